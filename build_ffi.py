@@ -1,0 +1,46 @@
+"""cffi build script (out-of-line API mode) for the C core, `stridedarray._core`.
+
+The C declarations that Python sees are the cffi-parsable headers listed in API_HEADERS
+(plain typedefs, prototypes and integer #defines only). Every `csrc/*.c` file is compiled
+into the one extension, linked against the OpenBLAS shipped in the `scipy-openblas32` wheel.
+
+During development, `python setup.py build_ext --inplace` rebuilds the extension in place
+(`pip install -e .` does the same through pip).
+"""
+
+from pathlib import Path
+
+import scipy_openblas32
+from cffi import FFI
+
+ROOT = Path(__file__).resolve().parent
+CSRC = ROOT / "csrc"
+
+# Order matters: a header may use types declared by an earlier one.
+API_HEADERS = ["sa_array.h", "sa_matmul.h"]
+
+ffibuilder = FFI()
+ffibuilder.cdef(
+    "\n".join((CSRC / h).read_text() for h in API_HEADERS if (CSRC / h).exists())
+    + """
+    int scipy_openblas_get_num_threads(void);
+    void scipy_openblas_set_num_threads(int num_threads);
+    char *scipy_openblas_get_corename(void);
+    char *scipy_openblas_get_config(void);
+    """
+)
+
+ffibuilder.set_source(
+    "stridedarray._core",
+    "\n".join(f'#include "{h}"' for h in API_HEADERS if (CSRC / h).exists())
+    + '\n#include "cblas.h"\n',
+    # Paths relative to the project root: setuptools builds from there, and absolute paths
+    # would leak the build machine's layout into the sources cffi generates.
+    sources=sorted(str(p.relative_to(ROOT)) for p in CSRC.glob("*.c")),
+    include_dirs=[str(CSRC.relative_to(ROOT)), scipy_openblas32.get_include_dir()],
+    library_dirs=[scipy_openblas32.get_lib_dir()],
+    libraries=[scipy_openblas32.get_library()],
+    # A regular install puts the wheel's library beside us in site-packages; an editable
+    # install does not, and relies on `import scipy_openblas32` (RTLD_GLOBAL) in _ffi.py.
+    extra_link_args=["-Wl,-rpath,$ORIGIN/../scipy_openblas32/lib"],
+)

@@ -1,0 +1,145 @@
+/* Packing: copy a strided view into row-major storage, walking the signed strides once.
+ * This is the primitive pack-once matmul relies on, and it casts while it copies so that an
+ * operand needing a dtype promotion is not copied twice. */
+#include "sa_internal.h"
+
+int sa_itemsize(int dtype)
+{
+    switch (dtype) {
+#define SA_SIZE_CASE(code, ctype, sfx) case code: return (int)sizeof(ctype);
+        SA_FOR_EACH_DTYPE(SA_SIZE_CASE)
+#undef SA_SIZE_CASE
+    default: return 0;
+    }
+}
+
+/* Merge adjacent axes whose strides chain (stride[k] == stride[k+1] * shape[k+1]) and drop
+ * extent-1 axes, so the innermost loop is as long as the layout allows. Returns the new
+ * rank; shape/strides are written to the output arrays (outermost first). */
+static int coalesce(const sa_array *a, int64_t *shape, int64_t *strides)
+{
+    int n = 0;
+    for (int k = 0; k < a->ndim; ++k) {
+        if (a->shape[k] == 1) continue;
+        if (n > 0 && strides[n - 1] == a->strides[k] * a->shape[k]) {
+            shape[n - 1] *= a->shape[k];
+            strides[n - 1] = a->strides[k];
+        } else {
+            shape[n] = a->shape[k];
+            strides[n] = a->strides[k];
+            ++n;
+        }
+    }
+    if (n == 0) { shape[0] = 1; strides[0] = 0; n = 1; }
+    return n;
+}
+
+/* One copy loop per (source type, destination type): the odometer over outer axes is shared
+ * code, the innermost run is a typed strided loop the compiler can unroll. */
+#define SA_PACK_DEF(dcode, dtype_, dsfx, scode, stype_, ssfx)                               \
+    static void pack_##ssfx##_to_##dsfx(const sa_array *src, int n, const int64_t *shape,  \
+                                        const int64_t *strides, void *dst_)                \
+    {                                                                                      \
+        const stype_ *s = (const stype_ *)src->data;                                       \
+        dtype_ *d = (dtype_ *)dst_;                                                        \
+        int64_t idx[SA_MAXDIM] = {0};                                                      \
+        int64_t off = src->origin;                                                         \
+        int64_t inner = shape[n - 1], istr = strides[n - 1];                               \
+        for (;;) {                                                                         \
+            SA_ASSERT_IN_BUFFER(src, off);                                                 \
+            SA_ASSERT_IN_BUFFER(src, off + (inner - 1) * istr);                            \
+            const stype_ *p = s + off;                                                     \
+            if (istr == 1)                                                                 \
+                for (int64_t i = 0; i < inner; ++i) d[i] = (dtype_)p[i];                   \
+            else                                                                           \
+                for (int64_t i = 0; i < inner; ++i) d[i] = (dtype_)p[i * istr];            \
+            d += inner;                                                                    \
+            int k = n - 2;                                                                 \
+            for (; k >= 0; --k) {                                                          \
+                off += strides[k];                                                         \
+                if (++idx[k] < shape[k]) break;                                            \
+                off -= strides[k] * shape[k];                                              \
+                idx[k] = 0;                                                                \
+            }                                                                              \
+            if (k < 0) return;                                                             \
+        }                                                                                  \
+    }
+
+/* Instantiate every real->any and complex->complex pair. */
+#define SA_PACK_TO_ALL(scode, stype_, ssfx)                                                \
+    SA_PACK_DEF(SA_BOOL, uint8_t, bool, scode, stype_, ssfx)                               \
+    SA_PACK_DEF(SA_INT8, int8_t, i8, scode, stype_, ssfx)                                  \
+    SA_PACK_DEF(SA_INT16, int16_t, i16, scode, stype_, ssfx)                               \
+    SA_PACK_DEF(SA_INT32, int32_t, i32, scode, stype_, ssfx)                               \
+    SA_PACK_DEF(SA_INT64, int64_t, i64, scode, stype_, ssfx)                               \
+    SA_PACK_DEF(SA_UINT8, uint8_t, u8, scode, stype_, ssfx)                                \
+    SA_PACK_DEF(SA_UINT16, uint16_t, u16, scode, stype_, ssfx)                             \
+    SA_PACK_DEF(SA_UINT32, uint32_t, u32, scode, stype_, ssfx)                             \
+    SA_PACK_DEF(SA_UINT64, uint64_t, u64, scode, stype_, ssfx)                             \
+    SA_PACK_DEF(SA_FLOAT32, float, f32, scode, stype_, ssfx)                               \
+    SA_PACK_DEF(SA_FLOAT64, double, f64, scode, stype_, ssfx)                              \
+    SA_PACK_DEF(SA_COMPLEX64, sa_c64, c64, scode, stype_, ssfx)                            \
+    SA_PACK_DEF(SA_COMPLEX128, sa_c128, c128, scode, stype_, ssfx)
+#define SA_PACK_FROM_COMPLEX(scode, stype_, ssfx)                                          \
+    SA_PACK_DEF(SA_COMPLEX64, sa_c64, c64, scode, stype_, ssfx)                            \
+    SA_PACK_DEF(SA_COMPLEX128, sa_c128, c128, scode, stype_, ssfx)
+
+SA_FOR_EACH_REAL_DTYPE(SA_PACK_TO_ALL)
+SA_FOR_EACH_COMPLEX_DTYPE(SA_PACK_FROM_COMPLEX)
+
+typedef void (*pack_fn)(const sa_array *, int, const int64_t *, const int64_t *, void *);
+
+static pack_fn lookup(int scode, int dcode)
+{
+    /* Casting to bool must mean "nonzero", which a plain C cast of a float does not give
+     * for values in (0,1); such pairs are refused and the caller casts through NumPy. */
+    if (dcode == SA_BOOL && scode != SA_BOOL) return NULL;
+#define SA_DST_CASE(dcode_, dtype_, dsfx, ssfx) \
+    case dcode_: return pack_##ssfx##_to_##dsfx;
+#define SA_SRC_REAL(scode_, stype_, ssfx)                                                  \
+    case scode_:                                                                           \
+        switch (dcode) {                                                                   \
+            SA_DST_CASE(SA_BOOL, uint8_t, bool, ssfx)                                      \
+            SA_DST_CASE(SA_INT8, int8_t, i8, ssfx)                                         \
+            SA_DST_CASE(SA_INT16, int16_t, i16, ssfx)                                      \
+            SA_DST_CASE(SA_INT32, int32_t, i32, ssfx)                                      \
+            SA_DST_CASE(SA_INT64, int64_t, i64, ssfx)                                      \
+            SA_DST_CASE(SA_UINT8, uint8_t, u8, ssfx)                                       \
+            SA_DST_CASE(SA_UINT16, uint16_t, u16, ssfx)                                    \
+            SA_DST_CASE(SA_UINT32, uint32_t, u32, ssfx)                                    \
+            SA_DST_CASE(SA_UINT64, uint64_t, u64, ssfx)                                    \
+            SA_DST_CASE(SA_FLOAT32, float, f32, ssfx)                                      \
+            SA_DST_CASE(SA_FLOAT64, double, f64, ssfx)                                     \
+            SA_DST_CASE(SA_COMPLEX64, sa_c64, c64, ssfx)                                   \
+            SA_DST_CASE(SA_COMPLEX128, sa_c128, c128, ssfx)                                \
+            default: return NULL;                                                          \
+        }
+#define SA_SRC_COMPLEX(scode_, stype_, ssfx)                                               \
+    case scode_:                                                                           \
+        switch (dcode) {                                                                   \
+            SA_DST_CASE(SA_COMPLEX64, sa_c64, c64, ssfx)                                   \
+            SA_DST_CASE(SA_COMPLEX128, sa_c128, c128, ssfx)                                \
+            default: return NULL;                                                          \
+        }
+    switch (scode) {
+        SA_FOR_EACH_REAL_DTYPE(SA_SRC_REAL)
+        SA_FOR_EACH_COMPLEX_DTYPE(SA_SRC_COMPLEX)
+    default: return NULL;
+    }
+#undef SA_DST_CASE
+#undef SA_SRC_REAL
+#undef SA_SRC_COMPLEX
+}
+
+int sa_to_row_major(const sa_array *src, void *dst, int dst_dtype)
+{
+    pack_fn fn = lookup(src->dtype, dst_dtype);
+    if (fn == NULL) return -1;
+    int64_t size = 1;
+    for (int k = 0; k < src->ndim; ++k) size *= src->shape[k];
+    if (size == 0) return 0;
+    int64_t shape[SA_MAXDIM], strides[SA_MAXDIM];
+    int n = coalesce(src, shape, strides);
+    fn(src, n, shape, strides, dst);
+    return 0;
+}

@@ -1,0 +1,33 @@
+"""`python -m stridedarray`: what this build runs on, and a short checked demo."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import stridedarray as sa
+
+
+def main() -> int:
+    """Print version, BLAS and threads, then multiply a reversed view by a batch."""
+    info = sa.blas_info()
+    print(f"stridedarray {sa.__version__} (Array API {sa.__array_api_version__})")
+    print(f"BLAS: {info['library']} {info['version']}, core type {info['corename']}, "
+          f"{info['threads']} thread(s)")
+    rng = np.random.default_rng(0)
+    base = sa.asarray(rng.standard_normal((1, 64, 64)))
+    lhs = base[:, :, ::-1]  # a reversed view: strides (4096, 64, -1), no copy
+    rhs = sa.asarray(rng.standard_normal((16, 64, 64)))
+    out = lhs @ rhs
+    expected = np.asarray(lhs) @ np.asarray(rhs)
+    err = float(np.max(np.abs(np.asarray(out) - expected)))
+    print(f"demo: lhs shape {lhs.shape} strides {lhs.strides} @ rhs shape {rhs.shape}")
+    print(f"      -> {out.shape}; max |stridedarray - numpy| = {err:.3g}")
+    if hasattr(sa, "matmul_explain"):
+        print(sa.matmul_explain(lhs, rhs))
+    ok = err <= 1e-12 * 64
+    print("demo result matches NumPy" if ok else "demo result DIFFERS from NumPy")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

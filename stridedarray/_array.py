@@ -1,0 +1,413 @@
+"""The array object: a descriptor (storage, dtype, shape, signed element strides, origin).
+
+Every descriptor is validated once, in `_make`: all reachable element offsets must lie
+inside the storage. Views build new descriptors over the same storage and never copy.
+Computation that NumPy does well runs on `x._np`, a zero-copy NumPy view of the descriptor.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy as np
+
+from . import _dtypes
+from ._dtypes import DType
+from ._ffi import ffi, lib
+from ._validation import c_strides
+
+__all__ = ["Array", "Device", "CPU_DEVICE"]
+
+
+class Device:
+    """The one device stridedarray computes on: host memory."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "CPU_DEVICE"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Device)
+
+    def __hash__(self) -> int:
+        return hash("stridedarray.cpu")
+
+
+CPU_DEVICE = Device()
+
+
+class _Storage:
+    """A C-contiguous NumPy array that owns or borrows the memory, plus its C pointer.
+
+    Views share one _Storage, so the pointer cffi needs is made once per buffer."""
+
+    __slots__ = ("arr", "_ptr", "__weakref__")
+
+    def __init__(self, arr: np.ndarray) -> None:
+        self.arr = arr
+        self._ptr = None
+
+    @property
+    def ptr(self):
+        if self._ptr is None:
+            self._ptr = ffi.from_buffer("char[]", self.arr)
+        return self._ptr
+
+
+def _offset_range(shape, strides, origin):
+    """Smallest and largest reachable element offset of a non-empty descriptor."""
+    lo = hi = origin
+    for n, s in zip(shape, strides):
+        span = (n - 1) * s
+        if span < 0:
+            lo += span
+        else:
+            hi += span
+    return lo, hi
+
+
+def _make(st: _Storage, dtype: DType, shape: tuple, strides: tuple, origin: int) -> Array:
+    """The one constructor: bounds-check a descriptor and build the Array."""
+    nbuf = st.arr.size
+    if len(shape) > 64:
+        raise ValueError(f"arrays have at most 64 dimensions, got {len(shape)}")
+    if 0 in shape:
+        # Never dereferenced; keep the origin inside [0, nbuf] so it still names the storage.
+        origin = min(max(origin, 0), nbuf)
+    else:
+        lo, hi = _offset_range(shape, strides, origin)
+        if lo < 0 or hi >= nbuf:
+            raise ValueError(
+                f"descriptor out of bounds: shape {shape}, strides {strides}, origin {origin} "
+                f"reach element offsets [{lo}, {hi}] of a buffer of {nbuf} elements"
+            )
+    a = object.__new__(Array)
+    a._st = st
+    a._dtype = dtype
+    a._shape = shape
+    a._strides = strides
+    a._origin = origin
+    a._npv = None
+    a._cd = None
+    return a
+
+
+def _wrap(arr: np.ndarray | np.generic) -> Array:
+    """Wrap a NumPy result, sharing its memory. Fresh results take the C-contiguous fast path."""
+    if not isinstance(arr, np.ndarray):
+        arr = np.asarray(arr)
+    if arr.flags.c_contiguous:
+        dt = _dtypes.from_numpy_dtype(arr.dtype)
+        if not arr.dtype.isnative:
+            arr = arr.astype(dt.np)
+        a = _make(_Storage(arr), dt, arr.shape, c_strides(arr.shape), 0)
+        a._npv = arr
+        return a
+    return _from_ndarray(arr, copy=None)
+
+
+def _alloc(dtype: DType, shape: tuple) -> Array:
+    """A new uninitialised C-contiguous array; memory comes from NumPy's allocator (huge
+    pages for large blocks, which matters for big matmul outputs)."""
+    arr = np.empty(shape, dtype.np)
+    a = _make(_Storage(arr), dtype, shape, c_strides(shape), 0)
+    a._npv = arr
+    return a
+
+
+def _from_ndarray(arr: np.ndarray, copy: bool | None) -> Array:
+    """Wrap any ndarray keeping its strides (negative included) when its memory allows."""
+    dt = _dtypes.from_numpy_dtype(arr.dtype)
+    its = arr.itemsize
+    needs_copy = not arr.dtype.isnative or any(
+        s % its for s, n in zip(arr.strides, arr.shape) if n > 1
+    )
+    if needs_copy and copy is False:
+        raise ValueError(
+            "asarray(copy=False): the source's byte strides "
+            f"{arr.strides} are not whole multiples of its item size {its} (or its byte order "
+            "is not native), so it cannot be viewed without a copy"
+        )
+    if copy or needs_copy:
+        arr = np.array(arr, dtype=dt.np, order="C", copy=True)
+    if arr.flags.c_contiguous:
+        a = _make(_Storage(arr), dt, arr.shape, c_strides(arr.shape), 0)
+        a._npv = arr
+        return a
+    if arr.size == 0:
+        return _make(_Storage(np.empty(0, dt.np)), dt, arr.shape, c_strides(arr.shape), 0)
+    strides = tuple(s // its if n > 1 else 0 for s, n in zip(arr.strides, arr.shape))
+    lo, hi = _offset_range(arr.shape, strides, 0)
+    # The element at the lowest address, then a flat 1-D window over [lo, hi] from it.
+    corner = arr[tuple(slice(n - 1, n) if s < 0 else slice(0, 1)
+                       for n, s in zip(arr.shape, strides))]
+    flat = np.lib.stride_tricks.as_strided(corner, shape=(hi - lo + 1,), strides=(its,))
+    a = _make(_Storage(flat), dt, arr.shape, strides, -lo)
+    a._npv = arr
+    return a
+
+
+class Array:
+    """A strided view over a buffer. Create arrays with `asarray`, `zeros`, `empty`, ...
+
+    Fields: `buffer`, `dtype`, `shape`, `strides` (signed, in elements), `origin`
+    (element offset of index (0, ..., 0) in `buffer`)."""
+
+    __slots__ = ("_st", "_dtype", "_shape", "_strides", "_origin", "_npv", "_cd", "__weakref__")
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Array:
+        raise TypeError(
+            "stridedarray.Array is not created directly; use asarray, empty, zeros, ones, "
+            "full or arange"
+        )
+
+    # -- descriptor ------------------------------------------------------------------------
+    @property
+    def buffer(self) -> np.ndarray:
+        """The storage this array views (exports the buffer protocol)."""
+        return self._st.arr
+
+    @property
+    def dtype(self) -> DType:
+        """Data type of the elements."""
+        return self._dtype
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """Extent of each axis."""
+        return self._shape
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Signed step between neighbours along each axis, in elements (not bytes)."""
+        return self._strides
+
+    @property
+    def origin(self) -> int:
+        """Element offset within `buffer` of the element at index (0, ..., 0)."""
+        return self._origin
+
+    @property
+    def ndim(self) -> int:
+        """Number of axes."""
+        return len(self._shape)
+
+    @property
+    def size(self) -> int:
+        """Number of elements."""
+        n = 1
+        for s in self._shape:
+            n *= s
+        return n
+
+    @property
+    def device(self) -> Device:
+        """The device holding the data (always the CPU)."""
+        return CPU_DEVICE
+
+    @property
+    def readonly(self) -> bool:
+        """True when the storage is read-only (e.g. a view of `bytes`); writes raise."""
+        return not self._st.arr.flags.writeable
+
+    def _contiguous(self, order: str) -> bool:
+        if 0 in self._shape:
+            return True
+        pairs = zip(self._shape, self._strides)
+        pairs = reversed(list(pairs)) if order == "C" else pairs
+        step = 1
+        for n, s in pairs:
+            if n != 1:
+                if s != step:
+                    return False
+                step *= n
+        return True
+
+    @property
+    def is_c_contiguous(self) -> bool:
+        """True when elements are laid out in row-major order with no gaps."""
+        return self._contiguous("C")
+
+    @property
+    def is_f_contiguous(self) -> bool:
+        """True when elements are laid out in column-major order with no gaps."""
+        return self._contiguous("F")
+
+    # -- bridges to NumPy and C --------------------------------------------------------------
+    @property
+    def _np(self) -> np.ndarray:
+        """A zero-copy NumPy view of this descriptor (made once, then cached)."""
+        v = self._npv
+        if v is None:
+            its = self._dtype.np.itemsize
+            v = np.ndarray(
+                self._shape, self._dtype.np, buffer=self._st.arr, offset=self._origin * its,
+                strides=tuple(s * its for s in self._strides),
+            )
+            self._npv = v
+        return v
+
+    @property
+    def _c(self):
+        """The C descriptor (`sa_array *`), made once per Array."""
+        d = self._cd
+        if d is None:
+            d = ffi.new("sa_array *")
+            d.data = self._st.ptr
+            d.nbuf = self._st.arr.size
+            d.origin = self._origin
+            d.ndim = len(self._shape)
+            d.dtype = self._dtype.code
+            n = len(self._shape)
+            d.shape[0:n] = self._shape
+            d.strides[0:n] = self._strides
+            self._cd = d
+        return d
+
+    def to_row_major(self) -> Array:
+        """A C-contiguous copy, made by the C core walking the signed strides once."""
+        return self._pack(self._dtype)
+
+    def _pack(self, dtype: DType) -> Array:
+        """Row-major copy converted to `dtype` in the same pass (the pack-once primitive)."""
+        out = np.empty(self._shape, dtype.np)
+        if out.size and lib.sa_to_row_major(self._c, ffi.from_buffer(out), dtype.code) != 0:
+            out[...] = self._np  # pairs the C core declines (e.g. to bool) cast through NumPy
+        a = _make(_Storage(out), dtype, self._shape, c_strides(self._shape), 0)
+        a._npv = out
+        return a
+
+    @property
+    def __array_interface__(self) -> dict:
+        """NumPy's array interface: `numpy.asarray(x)` shares this array's memory."""
+        return self._np.__array_interface__
+
+    def __buffer__(self, flags: int) -> memoryview:
+        """PEP 688 buffer export (Python >= 3.12), sharing memory."""
+        return memoryview(self._np)
+
+    def __repr__(self) -> str:
+        body = np.array2string(self._np, separator=", ", prefix="Array(")
+        extra = f", shape={self._shape}" if self.size == 0 else ""
+        if not (self.is_c_contiguous and self._origin == 0 and self._st.arr.size == self.size):
+            extra += f", strides={self._strides}, origin={self._origin}"
+        return f"Array({body}, dtype={self._dtype.name}{extra})"
+
+    # -- views -------------------------------------------------------------------------------
+    def _view(self, shape: tuple, strides: tuple, origin: int) -> Array:
+        return _make(self._st, self._dtype, shape, strides, origin)
+
+    @property
+    def mT(self) -> Array:
+        """Transpose of the last two axes (a view)."""
+        if self.ndim < 2:
+            raise ValueError(f"mT needs an array of rank >= 2, got rank {self.ndim}")
+        sh, st = list(self._shape), list(self._strides)
+        sh[-1], sh[-2] = sh[-2], sh[-1]
+        st[-1], st[-2] = st[-2], st[-1]
+        return self._view(tuple(sh), tuple(st), self._origin)
+
+    @property
+    def T(self) -> Array:
+        """Transpose of a 2-D array (a view)."""
+        if self.ndim != 2:
+            raise ValueError(f"T is defined for 2-D arrays only (got rank {self.ndim}); use mT")
+        return self.mT
+
+    def __getitem__(self, key: Any) -> Array:
+        """Basic indexing (ints, slices, ..., None) returns a view."""
+        basic = _basic_index(self, key)
+        if basic is None:
+            from ._indexing import getitem_advanced
+
+            return getitem_advanced(self, key)
+        return self._view(*basic)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        """Assign `value` (broadcast) to the selected elements."""
+        if self.readonly:
+            raise ValueError("assignment destination is read-only (a view of read-only memory)")
+        from ._indexing import setitem
+
+        setitem(self, key, value)
+
+    # -- matmul operators (planned in the C core) ---------------------------------------------
+    def __matmul__(self, other: Any) -> Array:
+        from ._matmul import matmul_operator
+
+        return matmul_operator(self, other)
+
+    def __rmatmul__(self, other: Any) -> Array:
+        from ._matmul import matmul_operator
+
+        return matmul_operator(other, self)
+
+    def __imatmul__(self, other: Any) -> Array:
+        from ._matmul import imatmul_operator
+
+        return imatmul_operator(self, other)
+
+
+def _is_int_index(k: Any) -> bool:
+    if isinstance(k, (bool, np.bool_)):
+        return False
+    if isinstance(k, Array):
+        return k.ndim == 0 and k.dtype.kind in "iu"
+    return hasattr(k, "__index__") and not isinstance(k, np.ndarray)
+
+
+def _basic_index(a: Array, key: Any):
+    """(shape, strides, origin) for a basic index, or None when the key is not basic."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    consumed = 0
+    n_ellipsis = 0
+    for k in key:
+        if k is Ellipsis:
+            n_ellipsis += 1
+        elif isinstance(k, slice) or _is_int_index(k):
+            consumed += 1
+        elif k is not None:
+            return None
+    if n_ellipsis > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if consumed > a.ndim:
+        raise IndexError(f"too many indices: {consumed} for an array of rank {a.ndim}")
+    shape, strides = [], []
+    origin = a._origin
+    empty = False
+    axis = 0
+    for k in key:
+        if k is None:
+            shape.append(1)
+            strides.append(0)
+        elif k is Ellipsis:
+            for _ in range(a.ndim - consumed):
+                shape.append(a._shape[axis])
+                strides.append(a._strides[axis])
+                axis += 1
+        elif isinstance(k, slice):
+            n, s = a._shape[axis], a._strides[axis]
+            start, stop, step = k.indices(n)
+            length = len(range(start, stop, step))
+            if length:
+                origin += start * s
+            else:
+                empty = True
+            shape.append(length)
+            strides.append(s * step)
+            axis += 1
+        else:
+            i = operator.index(k)
+            n = a._shape[axis]
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
+            origin += (i + n if i < 0 else i) * a._strides[axis]
+            axis += 1
+    shape.extend(a._shape[axis:])
+    strides.extend(a._strides[axis:])
+    if empty:
+        origin = a._origin
+    return tuple(shape), tuple(strides), origin

@@ -1,0 +1,3 @@
+"""_constants (to be written)."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""_data_type_functions (to be written)."""
+
+__all__: list[str] = []

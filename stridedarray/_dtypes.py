@@ -1,0 +1,133 @@
+"""Data types (Array API chapter "Data Types") and the type promotion table.
+
+Each dtype is a namespace object (`stridedarray.float64`) carrying the NumPy dtype used for
+storage and computation and the code the C core knows it by. Promotion follows the standard's
+table; mixed-kind promotions the standard leaves undefined raise TypeError.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "DType", "DTYPES", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+    "uint32", "uint64", "float32", "float64", "complex64", "complex128",
+    "from_numpy_dtype", "promote", "KIND_OF",
+]
+
+
+class DType:
+    """An Array API data type: a name, its NumPy storage dtype and its C core code."""
+
+    __slots__ = ("name", "np", "code", "kind", "bits")
+
+    def __init__(self, name: str, code: int, kind: str, bits: int) -> None:
+        self.name = name
+        self.np = np.dtype(name)
+        self.code = code
+        # kind: "b" bool, "i" signed, "u" unsigned, "f" real floating, "c" complex floating
+        self.kind = kind
+        self.bits = bits
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element."""
+        return self.np.itemsize
+
+    def __repr__(self) -> str:
+        return f"stridedarray.{self.name}"
+
+    def __reduce__(self) -> str:
+        return self.name
+
+    # Identity equality (the default) is what the standard asks for: a dtype equals only
+    # itself. Unlike NumPy, `float64 == "float64"` is False.
+
+
+# The order matches the C enum sa_dtype in csrc/sa_array.h.
+_TABLE = [
+    ("bool", "b", 8),
+    ("int8", "i", 8), ("int16", "i", 16), ("int32", "i", 32), ("int64", "i", 64),
+    ("uint8", "u", 8), ("uint16", "u", 16), ("uint32", "u", 32), ("uint64", "u", 64),
+    ("float32", "f", 32), ("float64", "f", 64),
+    ("complex64", "c", 64), ("complex128", "c", 128),
+]
+DTYPES: tuple[DType, ...] = tuple(DType(n, i, k, b) for i, (n, k, b) in enumerate(_TABLE))
+_BY_NAME = {d.name: d for d in DTYPES}
+_BY_NP = {d.np: d for d in DTYPES}
+
+bool = _BY_NAME["bool"]  # noqa: A001 - the standard names it so
+int8, int16, int32, int64 = (_BY_NAME[n] for n in ("int8", "int16", "int32", "int64"))
+uint8, uint16, uint32, uint64 = (_BY_NAME[n] for n in ("uint8", "uint16", "uint32", "uint64"))
+float32, float64 = _BY_NAME["float32"], _BY_NAME["float64"]
+complex64, complex128 = _BY_NAME["complex64"], _BY_NAME["complex128"]
+
+# Dtype categories of the standard, as used by isdtype() and function signatures.
+KIND_OF = {
+    "bool": frozenset({bool}),
+    "signed integer": frozenset({int8, int16, int32, int64}),
+    "unsigned integer": frozenset({uint8, uint16, uint32, uint64}),
+    "real floating": frozenset({float32, float64}),
+    "complex floating": frozenset({complex64, complex128}),
+}
+KIND_OF["integral"] = KIND_OF["signed integer"] | KIND_OF["unsigned integer"]
+KIND_OF["numeric"] = KIND_OF["integral"] | KIND_OF["real floating"] | KIND_OF["complex floating"]
+
+
+def from_numpy_dtype(npdt: np.dtype) -> DType:
+    """The stridedarray dtype for a NumPy dtype; TypeError if the standard has no such dtype."""
+    d = _BY_NP.get(npdt)
+    if d is None:
+        if npdt.byteorder not in "=|" and npdt.newbyteorder("=") in _BY_NP:
+            return _BY_NP[npdt.newbyteorder("=")]
+        raise TypeError(
+            f"unsupported dtype {npdt}: stridedarray supports only the Array API dtypes "
+            f"({', '.join(d.name for d in DTYPES)})"
+        )
+    return d
+
+
+def _float_of_bits(bits: int) -> DType:
+    return float32 if bits <= 32 else float64
+
+
+def _promote_pair(a: DType, b: DType) -> DType | None:
+    """The standard's promotion of two dtypes, or None where it leaves the result undefined."""
+    if a is b:
+        return a
+    ka, kb = a.kind, b.kind
+    if ka == "b" or kb == "b":
+        return None  # bool promotes only with bool
+    if ka in "iu" and kb in "iu":
+        if ka == kb:
+            return a if a.bits >= b.bits else b
+        s, u = (a, b) if ka == "i" else (b, a)
+        bits = max(s.bits, 2 * u.bits)
+        return {8: int8, 16: int16, 32: int32, 64: int64}.get(bits)  # u64 with signed: None
+    if ka in "fc" and kb in "fc":
+        # precision of the real component: float32/complex64 -> 32, float64/complex128 -> 64
+        pa = a.bits if ka == "f" else a.bits // 2
+        pb = b.bits if kb == "f" else b.bits // 2
+        p = max(pa, pb)
+        if "c" in (ka, kb):
+            return complex64 if p == 32 else complex128
+        return _float_of_bits(p)
+    return None  # integer with floating: undefined by the standard
+
+
+_PROMOTION = {(a, b): _promote_pair(a, b) for a in DTYPES for b in DTYPES}
+
+
+def promote(a: DType, b: DType) -> DType:
+    """Promote two dtypes per the standard's table; TypeError where it is undefined.
+
+    NumPy promotes more pairs (int64 with float32 to float64, uint64 with int64 to float64,
+    bool with int); the standard leaves those undefined and so do we, loudly.
+    """
+    r = _PROMOTION[a, b]
+    if r is None:
+        raise TypeError(
+            f"no type promotion between {a.name} and {b.name} in the Array API standard; "
+            "cast one operand explicitly with astype()"
+        )
+    return r

@@ -1,0 +1,3 @@
+"""_elementwise (to be written)."""
+
+__all__: list[str] = []

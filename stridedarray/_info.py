@@ -1,0 +1,3 @@
+"""_info (to be written)."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""_linalg_functions (to be written)."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""_matmul (to be written)."""
+
+__all__: list[str] = []

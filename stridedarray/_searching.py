@@ -1,0 +1,3 @@
+"""_searching (to be written)."""
+
+__all__: list[str] = []

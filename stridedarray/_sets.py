@@ -1,0 +1,3 @@
+"""_sets (to be written)."""
+
+__all__: list[str] = []

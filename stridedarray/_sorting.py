@@ -1,0 +1,3 @@
+"""_sorting (to be written)."""
+
+__all__: list[str] = []

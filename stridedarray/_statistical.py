@@ -1,0 +1,3 @@
+"""_statistical (to be written)."""
+
+__all__: list[str] = []

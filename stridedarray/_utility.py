@@ -1,0 +1,3 @@
+"""_utility (to be written)."""
+
+__all__: list[str] = []
