@@ -37,6 +37,9 @@ class Device:
 
 CPU_DEVICE = Device()
 
+_API_VERSIONS = ("2023.12", "2024.12", "2025.12")
+_DL_CPU = 1  # kDLCPU in DLPack's DLDeviceType
+
 
 class _Storage:
     """A C-contiguous NumPy array that owns or borrows the memory, plus its C pointer.
@@ -59,7 +62,7 @@ class _Storage:
 def _offset_range(shape, strides, origin):
     """Smallest and largest reachable element offset of a non-empty descriptor."""
     lo = hi = origin
-    for n, s in zip(shape, strides):
+    for n, s in zip(shape, strides, strict=True):
         span = (n - 1) * s
         if span < 0:
             lo += span
@@ -122,7 +125,7 @@ def _from_ndarray(arr: np.ndarray, copy: bool | None) -> Array:
     dt = _dtypes.from_numpy_dtype(arr.dtype)
     its = arr.itemsize
     needs_copy = not arr.dtype.isnative or any(
-        s % its for s, n in zip(arr.strides, arr.shape) if n > 1
+        s % its for s, n in zip(arr.strides, arr.shape, strict=True) if n > 1
     )
     if needs_copy and copy is False:
         raise ValueError(
@@ -138,11 +141,11 @@ def _from_ndarray(arr: np.ndarray, copy: bool | None) -> Array:
         return a
     if arr.size == 0:
         return _make(_Storage(np.empty(0, dt.np)), dt, arr.shape, c_strides(arr.shape), 0)
-    strides = tuple(s // its if n > 1 else 0 for s, n in zip(arr.strides, arr.shape))
+    strides = tuple(s // its if n > 1 else 0 for s, n in zip(arr.strides, arr.shape, strict=True))
     lo, hi = _offset_range(arr.shape, strides, 0)
     # The element at the lowest address, then a flat 1-D window over [lo, hi] from it.
     corner = arr[tuple(slice(n - 1, n) if s < 0 else slice(0, 1)
-                       for n, s in zip(arr.shape, strides))]
+                       for n, s in zip(arr.shape, strides, strict=True))]
     flat = np.lib.stride_tricks.as_strided(corner, shape=(hi - lo + 1,), strides=(its,))
     a = _make(_Storage(flat), dt, arr.shape, strides, -lo)
     a._npv = arr
@@ -215,7 +218,7 @@ class Array:
     def _contiguous(self, order: str) -> bool:
         if 0 in self._shape:
             return True
-        pairs = zip(self._shape, self._strides)
+        pairs = zip(self._shape, self._strides, strict=True)
         pairs = reversed(list(pairs)) if order == "C" else pairs
         step = 1
         for n, s in pairs:
@@ -294,6 +297,89 @@ class Array:
         if not (self.is_c_contiguous and self._origin == 0 and self._st.arr.size == self.size):
             extra += f", strides={self._strides}, origin={self._origin}"
         return f"Array({body}, dtype={self._dtype.name}{extra})"
+
+    # -- namespace, device, conversion to Python scalars ---------------------------------------
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
+        """The stridedarray namespace; api_version may be None, "2023.12", "2024.12" or
+        "2025.12"."""
+        if api_version is not None and api_version not in _API_VERSIONS:
+            raise ValueError(f"api_version must be None or one of {_API_VERSIONS}, "
+                             f"got {api_version!r}")
+        import stridedarray
+
+        return stridedarray
+
+    def to_device(self, device: Device, /, *, stream: Any = None) -> Array:
+        """This array on `device` (only the CPU exists, so it returns self)."""
+        if device != CPU_DEVICE:
+            raise ValueError(f"device must be {CPU_DEVICE!r}, got {device!r}")
+        if stream is not None:
+            raise ValueError("stream must be None on the CPU device")
+        return self
+
+    def _scalar(self, what: str) -> Any:
+        if self.ndim != 0:
+            raise TypeError(f"only 0-d arrays can be converted to Python {what}; this array "
+                            f"has shape {self._shape}")
+        return self._np[()]
+
+    def __bool__(self) -> bool:
+        """Truth value of a 0-d array (complex: real or imaginary part non-zero)."""
+        return bool(self._scalar("bool"))
+
+    def __int__(self) -> int:
+        """A 0-d real array as a Python int (inf -> OverflowError, NaN -> ValueError)."""
+        v = self._scalar("int")
+        if self._dtype.kind == "c":
+            raise TypeError("int() of a complex array is not defined; take real() first")
+        return int(v)
+
+    def __index__(self) -> int:
+        """A 0-d integer array as a Python int (for use as an index)."""
+        if self._dtype.kind not in "iu":
+            raise TypeError(f"only integer arrays can be used as an index, got "
+                            f"{self._dtype.name}")
+        return int(self._scalar("int"))
+
+    def __float__(self) -> float:
+        """A 0-d real array as a Python float."""
+        v = self._scalar("float")
+        if self._dtype.kind == "c":
+            raise TypeError("float() of a complex array is not defined; take real() first")
+        return float(v)
+
+    def __complex__(self) -> complex:
+        """A 0-d array as a Python complex."""
+        return complex(self._scalar("complex"))
+
+    # -- DLPack ---------------------------------------------------------------------------------
+    def __dlpack__(self, /, *, stream: Any = None, max_version: tuple[int, int] | None = None,
+                   dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
+        """Export as a DLPack capsule (versioned DLPack 1.0 when max_version allows it).
+
+        NumPy's exporter is used on the zero-copy view, so strides (negative included) are
+        exported as they are."""
+        if stream is not None:
+            raise ValueError("stream must be None for CPU arrays")
+        if dl_device is not None and tuple(dl_device) != (_DL_CPU, 0):
+            raise BufferError(f"dl_device {dl_device} is not supported; only the CPU "
+                              f"({_DL_CPU}, 0) is")
+        kw: dict[str, Any] = {}
+        if max_version is not None:
+            kw["max_version"] = max_version
+        if copy is not None:
+            kw["copy"] = copy
+        arr = self._np
+        if not arr.flags.writeable and copy is None and (max_version is None
+                                                          or max_version[0] < 1):
+            # Legacy (unversioned) capsules have no read-only flag; NumPy refuses to export,
+            # so give the consumer a private copy.
+            kw["copy"] = True
+        return arr.__dlpack__(**kw)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """The DLPack device: (kDLCPU, 0)."""
+        return (_DL_CPU, 0)
 
     # -- views -------------------------------------------------------------------------------
     def _view(self, shape: tuple, strides: tuple, origin: int) -> Array:

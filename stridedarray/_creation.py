@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -11,7 +12,9 @@ from ._array import CPU_DEVICE, Array, Device, _alloc, _from_ndarray, _wrap
 from ._dtypes import DType
 from ._validation import normalize_shape
 
-__all__ = ["asarray", "empty", "zeros", "ones", "full", "arange"]
+__all__ = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full",
+           "full_like", "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros",
+           "zeros_like"]
 
 
 def _check_device(device: Any) -> None:
@@ -61,6 +64,11 @@ def asarray(
         arr = obj
     elif isinstance(obj, np.generic):
         arr = np.asarray(obj)
+    elif hasattr(obj, "__dlpack__") and not hasattr(obj, "__array_interface__"):
+        # A DLPack producer (e.g. another library's tensor): import it without a copy.
+        arr = np.from_dlpack(obj, copy=copy)
+        if copy:
+            copy = None  # the import already copied
     else:
         try:
             view = memoryview(obj)
@@ -96,6 +104,10 @@ def _from_python(obj: Any, dtype: DType | None) -> np.ndarray:
                     raise OverflowError(f"Python int {obj} is out of range for {target.name}")
             return np.asarray(obj, dtype=target.np)
         arr = np.asarray(obj)
+        if arr.dtype == np.uint64:
+            # NumPy infers uint64 for ints in [2**63, 2**64); the standard's default is int64.
+            raise OverflowError("Python int out of range for the default integer dtype int64; "
+                                "pass dtype=uint64 explicitly")
     except OverflowError as e:
         raise OverflowError(str(e)) from None
     if arr.dtype == object or arr.dtype.kind not in "biufc":
@@ -104,7 +116,18 @@ def _from_python(obj: Any, dtype: DType | None) -> np.ndarray:
     return arr
 
 
+def _check_fill(value: Any, dtype: DType) -> None:
+    if not isinstance(value, (bool, int, float, complex)):
+        raise TypeError(f"fill_value must be a Python bool, int, float or complex, "
+                        f"got {type(value).__name__}")
+    if dtype.kind in "iu" and isinstance(value, int) and not isinstance(value, bool):
+        _dtypes.check_int_range(value, dtype, "fill_value")
+    if dtype.kind != "c" and isinstance(value, complex):
+        raise TypeError(f"fill_value: a complex value cannot fill a {dtype.name} array")
+
+
 def _filled(shape: Any, dtype: DType, value: Any) -> Array:
+    _check_fill(value, dtype)
     a = _alloc(dtype, normalize_shape(shape))
     a._np.fill(value)
     return a
@@ -139,6 +162,8 @@ def full(shape: int | tuple[int, ...], fill_value: bool | int | float | complex,
     if dt is None:
         raise TypeError(f"fill_value must be a Python bool, int, float or complex, "
                         f"got {type(fill_value).__name__}")
+    if dtype is None and dt is _dtypes.int64:
+        _dtypes.check_int_range(fill_value, dt, "fill_value")
     return _filled(shape, dt, fill_value)
 
 
@@ -155,3 +180,109 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
         ints = all(isinstance(v, int) for v in (start, stop, step))
         dt = _dtypes.int64 if ints else _dtypes.float64
     return _wrap(np.arange(start, stop, step, dtype=dt.np))
+
+
+def _check_array(x: Any, name: str = "x") -> Array:
+    if not isinstance(x, Array):
+        raise TypeError(f"{name} must be a stridedarray.Array, got {type(x).__name__}")
+    return x
+
+
+def empty_like(x: Array, /, *, dtype: DType | None = None,
+               device: Device | None = None) -> Array:
+    """An uninitialised array with the shape (and by default the dtype) of x."""
+    _check_array(x)
+    _check_device(device)
+    return _alloc(_check_dtype(dtype) or x.dtype, x.shape)
+
+
+def zeros_like(x: Array, /, *, dtype: DType | None = None,
+               device: Device | None = None) -> Array:
+    """Zeros with the shape (and by default the dtype) of x."""
+    _check_array(x)
+    _check_device(device)
+    return _filled(x.shape, _check_dtype(dtype) or x.dtype, 0)
+
+
+def ones_like(x: Array, /, *, dtype: DType | None = None,
+              device: Device | None = None) -> Array:
+    """Ones with the shape (and by default the dtype) of x."""
+    _check_array(x)
+    _check_device(device)
+    return _filled(x.shape, _check_dtype(dtype) or x.dtype, 1)
+
+
+def full_like(x: Array, /, fill_value: bool | int | float | complex, *,
+              dtype: DType | None = None, device: Device | None = None) -> Array:
+    """`fill_value` everywhere, with the shape (and by default the dtype) of x."""
+    _check_array(x)
+    _check_device(device)
+    return _filled(x.shape, _check_dtype(dtype) or x.dtype, fill_value)
+
+
+def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0,
+        dtype: DType | None = None, device: Device | None = None) -> Array:
+    """A 2-D array with ones on the k-th diagonal and zeros elsewhere."""
+    _check_device(device)
+    dt = _check_dtype(dtype) or _dtypes.float64
+    rows, cols = normalize_shape((n_rows, n_rows if n_cols is None else n_cols), "n_rows/n_cols")
+    return _wrap(np.eye(rows, cols, k=operator.index(k), dtype=dt.np))
+
+
+def linspace(start: int | float | complex, stop: int | float | complex, /, num: int, *,
+             dtype: DType | None = None, device: Device | None = None,
+             endpoint: bool = True) -> Array:
+    """`num` evenly spaced values from start to stop (float64, or complex128 for complex)."""
+    _check_device(device)
+    dt = _check_dtype(dtype)
+    cplx = isinstance(start, complex) or isinstance(stop, complex)
+    if dt is None:
+        dt = _dtypes.complex128 if cplx else _dtypes.float64
+    elif dt.kind not in "fc" or (cplx and dt.kind != "c"):
+        raise TypeError(f"linspace: dtype must be a floating-point dtype"
+                        f"{' (complex for complex bounds)' if cplx else ''}, got {dt.name}")
+    (n,) = normalize_shape((num,), "num")
+    return _wrap(np.linspace(start, stop, n, endpoint=bool(endpoint), dtype=dt.np))
+
+
+def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
+    """Coordinate matrices from 1-D coordinate vectors ("xy" Cartesian or "ij" matrix)."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"indexing must be 'xy' or 'ij', got {indexing!r}")
+    for i, a in enumerate(arrays):
+        _check_array(a, f"arrays[{i}]")
+        if a.ndim != 1:
+            raise ValueError(f"meshgrid: arrays[{i}] must be 1-D, got shape {a.shape}")
+        if a.dtype is not arrays[0].dtype:
+            raise TypeError(f"meshgrid: all arrays must share one dtype; arrays[0] is "
+                            f"{arrays[0].dtype.name}, arrays[{i}] is {a.dtype.name}")
+    return tuple(_wrap(g) for g in np.meshgrid(*(a._np for a in arrays), indexing=indexing))
+
+
+def _tri(name: str, f: Any, x: Array, k: int) -> Array:
+    _check_array(x)
+    if x.ndim < 2:
+        raise ValueError(f"{name}: x must have rank >= 2, got shape {x.shape}")
+    return _wrap(f(x._np, k=operator.index(k)))
+
+
+def tril(x: Array, /, *, k: int = 0) -> Array:
+    """Copy of x with elements above the k-th diagonal of each matrix zeroed."""
+    return _tri("tril", np.tril, x, k)
+
+
+def triu(x: Array, /, *, k: int = 0) -> Array:
+    """Copy of x with elements below the k-th diagonal of each matrix zeroed."""
+    return _tri("triu", np.triu, x, k)
+
+
+def from_dlpack(x: Any, /, *, device: Device | None = None,
+                copy: bool | None = None) -> Array:
+    """Import any DLPack producer (DLPack 1.0 when it supports it), sharing memory unless
+    `copy=True`."""
+    _check_device(device)
+    if not hasattr(x, "__dlpack__"):
+        raise AttributeError(f"from_dlpack: x must implement __dlpack__, got "
+                             f"{type(x).__name__}")
+    arr = np.from_dlpack(x, copy=copy)
+    return _from_ndarray(arr, copy=None)

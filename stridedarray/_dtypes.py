@@ -7,12 +7,16 @@ table; mixed-kind promotions the standard leaves undefined raise TypeError.
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
+
+builtins_bool = builtins.bool
 
 __all__ = [
     "DType", "DTYPES", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
     "uint32", "uint64", "float32", "float64", "complex64", "complex128",
-    "from_numpy_dtype", "promote", "KIND_OF",
+    "from_numpy_dtype", "promote", "KIND_OF", "scalar_dtype", "check_int_range",
 ]
 
 
@@ -131,3 +135,45 @@ def promote(a: DType, b: DType) -> DType:
             "cast one operand explicitly with astype()"
         )
     return r
+
+
+def check_int_range(value: int, dt: DType, name: str = "value") -> None:
+    """OverflowError when a Python int does not fit the integer dtype `dt`."""
+    info = np.iinfo(dt.np)
+    if not info.min <= value <= info.max:
+        raise OverflowError(f"{name}: Python int {value} is out of range for {dt.name} "
+                            f"[{info.min}, {info.max}]")
+
+
+def scalar_dtype(dt: DType, value: object, name: str = "scalar") -> DType:
+    """The dtype a Python scalar takes when combined with an array of dtype `dt`.
+
+    The standard's 2024.12 rules: bool with bool arrays; int with any numeric array (within
+    range for integer arrays); float with floating arrays; complex with complex arrays, and with
+    real floating arrays it becomes the complex dtype of the same precision. The mixes the
+    standard leaves unspecified (float with integer arrays, int or float with bool arrays) raise
+    TypeError, where NumPy would silently promote.
+    """
+    k = dt.kind
+    if isinstance(value, builtins_bool):
+        if k == "b":
+            return dt
+    elif isinstance(value, int):
+        if k in "iu":
+            check_int_range(value, dt, name)
+            return dt
+        if k in "fc":
+            return dt
+    elif isinstance(value, float):
+        if k in "fc":
+            return dt
+    elif isinstance(value, complex):
+        if k == "c":
+            return dt
+        if k == "f":
+            return complex64 if dt is float32 else complex128
+    else:
+        raise TypeError(f"{name} must be an Array or a Python bool, int, float or complex, "
+                        f"got {type(value).__name__}")
+    raise TypeError(f"{name}: a Python {type(value).__name__} cannot be combined with an "
+                    f"array of dtype {dt.name} under the Array API's scalar rules")

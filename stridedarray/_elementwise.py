@@ -1,3 +1,289 @@
-"""_elementwise (to be written)."""
+"""Element-wise functions (Array API chapter "Element-wise Functions") and the operators.
 
-__all__: list[str] = []
+Every function is generated from one table row: name -> accepted dtype category -> NumPy
+ufunc (plus, where NumPy's special cases differ from the standard's, a fix-up from
+`_special_cases`). Computation runs on the zero-copy NumPy views `x._np` of our descriptors,
+so no input is copied to compute; results are wrapped without a copy.
+
+Dtype rules are checked here, before NumPy sees anything: a dtype outside the function's
+category raises TypeError, array-array promotion follows the standard's table (mixed kinds
+raise TypeError, where NumPy would promote), and Python scalars follow the 2024.12 rules in
+`_dtypes.scalar_dtype`.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import _special_cases as _sc
+from ._array import Array, _wrap
+from ._dtypes import DTYPES, DType, promote, scalar_dtype
+
+_K = {
+    "all": "biufc",
+    "numeric": "iufc",
+    "real numeric": "iuf",
+    "floating-point": "fc",
+    "real floating": "f",
+    "complex floating": "c",
+    "integer": "iu",
+    "integer or boolean": "biu",
+    "boolean": "b",
+}
+_CATEGORY = {cat: frozenset(d for d in DTYPES if d.kind in kinds) for cat, kinds in _K.items()}
+
+_Scalar = builtins.bool | int | float | complex
+
+
+def _copy_of(a: np.ndarray) -> np.ndarray:
+    return np.array(a, copy=True)
+
+
+# name, accepted category, NumPy ufunc (or a callable on ndarrays), special-case fix-up
+_UNARY: list[tuple[str, str, Callable, Callable | None]] = [
+    ("abs", "numeric", np.absolute, None),
+    ("acos", "floating-point", np.arccos, None),
+    ("acosh", "floating-point", np.arccosh, None),
+    ("asin", "floating-point", np.arcsin, None),
+    ("asinh", "floating-point", np.arcsinh, None),
+    ("atan", "floating-point", np.arctan, None),
+    ("atanh", "floating-point", np.arctanh, None),
+    ("bitwise_invert", "integer or boolean", np.invert, None),
+    ("ceil", "real numeric", np.ceil, None),
+    ("conj", "numeric", np.conjugate, None),
+    ("cos", "floating-point", np.cos, None),
+    ("cosh", "floating-point", np.cosh, None),
+    ("exp", "floating-point", np.exp, None),
+    ("expm1", "floating-point", np.expm1, _sc.expm1),
+    ("floor", "real numeric", np.floor, None),
+    ("imag", "complex floating", lambda a: _copy_of(np.imag(a)), None),
+    ("isfinite", "numeric", np.isfinite, None),
+    ("isinf", "numeric", np.isinf, None),
+    ("isnan", "numeric", np.isnan, None),
+    ("log", "floating-point", np.log, None),
+    ("log1p", "floating-point", np.log1p, None),
+    ("log2", "floating-point", np.log2, None),
+    ("log10", "floating-point", np.log10, None),
+    ("logical_not", "boolean", np.logical_not, None),
+    ("negative", "numeric", np.negative, None),
+    ("positive", "numeric", np.positive, None),
+    ("real", "numeric", lambda a: _copy_of(np.real(a)), None),
+    ("reciprocal", "floating-point", np.reciprocal, None),
+    ("round", "numeric", np.round, None),
+    ("sign", "numeric", np.sign, _sc.sign),
+    ("signbit", "real floating", np.signbit, None),
+    ("sin", "floating-point", np.sin, None),
+    ("sinh", "floating-point", np.sinh, None),
+    ("square", "numeric", np.square, None),
+    ("sqrt", "floating-point", np.sqrt, None),
+    ("tan", "floating-point", np.tan, None),
+    ("tanh", "floating-point", np.tanh, _sc.tanh),
+    ("trunc", "real numeric", np.trunc, None),
+]
+
+_BINARY: list[tuple[str, str, Callable, Callable | None]] = [
+    ("add", "numeric", np.add, None),
+    ("atan2", "real floating", np.arctan2, None),
+    ("bitwise_and", "integer or boolean", np.bitwise_and, None),
+    ("bitwise_left_shift", "integer", np.left_shift, None),
+    ("bitwise_or", "integer or boolean", np.bitwise_or, None),
+    ("bitwise_right_shift", "integer", np.right_shift, None),
+    ("bitwise_xor", "integer or boolean", np.bitwise_xor, None),
+    ("copysign", "real floating", np.copysign, None),
+    ("divide", "numeric", np.true_divide, None),
+    ("equal", "all", np.equal, None),
+    ("floor_divide", "real numeric", np.floor_divide, _sc.floor_divide),
+    ("greater", "real numeric", np.greater, None),
+    ("greater_equal", "real numeric", np.greater_equal, None),
+    ("hypot", "real floating", np.hypot, None),
+    ("less", "real numeric", np.less, None),
+    ("less_equal", "real numeric", np.less_equal, None),
+    ("logaddexp", "real floating", np.logaddexp, None),
+    ("logical_and", "boolean", np.logical_and, None),
+    ("logical_or", "boolean", np.logical_or, None),
+    ("logical_xor", "boolean", np.logical_xor, None),
+    ("maximum", "real numeric", np.maximum, None),
+    ("minimum", "real numeric", np.minimum, None),
+    ("multiply", "numeric", np.multiply, None),
+    ("nextafter", "real floating", np.nextafter, None),
+    ("not_equal", "all", np.not_equal, None),
+    ("pow", "numeric", np.power, _sc.pow),
+    ("remainder", "real numeric", np.remainder, _sc.remainder),
+    ("subtract", "numeric", np.subtract, None),
+]
+
+# Operators that do not take Python complex / float scalars beyond their function's category
+# are handled by the category check on the scalar's resulting dtype.
+_OPERATORS = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
+    "floordiv": "floor_divide", "mod": "remainder", "pow": "pow", "and": "bitwise_and",
+    "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "bitwise_left_shift",
+    "rshift": "bitwise_right_shift",
+}
+_COMPARISONS = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
+                "eq": "equal", "ne": "not_equal"}
+_UNARY_OPERATORS = {"neg": "negative", "pos": "positive", "abs": "abs",
+                    "invert": "bitwise_invert"}
+
+
+def _check_unary(name: str, cat: str, x: Any) -> None:
+    if not isinstance(x, Array):
+        raise TypeError(f"{name}: x must be a stridedarray.Array, got {type(x).__name__}")
+    if x.dtype not in _CATEGORY[cat]:
+        raise TypeError(f"{name}: x must have a {cat} dtype, got {x.dtype.name}")
+
+
+def _operands(name: str, cat: str, x1: Any, x2: Any) -> tuple[Any, Any, DType]:
+    """NumPy operands for a binary function and the dtype the standard gives the result's
+    inputs; scalars become 0-d NumPy arrays of the array's (or the promoted) dtype."""
+    a1, a2 = isinstance(x1, Array), isinstance(x2, Array)
+    if a1 and a2:
+        dt = promote(x1.dtype, x2.dtype)
+        n1, n2 = x1._np, x2._np
+    elif a1:
+        dt = scalar_dtype(x1.dtype, x2, "x2")
+        n1, n2 = x1._np, np.asarray(x2, dtype=dt.np)
+    elif a2:
+        dt = scalar_dtype(x2.dtype, x1, "x1")
+        n1, n2 = np.asarray(x1, dtype=dt.np), x2._np
+    else:
+        raise TypeError(f"{name}: at least one of x1, x2 must be a stridedarray.Array, got "
+                        f"{type(x1).__name__} and {type(x2).__name__}")
+    if dt not in _CATEGORY[cat]:
+        raise TypeError(f"{name}: x1 and x2 must have {cat} dtypes, got "
+                        f"{_describe(x1)} and {_describe(x2)}")
+    return n1, n2, dt
+
+
+def _describe(x: Any) -> str:
+    return x.dtype.name if isinstance(x, Array) else f"Python {type(x).__name__}"
+
+
+def _make_unary(name: str, cat: str, uf: Callable, fix: Callable | None) -> Callable:
+    def f(x: Array, /) -> Array:
+        _check_unary(name, cat, x)
+        a = x._np
+        with np.errstate(all="ignore"):
+            r = uf(a)
+            if fix is not None:
+                r = fix(a, r)
+        return _wrap(r)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"Element-wise {name} of x (dtype category: {cat})."
+    return f
+
+
+def _make_binary(name: str, cat: str, uf: Callable, fix: Callable | None) -> Callable:
+    def f(x1: Array | _Scalar, x2: Array | _Scalar, /) -> Array:
+        n1, n2, _ = _operands(name, cat, x1, x2)
+        with np.errstate(all="ignore"):
+            r = uf(n1, n2)
+            if fix is not None:
+                r = fix(n1, n2, r)
+        return _wrap(r)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"Element-wise {name} of x1 and x2 (dtype category: {cat})."
+    return f
+
+
+_FUNCS: dict[str, Callable] = {}
+for _row in _UNARY:
+    _FUNCS[_row[0]] = _make_unary(*_row)
+for _row in _BINARY:
+    _FUNCS[_row[0]] = _make_binary(*_row)
+globals().update(_FUNCS)
+
+
+def clip(x: Array, /, min: int | float | Array | None = None,  # noqa: A002
+         max: int | float | Array | None = None) -> Array:  # noqa: A002
+    """Clamp each element of x to [min, max]; min and max do not take part in promotion."""
+    _check_unary("clip", "real numeric", x)
+    bounds = []
+    for label, b in (("min", min), ("max", max)):
+        if b is None:
+            bounds.append(None)
+        elif isinstance(b, Array):
+            if b.dtype is not x.dtype:
+                raise TypeError(f"clip: {label} must have the dtype of x ({x.dtype.name}), "
+                                f"got {b.dtype.name}")
+            bounds.append(b._np)
+        else:
+            dt = scalar_dtype(x.dtype, b, label)
+            if dt is not x.dtype:
+                raise TypeError(f"clip: {label} must be a real scalar, got {b!r}")
+            bounds.append(np.asarray(b, dtype=x.dtype.np))
+    lo, hi = bounds
+    a = x._np
+    with np.errstate(all="ignore"):
+        r = a if lo is None else np.maximum(a, lo)
+        r = r if hi is None else np.minimum(r, hi)
+        if r is a:
+            r = np.array(a, copy=True)
+    return _wrap(r)
+
+
+_FUNCS["clip"] = clip
+
+__all__ = sorted(_FUNCS)
+
+
+# -- operators on the Array class ----------------------------------------------------------
+_OPERAND_TYPES = (Array, builtins.bool, int, float, complex)
+
+
+def _binary_operator(fname: str) -> tuple[Callable, Callable, Callable]:
+    func = _FUNCS[fname]
+
+    def op(self: Array, other: Any) -> Array:
+        if not isinstance(other, _OPERAND_TYPES):
+            return NotImplemented
+        return func(self, other)
+
+    def rop(self: Array, other: Any) -> Array:
+        if not isinstance(other, _OPERAND_TYPES):
+            return NotImplemented
+        return func(other, self)
+
+    def iop(self: Array, other: Any) -> Array:
+        if not isinstance(other, _OPERAND_TYPES):
+            return NotImplemented
+        r = func(self, other)
+        if r.dtype is not self.dtype:
+            raise TypeError(f"in-place {fname}: the result dtype {r.dtype.name} differs from "
+                            f"the left operand's {self.dtype.name}; in-place operators keep "
+                            "the left dtype")
+        if r.shape != self.shape:
+            raise ValueError(f"in-place {fname}: the result shape {r.shape} differs from the "
+                             f"left operand's {self.shape}")
+        self[...] = r
+        return self
+
+    return op, rop, iop
+
+
+def _install_operators() -> None:
+    for dunder, fname in _OPERATORS.items():
+        op, rop, iop = _binary_operator(fname)
+        for prefix, meth in (("", op), ("r", rop), ("i", iop)):
+            meth.__name__ = meth.__qualname__ = f"__{prefix}{dunder}__"
+            meth.__doc__ = f"Operator form of {fname} ({'reflected' if prefix == 'r' else ''}"\
+                           f"{'in-place' if prefix == 'i' else ''})."
+            setattr(Array, meth.__name__, meth)
+    for dunder, fname in _COMPARISONS.items():
+        op, _, _ = _binary_operator(fname)
+        op.__name__ = op.__qualname__ = f"__{dunder}__"
+        op.__doc__ = f"Operator form of {fname}."
+        setattr(Array, op.__name__, op)
+    for dunder, fname in _UNARY_OPERATORS.items():
+        setattr(Array, f"__{dunder}__", _FUNCS[fname])
+    # Arrays compare element-wise, so they cannot be hashed (as NumPy's).
+    Array.__hash__ = None  # type: ignore[assignment]
+
+
+_install_operators()

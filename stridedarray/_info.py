@@ -1,3 +1,70 @@
-"""_info (to be written)."""
+"""Inspection (Array API chapter "Inspection"): `__array_namespace_info__()`."""
 
-__all__: list[str] = []
+from __future__ import annotations
+
+from typing import Any
+
+from . import _dtypes
+from ._array import CPU_DEVICE, Device
+from ._dtypes import DType
+
+__all__ = ["__array_namespace_info__"]
+
+_ATOMIC_KINDS = ("bool", "signed integer", "unsigned integer", "real floating",
+                 "complex floating")
+_ALL_KINDS = _ATOMIC_KINDS + ("integral", "numeric")
+
+
+def _check_device(device: Any) -> None:
+    if device is not None and device != CPU_DEVICE:
+        raise ValueError(f"device must be None or {CPU_DEVICE!r}, got {device!r}")
+
+
+class Info:
+    """The namespace inspection object returned by `__array_namespace_info__()`."""
+
+    __slots__ = ()
+
+    def capabilities(self) -> dict[str, Any]:
+        """Optional features this library supports."""
+        # Data-dependent shapes (boolean masks, unique_*, nonzero) are eager here, so both
+        # are supported; the rank limit is the C descriptor's.
+        return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": 64}
+
+    def default_device(self) -> Device:
+        """The device arrays are created on by default."""
+        return CPU_DEVICE
+
+    def devices(self) -> tuple[Device, ...]:
+        """All supported devices (a tuple since 2025.12)."""
+        return (CPU_DEVICE,)
+
+    def default_dtypes(self, *, device: Device | None = None) -> dict[str, DType]:
+        """Default dtypes for floating, complex, integral and indexing results."""
+        _check_device(device)
+        return {"real floating": _dtypes.float64, "complex floating": _dtypes.complex128,
+                "integral": _dtypes.int64, "indexing": _dtypes.int64}
+
+    def dtypes(self, *, device: Device | None = None,
+               kind: str | tuple[str, ...] | None = None) -> dict[str, DType]:
+        """The supported dtypes, optionally restricted to one kind or a tuple of kinds."""
+        _check_device(device)
+        if kind is None:
+            chosen = set(_dtypes.DTYPES)
+        else:
+            kinds = kind if isinstance(kind, tuple) else (kind,)
+            chosen = set()
+            for k in kinds:
+                if k not in _ALL_KINDS:
+                    raise ValueError(f"kind must be one of {_ALL_KINDS} or a tuple of them, "
+                                     f"got {k!r}")
+                chosen |= _dtypes.KIND_OF[k]
+        return {d.name: d for d in _dtypes.DTYPES if d in chosen}
+
+
+_INFO = Info()
+
+
+def __array_namespace_info__() -> Info:
+    """The inspection namespace object (capabilities, devices, default and supported dtypes)."""
+    return _INFO
