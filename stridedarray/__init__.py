@@ -4,7 +4,7 @@ The namespace is assembled from one module per chapter of the Array API standard
 module's `__all__` lists exactly the public names it contributes.
 """
 
-from . import _dtypes
+from . import _dtypes, fft, linalg  # noqa: F401 - fft, linalg: the extensions
 from ._array import Array
 from ._constants import *  # noqa: F403
 from ._creation import *  # noqa: F403

@@ -1,7 +1,9 @@
 """Manipulation functions (Array API chapter "Manipulation Functions").
 
 Everything here that can be expressed as a new descriptor over the same storage is a view:
-permute_dims, flip, broadcast_to, expand_dims, squeeze, and reshape when the strides allow.
+permute_dims, moveaxis, flip, broadcast_to, broadcast_arrays, expand_dims, squeeze, unstack,
+and reshape when the strides allow. concat, stack, repeat, roll and tile make new arrays
+(NumPy does the copying, on the zero-copy views `x._np`).
 """
 
 from __future__ import annotations
@@ -9,17 +11,17 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 
-from ._array import Array
+import numpy as np
+
+from . import _dtypes
+from ._array import Array, _wrap
+from ._utility import check_array as _check_array
+from ._utility import versioned_seq
 from ._validation import c_strides, normalize_axes, normalize_axis
 
 __all__ = ["permute_dims", "matrix_transpose", "flip", "broadcast_to", "expand_dims",
-           "squeeze", "reshape"]
-
-
-def _check_array(x: object, name: str = "x") -> Array:
-    if not isinstance(x, Array):
-        raise TypeError(f"{name} must be a stridedarray.Array, got {type(x).__name__}")
-    return x
+           "squeeze", "reshape", "broadcast_arrays", "broadcast_shapes", "concat", "moveaxis",
+           "repeat", "roll", "stack", "tile", "unstack"]
 
 
 def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
@@ -57,7 +59,7 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
         raise ValueError(f"cannot broadcast an array of shape {x.shape} to the shape {shape} "
                          "of lower rank")
     strides = [0] * lead
-    for n, s, target in zip(x.shape, x.strides, shape[lead:]):
+    for n, s, target in zip(x.shape, x.strides, shape[lead:], strict=True):
         if n == target:
             strides.append(s)
         elif n == 1 and target >= 0:
@@ -97,7 +99,7 @@ def _view_strides(shape: tuple, strides: tuple, new_shape: tuple) -> tuple | Non
 
     Groups of old axes are matched to groups of new axes with the same element count; each
     old group must itself be one strided run (NumPy's _attempt_nocopy_reshape)."""
-    old = [(n, s) for n, s in zip(shape, strides) if n != 1]
+    old = [(n, s) for n, s in zip(shape, strides, strict=True) if n != 1]
     new_strides = [0] * len(new_shape)
     oi = ni = 0
     while oi < len(old) and ni < len(new_shape):
@@ -166,3 +168,144 @@ def _prod(shape: tuple) -> int:
 def _reshape_copy(x: Array, shape: tuple) -> Array:
     packed = x.to_row_major()
     return packed._view(shape, c_strides(shape), 0)
+
+
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape that all `shapes` broadcast to (right-aligned; extents equal or 1)."""
+    out: list[int] = []
+    for shape in shapes:
+        shape = tuple(operator.index(n) for n in shape)
+        if len(shape) > len(out):
+            out = [1] * (len(shape) - len(out)) + out
+        for k, n in enumerate(shape, len(out) - len(shape)):
+            if n == out[k] or n == 1:
+                continue
+            if out[k] == 1:
+                out[k] = n
+            else:
+                raise ValueError(f"shapes {', '.join(map(str, shapes))} are not broadcast "
+                                 f"compatible (extents {out[k]} and {n} at axis {k})")
+    return tuple(out)
+
+
+def broadcast_arrays(*arrays: Array) -> list[Array] | tuple[Array, ...]:
+    """Broadcast arrays against each other (views). A list before API 2025.12, a tuple since."""
+    for i, a in enumerate(arrays):
+        _check_array(a, f"arrays[{i}]")
+    shape = broadcast_shapes(*(a.shape for a in arrays))
+    return versioned_seq([broadcast_to(a, shape) for a in arrays])
+
+
+def moveaxis(x: Array, source: int | tuple[int, ...], destination: int | tuple[int, ...],
+             /) -> Array:
+    """Move axes to new positions, keeping the order of the others (a view)."""
+    _check_array(x)
+    src = normalize_axes(source, x.ndim, "source")
+    dst = normalize_axes(destination, x.ndim, "destination")
+    if len(src) != len(dst):
+        raise ValueError(f"moveaxis: source {source} and destination {destination} must name "
+                         "the same number of axes")
+    order = [k for k in range(x.ndim) if k not in src]
+    for d, s in sorted(zip(dst, src, strict=True)):
+        order.insert(d, s)
+    return permute_dims(x, tuple(order))
+
+
+def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
+    """Split x along an axis into a tuple of views, one per index."""
+    _check_array(x)
+    if x.ndim == 0:
+        raise ValueError("unstack: x must have rank >= 1, got a 0-d array")
+    ax = normalize_axis(axis, x.ndim)
+    shape = x.shape[:ax] + x.shape[ax + 1:]
+    strides = x.strides[:ax] + x.strides[ax + 1:]
+    step = x.strides[ax]
+    return tuple(x._view(shape, strides, x.origin + i * step) for i in range(x.shape[ax]))
+
+
+def _joined(arrays: Sequence[Array], func: str) -> tuple[list, _dtypes.DType]:
+    if isinstance(arrays, Array) or not isinstance(arrays, (list, tuple)):
+        raise TypeError(f"{func}: arrays must be a list or tuple of arrays, got "
+                        f"{type(arrays).__name__}")
+    if not arrays:
+        raise ValueError(f"{func}: need at least one array")
+    dt = _check_array(arrays[0], "arrays[0]").dtype
+    for i, a in enumerate(arrays[1:], 1):
+        dt = _dtypes.promote(dt, _check_array(a, f"arrays[{i}]").dtype)
+    return [a._np for a in arrays], dt
+
+
+def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) -> Array:
+    """Join arrays along an existing axis (flattened first when axis is None)."""
+    nps, dt = _joined(arrays, "concat")
+    if axis is None:
+        return _wrap(np.concatenate([a.reshape(-1) for a in nps], dtype=dt.np))
+    ndim = arrays[0].ndim
+    if ndim == 0:
+        raise ValueError("concat: 0-d arrays cannot be concatenated along an axis")
+    ax = normalize_axis(axis, ndim)
+    ref = arrays[0].shape
+    for a in arrays:
+        if a.ndim != ndim or any(n != m for k, (n, m) in enumerate(zip(a.shape, ref, strict=True))
+                                 if k != ax):
+            raise ValueError(f"concat: shapes {[b.shape for b in arrays]} must agree except "
+                             f"on axis {ax}")
+    return _wrap(np.concatenate(nps, axis=ax, dtype=dt.np))
+
+
+def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array:
+    """Join arrays of equal shape along a new axis."""
+    nps, dt = _joined(arrays, "stack")
+    shapes = [a.shape for a in arrays]
+    if any(s != shapes[0] for s in shapes):
+        raise ValueError(f"stack: all arrays must have the same shape, got {shapes}")
+    ax = normalize_axis(axis, arrays[0].ndim + 1)
+    return _wrap(np.stack(nps, axis=ax, dtype=dt.np))
+
+
+def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Array:
+    """Repeat each element `repeats` times (per element when repeats is an array)."""
+    _check_array(x)
+    if isinstance(repeats, Array):
+        if repeats.dtype.kind not in "iu":
+            raise TypeError(f"repeat: repeats must have an integer dtype, got "
+                            f"{repeats.dtype.name}")
+        if repeats.ndim > 1:
+            raise ValueError(f"repeat: repeats must be 0-d or 1-d, got shape {repeats.shape}")
+        r = repeats._np.astype(np.int64, copy=False)
+    else:
+        if isinstance(repeats, bool):
+            raise TypeError("repeat: repeats must be an int or an integer array, got bool")
+        r = operator.index(repeats)
+    if np.any(np.asarray(r) < 0):
+        raise ValueError("repeat: repeats must be non-negative")
+    if axis is None:
+        return _wrap(np.repeat(x._np.reshape(-1), r))
+    return _wrap(np.repeat(x._np, r, axis=normalize_axis(axis, x.ndim)))
+
+
+def roll(x: Array, /, shift: int | tuple[int, ...], *,
+         axis: int | tuple[int, ...] | None = None) -> Array:
+    """Shift elements cyclically along axes (of the flattened array when axis is None)."""
+    _check_array(x)
+    if axis is None:
+        if not isinstance(shift, int):
+            raise TypeError(f"roll: shift must be an int when axis is None, got {shift!r}")
+        return _wrap(np.roll(x._np, shift))
+    axes = normalize_axes(axis, x.ndim)
+    if isinstance(shift, tuple):
+        if not isinstance(axis, tuple) or len(shift) != len(axes):
+            raise ValueError(f"roll: shift {shift} and axis {axis} must have the same length")
+    return _wrap(np.roll(x._np, shift, axis=axes))
+
+
+def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
+    """Repeat the whole array `repetitions[i]` times along each axis i."""
+    _check_array(x)
+    reps = tuple(operator.index(r) for r in repetitions)
+    if any(r < 0 for r in reps):
+        raise ValueError(f"tile: repetitions must be non-negative, got {reps}")
+    out = np.tile(x._np, reps)
+    if np.may_share_memory(out, x._np):
+        out = out.copy()  # np.tile returns its input for all-ones repetitions
+    return _wrap(out)

@@ -1,3 +1,98 @@
-"""_searching (to be written)."""
+"""Searching functions (Array API chapter "Searching Functions").
 
-__all__: list[str] = []
+Index results use the default index dtype, int64. `where` and `searchsorted` accept Python
+scalars per the 2024.12/2025.12 mixing rules (see `_utility.operands`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Literal
+
+import numpy as np
+
+from . import _dtypes
+from ._array import Array, _wrap
+from ._utility import check_array, check_kind, operands, reduce_axes, scalar_as
+from ._validation import normalize_axis
+
+__all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
+
+
+def _arg_extremum(fn: Callable, name: str, x: Array, axis: int | None, keepdims: bool) -> Array:
+    check_array(x)
+    check_kind(x, "biuf", name, "real-valued")
+    ax = None if axis is None else normalize_axis(axis, x.ndim)
+    if x.size == 0:
+        raise ValueError(f"{name}: x of shape {x.shape} is empty, so there is no extremum")
+    out = fn(x._np, axis=ax, keepdims=keepdims)
+    return _wrap(np.asarray(out, dtype=np.int64))
+
+
+def argmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
+    """Index of the first maximum along an axis (of the flattened array when axis is None)."""
+    return _arg_extremum(np.argmax, "argmax", x, axis, keepdims)
+
+
+def argmin(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
+    """Index of the first minimum along an axis (of the flattened array when axis is None)."""
+    return _arg_extremum(np.argmin, "argmin", x, axis, keepdims)
+
+
+def count_nonzero(x: Array, /, *, axis: int | tuple[int, ...] | None = None,
+                  keepdims: bool = False) -> Array:
+    """Number of non-zero elements along the given axes."""
+    check_array(x)
+    axes = reduce_axes(axis, x.ndim)
+    if axes is None:
+        axes = tuple(range(x.ndim))
+    out = np.count_nonzero(x._np, axis=axes, keepdims=keepdims)
+    return _wrap(np.asarray(out, dtype=np.int64))
+
+
+def nonzero(x: Array, /) -> tuple[Array, ...]:
+    """Indices of the non-zero elements, one int64 array per axis, in row-major order."""
+    check_array(x)
+    if x.ndim == 0:
+        # NumPy deprecated and then removed 0-d nonzero; the standard forbids it.
+        raise ValueError("nonzero: x must have rank >= 1, got a 0-d array")
+    return tuple(_wrap(i.astype(np.int64, copy=False)) for i in np.nonzero(x._np))
+
+
+def searchsorted(x1: Array, x2: Array | int | float, /, *,
+                 side: Literal["left", "right"] = "left", sorter: Array | None = None) -> Array:
+    """Insertion indices into the 1-d sorted (or `sorter`-sorted) x1 that keep it sorted."""
+    check_array(x1, "x1")
+    check_kind(x1, "iuf", "searchsorted", "real-valued", "x1")
+    if x1.ndim != 1:
+        raise ValueError(f"searchsorted: x1 must be 1-d, got shape {x1.shape}")
+    if side not in ("left", "right"):
+        raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+    if isinstance(x2, Array):
+        v = x2._np
+    else:
+        dt = x1.dtype
+        if isinstance(x2, float) and dt.kind in "iu":
+            dt = _dtypes.float64
+        v = scalar_as(x2, dt, "searchsorted(x2)")
+    s = None
+    if sorter is not None:
+        check_array(sorter, "sorter")
+        check_kind(sorter, "iu", "searchsorted", "integer", "sorter")
+        if sorter.shape != x1.shape:
+            raise ValueError(f"searchsorted: sorter shape {sorter.shape} must equal x1 shape "
+                             f"{x1.shape}")
+        s = sorter._np
+    out = np.searchsorted(x1._np, v, side=side, sorter=s)
+    return _wrap(np.asarray(out, dtype=np.int64))
+
+
+def where(condition: Array, x1: Array | Any, x2: Array | Any, /) -> Array:
+    """Elements of x1 where condition is true, else of x2 (broadcast; dtypes promoted)."""
+    check_array(condition, "condition")
+    if condition.dtype is not _dtypes.bool:
+        # NumPy would take truthiness of any dtype; the standard asks for bool (2024.12).
+        raise TypeError(f"where: condition must have dtype bool, got {condition.dtype.name}")
+    a, b, dt = operands(x1, x2, "where")
+    return _wrap(np.where(condition._np, a.astype(dt.np, copy=False),
+                          b.astype(dt.np, copy=False)))

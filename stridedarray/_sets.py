@@ -1,3 +1,81 @@
-"""_sets (to be written)."""
+"""Set functions (Array API chapter "Set Functions"): unique_* and isin.
 
-__all__: list[str] = []
+Every NaN is its own unique value (`equal_nan=False`), as the standard asks; NumPy's
+`np.unique` default merges them. Values come back sorted (the standard leaves order open;
+sorted output makes results reproducible). Index arrays use int64.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ._array import Array, _wrap
+from ._utility import check_array, operands
+
+__all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
+
+
+class UniqueAllResult(NamedTuple):
+    """values, indices (first occurrences), inverse_indices (shape of x) and counts."""
+
+    values: Array
+    indices: Array
+    inverse_indices: Array
+    counts: Array
+
+
+class UniqueCountsResult(NamedTuple):
+    """values and counts."""
+
+    values: Array
+    counts: Array
+
+
+class UniqueInverseResult(NamedTuple):
+    """values and inverse_indices (shape of x)."""
+
+    values: Array
+    inverse_indices: Array
+
+
+def _idx(a: np.ndarray) -> Array:
+    return _wrap(a.astype(np.int64, copy=False))
+
+
+def _unique(x: Array, **kw: bool) -> tuple:
+    check_array(x)
+    return np.unique(x._np.reshape(-1), equal_nan=False, **kw)
+
+
+def unique_all(x: Array, /) -> UniqueAllResult:
+    """Unique values with first-occurrence indices, inverse indices and counts."""
+    v, i, inv, c = _unique(x, return_index=True, return_inverse=True, return_counts=True)
+    return UniqueAllResult(_wrap(v), _idx(i), _idx(inv.reshape(x.shape)), _idx(c))
+
+
+def unique_counts(x: Array, /) -> UniqueCountsResult:
+    """Unique values and how often each occurs."""
+    v, c = _unique(x, return_counts=True)
+    return UniqueCountsResult(_wrap(v), _idx(c))
+
+
+def unique_inverse(x: Array, /) -> UniqueInverseResult:
+    """Unique values and, for each element of x, the index of its value."""
+    v, inv = _unique(x, return_inverse=True)
+    return UniqueInverseResult(_wrap(v), _idx(inv.reshape(x.shape)))
+
+
+def unique_values(x: Array, /) -> Array:
+    """The unique values of x (sorted, every NaN distinct)."""
+    return _wrap(_unique(x))
+
+
+def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
+    """For each element of x1, whether it equals some element of x2 (or not, with invert)."""
+    a, b, dt = operands(x1, x2, "isin")
+    out = np.isin(a.astype(dt.np, copy=False), b.astype(dt.np, copy=False), invert=bool(invert))
+    return _wrap(np.asarray(out))
+
+

@@ -1,3 +1,53 @@
-"""_sorting (to be written)."""
+"""Sorting functions (Array API chapter "Sorting Functions"): argsort and sort.
 
-__all__: list[str] = []
+NumPy sorts ascending only. A descending *stable* order is the ascending stable order of the
+reversed axis, read backwards, with indices mapped back (i -> n - 1 - i): equal elements then
+keep their original relative order, as the standard requires of `stable=True`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._array import Array, _wrap
+from ._utility import check_array, check_kind
+from ._validation import normalize_axis
+
+__all__ = ["argsort", "sort"]
+
+
+def _check(x: Array, axis: int, name: str) -> int:
+    check_array(x)
+    # NumPy orders complex numbers lexicographically; the standard leaves that undefined.
+    check_kind(x, "biuf", name, "real-valued")
+    if x.ndim == 0:
+        raise ValueError(f"{name}: x must have rank >= 1, got a 0-d array")
+    return normalize_axis(axis, x.ndim)
+
+
+def _argsort_np(a: np.ndarray, axis: int, descending: bool, stable: bool) -> np.ndarray:
+    kind = "stable" if stable else None
+    if not descending:
+        return np.argsort(a, axis=axis, kind=kind)
+    n = a.shape[axis]
+    rev = np.flip(a, axis=axis)
+    idx = np.argsort(rev, axis=axis, kind="stable")
+    return (n - 1) - np.flip(idx, axis=axis)
+
+
+def argsort(x: Array, /, *, axis: int = -1, descending: bool = False,
+            stable: bool = True) -> Array:
+    """Indices that sort x along an axis (stable by default; descending optionally)."""
+    ax = _check(x, axis, "argsort")
+    idx = _argsort_np(x._np, ax, bool(descending), bool(stable))
+    return _wrap(idx.astype(np.int64, copy=False))
+
+
+def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
+    """A sorted copy of x along an axis (ascending by default)."""
+    ax = _check(x, axis, "sort")
+    out = np.sort(x._np, axis=ax, kind="stable" if stable else None)
+    if descending:
+        # Sorted values carry no identity, so reversing the ascending result is exact.
+        out = np.ascontiguousarray(np.flip(out, axis=ax))
+    return _wrap(out)

@@ -1,3 +1,148 @@
-"""_utility (to be written)."""
+"""Utility functions (Array API chapter "Utility Functions"): all, any, diff.
 
-__all__: list[str] = []
+Also the small shared helpers of the part-2 chapters (argument checks, reductions, Python
+scalars mixed with arrays, the requested API version), so each chapter words errors alike.
+Computation runs in NumPy on the zero-copy view `x._np`; results are wrapped with `_wrap`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import _dtypes
+from ._array import Array, _wrap
+from ._dtypes import DType
+from ._validation import normalize_axes, normalize_axis
+
+__all__ = ["all", "any", "diff"]
+
+_DEFAULT_VERSION = "2025.12"
+
+
+def api_version() -> str:
+    """The API version requested through `x.__array_namespace__(api_version=...)`.
+
+    The getter lives in `_info` (helper P1); until it exists the library's own version holds."""
+    from . import _info
+
+    getter = getattr(_info, "api_version", None) or getattr(_info, "get_api_version", None)
+    if callable(getter):
+        return getter()
+    return getattr(_info, "_API_VERSION", _DEFAULT_VERSION)
+
+
+def versioned_seq(items: Sequence[Array]) -> list[Array] | tuple[Array, ...]:
+    """Sequences of arrays were lists before 2025.12 and are tuples since."""
+    return list(items) if api_version() < "2025.12" else tuple(items)
+
+
+def check_array(x: object, name: str = "x") -> Array:
+    """`x` itself if it is an Array, else a TypeError naming the argument."""
+    if not isinstance(x, Array):
+        raise TypeError(f"{name} must be a stridedarray.Array, got {type(x).__name__}")
+    return x
+
+
+def check_kind(x: Array, kinds: str, func: str, what: str, name: str = "x") -> None:
+    """TypeError unless x's dtype kind is one of `kinds` (b, i, u, f, c)."""
+    if x.dtype.kind not in kinds:
+        raise TypeError(f"{func}: {name} must have a {what} data type, got {x.dtype.name}")
+
+
+def reduce_axes(axis: int | Sequence[int] | None, ndim: int) -> tuple[int, ...] | None:
+    """Normalize a reduction's axis argument (None means all axes)."""
+    if axis is None:
+        return None
+    return normalize_axes(tuple(axis) if isinstance(axis, Sequence) else axis, ndim)
+
+
+def _scalar_fits(value: Any, dt: DType) -> bool:
+    if isinstance(value, bool):
+        return dt.kind == "b"
+    if isinstance(value, int):
+        return dt.kind in "iufc"
+    if isinstance(value, float):
+        return dt.kind in "fc"
+    if isinstance(value, complex):
+        return dt.kind == "c"
+    return False
+
+
+def scalar_as(value: Any, dt: DType, name: str) -> np.ndarray:
+    """A Python scalar as a 0-d ndarray of the array dtype it mixes with (2024.12 rules)."""
+    if not _scalar_fits(value, dt):
+        raise TypeError(f"{name}: a Python {type(value).__name__} cannot be mixed with an array "
+                        f"of dtype {dt.name}")
+    if dt.kind in "iu":
+        info = np.iinfo(dt.np)
+        if not info.min <= value <= info.max:
+            raise OverflowError(f"{name}: {value} is out of range for {dt.name}")
+    return np.asarray(value, dtype=dt.np)
+
+
+def operands(x1: Any, x2: Any, func: str) -> tuple[np.ndarray, np.ndarray, DType]:
+    """Two operands (arrays or Python scalars) as ndarrays of their promoted dtype."""
+    a1, a2 = isinstance(x1, Array), isinstance(x2, Array)
+    if not (a1 or a2):
+        raise TypeError(f"{func}: at least one of x1, x2 must be a stridedarray.Array")
+    if a1 and a2:
+        dt = _dtypes.promote(x1.dtype, x2.dtype)
+        return x1._np, x2._np, dt
+    if a1:
+        return x1._np, scalar_as(x2, x1.dtype, f"{func}(x2)"), x1.dtype
+    return scalar_as(x1, x2.dtype, f"{func}(x1)"), x2._np, x2.dtype
+
+
+def sum_dtype(x: Array, dtype: DType | None, func: str) -> DType:
+    """Accumulator dtype of sum/prod/cumulative_*/trace: integers widen to 64 bits."""
+    if dtype is not None:
+        if not isinstance(dtype, DType):
+            raise TypeError(f"{func}: dtype must be a stridedarray dtype, got {dtype!r}")
+        return dtype
+    k = x.dtype.kind
+    if k == "i" or k == "b":
+        return _dtypes.int64
+    if k == "u":
+        return _dtypes.uint64
+    return x.dtype
+
+
+def all(x: Array, /, *, axis: int | tuple[int, ...] | None = None,  # noqa: A001
+        keepdims: bool = False) -> Array:
+    """Test whether all elements along the axes are true (non-zero)."""
+    check_array(x)
+    return _wrap(np.all(x._np, axis=reduce_axes(axis, x.ndim), keepdims=keepdims))
+
+
+def any(x: Array, /, *, axis: int | tuple[int, ...] | None = None,  # noqa: A001
+        keepdims: bool = False) -> Array:
+    """Test whether any element along the axes is true (non-zero)."""
+    check_array(x)
+    return _wrap(np.any(x._np, axis=reduce_axes(axis, x.ndim), keepdims=keepdims))
+
+
+def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = None,
+         append: Array | None = None) -> Array:
+    """The n-th forward difference along an axis (with optional prepend/append arrays)."""
+    check_array(x)
+    if x.ndim == 0:
+        raise ValueError("diff: x must have rank >= 1, got a 0-d array")
+    ax = normalize_axis(axis, x.ndim)
+    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+        raise ValueError(f"diff: n must be a non-negative int, got {n!r}")
+    kw = {}
+    for name, extra in (("prepend", prepend), ("append", append)):
+        if extra is not None:
+            check_array(extra, name)
+            if extra.dtype is not x.dtype:
+                # NumPy would promote silently; the standard asks for x's dtype.
+                raise TypeError(f"diff: {name} must have dtype {x.dtype.name}, "
+                                f"got {extra.dtype.name}")
+            kw[name] = extra._np
+    if x.dtype.kind == "b":
+        # NumPy's boolean diff is XOR; the standard's difference is numeric only.
+        raise TypeError("diff: x must have a numeric data type, got bool")
+    return _wrap(np.diff(x._np, n=n, axis=ax, **kw))

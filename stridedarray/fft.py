@@ -1,0 +1,154 @@
+"""The `fft` extension of the Array API (2025.12): every function, through `numpy.fft`.
+
+Transforms run on the zero-copy view `x._np`. Input kinds follow the standard strictly
+(complex-to-complex transforms take complex input, rfft/ihfft real input, irfft/hfft complex
+input), and the output precision always matches the input's: NumPy >= 2.0's pocketfft keeps
+float32/complex64, and we cast explicitly in case a path does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Literal
+
+import numpy as np
+
+from . import _dtypes
+from ._array import CPU_DEVICE, Array, _wrap
+from ._dtypes import DType
+from ._utility import check_array, check_kind
+from ._validation import normalize_axes, normalize_axis
+
+__all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",
+           "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+
+_Norm = Literal["backward", "ortho", "forward"]
+_KINDS = {"c": ("c", "complex floating-point"), "f": ("f", "real floating-point")}
+
+
+def _real_of(x: Array) -> np.dtype:
+    return np.dtype(np.float32) if x.dtype.np in (np.float32, np.complex64) else \
+        np.dtype(np.float64)
+
+
+def _complex_of(x: Array) -> np.dtype:
+    return np.dtype(np.complex64) if x.dtype.np in (np.float32, np.complex64) else \
+        np.dtype(np.complex128)
+
+
+def _check(x: Array, name: str, kind: str, norm: str) -> None:
+    check_array(x)
+    kinds, what = _KINDS[kind]
+    check_kind(x, kinds, f"fft.{name}", what)
+    if norm not in ("backward", "ortho", "forward"):
+        raise ValueError(f"fft.{name}: norm must be 'backward', 'ortho' or 'forward', got "
+                         f"{norm!r}")
+    if x.ndim == 0:
+        raise ValueError(f"fft.{name}: x must have rank >= 1, got a 0-d array")
+
+
+def _one(fn: Callable, name: str, kind: str, out: Callable) -> Callable:
+    def transform(x: Array, /, *, n: int | None = None, axis: int = -1,
+                  norm: _Norm = "backward") -> Array:
+        _check(x, name, kind, norm)
+        ax = normalize_axis(axis, x.ndim)
+        if n is not None and n < 1:
+            raise ValueError(f"fft.{name}: n must be a positive int, got {n}")
+        return _wrap(np.asarray(fn(x._np, n=n, axis=ax, norm=norm), dtype=out(x)))
+
+    transform.__name__ = transform.__qualname__ = name
+    transform.__doc__ = f"One-dimensional {_DOCS[name]} along an axis."
+    return transform
+
+
+def _many(fn: Callable, name: str, kind: str, out: Callable) -> Callable:
+    def transform(x: Array, /, *, s: Sequence[int] | None = None,
+                  axes: Sequence[int] | None = None, norm: _Norm = "backward") -> Array:
+        _check(x, name, kind, norm)
+        ax = None if axes is None else list(normalize_axes(tuple(axes), x.ndim, "axes"))
+        if s is not None:
+            s = list(s)
+            if ax is None:
+                ax = list(range(x.ndim - len(s), x.ndim))
+            if len(s) != len(ax):
+                raise ValueError(f"fft.{name}: s {tuple(s)} and axes {tuple(ax)} must have "
+                                 "the same length")
+            if any(k < 1 and k != -1 for k in s):
+                raise ValueError(f"fft.{name}: s must contain positive sizes (or -1), got "
+                                 f"{tuple(s)}")
+            # -1 means "the input's extent" along that axis (2023.12).
+            s = [x.shape[a] if k == -1 else k for k, a in zip(s, ax, strict=True)]
+        return _wrap(np.asarray(fn(x._np, s=s, axes=ax, norm=norm), dtype=out(x)))
+
+    transform.__name__ = transform.__qualname__ = name
+    transform.__doc__ = f"N-dimensional {_DOCS[name]} over the given axes."
+    return transform
+
+
+_DOCS = {
+    "fft": "discrete Fourier transform", "ifft": "inverse discrete Fourier transform",
+    "fftn": "discrete Fourier transform", "ifftn": "inverse discrete Fourier transform",
+    "rfft": "discrete Fourier transform of real input",
+    "irfft": "inverse of rfft (real output)",
+    "rfftn": "discrete Fourier transform of real input",
+    "irfftn": "inverse of rfftn (real output)",
+    "hfft": "discrete Fourier transform of a Hermitian-symmetric signal (real output)",
+    "ihfft": "inverse of hfft (real input, complex output)",
+}
+
+fft = _one(np.fft.fft, "fft", "c", _complex_of)
+ifft = _one(np.fft.ifft, "ifft", "c", _complex_of)
+rfft = _one(np.fft.rfft, "rfft", "f", _complex_of)
+irfft = _one(np.fft.irfft, "irfft", "c", _real_of)
+hfft = _one(np.fft.hfft, "hfft", "c", _real_of)
+ihfft = _one(np.fft.ihfft, "ihfft", "f", _complex_of)
+fftn = _many(np.fft.fftn, "fftn", "c", _complex_of)
+ifftn = _many(np.fft.ifftn, "ifftn", "c", _complex_of)
+rfftn = _many(np.fft.rfftn, "rfftn", "f", _complex_of)
+irfftn = _many(np.fft.irfftn, "irfftn", "c", _real_of)
+
+
+def _freq_dtype(dtype: DType | None, device: object, name: str) -> DType:
+    if device is not None and device != CPU_DEVICE:
+        raise ValueError(f"fft.{name}: device must be None or {CPU_DEVICE!r}, got {device!r}")
+    if dtype is None:
+        return _dtypes.float64
+    if not isinstance(dtype, DType) or dtype.kind != "f":
+        raise TypeError(f"fft.{name}: dtype must be a real floating-point dtype, got {dtype!r}")
+    return dtype
+
+
+def _check_n(n: int, name: str) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"fft.{name}: n must be a positive int, got {n!r}")
+    return int(n)
+
+
+def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None,
+            device: object = None) -> Array:
+    """Sample frequencies of an n-point transform with sample spacing d."""
+    dt = _freq_dtype(dtype, device, "fftfreq")
+    return _wrap(np.fft.fftfreq(_check_n(n, "fftfreq"), d=d).astype(dt.np, copy=False))
+
+
+def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None,
+             device: object = None) -> Array:
+    """Non-negative sample frequencies of an n-point real transform (n // 2 + 1 of them)."""
+    dt = _freq_dtype(dtype, device, "rfftfreq")
+    return _wrap(np.fft.rfftfreq(_check_n(n, "rfftfreq"), d=d).astype(dt.np, copy=False))
+
+
+def _shift(fn: Callable, name: str, x: Array, axes: int | Sequence[int] | None) -> Array:
+    check_array(x)
+    ax = None if axes is None else normalize_axes(axes, x.ndim, "axes")
+    return _wrap(fn(x._np, axes=ax))
+
+
+def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
+    """Move the zero-frequency term to the centre (along the given axes; all by default)."""
+    return _shift(np.fft.fftshift, "fftshift", x, axes)
+
+
+def ifftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
+    """The inverse of fftshift."""
+    return _shift(np.fft.ifftshift, "ifftshift", x, axes)

@@ -1,0 +1,300 @@
+"""The `linalg` extension of the Array API (2025.12), every function incl. eig and eigvals.
+
+Factorizations and solvers (LAPACK) run in NumPy on the zero-copy views `x._np`; products
+(matmul, matrix_power, outer, tensordot, vecdot) run through our C matmul plan. Decompositions
+accept floating-point input only: NumPy would silently promote integers to float64, which the
+standard leaves undefined. Singular input raises `LinAlgError`, NumPy's own class re-exported,
+so `except numpy.linalg.LinAlgError` catches it too.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NamedTuple
+
+import numpy as np
+
+from . import _dtypes
+from ._array import Array, _wrap
+from ._dtypes import DType
+from ._linalg_functions import tensordot, vecdot
+from ._manipulation import matrix_transpose
+from ._utility import check_array, check_kind, sum_dtype
+
+__all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals",
+           "eigvalsh", "inv", "matmul", "matrix_norm", "matrix_power", "matrix_rank",
+           "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals",
+           "tensordot", "trace", "vecdot", "vector_norm"]
+
+LinAlgError = np.linalg.LinAlgError
+
+
+class EighResult(NamedTuple):
+    """eigenvalues (ascending, real) and eigenvectors (columns)."""
+
+    eigenvalues: Array
+    eigenvectors: Array
+
+
+class EigResult(NamedTuple):
+    """eigenvalues and eigenvectors (columns), always complex."""
+
+    eigenvalues: Array
+    eigenvectors: Array
+
+
+class QRResult(NamedTuple):
+    """Q (orthonormal columns) and R (upper triangular)."""
+
+    Q: Array
+    R: Array
+
+
+class SlogdetResult(NamedTuple):
+    """sign and natural log of the absolute value of the determinant."""
+
+    sign: Array
+    logabsdet: Array
+
+
+class SVDResult(NamedTuple):
+    """U, S (descending singular values) and Vh, with x = U @ diag(S) @ Vh."""
+
+    U: Array
+    S: Array
+    Vh: Array
+
+
+def _float_matrix(x: Array, name: str, square: bool = False) -> np.ndarray:
+    check_array(x)
+    check_kind(x, "fc", f"linalg.{name}", "floating-point")
+    if x.ndim < 2:
+        raise ValueError(f"linalg.{name}: x must have rank >= 2, got shape {x.shape}")
+    if square and x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"linalg.{name}: x must be (a stack of) square matrices, got shape "
+                         f"{x.shape}")
+    return x._np
+
+
+def _complex_of(dt: np.dtype) -> np.dtype:
+    return np.dtype(np.complex64) if dt in (np.float32, np.complex64) else \
+        np.dtype(np.complex128)
+
+
+def matmul(x1: Array, x2: Array, /) -> Array:
+    """Matrix product, planned by the C core (same as `stridedarray.matmul`)."""
+    from ._matmul import matmul as _mm
+
+    return _mm(x1, x2)
+
+
+def cholesky(x: Array, /, *, upper: bool = False) -> Array:
+    """Cholesky factor of a (stack of) Hermitian positive-definite matrix."""
+    a = _float_matrix(x, "cholesky", square=True)
+    return _wrap(np.linalg.cholesky(a, upper=bool(upper)))
+
+
+def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
+    """Cross product of 3-element vectors along an axis (other axes broadcast)."""
+    check_array(x1, "x1")
+    check_array(x2, "x2")
+    check_kind(x1, "iufc", "linalg.cross", "numeric", "x1")
+    check_kind(x2, "iufc", "linalg.cross", "numeric", "x2")
+    dt = _dtypes.promote(x1.dtype, x2.dtype)
+    nmin = min(x1.ndim, x2.ndim)
+    if not -nmin <= axis < 0 and not (x1.ndim == x2.ndim and 0 <= axis < nmin):
+        raise ValueError(f"linalg.cross: axis {axis} is out of bounds for shapes {x1.shape} "
+                         f"and {x2.shape} (use a negative axis)")
+    if axis >= 0:
+        axis -= x1.ndim
+    if x1.shape[axis] != 3 or x2.shape[axis] != 3:
+        raise ValueError(f"linalg.cross: axis {axis} must have extent 3 in both inputs, got "
+                         f"shapes {x1.shape} and {x2.shape}")
+    with np.errstate(over="ignore"):
+        return _wrap(np.cross(x1._np.astype(dt.np, copy=False),
+                              x2._np.astype(dt.np, copy=False), axis=axis))
+
+
+def det(x: Array, /) -> Array:
+    """Determinant of a (stack of) square matrix."""
+    return _wrap(np.linalg.det(_float_matrix(x, "det", square=True)))
+
+
+def diagonal(x: Array, /, *, offset: int = 0) -> Array:
+    """The offset diagonal of the last two axes (a view with stride row + column)."""
+    check_array(x)
+    if x.ndim < 2:
+        raise ValueError(f"linalg.diagonal: x must have rank >= 2, got shape {x.shape}")
+    m, n = x.shape[-2:]
+    sr, sc = x.strides[-2:]
+    origin = x.origin
+    if offset >= 0:
+        length = max(0, min(m, n - offset))
+        if length:
+            origin += offset * sc
+    else:
+        length = max(0, min(m + offset, n))
+        if length:
+            origin -= offset * sr
+    return x._view(x.shape[:-2] + (length,), x.strides[:-2] + (sr + sc,), origin)
+
+
+def eigh(x: Array, /) -> EighResult:
+    """Eigenvalues (ascending) and eigenvectors of a Hermitian/symmetric matrix."""
+    w, v = np.linalg.eigh(_float_matrix(x, "eigh", square=True))
+    return EighResult(_wrap(w), _wrap(v))
+
+
+def eigvalsh(x: Array, /) -> Array:
+    """Eigenvalues (ascending) of a Hermitian/symmetric matrix."""
+    return _wrap(np.linalg.eigvalsh(_float_matrix(x, "eigvalsh", square=True)))
+
+
+def eig(x: Array, /) -> EigResult:
+    """Eigenvalues and right eigenvectors of a general square matrix (always complex)."""
+    a = _float_matrix(x, "eig", square=True)
+    w, v = np.linalg.eig(a)
+    # NumPy returns real arrays when every eigenvalue is real; the standard says complex.
+    ct = _complex_of(a.dtype)
+    return EigResult(_wrap(w.astype(ct, copy=False)), _wrap(v.astype(ct, copy=False)))
+
+
+def eigvals(x: Array, /) -> Array:
+    """Eigenvalues of a general square matrix (always complex)."""
+    a = _float_matrix(x, "eigvals", square=True)
+    return _wrap(np.linalg.eigvals(a).astype(_complex_of(a.dtype), copy=False))
+
+
+def inv(x: Array, /) -> Array:
+    """Inverse of a (stack of) square matrix; LinAlgError if singular."""
+    return _wrap(np.linalg.inv(_float_matrix(x, "inv", square=True)))
+
+
+_MATRIX_ORDS = ("fro", "nuc", 1, 2, -1, -2, np.inf, -np.inf)
+
+
+def matrix_norm(x: Array, /, *, keepdims: bool = False,
+                ord: int | float | Literal["fro", "nuc"] | None = "fro") -> Array:  # noqa: A002
+    """Matrix norm over the last two axes (Frobenius by default)."""
+    a = _float_matrix(x, "matrix_norm")
+    if ord not in _MATRIX_ORDS:
+        raise ValueError(f"linalg.matrix_norm: ord must be one of {_MATRIX_ORDS}, got {ord!r}")
+    return _wrap(np.linalg.matrix_norm(a, keepdims=bool(keepdims), ord=ord))
+
+
+def matrix_power(x: Array, n: int, /) -> Array:
+    """x raised to an integer power by repeated squaring through the matmul core."""
+    check_array(x)
+    check_kind(x, "iufc", "linalg.matrix_power", "numeric")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"linalg.matrix_power: n must be an int, got {n!r}")
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"linalg.matrix_power: x must be (a stack of) square matrices, got "
+                         f"shape {x.shape}")
+    n = int(n)
+    if n == 0:
+        eye = np.broadcast_to(np.eye(x.shape[-1], dtype=x.dtype.np), x.shape)
+        return _wrap(np.ascontiguousarray(eye))
+    if n < 0:
+        x = inv(x)
+        n = -n
+    result = None
+    base = x
+    while True:
+        if n & 1:
+            result = base if result is None else matmul(result, base)
+        n >>= 1
+        if not n:
+            break
+        base = matmul(base, base)
+    if result is x:
+        result = x.to_row_major()  # a new array, never the input itself
+    return result
+
+
+def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
+    """Number of singular values above rtol * largest (per matrix in a stack)."""
+    a = _float_matrix(x, "matrix_rank")
+    r = rtol._np if isinstance(rtol, Array) else rtol
+    return _wrap(np.asarray(np.linalg.matrix_rank(a, rtol=r), dtype=np.int64))
+
+
+def outer(x1: Array, x2: Array, /) -> Array:
+    """Outer product of two vectors, as the K = 1 contraction x1[:, None] @ x2[None, :]."""
+    check_array(x1, "x1")
+    check_array(x2, "x2")
+    if x1.ndim != 1 or x2.ndim != 1:
+        raise ValueError(f"linalg.outer: inputs must be 1-d, got shapes {x1.shape} and "
+                         f"{x2.shape}")
+    check_kind(x1, "iufc", "linalg.outer", "numeric", "x1")
+    check_kind(x2, "iufc", "linalg.outer", "numeric", "x2")
+    a = x1._view((x1.shape[0], 1), (x1.strides[0], 0), x1.origin)
+    b = x2._view((1, x2.shape[0]), (0, x2.strides[0]), x2.origin)
+    return matmul(a, b)
+
+
+def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
+    """Moore-Penrose pseudo-inverse (singular values below rtol * largest are dropped)."""
+    a = _float_matrix(x, "pinv")
+    if rtol is None:
+        # The standard's default: machine epsilon times max(M, N).
+        rtol = np.finfo(a.dtype).eps * max(a.shape[-2:])
+    r = rtol._np if isinstance(rtol, Array) else rtol
+    return _wrap(np.linalg.pinv(a, rtol=r).astype(a.dtype, copy=False))
+
+
+def qr(x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRResult:
+    """QR factorization (reduced or complete)."""
+    a = _float_matrix(x, "qr")
+    if mode not in ("reduced", "complete"):
+        raise ValueError(f"linalg.qr: mode must be 'reduced' or 'complete', got {mode!r}")
+    q, r = np.linalg.qr(a, mode=mode)
+    return QRResult(_wrap(q), _wrap(r))
+
+
+def slogdet(x: Array, /) -> SlogdetResult:
+    """Sign and log of the absolute determinant (stable for large/small determinants)."""
+    s, ld = np.linalg.slogdet(_float_matrix(x, "slogdet", square=True))
+    return SlogdetResult(_wrap(s), _wrap(ld))
+
+
+def solve(x1: Array, x2: Array, /) -> Array:
+    """Solve x1 @ out = x2; x2 is a vector only when it is 1-d (NumPy 2 rule, as the spec)."""
+    a = _float_matrix(x1, "solve", square=True)
+    check_array(x2, "x2")
+    check_kind(x2, "fc", "linalg.solve", "floating-point", "x2")
+    dt = _dtypes.promote(x1.dtype, x2.dtype).np
+    return _wrap(np.linalg.solve(a.astype(dt, copy=False), x2._np.astype(dt, copy=False)))
+
+
+def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
+    """Singular value decomposition x = U @ diag(S) @ Vh."""
+    u, s, vh = np.linalg.svd(_float_matrix(x, "svd"), full_matrices=bool(full_matrices))
+    return SVDResult(_wrap(u), _wrap(s), _wrap(vh))
+
+
+def svdvals(x: Array, /) -> Array:
+    """Singular values, descending."""
+    return _wrap(np.linalg.svd(_float_matrix(x, "svdvals"), compute_uv=False))
+
+
+def trace(x: Array, /, *, offset: int = 0, dtype: DType | None = None) -> Array:
+    """Sum along the offset diagonal of the last two axes."""
+    check_array(x)
+    check_kind(x, "iufc", "linalg.trace", "numeric")
+    d = diagonal(x, offset=offset)
+    dt = sum_dtype(x, dtype, "linalg.trace")
+    return _wrap(np.sum(d._np, axis=-1, dtype=dt.np))
+
+
+def vector_norm(x: Array, /, *, axis: int | tuple[int, ...] | None = None,
+                keepdims: bool = False, ord: int | float = 2) -> Array:  # noqa: A002
+    """Vector p-norm over the given axes (all axes, flattened, when axis is None)."""
+    check_array(x)
+    check_kind(x, "fc", "linalg.vector_norm", "floating-point")
+    from ._utility import reduce_axes
+
+    axes = reduce_axes(axis, x.ndim)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        out = np.linalg.vector_norm(x._np, axis=axes, keepdims=bool(keepdims), ord=ord)
+    real = np.float32 if x.dtype.np in (np.float32, np.complex64) else np.float64
+    return _wrap(np.asarray(out, dtype=real))
