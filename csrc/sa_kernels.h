@@ -1,0 +1,24 @@
+/* Internal kernel interface between the matmul dispatcher and the generic (non-BLAS)
+ * strided matmul kernels. Not read by cffi: it may use include guards and macros. */
+#ifndef SA_KERNELS_H
+#define SA_KERNELS_H
+
+#include "sa_internal.h"
+
+/* One contraction geometry, element strides, all signed. */
+typedef struct {
+    int64_t M, N, K;
+    int64_t a_row, a_inner;   /* A(i,k) = a[i*a_row + k*a_inner] */
+    int64_t b_inner, b_col;   /* B(k,j) = b[k*b_inner + j*b_col] */
+    int64_t c_row, c_col;     /* C(i,j) = c[i*c_row + j*c_col]   */
+} sa_contraction;
+
+/* count contractions; item t uses matrices at element offsets a_off[t], b_off[t], c_off[t] from
+ * the base pointers a, b, c (all three have the same dtype). K == 0 writes zeros; M, N or count 0
+ * do nothing. Returns 0, -1 for an unsupported dtype (bool), -2 if scratch allocation failed. */
+int sa_generic_matmul(int dtype, const sa_contraction *g, int64_t count,
+                      const char *a, const int64_t *a_off,
+                      const char *b, const int64_t *b_off,
+                      char *c, const int64_t *c_off);
+
+#endif
