@@ -192,13 +192,19 @@ def views(draw, dtype: DType | st.SearchStrategy | None = None, max_ops: int = 5
         nd = ref.ndim
         if kind == "index":
             key = draw(basic_indices(ref.shape, allow_none=nd < 6))
-            x, ref = x[key], ref[key]
+            new_ref = ref[key]
+            if not isinstance(new_ref, np.ndarray):
+                # NumPy returns a scalar copy when ints select one element; a trailing
+                # Ellipsis gives the 0-d view instead.
+                new_ref = ref[(*key, ...) if isinstance(key, tuple) else (key, ...)]
+            x, ref = x[key], new_ref
             ops.append(f"[{key!r}]")
         elif kind == "flip":
             axis = draw(st.none() | (st.integers(-nd, nd - 1) if nd else st.none())
                         | st.lists(st.integers(0, max(nd - 1, 0)), unique=True,
                                    max_size=nd).map(tuple))
-            x, ref = sa.flip(x, axis=axis), np.flip(ref, axis=axis)
+            # np.flip of a 0-d array returns a scalar copy; flipping no axes is the identity.
+            x, ref = sa.flip(x, axis=axis), (np.flip(ref, axis=axis) if nd else ref[...])
             ops.append(f"flip(axis={axis!r})")
         elif kind == "permute":
             perm = tuple(draw(st.permutations(range(nd))))

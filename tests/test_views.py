@@ -1,0 +1,310 @@
+"""Views (issue 2 item 5): random chains of views equal NumPy's and share memory; every view
+function against NumPy; reshape view vs copy; bad input; no out-of-bounds descriptor."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import ALL_DTYPES, arrays, basic_indices, dtypes, fill, shapes, views
+
+import stridedarray as sa
+from stridedarray._array import _make, _offset_range
+
+
+def assert_in_bounds(x: sa.Array) -> None:
+    """The descriptor invariant: every reachable element lies inside the buffer."""
+    if x.size:
+        lo, hi = _offset_range(x.shape, x.strides, x.origin)
+        assert 0 <= lo <= hi < x.buffer.size, (x.shape, x.strides, x.origin, x.buffer.size)
+
+
+def assert_same_view(x: sa.Array, ref: np.ndarray) -> None:
+    """Equal shape and values; the same element strides on axes of extent > 1 (non-empty)."""
+    got = np.asarray(x)
+    assert got.shape == ref.shape == x.shape
+    assert got.dtype == ref.dtype
+    np.testing.assert_array_equal(got, ref)
+    its = ref.itemsize
+    for n, s_x, s_ref in zip(ref.shape, x.strides, ref.strides, strict=True):
+        if n > 1 and ref.size:
+            assert s_x * its == s_ref
+    assert_in_bounds(x)
+
+
+def _bump(a: np.ndarray) -> None:
+    """Change every element of a writable array in place."""
+    if a.dtype == np.bool_:
+        np.logical_not(a, out=a)
+    else:
+        a += 1
+
+
+@settings(max_examples=300)
+@given(views())
+def test_view_chain_matches_numpy_and_shares_memory(p):
+    assert_same_view(p.x, p.ref)
+    assert p.x.buffer is p.base_x.buffer, p.ops
+    if p.ref.size:
+        assert np.shares_memory(np.asarray(p.x), p.base_np), p.ops
+    # Sharing is real: a write to the source shows through both views.
+    _bump(p.base_np)
+    np.testing.assert_array_equal(np.asarray(p.x), p.ref, err_msg=str(p.ops))
+
+
+@settings(max_examples=200)
+@given(views(broadcast=False, max_ops=3), st.data())
+def test_basic_indexing_of_random_views(p, data):
+    key = data.draw(basic_indices(p.ref.shape))
+    assert_same_view(p.x[key], p.ref[key])
+
+
+def test_basic_indexing_forms():
+    n = np.arange(60.0).reshape(3, 4, 5)
+    x = sa.asarray(n)
+    for key in [0, -1, (1, 2), (1, 2, 3), slice(None), slice(None, None, -1), (..., 1),
+                (None, 1), (1, None, ..., None, -2), (slice(3, 0, -2), ..., slice(1, None, 2)),
+                (..., None), (), Ellipsis, (slice(10, 20),), (slice(-10, -20, -1),),
+                np.int64(2), (np.int32(-1), slice(np.int16(1), None))]:
+        assert_same_view(x[key], n[key])
+    z = sa.asarray(np.float32(3.5))
+    assert z[()].shape == () and z[...].shape == () and z[None].shape == (1,)
+
+
+@settings(max_examples=60)
+@given(arrays(shape=shapes(0, 4)), st.data())
+def test_flip(pair, data):
+    x, n = pair
+    nd = n.ndim
+    axis = data.draw(st.none() | (st.integers(-nd, nd - 1) if nd else st.none())
+                     | st.lists(st.integers(0, max(nd - 1, 0)), unique=True, max_size=nd)
+                     .map(tuple))
+    assert_same_view(sa.flip(x, axis=axis), np.flip(n, axis=axis))
+
+
+@settings(max_examples=60)
+@given(arrays(shape=shapes(0, 5)), st.data())
+def test_permute_and_transposes(pair, data):
+    x, n = pair
+    perm = tuple(data.draw(st.permutations(range(n.ndim))))
+    assert_same_view(sa.permute_dims(x, perm), np.transpose(n, perm))
+    neg = tuple(p - n.ndim for p in perm)
+    assert_same_view(sa.permute_dims(x, neg), np.transpose(n, perm))
+    if n.ndim >= 2:
+        assert_same_view(x.mT, np.swapaxes(n, -1, -2))
+        assert_same_view(sa.matrix_transpose(x), np.swapaxes(n, -1, -2))
+    if n.ndim == 2:
+        assert_same_view(x.T, n.T)
+
+
+@settings(max_examples=80)
+@given(arrays(shape=shapes(0, 3)), st.data())
+def test_broadcast_to(pair, data):
+    x, n = pair
+    lead = tuple(data.draw(st.lists(st.integers(0, 3), max_size=2)))
+    target = lead + tuple(data.draw(st.integers(0, 3)) if k == 1 else k for k in n.shape)
+    y = sa.broadcast_to(x, target)
+    assert_same_view(y, np.broadcast_to(n, target))
+    for k, (m, s) in enumerate(zip(target, y.strides, strict=True)):
+        if k < len(lead) or (n.shape[k - len(lead)] == 1 and m != 1):
+            assert s == 0  # a broadcast axis repeats one element: physical stride 0
+
+
+@settings(max_examples=60)
+@given(arrays(shape=shapes(0, 4)), st.data())
+def test_expand_dims_and_squeeze(pair, data):
+    x, n = pair
+    axis = data.draw(st.integers(-n.ndim - 1, n.ndim))
+    e = sa.expand_dims(x, axis=axis)
+    assert_same_view(e, np.expand_dims(n, axis))
+    assert_same_view(sa.squeeze(e, axis=axis), n)
+    k = data.draw(st.integers(1, 2))
+    axes = tuple(data.draw(st.lists(st.integers(0, n.ndim + k - 1), min_size=k, max_size=k,
+                                    unique=True)))
+    assert_same_view(sa.expand_dims(x, axis=axes), np.expand_dims(n, axes))
+
+
+@settings(max_examples=150)
+@given(views(max_ops=3), st.data())
+def test_reshape_view_or_copy(p, data):
+    size = p.ref.size
+    dims = data.draw(st.lists(st.sampled_from([d for d in range(1, 13) if size % d == 0]
+                                              if size else [0, 1, 2, 3]), max_size=3))
+    rest = size
+    for d in dims:
+        rest = rest // d if d else rest
+    target = tuple(dims) + ((rest,) if size else (0,))
+    if np.prod(target, dtype=np.int64) != size:
+        target = (size,)
+    try:
+        expect_view = p.ref.reshape(target, copy=False)
+    except ValueError:
+        expect_view = None
+    y = sa.reshape(p.x, target)
+    np.testing.assert_array_equal(np.asarray(y), p.ref.reshape(target))
+    assert_in_bounds(y)
+    if expect_view is not None:
+        assert y.buffer is p.x.buffer  # strides allow it: a view
+        assert_same_view(sa.reshape(p.x, target, copy=False), expect_view)
+    else:
+        assert y.buffer is not p.x.buffer and y.is_c_contiguous
+        with pytest.raises(ValueError, match="copy=False"):
+            sa.reshape(p.x, target, copy=False)
+    c = sa.reshape(p.x, target, copy=True)
+    assert c.buffer is not p.x.buffer
+    np.testing.assert_array_equal(np.asarray(c), p.ref.reshape(target))
+    if size:
+        assert_same_view(sa.reshape(p.x, (-1,)), p.ref.reshape(-1))
+
+
+def test_reshape_bad_input():
+    x = sa.zeros((3, 4))
+    with pytest.raises(ValueError, match="12"):
+        sa.reshape(x, (5,))
+    with pytest.raises(ValueError, match="-1"):
+        sa.reshape(x, (-1, -1))
+    with pytest.raises(ValueError):
+        sa.reshape(x, (-2, -6))
+    with pytest.raises(ValueError):
+        sa.reshape(x, (0, -1))
+    with pytest.raises(TypeError):
+        sa.reshape(x, (2.0, 6))
+
+
+# -- bad input -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("key, axis, size", [
+    (3, 0, 3), (-4, 0, 3), ((0, 4), 1, 4), ((0, -5), 1, 4), ((..., 7), 1, 4),
+    ((None, 2, 9), 1, 4), ((10**30,), 0, 3),
+])
+def test_out_of_range_index_names_axis_and_size(key, axis, size):
+    x = sa.zeros((3, 4))
+    with pytest.raises(IndexError, match=f"axis {axis} with size {size}"):
+        x[key]
+
+
+@pytest.mark.parametrize("key", [1.0, "a", (0, 1.5), {1}, (slice(None), "x"), b"0"])
+def test_wrong_index_type(key):
+    with pytest.raises((IndexError, TypeError)):
+        sa.zeros((3, 4))[key]
+
+
+@pytest.mark.parametrize("key", [(0, 0, 0), (..., ...), (0, ..., 0, 0)])
+def test_too_many_indices_or_ellipses(key):
+    with pytest.raises(IndexError):
+        sa.zeros((3, 4))[key]
+
+
+def test_slice_with_bad_parts():
+    x = sa.zeros((3, 4))
+    with pytest.raises(ValueError):
+        x[::0]
+    with pytest.raises(TypeError):
+        x[1.5:]
+    with pytest.raises(IndexError):
+        sa.asarray(1.0)[0]
+
+
+@pytest.mark.parametrize("src, target", [
+    ((3, 4), (3, 5)), ((3, 4), (4,)), ((3, 1), (2, 4, 3)), ((2,), (0,)), ((1, 4), (-1, 4)),
+    ((3,), (3, 3, 2)),
+])
+def test_broadcast_to_bad_shape_names_both(src, target):
+    with pytest.raises(ValueError) as e:
+        sa.broadcast_to(sa.zeros(src), target)
+    msg = str(e.value)
+    assert str(src) in msg and str(target) in msg
+
+
+def test_view_functions_bad_axes():
+    x = sa.zeros((2, 1, 3))
+    with pytest.raises((ValueError, IndexError)):
+        sa.permute_dims(x, (0, 0, 1))
+    with pytest.raises(ValueError):
+        sa.permute_dims(x, (0, 1))
+    with pytest.raises(IndexError):
+        sa.permute_dims(x, (0, 1, 3))
+    with pytest.raises(ValueError, match="extent"):
+        sa.squeeze(x, axis=0)
+    with pytest.raises(IndexError):
+        sa.squeeze(x, axis=3)
+    with pytest.raises(IndexError):
+        sa.expand_dims(x, axis=4)
+    with pytest.raises(IndexError):
+        sa.flip(x, axis=-4)
+    with pytest.raises(ValueError):
+        sa.flip(x, axis=(0, 0))
+    with pytest.raises(ValueError):
+        _ = x[0, 0].mT
+    with pytest.raises(ValueError):
+        _ = x.T
+    for f in (sa.flip, sa.matrix_transpose):
+        with pytest.raises(TypeError):
+            f(np.zeros((2, 2)))
+
+
+def test_rank_limit():
+    with pytest.raises(ValueError, match="64"):
+        sa.reshape(sa.zeros(1), (1,) * 65)
+    with pytest.raises(ValueError):
+        sa.expand_dims(sa.zeros((1,) * 64), axis=0)
+
+
+# -- never an out-of-bounds descriptor -----------------------------------------------------
+
+def test_the_one_constructor_rejects_out_of_bounds():
+    x = sa.arange(10)
+    st_, dt = x._st, x.dtype
+    for shape, strides, origin in [((11,), (1,), 0), ((10,), (1,), 1), ((2,), (-1,), 0),
+                                   ((5,), (3,), 0), ((1,), (1,), -1), ((1,), (0,), 10),
+                                   ((2, 3), (5, 3), 0), ((3, 2), (-4, 1), 7)]:
+        with pytest.raises(ValueError, match="out of bounds"):
+            _make(st_, dt, shape, strides, origin)
+    # Empty views are never dereferenced; their origin is kept inside [0, nbuf].
+    e = _make(st_, dt, (0, 3), (100, -100), 10**9)
+    assert 0 <= e.origin <= 10
+
+
+@settings(max_examples=200)
+@given(views(max_ops=3), st.lists(st.integers(-10**12, 10**12) | st.none(), min_size=3,
+                                  max_size=3), st.integers(-3, 3).filter(bool))
+def test_extreme_slices_stay_in_bounds(p, parts, step):
+    if not p.ref.ndim:
+        return
+    key = slice(parts[0], parts[1], step)
+    assert_same_view(p.x[key], p.ref[key])
+    i = parts[2] or 0
+    if -p.ref.shape[0] <= i < p.ref.shape[0]:
+        assert_same_view(p.x[i], p.ref[i])
+    else:
+        with pytest.raises(IndexError):
+            p.x[i]
+
+
+def test_empty_views_keep_origin_inside_buffer():
+    x = sa.arange(12)
+    for v in [x[12:], x[:0], x[5:5], x[::-1][12:], sa.reshape(x, (3, 4))[:, 4:],
+              sa.flip(sa.reshape(x, (3, 4))[3:], axis=0), sa.broadcast_to(x[:1], (0, 5))]:
+        assert v.size == 0 and 0 <= v.origin <= x.buffer.size
+        assert v.to_row_major().size == 0 and np.asarray(v).size == 0
+
+
+@settings(max_examples=40)
+@given(dtypes(ALL_DTYPES), shapes(1, 3, 1, 4), st.integers(0, 2**32 - 1))
+def test_views_of_foreign_strided_arrays_stay_in_bounds(dt, shape, seed):
+    # Overlapping and reversed foreign layouts through asarray, then every view kind.
+    base = fill(dt, (30,), seed)
+    its = base.itemsize
+    strides = tuple(((-1) ** k) * (k + 1) * its for k in range(len(shape)))
+    span = sum((n - 1) * abs(s) // its for n, s in zip(shape, strides, strict=True))
+    if span >= 30:
+        return
+    start = sum((n - 1) * (-s) // its for n, s in zip(shape, strides, strict=True) if s < 0)
+    n = np.lib.stride_tricks.as_strided(base[start:], shape, strides)
+    x = sa.asarray(n)
+    assert np.shares_memory(np.asarray(x), base)
+    assert_same_view(x, n)
+    assert_same_view(sa.flip(x), np.flip(n))
+    assert_same_view(x[::-2], n[::-2])
+    assert_same_view(sa.permute_dims(x, tuple(reversed(range(x.ndim)))), n.T)
