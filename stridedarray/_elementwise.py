@@ -214,6 +214,10 @@ def clip(x: Array, /, min: int | float | Array | None = None,  # noqa: A002
                                 f"got {b.dtype.name}")
             bounds.append(b._np)
         else:
+            if x.dtype.kind in "iu" and isinstance(b, int) and not isinstance(b, builtins.bool):
+                # A bound outside the dtype's range clips exactly like the nearest limit.
+                info = np.iinfo(x.dtype.np)
+                b = builtins.min(builtins.max(b, int(info.min)), int(info.max))
             dt = scalar_dtype(x.dtype, b, label)
             if dt is not x.dtype:
                 raise TypeError(f"clip: {label} must be a real scalar, got {b!r}")
