@@ -8,6 +8,7 @@ leaves those undefined and a portable program should not rely on them.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 
 import numpy as np
@@ -99,7 +100,8 @@ def mean(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:
     """Arithmetic mean along the given axes (floating-point input; NaN for empty)."""
     check_array(x)
     check_kind(x, "fc", "mean", "floating-point")
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)  # empty input: NaN, as specified
         return _wrap(np.mean(x._np, axis=reduce_axes(axis, x.ndim), keepdims=keepdims,
                              dtype=x.dtype.np))
 
@@ -112,8 +114,6 @@ def _moment(fn: Callable, name: str, x: Array, axis: _Axis, correction: float,
         raise TypeError(f"{name}: correction must be an int or float, got {correction!r}")
     if correction < 0:
         raise ValueError(f"{name}: correction must be >= 0, got {correction}")
-    import warnings
-
     with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
         # N - correction <= 0 yields NaN (or inf), as the standard specifies; no warning.
         warnings.simplefilter("ignore", RuntimeWarning)

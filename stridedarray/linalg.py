@@ -1,7 +1,8 @@
 """The `linalg` extension of the Array API (2025.12), every function incl. eig and eigvals.
 
 Factorizations and solvers (LAPACK) run in NumPy on the zero-copy views `x._np`; products
-(matmul, matrix_power, outer, tensordot, vecdot) run through our C matmul plan. Decompositions
+(matmul, matrix_power, tensordot, vecdot) run through our C matmul plan; outer is an exact
+elementwise product (a K = 1 matmul would turn -0 products into +0). Decompositions
 accept floating-point input only: NumPy would silently promote integers to float64, which the
 standard leaves undefined. Singular input raises `LinAlgError`, NumPy's own class re-exported,
 so `except numpy.linalg.LinAlgError` catches it too.
@@ -219,7 +220,7 @@ def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
 
 
 def outer(x1: Array, x2: Array, /) -> Array:
-    """Outer product of two vectors, as the K = 1 contraction x1[:, None] @ x2[None, :]."""
+    """Outer product of two vectors: out[i, j] = x1[i] * x2[j]."""
     check_array(x1, "x1")
     check_array(x2, "x2")
     if x1.ndim != 1 or x2.ndim != 1:
@@ -227,9 +228,13 @@ def outer(x1: Array, x2: Array, /) -> Array:
                          f"{x2.shape}")
     check_kind(x1, "iufc", "linalg.outer", "numeric", "x1")
     check_kind(x2, "iufc", "linalg.outer", "numeric", "x2")
-    a = x1._view((x1.shape[0], 1), (x1.strides[0], 0), x1.origin)
-    b = x2._view((1, x2.shape[0]), (0, x2.strides[0]), x2.origin)
-    return matmul(a, b)
+    dt = _dtypes.promote(x1.dtype, x2.dtype).np
+    # Not the K = 1 contraction x1[:, None] @ x2[None, :]: a matmul accumulates from +0, so
+    # 0 * -1 would come out +0 instead of the exact product -0. NumPy's broadcasting multiply
+    # on the two zero-copy views computes each product exactly once.
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _wrap(np.multiply.outer(x1._np.astype(dt, copy=False),
+                                       x2._np.astype(dt, copy=False)))
 
 
 def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
