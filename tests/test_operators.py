@@ -1,0 +1,179 @@
+"""Operators: forward, reflected and in-place forms against NumPy over random views; in-place
+keeps the left dtype and shape; scalar conversions (__bool__, __int__, ...)."""
+
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import views
+
+import stridedarray as sa
+from stridedarray._dtypes import DTYPES, promote
+from stridedarray._elementwise import _CATEGORY
+
+SETTINGS = settings(max_examples=12, deadline=None)
+
+# operator symbol -> (python operator, in-place operator, category, numpy ufunc)
+BINARY_OPS = {
+    "+": (operator.add, operator.iadd, "numeric", np.add),
+    "-": (operator.sub, operator.isub, "numeric", np.subtract),
+    "*": (operator.mul, operator.imul, "numeric", np.multiply),
+    "/": (operator.truediv, operator.itruediv, "floating-point", np.true_divide),
+    "//": (operator.floordiv, operator.ifloordiv, "real numeric", np.floor_divide),
+    "%": (operator.mod, operator.imod, "real numeric", np.remainder),
+    "**": (operator.pow, operator.ipow, "numeric", np.power),
+    "&": (operator.and_, operator.iand, "integer or boolean", np.bitwise_and),
+    "|": (operator.or_, operator.ior, "integer or boolean", np.bitwise_or),
+    "^": (operator.xor, operator.ixor, "integer or boolean", np.bitwise_xor),
+    "<<": (operator.lshift, operator.ilshift, "integer", np.left_shift),
+    ">>": (operator.rshift, operator.irshift, "integer", np.right_shift),
+}
+COMPARISONS = {
+    "<": (operator.lt, "real numeric", np.less), "<=": (operator.le, "real numeric", np.less_equal),
+    ">": (operator.gt, "real numeric", np.greater),
+    ">=": (operator.ge, "real numeric", np.greater_equal),
+    "==": (operator.eq, "all", np.equal), "!=": (operator.ne, "all", np.not_equal),
+}
+UNARY = {"-": (operator.neg, "numeric", np.negative), "+": (operator.pos, "numeric", np.positive),
+         "abs": (abs, "numeric", np.absolute), "~": (operator.invert, "integer or boolean",
+                                                     np.invert)}
+
+
+def _dtypes_of(cat):
+    return sorted(_CATEGORY[cat], key=lambda d: d.code)
+
+
+def _values(ref):
+    if ref.dtype.kind in "iu":  # keep shifts and powers defined
+        return np.abs(ref.astype(np.int64)) % 5
+    return ref
+
+
+def _eq(out, expected):
+    expected = np.asarray(expected)
+    assert out.dtype.np == expected.dtype
+    np.testing.assert_array_equal(np.asarray(out), expected)
+
+
+@pytest.mark.parametrize("sym", sorted(BINARY_OPS))
+@SETTINGS
+@given(data=st.data())
+def test_binary_operator_forward_reflected_inplace(sym, data):
+    op, iop, cat, uf = BINARY_OPS[sym]
+    dt = data.draw(st.sampled_from(_dtypes_of(cat)))
+    pair = data.draw(views(dt, broadcast=False))
+    other_np = np.array(_values(np.flip(pair.ref)), dtype=dt.np)  # same shape, other values
+    if sym in ("//", "%", "/") and dt.kind in "iu":
+        other_np[other_np == 0] = 1
+    other = sa.asarray(other_np)
+    with np.errstate(all="ignore"):
+        _eq(op(pair.x, other), uf(pair.ref, other_np))
+        scalar = 2 if dt.kind != "b" else True
+        ref_s = np.asarray(scalar, dt.np)
+        _eq(op(pair.x, scalar), uf(pair.ref, ref_s))
+        if not (sym in ("<<", ">>", "**") and dt.kind == "i" and (pair.ref < 0).any()):
+            _eq(op(scalar, pair.x), uf(ref_s, pair.ref))  # reflected
+        expected = uf(pair.ref, other_np)
+        x = pair.x
+        before_id = id(x)
+        x = iop(x, other)
+        assert id(x) == before_id and x.dtype is dt
+        np.testing.assert_array_equal(pair.ref, expected)  # written through the view
+
+
+@pytest.mark.parametrize("sym", sorted(COMPARISONS))
+@SETTINGS
+@given(data=st.data())
+def test_comparison_operators(sym, data):
+    op, cat, uf = COMPARISONS[sym]
+    dt = data.draw(st.sampled_from(_dtypes_of(cat)))
+    pair = data.draw(views(dt))
+    other_np = np.flip(pair.ref).copy()
+    _eq(op(pair.x, sa.asarray(other_np)), uf(pair.ref, other_np))
+    s = True if dt.kind == "b" else 1
+    _eq(op(pair.x, s), uf(pair.ref, np.asarray(s, dt.np)))
+    _eq(op(s, pair.x), uf(np.asarray(s, dt.np), pair.ref))
+
+
+@pytest.mark.parametrize("sym", sorted(UNARY))
+@SETTINGS
+@given(data=st.data())
+def test_unary_operators(sym, data):
+    op, cat, uf = UNARY[sym]
+    dt = data.draw(st.sampled_from(_dtypes_of(cat)))
+    pair = data.draw(views(dt))
+    _eq(op(pair.x), uf(pair.ref))
+
+
+def test_inplace_keeps_left_dtype_or_raises():
+    x = sa.asarray([1, 2], dtype=sa.int8)
+    with pytest.raises(TypeError, match="in-place"):
+        x += sa.asarray([1, 2], dtype=sa.int16)
+    with pytest.raises(TypeError, match="in-place"):
+        x /= 2  # would become floating
+    f = sa.asarray([1.0], dtype=sa.float32)
+    with pytest.raises(TypeError, match="in-place"):
+        f += 1j  # complex scalar promotes the result to complex64
+    y = sa.asarray([1, 2], dtype=sa.int16)
+    y += sa.asarray([1, 2], dtype=sa.int8)
+    assert y.dtype is sa.int16 and list(np.asarray(y)) == [2, 4]
+    with pytest.raises(ValueError, match="shape"):
+        z = sa.ones(2)
+        z += sa.ones((3, 2))
+
+
+def test_operator_promotion_table_matches_functions():
+    for a in DTYPES:
+        for b in DTYPES:
+            x, y = sa.ones(1, dtype=a), sa.ones(1, dtype=b)
+            try:
+                expected = promote(a, b)
+            except TypeError:
+                with pytest.raises(TypeError):
+                    x == y  # noqa: B015
+                continue
+            if a.kind != "b":
+                assert (x + y).dtype is expected
+            assert (x == y).dtype is sa.bool
+
+
+def test_unknown_operand_type_returns_notimplemented():
+    x = sa.ones(2)
+    assert x.__add__("a") is NotImplemented
+    with pytest.raises(TypeError):
+        x + "a"  # noqa: B018
+    assert (x == None) is False  # noqa: E711 - falls back to identity
+
+
+def test_arrays_are_unhashable():
+    with pytest.raises(TypeError):
+        hash(sa.ones(1))
+
+
+# -- conversion to Python scalars -----------------------------------------------------------
+def test_bool_int_float_complex_index():
+    assert bool(sa.asarray(math.nan)) is True and bool(sa.asarray(-0.0)) is False
+    assert bool(sa.asarray(0j)) is False and bool(sa.asarray(1j)) is True
+    assert int(sa.asarray(-3.9)) == -3 and int(sa.asarray(True)) == 1
+    assert float(sa.asarray(3, dtype=sa.int8)) == 3.0
+    assert complex(sa.asarray(2.5)) == 2.5 + 0j
+    assert operator.index(sa.asarray(7, dtype=sa.uint8)) == 7
+    with pytest.raises(OverflowError):
+        int(sa.asarray(math.inf))
+    with pytest.raises(ValueError):
+        int(sa.asarray(math.nan))
+    with pytest.raises(TypeError):
+        int(sa.asarray(1j))
+    with pytest.raises(TypeError):
+        float(sa.asarray(1j))
+    with pytest.raises(TypeError, match="integer"):
+        operator.index(sa.asarray(1.0))
+    with pytest.raises(TypeError, match="0-d"):
+        bool(sa.ones(2))
+    for conv in (int, float, complex):
+        assert type(conv(sa.asarray(1, dtype=sa.int16))) is conv
