@@ -305,6 +305,12 @@ class Array:
         if api_version is not None and api_version not in _API_VERSIONS:
             raise ValueError(f"api_version must be None or one of {_API_VERSIONS}, "
                              f"got {api_version!r}")
+        if api_version is not None:
+            # Version-dependent results (list vs tuple) read it through _info.api_version();
+            # None keeps the version already requested (the latest unless one was asked for).
+            from ._info import _set_api_version
+
+            _set_api_version(api_version)
         import stridedarray
 
         return stridedarray

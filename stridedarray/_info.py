@@ -64,6 +64,19 @@ class Info:
 
 _INFO = Info()
 
+# The API version last requested through `x.__array_namespace__(api_version=...)`; functions
+# whose results changed between versions (list vs tuple) consult it via api_version().
+_requested_version = ["2025.12"]
+
+
+def api_version() -> str:
+    """The Array API version requested (default "2025.12", the library's own)."""
+    return _requested_version[0]
+
+
+def _set_api_version(version: str) -> None:
+    _requested_version[0] = version
+
 
 def __array_namespace_info__() -> Info:
     """The inspection namespace object (capabilities, devices, default and supported dtypes)."""
