@@ -82,11 +82,11 @@ def fill(dtype: DType, shape: tuple[int, ...], seed: int, full_range: bool = Fal
             max(int(info.min), -50), min(int(info.max), 50))
         return rng.integers(lo, hi, size=shape, dtype=npdt, endpoint=True)
     scale = 1e30 if full_range and dtype.bits >= 64 else 50.0
-    real = (rng.uniform(-scale, scale, size=shape)).astype(npdt)
+    vals = rng.uniform(-scale, scale, size=shape)
     if dtype.kind == "c":
-        real = real + 1j * rng.uniform(-scale, scale, size=shape).astype(real.real.dtype)
-        real = real.astype(npdt)
-    return np.ascontiguousarray(real)
+        vals = vals + 1j * rng.uniform(-scale, scale, size=shape)
+    # np.array, not ascontiguousarray: the latter turns a 0-d result into shape (1,).
+    return np.array(vals, dtype=npdt, order="C").reshape(shape)
 
 
 @st.composite

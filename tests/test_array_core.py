@@ -1,0 +1,172 @@
+"""The Array object (issue 2 item 4): created only through functions, read-only descriptor
+properties, contiguity flags, creation functions, and __setitem__ with broadcasting."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import ALL_DTYPES, basic_indices, dtypes, fill, shapes, views
+
+import stridedarray as sa
+
+
+def test_array_cannot_be_instantiated_directly():
+    for args in [(), ([1, 2],), (np.zeros(3),)]:
+        with pytest.raises(TypeError, match="asarray"):
+            sa.Array(*args)
+    assert type(sa.zeros(2)) is sa.Array
+
+
+@settings(max_examples=150)
+@given(views())
+def test_properties_describe_the_view(p):
+    x, ref = p.x, p.ref
+    assert x.shape == ref.shape and isinstance(x.shape, tuple)
+    assert all(type(n) is int for n in x.shape) and all(type(s) is int for s in x.strides)
+    assert x.ndim == ref.ndim and len(x.strides) == x.ndim
+    assert x.size == ref.size and x.dtype.np == ref.dtype
+    assert x.device == sa.zeros(1).device
+    assert memoryview(x.buffer).nbytes == x.buffer.size * x.dtype.itemsize  # buffer protocol
+    if x.size:
+        flat = np.asarray(x.buffer).reshape(-1)
+        assert flat[x.origin] == ref[(0,) * ref.ndim]  # origin names element (0, ..., 0)
+        assert x.is_c_contiguous == ref.flags.c_contiguous
+        assert x.is_f_contiguous == ref.flags.f_contiguous
+    else:
+        assert x.is_c_contiguous and x.is_f_contiguous
+
+
+def test_properties_are_read_only():
+    x = sa.zeros((2, 3))
+    for name in ["buffer", "dtype", "shape", "strides", "origin", "ndim", "size", "device",
+                 "is_c_contiguous", "is_f_contiguous"]:
+        getattr(x, name)
+        with pytest.raises(AttributeError):
+            setattr(x, name, getattr(x, name))
+    with pytest.raises(AttributeError):
+        x.extra = 1  # slotted: no stray attributes
+
+
+def test_descriptor_of_a_view():
+    x = sa.reshape(sa.arange(24, dtype=sa.int32), (2, 3, 4))
+    v = x[1, ::-1, 1::2]
+    assert (v.shape, v.strides, v.origin) == ((3, 2), (-4, 2), 12 + 8 + 1)
+    assert v.buffer is x.buffer and v.dtype is sa.int32
+    assert not v.is_c_contiguous and not v.is_f_contiguous
+    assert x.is_c_contiguous and not x.is_f_contiguous and x.mT.mT.is_c_contiguous
+    assert sa.permute_dims(x, (2, 1, 0)).is_f_contiguous
+    assert sa.zeros((1, 5))[:, ::-1].is_c_contiguous is False
+
+
+@pytest.mark.parametrize("dt", ALL_DTYPES, ids=lambda d: d.name)
+def test_creation_functions(dt):
+    for shape in [(), (0,), (2, 3), 4, (1, 0, 2)]:
+        tup = (shape,) if isinstance(shape, int) else shape
+        for f, val in [(sa.zeros, 0), (sa.ones, 1)]:
+            x = f(shape, dtype=dt)
+            assert x.dtype is dt and x.shape == tup and x.is_c_contiguous and x.origin == 0
+            np.testing.assert_array_equal(np.asarray(x), np.full(tup, val, dt.np))
+        assert sa.empty(shape, dtype=dt).shape == tup
+        fv = True if dt.kind == "b" else 3
+        np.testing.assert_array_equal(np.asarray(sa.full(shape, fv, dtype=dt)),
+                                      np.full(tup, fv, dt.np))
+
+
+def test_creation_defaults_and_arange():
+    assert sa.zeros(2).dtype is sa.float64 and sa.empty(2).dtype is sa.float64
+    assert sa.full(2, True).dtype is sa.bool and sa.full(2, 1).dtype is sa.int64
+    assert sa.full(2, 1.0).dtype is sa.float64 and sa.full(2, 1j).dtype is sa.complex128
+    assert sa.arange(5).dtype is sa.int64 and sa.arange(0.5, 3).dtype is sa.float64
+    np.testing.assert_array_equal(np.asarray(sa.arange(2, 11, 3)), np.arange(2, 11, 3))
+    np.testing.assert_array_equal(np.asarray(sa.arange(5, 0, -2)), np.arange(5, 0, -2))
+    assert sa.arange(3, dtype=sa.float32).dtype is sa.float32
+    with pytest.raises(ValueError):
+        sa.arange(0, 3, 0)
+
+
+def test_creation_bad_input():
+    for bad in ["float64", np.float64, np.dtype("f8"), float, "f16"]:
+        with pytest.raises(TypeError, match="dtype"):
+            sa.zeros(2, dtype=bad)
+        with pytest.raises(TypeError, match="dtype"):
+            sa.asarray([1.0], dtype=bad)
+    with pytest.raises(ValueError, match="negative"):
+        sa.ones((2, -1))
+    with pytest.raises(TypeError, match="shape"):
+        sa.empty((2.0,))
+    with pytest.raises(TypeError, match="fill_value"):
+        sa.full(2, "x")
+    with pytest.raises(ValueError, match="device"):
+        sa.zeros(2, device="cuda")
+    with pytest.raises(TypeError):
+        sa.asarray(["a", "b"])
+    with pytest.raises(TypeError):
+        sa.asarray({1: 2})
+    with pytest.raises(OverflowError):
+        sa.asarray(300, dtype=sa.int8)
+
+
+def test_asarray_python_objects():
+    assert sa.asarray(True).dtype is sa.bool and sa.asarray(2).dtype is sa.int64
+    assert sa.asarray(2.0).dtype is sa.float64 and sa.asarray(2j).dtype is sa.complex128
+    x = sa.asarray([[1, 2], [3, 4]])
+    assert x.shape == (2, 2) and x.dtype is sa.int64
+    assert sa.asarray([1.5, 2], dtype=sa.float32).dtype is sa.float32
+
+
+# -- __setitem__ ---------------------------------------------------------------------------
+
+@settings(max_examples=150)
+@given(views(broadcast=False, max_ops=3), st.data())
+def test_setitem_basic_with_broadcasting(p, data):
+    key = data.draw(basic_indices(p.ref.shape))
+    target_shape = p.ref[key].shape if isinstance(p.ref[key], np.ndarray) else ()
+    # The value's shape broadcasts to the selection: drop leading axes, squash some to 1.
+    k = data.draw(st.integers(0, len(target_shape)))
+    vshape = tuple(n if data.draw(st.booleans()) else 1 for n in target_shape[k:])
+    use_scalar = data.draw(st.booleans())
+    value_np = fill(p.x.dtype, vshape, data.draw(st.integers(0, 2**32 - 1)))
+    expected = p.base_np.copy()
+    exp_view = _same_view(expected, p)
+    if use_scalar:
+        scalar = value_np.reshape(-1)[0].item() if value_np.size else 0
+        scalar = bool(scalar) if p.x.dtype.kind == "b" else scalar
+        exp_view[key] = scalar
+        p.x[key] = scalar
+    else:
+        exp_view[key] = value_np
+        p.x[key] = sa.asarray(value_np)
+    np.testing.assert_array_equal(p.base_np, expected)  # written through to the source
+    np.testing.assert_array_equal(np.asarray(p.x), exp_view)
+
+
+def _same_view(arr: np.ndarray, p) -> np.ndarray:
+    """The view of `arr` that `p.ref` is of `p.base_np` (same offset and strides)."""
+    off = p.ref.__array_interface__["data"][0] - p.base_np.__array_interface__["data"][0]
+    return np.lib.stride_tricks.as_strided(arr.reshape(-1)[off // arr.itemsize:] if arr.size
+                                           else arr.reshape(-1), p.ref.shape, p.ref.strides)
+
+
+def test_setitem_bad_input_leaves_data_unchanged():
+    x = sa.reshape(sa.arange(12.0), (3, 4))
+    before = np.asarray(x).copy()
+    with pytest.raises(ValueError):
+        x[:, 0] = sa.asarray([1.0, 2.0])  # (2,) does not broadcast to (3,)
+    with pytest.raises(IndexError, match="axis 0 with size 3"):
+        x[3] = 1.0
+    with pytest.raises((IndexError, TypeError)):
+        x[1.0] = 1.0
+    with pytest.raises(TypeError):
+        x[0] = "a"
+    np.testing.assert_array_equal(np.asarray(x), before)
+
+
+@settings(max_examples=30)
+@given(dtypes(), shapes(1, 3, 1, 4))
+def test_setitem_through_negative_view(dt, shape):
+    base = sa.zeros(shape, dtype=dt)
+    rev = sa.flip(base)
+    rev[(0,) * len(shape)] = True if dt.kind == "b" else 7
+    assert np.asarray(base)[tuple(n - 1 for n in shape)] == (True if dt.kind == "b" else 7)
