@@ -311,9 +311,9 @@ class Array:
             from ._info import _set_api_version
 
             _set_api_version(api_version)
-        import stridedarray
+        from ._info import namespace_for
 
-        return stridedarray
+        return namespace_for(api_version)
 
     def to_device(self, device: Device, /, *, stream: Any = None) -> Array:
         """This array on `device` (only the CPU exists, so it returns self)."""

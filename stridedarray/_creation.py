@@ -110,6 +110,8 @@ def _from_python(obj: Any, dtype: DType | None) -> np.ndarray:
                                 "pass dtype=uint64 explicitly")
     except OverflowError as e:
         raise OverflowError(str(e)) from None
+    if arr.dtype == object and any(isinstance(v, int) for v in arr.flat):
+        raise OverflowError("Python int out of range for the default integer dtype int64")
     if arr.dtype == object or arr.dtype.kind not in "biufc":
         raise TypeError(f"cannot make an array from {type(obj).__name__} "
                         f"(NumPy infers {arr.dtype})")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 from . import _dtypes
@@ -23,7 +24,10 @@ def _check_device(device: Any) -> None:
 class Info:
     """The namespace inspection object returned by `__array_namespace_info__()`."""
 
-    __slots__ = ()
+    __slots__ = ("_version",)
+
+    def __init__(self, version: str = "2025.12") -> None:
+        self._version = version
 
     def capabilities(self) -> dict[str, Any]:
         """Optional features this library supports."""
@@ -35,9 +39,9 @@ class Info:
         """The device arrays are created on by default."""
         return CPU_DEVICE
 
-    def devices(self) -> tuple[Device, ...]:
-        """All supported devices (a tuple since 2025.12)."""
-        return (CPU_DEVICE,)
+    def devices(self) -> tuple[Device, ...] | list[Device]:
+        """All supported devices (a tuple since 2025.12, a list before)."""
+        return (CPU_DEVICE,) if self._version >= "2025.12" else [CPU_DEVICE]
 
     def default_dtypes(self, *, device: Device | None = None) -> dict[str, DType]:
         """Default dtypes for floating, complex, integral and indexing results."""
@@ -81,3 +85,29 @@ def _set_api_version(version: str) -> None:
 def __array_namespace_info__() -> Info:
     """The inspection namespace object (capabilities, devices, default and supported dtypes)."""
     return _INFO
+
+
+_NAMESPACES: dict[str, types.ModuleType] = {}
+
+
+def namespace_for(version: str | None) -> types.ModuleType:
+    """The namespace `x.__array_namespace__(api_version=version)` returns.
+
+    The current version is the package itself. An older version gets a module object with the
+    same functions whose version-dependent answers follow that version (its
+    `__array_api_version__`, and `devices()` returning a list before 2025.12); it is made
+    once per version."""
+    import stridedarray
+
+    if version is None or version == stridedarray.__array_api_version__:
+        return stridedarray
+    ns = _NAMESPACES.get(version)
+    if ns is None:
+        ns = types.ModuleType("stridedarray", f"stridedarray as Array API {version} sees it")
+        ns.__dict__.update({k: v for k, v in vars(stridedarray).items()
+                            if not k.startswith("__") or k == "__version__"})
+        info = Info(version)
+        ns.__array_api_version__ = version
+        ns.__array_namespace_info__ = lambda: info
+        _NAMESPACES[version] = ns
+    return ns

@@ -1,0 +1,206 @@
+"""Creation functions: asarray copy semantics and sources, the *_like family, eye, linspace,
+meshgrid, tril/triu, full with its dtype rules."""
+
+from __future__ import annotations
+
+import array
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import dtype_list, views
+
+import stridedarray as sa
+
+SETTINGS = settings(max_examples=20, deadline=None)
+
+
+def _shares(a, b) -> bool:
+    return np.shares_memory(np.asarray(a), np.asarray(b))
+
+
+# -- asarray ----------------------------------------------------------------------------------
+@SETTINGS
+@given(pair=views())
+def test_asarray_of_an_array_respects_copy(pair):
+    assert sa.asarray(pair.x) is pair.x
+    assert sa.asarray(pair.x, copy=False) is pair.x
+    c = sa.asarray(pair.x, copy=True)
+    np.testing.assert_array_equal(np.asarray(c), pair.ref)
+    assert c.size == 0 or not _shares(c, pair.base_np)
+
+
+@SETTINGS
+@given(pair=views())
+def test_asarray_of_a_numpy_view_is_zero_copy_with_its_strides(pair):
+    x = sa.asarray(pair.ref, copy=False)
+    np.testing.assert_array_equal(np.asarray(x), pair.ref)
+    if pair.ref.size:
+        assert _shares(x, pair.base_np)
+    y = sa.asarray(pair.ref, copy=True)
+    assert pair.ref.size == 0 or not _shares(y, pair.base_np)
+
+
+def test_asarray_copy_false_raises_when_a_copy_is_needed():
+    with pytest.raises(ValueError, match="copy=False"):
+        sa.asarray([1, 2, 3], copy=False)
+    with pytest.raises(ValueError, match="copy=False"):
+        sa.asarray(sa.ones(2), dtype=sa.float32, copy=False)
+    with pytest.raises(ValueError, match="copy=False"):
+        sa.asarray(np.ones(2), dtype=sa.float32, copy=False)
+
+
+def test_asarray_python_defaults_and_nesting():
+    assert sa.asarray(True).dtype is sa.bool
+    assert sa.asarray(1).dtype is sa.int64
+    assert sa.asarray(1.0).dtype is sa.float64
+    assert sa.asarray(1j).dtype is sa.complex128
+    x = sa.asarray([[1, 2], [3, 4]])
+    assert x.shape == (2, 2) and x.dtype is sa.int64
+    assert sa.asarray([1, 2.5]).dtype is sa.float64
+    assert sa.asarray([[1.0], [2.0]], dtype=sa.float32).dtype is sa.float32
+    assert sa.asarray([sa.asarray(1.0), sa.asarray(2.0)]).shape == (2,)
+    with pytest.raises(OverflowError):
+        sa.asarray(2**63)
+    with pytest.raises(OverflowError):
+        sa.asarray([2**64])
+    with pytest.raises(OverflowError):
+        sa.asarray(300, dtype=sa.int8)
+    with pytest.raises(TypeError):
+        sa.asarray("abc")
+    with pytest.raises(TypeError, match="dtype"):
+        sa.asarray([1], dtype="int8")
+
+
+def test_asarray_buffer_protocol_shares_memory():
+    buf = bytearray(8)
+    x = sa.asarray(buf, copy=False)
+    assert x.dtype is sa.uint8 and x.shape == (8,)
+    x[0] = 7
+    assert buf[0] == 7
+    ro = sa.asarray(b"\x01\x02")
+    assert ro.readonly
+    with pytest.raises(ValueError, match="read-only"):
+        ro[0] = 3
+    d = sa.asarray(array.array("d", [1.0, 2.0]))
+    assert d.dtype is sa.float64 and list(np.asarray(d)) == [1.0, 2.0]
+
+
+def test_asarray_from_a_dlpack_producer():
+    class Producer:  # DLPack only, no buffer protocol or array interface
+        def __init__(self, a):
+            self.a = a
+
+        def __dlpack__(self, **kw):
+            return self.a.__dlpack__(**kw)
+
+        def __dlpack_device__(self):
+            return self.a.__dlpack_device__()
+
+    src = np.arange(6.0).reshape(2, 3)[:, ::-1]
+    x = sa.asarray(Producer(src))
+    np.testing.assert_array_equal(np.asarray(x), src)
+    assert _shares(x, src)
+    y = sa.asarray(Producer(src), copy=True)
+    assert not _shares(y, src)
+
+
+# -- filled arrays ----------------------------------------------------------------------------
+@pytest.mark.parametrize("dt", dtype_list())
+def test_zeros_ones_empty_full_and_like(dt):
+    for f, v in ((sa.zeros, 0), (sa.ones, 1)):
+        x = f((2, 3), dtype=dt)
+        assert x.dtype is dt and x.shape == (2, 3)
+        np.testing.assert_array_equal(np.asarray(x), np.full((2, 3), v, dt.np))
+    assert sa.empty((0, 4), dtype=dt).shape == (0, 4)
+    base = sa.ones((3, 2), dtype=dt)[::-1]
+    for f, v in ((sa.zeros_like, 0), (sa.ones_like, 1)):
+        y = f(base)
+        assert y.dtype is dt and y.shape == (3, 2)
+        np.testing.assert_array_equal(np.asarray(y), np.full((3, 2), v, dt.np))
+    assert sa.empty_like(base).shape == (3, 2)
+    fill = True if dt.kind == "b" else 1
+    np.testing.assert_array_equal(np.asarray(sa.full_like(base, fill)),
+                                  np.full((3, 2), fill, dt.np))
+    assert sa.zeros_like(base, dtype=sa.float32).dtype is sa.float32
+
+
+def test_full_infers_and_checks_dtype():
+    assert sa.full(2, True).dtype is sa.bool
+    assert sa.full(2, 3).dtype is sa.int64
+    assert sa.full((), 3.5).dtype is sa.float64
+    assert sa.full(2, 1 + 1j).dtype is sa.complex128
+    with pytest.raises(OverflowError, match="fill_value"):
+        sa.full(2, 300, dtype=sa.uint8)
+    with pytest.raises(OverflowError, match="fill_value"):
+        sa.full(2, 2**70)
+    with pytest.raises(TypeError, match="fill_value"):
+        sa.full(2, "x")
+    with pytest.raises(TypeError, match="complex"):
+        sa.full(2, 1j, dtype=sa.float64)
+    with pytest.raises(ValueError, match="negative"):
+        sa.zeros((2, -1))
+    with pytest.raises(ValueError, match="device"):
+        sa.zeros(2, device="gpu")
+
+
+# -- ranges and grids -------------------------------------------------------------------------
+@SETTINGS
+@given(start=st.integers(-10, 10), stop=st.integers(-10, 10), step=st.sampled_from([1, 2, -3]))
+def test_arange_matches_numpy(start, stop, step):
+    x = sa.arange(start, stop, step)
+    assert x.dtype is sa.int64
+    np.testing.assert_array_equal(np.asarray(x), np.arange(start, stop, step))
+    assert sa.arange(0.5, 3).dtype is sa.float64
+
+
+@SETTINGS
+@given(n=st.integers(0, 6), m=st.none() | st.integers(0, 6), k=st.integers(-7, 7),
+       dt=st.sampled_from(dtype_list()))
+def test_eye_matches_numpy(n, m, k, dt):
+    x = sa.eye(n, m, k=k, dtype=dt)
+    assert x.dtype is dt
+    np.testing.assert_array_equal(np.asarray(x), np.eye(n, m, k=k, dtype=dt.np))
+
+
+@SETTINGS
+@given(start=st.floats(-100, 100), stop=st.floats(-100, 100), num=st.integers(0, 20),
+       endpoint=st.booleans(), dt=st.sampled_from([sa.float32, sa.float64, sa.complex128]))
+def test_linspace_matches_numpy(start, stop, num, endpoint, dt):
+    x = sa.linspace(start, stop, num, dtype=dt, endpoint=endpoint)
+    assert x.dtype is dt and x.shape == (num,)
+    np.testing.assert_allclose(np.asarray(x),
+                               np.linspace(start, stop, num, endpoint=endpoint, dtype=dt.np))
+
+
+def test_linspace_defaults_and_rejections():
+    assert sa.linspace(0, 1, 5).dtype is sa.float64
+    assert sa.linspace(0, 1j, 5).dtype is sa.complex128
+    with pytest.raises(TypeError, match="floating"):
+        sa.linspace(0, 1, 5, dtype=sa.int32)
+    with pytest.raises(ValueError, match="num"):
+        sa.linspace(0, 1, -1)
+
+
+@pytest.mark.parametrize("indexing", ["xy", "ij"])
+def test_meshgrid_matches_numpy(indexing):
+    a, b, c = np.arange(3.0), np.arange(4.0)[::-1], np.arange(2.0)
+    got = sa.meshgrid(sa.asarray(a), sa.asarray(b), sa.asarray(c), indexing=indexing)
+    for g, e in zip(got, np.meshgrid(a, b, c, indexing=indexing), strict=True):
+        np.testing.assert_array_equal(np.asarray(g), e)
+    with pytest.raises(ValueError, match="indexing"):
+        sa.meshgrid(sa.asarray(a), indexing="yx")
+    with pytest.raises(TypeError, match="dtype"):
+        sa.meshgrid(sa.asarray(a), sa.asarray([1, 2]))
+
+
+@SETTINGS
+@given(pair=views(max_dims=4), k=st.integers(-4, 4))
+def test_tril_triu_match_numpy_on_views(pair, k):
+    if pair.ref.ndim < 2:
+        with pytest.raises(ValueError, match="rank"):
+            sa.tril(pair.x)
+        return
+    np.testing.assert_array_equal(np.asarray(sa.tril(pair.x, k=k)), np.tril(pair.ref, k))
+    np.testing.assert_array_equal(np.asarray(sa.triu(pair.x, k=k)), np.triu(pair.ref, k))

@@ -1,0 +1,76 @@
+"""Namespace identity, versions, inspection (__array_namespace_info__), constants, device,
+and __repr__."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import stridedarray as sa
+from stridedarray._array import CPU_DEVICE
+
+
+def test_version_and_namespace():
+    x = sa.ones(2)
+    assert sa.__array_api_version__ == "2025.12"
+    assert x.__array_namespace__() is sa
+    for v in ("2023.12", "2024.12", "2025.12"):
+        assert x.__array_namespace__(api_version=v).__array_api_version__ == v
+    with pytest.raises(ValueError, match="api_version"):
+        x.__array_namespace__(api_version="2021.12")
+
+
+def test_older_versions_follow_their_own_rules():
+    x = sa.ones(2)
+    ns = x.__array_namespace__(api_version="2024.12")
+    assert isinstance(ns.__array_namespace_info__().devices(), list)  # a tuple from 2025.12
+    assert isinstance(sa.__array_namespace_info__().devices(), tuple)
+    assert ns.add is sa.add and ns.float64 is sa.float64
+
+
+def test_info():
+    info = sa.__array_namespace_info__()
+    caps = info.capabilities()
+    assert caps == {"boolean indexing": True, "data-dependent shapes": True,
+                    "max dimensions": 64}
+    assert info.default_device() is CPU_DEVICE and info.devices() == (CPU_DEVICE,)
+    assert info.default_dtypes() == {"real floating": sa.float64,
+                                     "complex floating": sa.complex128,
+                                     "integral": sa.int64, "indexing": sa.int64}
+    assert list(info.dtypes()) == ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                                   "uint32", "uint64", "float32", "float64", "complex64",
+                                   "complex128"]
+    assert list(info.dtypes(kind="real floating")) == ["float32", "float64"]
+    assert list(info.dtypes(kind=("bool", "complex floating"))) == ["bool", "complex64",
+                                                                    "complex128"]
+    assert set(info.dtypes(kind="numeric")) == set(info.dtypes()) - {"bool"}
+    with pytest.raises(ValueError, match="kind"):
+        info.dtypes(kind="integer")
+    with pytest.raises(ValueError, match="device"):
+        info.dtypes(device="cuda")
+
+
+def test_constants():
+    assert sa.e == math.e and sa.pi == math.pi and sa.inf == math.inf
+    assert math.isnan(sa.nan) and sa.newaxis is None
+    assert all(type(c) is float for c in (sa.e, sa.pi, sa.inf, sa.nan))
+    assert sa.ones((2, 3))[:, sa.newaxis].shape == (2, 1, 3)
+
+
+def test_device_and_to_device():
+    x = sa.ones(2)
+    assert x.device == CPU_DEVICE
+    assert x.to_device(CPU_DEVICE) is x
+    with pytest.raises(ValueError, match="device"):
+        x.to_device("cuda")
+
+
+def test_repr_shows_dtype_shape_and_view_layout():
+    base = sa.asarray(np.arange(6.0).reshape(2, 3))
+    assert "dtype=float64" in repr(base) and "strides" not in repr(base)
+    v = base[:, ::-2]
+    r = repr(v)
+    assert "strides=(3, -2)" in r and "origin=2" in r
+    assert "shape=(0, 3)" in repr(sa.zeros((0, 3)))
