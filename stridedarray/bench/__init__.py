@@ -1,0 +1,10 @@
+"""Benchmarks of stridedarray's matmul against NumPy's (issue 4).
+
+Modules: `workloads` (the cases), `runner` (interleaved timing), `machine` (versions, BLAS
+thread pools), `report` (Markdown, CSV, JSON, targets), `plot` (PNG, matplotlib imported
+lazily), `cli` (the command line). Run `python -m stridedarray.bench --help`.
+"""
+
+from .cli import main
+
+__all__ = ["main"]

@@ -1,0 +1,5 @@
+"""`python -m stridedarray.bench`."""
+
+from .cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,132 @@
+"""`python -m stridedarray.bench` / `stridedarray-bench`: the whole benchmark from one command."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from . import report
+from .machine import machine_info, set_threads
+from .runner import Settings, run_case
+from .workloads import Case, all_cases
+
+__all__ = ["main", "select_cases"]
+
+
+def select_cases(quick: bool, pattern: str | None) -> list[Case]:
+    """The workload, keeping only cases whose name matches `pattern` (regex, case-insensitive)."""
+    cases = all_cases(quick)
+    if pattern:
+        try:
+            rx = re.compile(pattern, re.IGNORECASE)
+        except re.error as exc:
+            raise SystemExit(f"--filter: not a valid regular expression: {exc}") from None
+        cases = [c for c in cases if rx.search(c.name)]
+    return cases
+
+
+class _Progress:
+    """tqdm when installed, else a plain counter on stderr."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.bar = None
+        self.total, self.done, self.enabled = total, 0, enabled
+        if enabled:
+            try:
+                from tqdm import tqdm
+
+                self.bar = tqdm(total=total, unit="case", file=sys.stderr, dynamic_ncols=True)
+            except ImportError:
+                pass
+
+    def step(self, name: str) -> None:
+        self.done += 1
+        if self.bar is not None:
+            self.bar.set_postfix_str(name[:40], refresh=False)
+            self.bar.update(1)
+        elif self.enabled:
+            print(f"[{self.done}/{self.total}] {name}", file=sys.stderr)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m stridedarray.bench",
+        description="Time stridedarray's matmul against NumPy's in the same process, on the "
+                    "workloads of issue 4; write a Markdown table, raw CSV, JSON and a PNG plot.")
+    p.add_argument("--quick", action="store_true", help="CI-sized workload and sampling (seconds)")
+    p.add_argument("--threads", type=int, default=1, metavar="N",
+                   help="BLAS threads for both NumPy's and stridedarray's OpenBLAS (default 1)")
+    p.add_argument("--out", type=Path, default=Path("bench-out"), metavar="DIR",
+                   help="output directory (default ./bench-out)")
+    p.add_argument("--filter", metavar="PATTERN", help="only cases whose name matches (regex)")
+    p.add_argument("--list", action="store_true", help="list the selected cases and exit")
+    p.add_argument("--seed", type=int, default=0, help="random seed of the operand values")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the selected cases and write results.md, samples.csv, results.json, ratios.png."""
+    args = _parser().parse_args(argv)
+    if args.threads < 1:
+        raise SystemExit(f"--threads must be >= 1, got {args.threads}")
+    cases = select_cases(args.quick, args.filter)
+    if args.list:
+        print("\n".join(c.name for c in cases))
+        return 0
+    if not cases:
+        raise SystemExit(f"--filter {args.filter!r} matches no case (see --list)")
+    set_threads(args.threads)
+    info = machine_info()
+    settings = Settings.quick() if args.quick else Settings()
+    rng = np.random.default_rng(args.seed)
+    progress = _Progress(len(cases), enabled=not args.no_progress)
+    t0 = time.perf_counter()
+    results = []
+    try:
+        for case in cases:
+            results.append(run_case(case, settings, rng))
+            progress.step(case.name)
+    finally:
+        progress.close()
+    info["wall_time"] = f"{time.perf_counter() - t0:.1f} s"
+    args.out.mkdir(parents=True, exist_ok=True)
+    table = report.markdown(results, info, args.threads)
+    goals = report.targets_markdown(report.targets(results))
+    (args.out / "results.md").write_text(table + "\n## Targets\n\n" + goals)
+    report.write_csv(results, args.out / "samples.csv")
+    report.write_json(results, info, args.threads, args.out / "results.json")
+    plotted = _plot(results, info, args.threads, args.out / "ratios.png")
+    print(table)
+    print(goals)
+    print(f"wrote {args.out / 'results.md'}, samples.csv, results.json"
+          + (", ratios.png" if plotted else " (no plot: matplotlib not installed)"))
+    bad = [r.case.name for r in results if not r.correct]
+    if bad:
+        print(f"WARNING: {len(bad)} case(s) differ from NumPy or failed: {', '.join(bad[:5])}",
+              file=sys.stderr)
+    return 0
+
+
+def _plot(results, info: dict, threads: int, path: Path) -> bool:
+    try:
+        from .plot import plot_ratios
+    except ImportError:
+        return False
+    rows = [{"group": r.case.group, "config": r.case.config, "size": r.case.size,
+             "ratio": r.ratio} for r in results]
+    try:
+        plot_ratios(rows, path, f"stridedarray vs NumPy matmul, {threads} BLAS thread(s), "
+                                f"{info['cpu']}")
+    except ImportError:
+        return False
+    return True

@@ -1,0 +1,90 @@
+"""What the numbers were measured on, and the two BLAS thread pools (NumPy's and ours).
+
+NumPy bundles its own OpenBLAS and stridedarray links scipy-openblas32: two libraries, two
+thread pools. `set_threads` sets both: ours through the C core, NumPy's through threadpoolctl
+(selected by file path, so the call never reaches our library twice or misses NumPy's).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import warnings
+
+import numpy as np
+
+import stridedarray as sa
+from stridedarray._ffi import blas_info, lib
+
+__all__ = ["set_threads", "machine_info", "numpy_blas"]
+
+_ENV_KEYS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS",
+             "OPENBLAS_THREAD_TIMEOUT", "OMP_NUM_THREADS", "STRIDEDARRAY_POLICY")
+
+
+def _numpy_controllers():
+    """threadpoolctl controllers of the BLAS libraries that are not ours, or None if absent."""
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:
+        return None
+    import scipy_openblas32
+
+    ours = os.path.realpath(scipy_openblas32.get_lib_dir())
+    return [c for c in ThreadpoolController().select(user_api="blas").lib_controllers
+            if not os.path.realpath(c.filepath).startswith(ours)]
+
+
+def numpy_blas() -> list[dict]:
+    """NumPy's BLAS as threadpoolctl sees it (file, version, core type, threads)."""
+    ctrls = _numpy_controllers()
+    if ctrls is None:
+        return [{"error": "threadpoolctl not installed"}]
+    return [c.info() for c in ctrls]
+
+
+def set_threads(n: int) -> None:
+    """Set both BLAS pools to n threads: stridedarray's directly, NumPy's via threadpoolctl."""
+    if n < 1:
+        raise ValueError(f"threads must be >= 1, got {n}")
+    lib.scipy_openblas_set_num_threads(n)
+    ctrls = _numpy_controllers()
+    if ctrls is None:
+        warnings.warn("threadpoolctl is not installed: NumPy's BLAS threads were not set",
+                      stacklevel=2)
+        return
+    for c in ctrls:
+        c.set_num_threads(n)
+
+
+def machine_info() -> dict:
+    """Machine, versions, BLAS core types, thread counts and the OPENBLAS_* environment."""
+    ours = blas_info()
+    theirs = numpy_blas()
+    return {
+        "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
+        "cpu": _cpu_model(),
+        "cores": os.cpu_count(),
+        "load_average": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "stridedarray": sa.__version__,
+        "numpy_blas": ", ".join(
+            f"{d.get('internal_api', '?')} {d.get('version', '?')} "
+            f"core {d.get('architecture', '?')}, {d.get('num_threads', '?')} thread(s)"
+            for d in theirs) if theirs else "none found",
+        "stridedarray_blas": f"{ours['library']} {ours['version']} core {ours['corename']}, "
+                             f"{ours['threads']} thread(s)",
+        "env": {k: os.environ.get(k, "(unset)") for k in _ENV_KEYS},
+    }
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"

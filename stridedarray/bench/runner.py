@@ -1,0 +1,141 @@
+"""Timing: interleaved samples of NumPy and stridedarray on the same operands, medians.
+
+Method. Each case is timed as `a @ b` through `timeit` (a compiled loop: no Python function
+call per product, so the 2x2 overhead case measures the operator, not the harness). One inner
+count `n` is calibrated per case so that a sample of the *fastest* variant lasts at least
+`target_s`; every variant of the case uses the same `n`. After a warm-up sample of each variant,
+the repeats are interleaved (NumPy, stridedarray, limit, then rotated), so a slow phase of the
+machine hits all variants alike. A case's time is the median per-call time over its repeats.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import timeit
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import stridedarray as sa
+
+from .workloads import Case, Operands
+
+__all__ = ["Result", "Settings", "run_case", "route_of"]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How long to sample: per-sample target, repeat bounds and a per-case time budget."""
+
+    target_s: float = 2e-3
+    min_repeats: int = 7
+    max_repeats: int = 41
+    case_budget_s: float = 0.6
+
+    @classmethod
+    def quick(cls) -> Settings:
+        """CI-sized: seconds for the whole quick workload, numbers only indicative."""
+        return cls(target_s=2e-4, min_repeats=3, max_repeats=3, case_budget_s=0.02)
+
+
+@dataclass
+class Result:
+    """One case's raw samples (seconds per call, per variant), route and correctness."""
+
+    case: Case
+    inner: int
+    samples: dict[str, list[float]] = field(default_factory=dict)
+    route: str = ""
+    correct: bool = True
+    error: str = ""
+
+    def median(self, variant: str) -> float:
+        """Median seconds per call of a variant (numpy, stridedarray, limit); nan if absent."""
+        s = self.samples.get(variant)
+        return float(np.median(s)) if s else math.nan
+
+    @property
+    def ratio(self) -> float:
+        """NumPy time / stridedarray time: above 1 means stridedarray is faster."""
+        return self.median("numpy") / self.median("stridedarray")
+
+    @property
+    def limit_ratio(self) -> float:
+        """stridedarray time / NumPy-on-contiguous time: 1.0 is the BLAS bound."""
+        return self.median("stridedarray") / self.median("limit")
+
+
+def route_of(a: sa.Array, b: sa.Array) -> str:
+    """The route matmul_explain reports for a @ b, with what it packs; 'unknown' if no explain."""
+    explain = getattr(sa, "matmul_explain", None)
+    if explain is None:
+        return "unknown (no matmul_explain)"
+    try:
+        d = explain(a, b).to_dict()
+    except Exception as exc:  # a failing explain is reported, not fatal to the benchmark
+        return f"explain failed: {type(exc).__name__}"
+    route = str(d.get("route", "?"))
+    packed = d.get("packed") or ()
+    return f"{route} (pack {'+'.join(packed)})" if packed else route
+
+
+def _timers(ops: Operands) -> dict[str, timeit.Timer]:
+    timers = {"numpy": timeit.Timer("a @ b", globals={"a": ops.a, "b": ops.b}),
+              "stridedarray": timeit.Timer(
+                  "a @ b", globals={"a": sa.asarray(ops.a), "b": sa.asarray(ops.b)})}
+    if ops.limit is not None:
+        timers["limit"] = timeit.Timer("a @ b", globals={"a": ops.limit[0], "b": ops.limit[1]})
+    return timers
+
+
+def _check(ops: Operands, out: sa.Array) -> bool:
+    expected = ops.a @ ops.b
+    got = np.asarray(out)
+    if got.shape != expected.shape or got.dtype != expected.dtype:
+        return False
+    if expected.dtype.kind in "iu":
+        return bool(np.array_equal(got, expected))
+    k = ops.a.shape[-1]
+    tol = 8 * k * np.finfo(expected.dtype).eps
+    scale = np.abs(ops.a).max(initial=0) * np.abs(ops.b).max(initial=0)
+    return bool(np.allclose(got, expected, rtol=tol, atol=tol * max(scale, 1.0) * k))
+
+
+def run_case(case: Case, settings: Settings, rng: np.random.Generator,
+             on_sample: Callable[[], None] | None = None) -> Result:
+    """Build the case's operands, check stridedarray against NumPy once, then time it."""
+    ops = case.make(rng)
+    a, b = sa.asarray(ops.a), sa.asarray(ops.b)
+    result = Result(case, inner=0, route=route_of(a, b))
+    try:
+        result.correct = _check(ops, a @ b)
+    except Exception as exc:  # record and time NumPy alone: the table shows the failure
+        result.correct = False
+        result.error = f"{type(exc).__name__}: {exc}"
+    timers = _timers(ops)
+    if result.error:
+        del timers["stridedarray"]
+    # Calibrate: one call of each (also the warm-up), then n for the fastest variant.
+    fastest = math.inf
+    for timer in timers.values():
+        timer.timeit(1)
+        fastest = min(fastest, timer.timeit(1) or 1e-9)
+    inner = max(1, min(200_000, math.ceil(settings.target_s / max(fastest, 1e-9))))
+    for timer in timers.values():  # second warm-up at the real inner count (caches, pools)
+        timer.timeit(inner)
+    result.inner = inner
+    names = list(timers)
+    result.samples = {name: [] for name in names}
+    start = time.perf_counter()
+    rep = 0
+    while rep < settings.max_repeats and (
+            rep < settings.min_repeats or time.perf_counter() - start < settings.case_budget_s):
+        order = names[rep % len(names):] + names[:rep % len(names)]
+        for name in order:
+            result.samples[name].append(timers[name].timeit(inner) / inner)
+        rep += 1
+        if on_sample is not None:
+            on_sample()
+    return result

@@ -1,0 +1,130 @@
+"""The benchmark CLI end to end (--quick) and its workload definitions. No timing assertions."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from stridedarray.bench.cli import select_cases
+from stridedarray.bench.report import CSV_FIELDS, fmt_time
+from stridedarray.bench.workloads import GRID_SIZES, all_cases
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    out = tmp_path_factory.mktemp("bench")
+    proc = subprocess.run(
+        [sys.executable, "-m", "stridedarray.bench", "--quick", "--out", str(out),
+         "--no-progress"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return out, proc.stdout
+
+
+def _table_rows(text: str) -> list[list[str]]:
+    rows = [ln for ln in text.splitlines() if ln.startswith("| ") and "---" not in ln]
+    header, body = rows[0], rows[1:]
+    assert header.split("|")[1].strip() == "case"
+    return [[cell.strip() for cell in ln.strip("|").split("|")] for ln in body]
+
+
+def test_quick_table_has_every_case_with_a_route(quick_run: tuple[Path, str]) -> None:
+    out, stdout = quick_run
+    text = (out / "results.md").read_text()
+    assert "numpy_blas" in text and "stridedarray_blas" in text and "OPENBLAS_CORETYPE" in text
+    table = text.split("## Targets")[0]
+    rows = _table_rows(table)
+    names = [c.name for c in all_cases(quick=True)]
+    assert [r[0] for r in rows] == names
+    for row in rows:
+        assert len(row) == 7
+        assert row[6], f"case {row[0]} reports no route"
+        assert row[1] != "-", f"case {row[0]} has no NumPy time"
+    assert names[0] in stdout
+
+
+def test_quick_csv_parses_with_raw_samples(quick_run: tuple[Path, str]) -> None:
+    out, _ = quick_run
+    with open(out / "samples.csv", newline="") as f:
+        reader = csv.DictReader(f)
+        assert reader.fieldnames == CSV_FIELDS
+        rows = list(reader)
+    cases = {c.name for c in all_cases(quick=True)}
+    assert {r["case"] for r in rows} == cases
+    assert {r["variant"] for r in rows} >= {"numpy"}
+    for r in rows:
+        assert float(r["seconds_per_call"]) > 0
+        assert int(r["inner"]) >= 1
+        assert r["route"]
+
+
+def test_quick_json_and_png(quick_run: tuple[Path, str]) -> None:
+    out, _ = quick_run
+    data = json.loads((out / "results.json").read_text())
+    assert data["threads"] == 1
+    assert len(data["cases"]) == len(all_cases(quick=True))
+    assert all(c["route"] for c in data["cases"])
+    png = (out / "ratios.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    image = pytest.importorskip("matplotlib.image").imread(out / "ratios.png")
+    assert image.ndim == 3 and image.shape[0] > 100 and image.shape[1] > 100
+
+
+def test_full_workload_is_the_issue_grid() -> None:
+    cases = all_cases(quick=False)
+    grid = [c for c in cases if c.group == "grid"]
+    assert len(grid) == 96
+    assert {c.size for c in grid} == set(GRID_SIZES)
+    assert len({c.name for c in cases}) == len(cases)
+    assert [c.group for c in cases].count("seed002") == 1
+    assert {c.size for c in cases if c.group == "int"} == {16, 64, 256}
+    assert {c.size for c in cases if c.group == "overhead"} == {2, 8}
+
+
+@pytest.mark.parametrize("name, layout", [
+    ("grid f64 lhs neg S=8", ((1, 8, 8), (0, 8, -1), None)),
+    ("grid f32 rhs step2 S=12", ((10, 12, 12), (144, 12, 1), (1, 12, 12))),
+    ("grid f64 cross neg S=16", ((2, 1, 16, 16), None, (1, 5, 16, 16))),
+])
+def test_grid_layouts(name: str, layout: tuple) -> None:
+    case = next(c for c in all_cases(quick=False) if c.name == name)
+    ops = case.make(np.random.default_rng(1))
+    lshape, lstrides, rshape = layout
+    if lshape:
+        assert ops.a.shape == lshape
+    if lstrides:
+        item = ops.a.itemsize
+        assert tuple(s // item for s in ops.a.strides)[1:] == lstrides[1:]
+    if rshape:
+        assert ops.b.shape == rshape
+    # The incompatible operand is not contiguous, the limit copies are, with the same values.
+    assert not (ops.a.flags.c_contiguous and ops.b.flags.c_contiguous)
+    assert ops.limit is not None
+    assert all(x.flags.c_contiguous for x in ops.limit)
+    np.testing.assert_array_equal(ops.limit[0], ops.a)
+    np.testing.assert_array_equal(ops.limit[1], ops.b)
+
+
+def test_filter_and_bad_filter() -> None:
+    assert all("int64" in c.name for c in select_cases(False, "int64"))
+    assert len(select_cases(False, "^grid f32 lhs neg")) == len(GRID_SIZES)
+    with pytest.raises(SystemExit):
+        select_cases(False, "([")
+
+
+def test_bad_threads_exits_cleanly(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "stridedarray.bench", "--threads", "0",
+                           "--out", str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0 and "--threads" in proc.stderr
+
+
+def test_fmt_time() -> None:
+    assert fmt_time(1.5e-3) == "1.5 ms"
+    assert fmt_time(2e-6) == "2 us"
+    assert fmt_time(7e-7) == "700 ns"
+    assert fmt_time(float("nan")) == "-"
