@@ -26,8 +26,8 @@ class Info:
 
     __slots__ = ("_version",)
 
-    def __init__(self, version: str = "2025.12") -> None:
-        self._version = version
+    def __init__(self, version: str | None = None) -> None:
+        self._version = version  # None: whatever version was last requested (api_version())
 
     def capabilities(self) -> dict[str, Any]:
         """Optional features this library supports."""
@@ -41,7 +41,8 @@ class Info:
 
     def devices(self) -> tuple[Device, ...] | list[Device]:
         """All supported devices (a tuple since 2025.12, a list before)."""
-        return (CPU_DEVICE,) if self._version >= "2025.12" else [CPU_DEVICE]
+        version = self._version or api_version()
+        return (CPU_DEVICE,) if version >= "2025.12" else [CPU_DEVICE]
 
     def default_dtypes(self, *, device: Device | None = None) -> dict[str, DType]:
         """Default dtypes for floating, complex, integral and indexing results."""
