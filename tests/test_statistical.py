@@ -1,0 +1,164 @@
+"""Statistical and utility functions: differential against NumPy over random views and every
+accepted dtype (0-size included), the standard's result dtypes, empty input, bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import dtype_list, fill, views
+
+import stridedarray as sa
+from stridedarray._validation import AxisError
+
+SETTINGS = settings(max_examples=40, deadline=None)
+NUMERIC = dtype_list("numeric")
+REAL = dtype_list(["bool", "integral", "real floating"])
+FLOAT = dtype_list("real floating")
+
+
+def _acc(dt) -> np.dtype:
+    """The standard's accumulator: signed -> int64, unsigned -> uint64, floats keep."""
+    return {"i": np.dtype(np.int64), "u": np.dtype(np.uint64), "b": np.dtype(np.int64)}.get(
+        dt.kind, dt.np)
+
+
+def _close(out: sa.Array, expected) -> None:
+    expected = np.asarray(expected)
+    assert out.dtype.np == expected.dtype, (out.dtype, expected.dtype)
+    assert out.shape == expected.shape, (out.shape, expected.shape)
+    rtol = 1e-4 if expected.dtype in (np.float32, np.complex64) else 1e-10
+    np.testing.assert_allclose(np.asarray(out), expected, rtol=rtol, atol=1e-4, equal_nan=True)
+
+
+def _axes(data, nd: int):
+    if not nd:
+        return None
+    return data.draw(st.none() | st.integers(-nd, nd - 1)
+                     | st.lists(st.integers(0, nd - 1), unique=True, max_size=nd).map(tuple))
+
+
+@SETTINGS
+@given(data=st.data())
+def test_sum_prod(data):
+    p = data.draw(views(st.sampled_from(NUMERIC)))
+    axis, keep = _axes(data, p.ref.ndim), data.draw(st.booleans())
+    acc = _acc(p.x.dtype)
+    with np.errstate(all="ignore"):
+        _close(sa.sum(p.x, axis=axis, keepdims=keep), np.sum(p.ref, axis=axis, dtype=acc,
+                                                            keepdims=keep))
+        _close(sa.prod(p.x, axis=axis, keepdims=keep), np.prod(p.ref, axis=axis, dtype=acc,
+                                                              keepdims=keep))
+        _close(sa.sum(p.x, axis=axis, dtype=sa.complex128),
+               np.sum(p.ref, axis=axis, dtype=np.complex128))
+
+
+@SETTINGS
+@given(data=st.data())
+def test_max_min(data):
+    p = data.draw(views(st.sampled_from(REAL)))
+    axis, keep = _axes(data, p.ref.ndim), data.draw(st.booleans())
+    for f, ref in ((sa.max, np.max), (sa.min, np.min)):
+        try:
+            expected = ref(p.ref, axis=axis, keepdims=keep)
+        except ValueError:
+            with pytest.raises(ValueError, match="zero-size"):
+                f(p.x, axis=axis, keepdims=keep)
+            continue
+        _close(f(p.x, axis=axis, keepdims=keep), expected)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_mean_std_var(data):
+    p = data.draw(views(st.sampled_from(FLOAT)))
+    axis, keep = _axes(data, p.ref.ndim), data.draw(st.booleans())
+    corr = data.draw(st.sampled_from([0, 1, 0.5]))
+    with np.errstate(all="ignore"), _nowarn():
+        _close(sa.mean(p.x, axis=axis, keepdims=keep), np.mean(p.ref, axis=axis, keepdims=keep))
+        _close(sa.std(p.x, axis=axis, correction=corr, keepdims=keep),
+               np.std(p.ref, axis=axis, ddof=corr, keepdims=keep))
+        _close(sa.var(p.x, axis=axis, correction=corr, keepdims=keep),
+               np.var(p.ref, axis=axis, ddof=corr, keepdims=keep))
+
+
+class _nowarn:
+    """NumPy's references warn on empty slices; ours must not (checked separately)."""
+
+    def __enter__(self):
+        import warnings
+
+        self._cm = warnings.catch_warnings()
+        self._cm.__enter__()
+        warnings.simplefilter("ignore")
+
+    def __exit__(self, *exc):
+        return self._cm.__exit__(*exc)
+
+
+def test_empty_mean_is_nan_without_warning(recwarn):
+    assert np.isnan(float(sa.mean(sa.zeros((0,)))))
+    assert np.isnan(float(sa.var(sa.zeros((3,)), correction=3)))
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+@SETTINGS
+@given(data=st.data())
+def test_cumulative(data):
+    p = data.draw(views(st.sampled_from(NUMERIC), max_dims=3))
+    nd = p.ref.ndim
+    if nd == 0:
+        with pytest.raises(ValueError):
+            sa.cumulative_sum(p.x)
+        return
+    axis = data.draw(st.integers(-nd, nd - 1))
+    init = data.draw(st.booleans())
+    acc = _acc(p.x.dtype)
+    with np.errstate(all="ignore"):
+        _close(sa.cumulative_sum(p.x, axis=axis, include_initial=init),
+               np.cumulative_sum(p.ref, axis=axis, dtype=acc, include_initial=init))
+        _close(sa.cumulative_prod(p.x, axis=axis, include_initial=init),
+               np.cumulative_prod(p.ref, axis=axis, dtype=acc, include_initial=init))
+    if nd > 1:
+        with pytest.raises(ValueError, match="axis is required"):
+            sa.cumulative_sum(p.x)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_all_any_diff(data):
+    p = data.draw(views())
+    axis, keep = _axes(data, p.ref.ndim), data.draw(st.booleans())
+    _close(sa.all(p.x, axis=axis, keepdims=keep), np.all(p.ref, axis=axis, keepdims=keep))
+    _close(sa.any(p.x, axis=axis, keepdims=keep), np.any(p.ref, axis=axis, keepdims=keep))
+    nd = p.ref.ndim
+    if nd == 0 or p.x.dtype.kind == "b":
+        with pytest.raises((ValueError, TypeError)):
+            sa.diff(p.x)
+        return
+    ax = data.draw(st.integers(-nd, nd - 1))
+    n = data.draw(st.integers(0, 3))
+    shape = list(p.ref.shape)
+    shape[ax] = 2
+    extra = fill(p.x.dtype, tuple(shape), 4)
+    with np.errstate(all="ignore"):
+        _close(sa.diff(p.x, axis=ax, n=n), np.diff(p.ref, axis=ax, n=n))
+        _close(sa.diff(p.x, axis=ax, n=n, prepend=sa.asarray(extra), append=sa.asarray(extra)),
+               np.diff(p.ref, axis=ax, n=n, prepend=extra, append=extra))
+
+
+def test_bad_input():
+    x = sa.asarray([[1.0, 2.0]])
+    with pytest.raises(AxisError, match="axis 2 .* rank 2"):
+        sa.sum(x, axis=2)
+    with pytest.raises(TypeError, match="floating"):
+        sa.mean(sa.asarray([1, 2]))
+    with pytest.raises(TypeError, match="real-valued"):
+        sa.max(sa.asarray([1j]))
+    with pytest.raises(ValueError, match="zero-size"):
+        sa.max(sa.zeros((0, 3)))
+    with pytest.raises(TypeError, match="dtype float64"):
+        sa.diff(x, prepend=sa.asarray([[1]]))
+    with pytest.raises(ValueError, match="correction"):
+        sa.var(x, correction=-1)
