@@ -141,6 +141,8 @@ def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None,
 def _shift(fn: Callable, name: str, x: Array, axes: int | Sequence[int] | None) -> Array:
     check_array(x)
     ax = None if axes is None else normalize_axes(axes, x.ndim, "axes")
+    if x.ndim == 0:
+        return x.to_row_major()  # nothing to shift (NumPy's roll fails on 0-d input)
     return _wrap(fn(x._np, axes=ax))
 
 
