@@ -27,7 +27,7 @@ _Axis = int | tuple[int, ...] | None
 def _accumulate(fn: Callable, name: str, x: Array, axis: int | None, dtype: DType | None,
                 include_initial: bool) -> Array:
     check_array(x)
-    check_kind(x, "biufc", name, "numeric")
+    check_kind(x, "iufc", name, "numeric")
     if x.ndim == 0:
         raise ValueError(f"{name}: x must have rank >= 1, got a 0-d array")
     if axis is None:
