@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _dtypes
 from ._array import Array, _wrap
-from ._manipulation import _view_strides, moveaxis, permute_dims, reshape
+from ._manipulation import _view_strides, matrix_transpose, moveaxis, permute_dims, reshape
 from ._utility import check_array, check_kind
 from ._validation import normalize_axis
 
@@ -99,7 +99,16 @@ def tensordot(x1: Array, x2: Array, /, *,
         k1 = reshape(p1, (_prod(p1.shape[:len(c1)]),) + fs1)
     if k2 is None:
         k2 = reshape(p2, (_prod(p2.shape[:len(c2)]),) + fs2)
-    # k1: (K, *fs1), k2: (K, *fs2). Free axes: all but the last of x1's and x2's become batch
+    # k1: (K, *fs1), k2: (K, *fs2). When each side's free axes merge into one strided axis
+    # (the common case), this is a single (M, K) @ (K, N) product whose C-ordered output is
+    # viewed as (*fs1, *fs2).
+    if len(fs1) > 1 or len(fs2) > 1:
+        m1 = _merge(permute_dims(k1, tuple(range(1, len(fs1) + 1)) + (0,)), len(fs1))
+        m2 = _merge(moveaxis(k2, 0, -1), len(fs2))
+        if m1 is not None and m2 is not None:
+            out = _matmul(m1, matrix_transpose(m2))
+            return reshape(out, fs1 + fs2)
+    # Otherwise all free axes but the last of x1's and x2's become batch
     # axes that broadcast against each other (extent-1 views), the last ones are M and N.
     n1, n2 = len(fs1), len(fs2)
     m_shape = fs1[-1:] or (1,)
