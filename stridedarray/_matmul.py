@@ -1,3 +1,254 @@
-"""_matmul (to be written)."""
+"""Matrix multiplication (`matmul`, `@`), planned and executed in one call into the C core.
 
-__all__: list[str] = []
+The Python side is thin on purpose: check the operands, promote the dtypes, work out the output
+shape, allocate the output through NumPy's allocator, and make ONE call to `sa_matmul`, which
+plans the contraction, selects a backend once (direct BLAS, pack-once BLAS, generic) and runs
+the whole batch with the GIL released. `matmul_explain` makes the same call with `plan_only`
+set and returns what the planner and selector decided. See docs/matmul.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import _dtypes
+from ._array import Array, _Storage
+from ._ffi import ffi, lib
+from ._policy import _current, matmul_policy
+from ._validation import c_strides
+
+__all__ = ["matmul", "matmul_explain", "matmul_policy"]
+
+_ROLES = ("DOT", "GEVM", "GEMV", "GEMM")
+_BACKENDS = ("blas", "pack_blas", "generic", "reference")
+_VERDICTS = ("NO", "MAYBE", "YES")
+_OUTCOMES = ("accepted", "declined: layout", "declined: below crossover",
+             "declined: not reused", "declined: physical zero stride", "declined: too large",
+             "declined: unavailable", "declined: empty", "declined: nothing to pack",
+             "skipped: type", "skipped: forced", "not tried")
+_BOOL = _dtypes.bool
+_promote = _dtypes.promote
+_NULL = ffi.NULL
+_sa_matmul = lib.sa_matmul
+_from_buffer = ffi.from_buffer
+_new_array = object.__new__
+_empty = np.empty
+
+
+def _check_operands(x1: Any, x2: Any) -> Any:
+    """TypeError unless both are Arrays of numeric dtypes; the promoted dtype otherwise."""
+    for name, x in (("x1", x1), ("x2", x2)):
+        if not isinstance(x, Array):
+            raise TypeError(f"matmul: {name} must be a stridedarray Array, got "
+                            f"{type(x).__name__}")
+    for name, x in (("x1", x1), ("x2", x2)):
+        if x._dtype.kind == "b":
+            raise TypeError(f"matmul: {name} has dtype bool; matmul needs a numeric dtype")
+    return _promote(x1._dtype, x2._dtype)
+
+
+def _out_shape(s1: tuple, s2: tuple) -> tuple:
+    """The Array API output shape of matmul; ValueError naming the shapes on a mismatch."""
+    n1, n2 = len(s1), len(s2)
+    if n1 == 0 or n2 == 0:
+        raise ValueError(f"matmul: operands must have at least one dimension, got shapes "
+                         f"{s1} and {s2} (use multiply for 0-d arrays)")
+    k1 = s1[-1]
+    k2 = s2[0] if n2 == 1 else s2[-2]
+    if k1 != k2:
+        raise ValueError(f"matmul: contracted dimensions differ: x1 shape {s1} has {k1} "
+                         f"columns, x2 shape {s2} has {k2} rows")
+    b1 = s1[:-2]
+    b2 = s2[:-2]
+    if n1 > 2 or n2 > 2:
+        nb = max(len(b1), len(b2))
+        p1 = (1,) * (nb - len(b1)) + b1
+        p2 = (1,) * (nb - len(b2)) + b2
+        batch = []
+        for e1, e2 in zip(p1, p2, strict=True):
+            if e1 != e2 and e1 != 1 and e2 != 1:
+                raise ValueError(f"matmul: batch shapes {b1} (of x1 {s1}) and {b2} (of x2 "
+                                 f"{s2}) do not broadcast")
+            batch.append(e2 if e1 == 1 else e1)
+        batch = tuple(batch)
+    else:
+        batch = ()
+    return batch + s1[-2:-1] + s2[-1:] if n2 > 1 else batch + s1[-2:-1]
+
+
+def _raise(rc: int, x1: Array, x2: Array) -> None:
+    # Python validates first, so these are the C core's own verdicts (or broken invariants).
+    _out_shape(x1._shape, x2._shape)  # a shape error raises its specific ValueError here
+    raise RuntimeError(f"matmul: C core error {rc} for shapes {x1._shape} @ {x2._shape} "
+                       f"({x1._dtype.name}, {x2._dtype.name})")
+
+
+def _result(dt: Any, shape: tuple, strides: tuple, arr: np.ndarray) -> Array:
+    # What _array._make builds, without its bounds check: a fresh C-contiguous NumPy array
+    # is in bounds by construction, and this path is what 2x2 `@` spends its time on.
+    a = _new_array(Array)
+    a._st = _Storage(arr)
+    a._dtype = dt
+    a._shape = shape
+    a._strides = strides
+    a._origin = 0
+    a._npv = arr
+    a._cd = None
+    return a
+
+
+def _matmul(x1: Array, x2: Array) -> Array:
+    """x1 @ x2 for two Arrays: validate, allocate, one C call."""
+    dt = x1._dtype
+    if dt is not x2._dtype or dt is _BOOL:
+        dt = _check_operands(x1, x2)
+    s1 = x1._shape
+    s2 = x2._shape
+    if len(s1) == 2 and len(s2) == 2:  # the common case, spelled out
+        n = s2[1]
+        if s1[1] != s2[0]:
+            _out_shape(s1, s2)
+        shape = (s1[0], n)
+        strides = (n, 1)
+    else:
+        shape = _out_shape(s1, s2)
+        strides = c_strides(shape)
+    arr = _empty(shape, dt.np)
+    rc = _sa_matmul(x1._c, x2._c, dt.code, _from_buffer(arr), arr.size, _current.get(),
+                    _NULL, 0)
+    if rc:
+        _raise(rc, x1, x2)
+    return _result(dt, shape, strides, arr)
+
+
+def matmul(x1: Array, x2: Array, /) -> Array:
+    """Matrix product per the Array API: batched, broadcasting, planned in the C core."""
+    if type(x1) is not Array or type(x2) is not Array:
+        _check_operands(x1, x2)
+    return _matmul(x1, x2)
+
+
+def matmul_operator(x1: Array, x2: Any) -> Array:
+    """`x1 @ x2`: TypeError for a non-array right operand."""
+    if type(x2) is not Array:
+        _check_operands(x1, x2)
+    return _matmul(x1, x2)
+
+
+def rmatmul_operator(x2: Array, x1: Any) -> Any:
+    """`x1 @ x2` reached through x2.__rmatmul__: NotImplemented for a non-array x1."""
+    if not isinstance(x1, Array):
+        return NotImplemented
+    return _matmul(x1, x2)
+
+
+def imatmul_operator(x1: Array, x2: Any) -> Array:
+    """`x1 @= x2`: the product written into x1; ValueError if its shape or dtype would change.
+
+    The product is computed into fresh storage first and then copied, because x1 may alias
+    either operand (reading it while writing it would corrupt the result)."""
+    if not isinstance(x2, Array):
+        _check_operands(x1, x2)
+    if x1.readonly:
+        raise ValueError("matmul: x1 @= x2 needs a writable x1; x1 is a view of read-only "
+                         "memory")
+    dt = _check_operands(x1, x2)
+    shape = _out_shape(x1._shape, x2._shape)
+    if shape != x1._shape:
+        raise ValueError(f"matmul: x1 @= x2 would change x1's shape from {x1._shape} to "
+                         f"{shape}; in-place matmul needs x2 square (K == N)")
+    if dt is not x1._dtype:
+        raise ValueError(f"matmul: x1 @= x2 would change x1's dtype from {x1._dtype.name} "
+                         f"to {dt.name}")
+    res = _matmul(x1, x2)
+    from ._indexing import setitem
+
+    setitem(x1, Ellipsis, res)
+    return x1
+
+
+class MatmulExplain:
+    """What the planner and selector decided for one matmul (from the C core itself)."""
+
+    __slots__ = ("_d",)
+
+    def __init__(self, d: dict) -> None:
+        self._d = d
+
+    def to_dict(self) -> dict:
+        """The facts, selection and ledger as a plain dict (a copy)."""
+        return dict(self._d)
+
+    def __getitem__(self, key: str) -> Any:
+        return self._d[key]
+
+    def __repr__(self) -> str:
+        return f"MatmulExplain({self._d!r})"
+
+    def __str__(self) -> str:
+        d = self._d
+        r = d["mapped_strides"]
+        lines = [
+            f"matmul {d['lhs_shape']} @ {d['rhs_shape']} -> {d['out_shape']} "
+            f"({d['dtype']}): {d['role']}, M={d['M']} N={d['N']} K={d['K']}",
+            f"  batch domain {d['batch_shape']}: C={d['C']} contractions, "
+            f"U_lhs={d['U_lhs']} (reuse {d['R_lhs']:g}), U_rhs={d['U_rhs']} "
+            f"(reuse {d['R_rhs']:g})",
+            f"  mapped batch strides: out {r['out']}, lhs {r['lhs']}, rhs {r['rhs']}",
+            f"  core strides: lhs (row {d['lhs_core_strides'][0]}, inner "
+            f"{d['lhs_core_strides'][1]}), rhs (inner {d['rhs_core_strides'][0]}, column "
+            f"{d['rhs_core_strides'][1]})",
+            f"  lhs: reused={d['lhs_reused']} physical zero batch stride="
+            f"{d['lhs_zero_batch_stride']}; rhs: reused={d['rhs_reused']} physical zero "
+            f"batch stride={d['rhs_zero_batch_stride']}",
+            "  backends (in order):",
+        ]
+        for v in d["verdicts"]:
+            lines.append(f"    {v['backend']:<10} type {v['type']:<5} -> {v['outcome']}")
+        packed = ", ".join(d["packed"]) or "nothing"
+        cast = f" (cast while packing: {', '.join(d['cast'])})" if d["cast"] else ""
+        lines.append(f"  route: {d['route']}; packed: {packed}{cast}; "
+                     f"{d['packed_matrices']} matrices, payload {d['payload_bytes']} bytes")
+        lines.append(f"  ledger: {d['blas_calls']} BLAS calls, {d['flops']:,} FLOPs")
+        return "\n".join(lines)
+
+
+def matmul_explain(x1: Array, x2: Array, /) -> MatmulExplain:
+    """How `x1 @ x2` would run: plan facts, each backend's verdict, the route and its ledger."""
+    dt = _check_operands(x1, x2)
+    shape = _out_shape(x1._shape, x2._shape)
+    ex = ffi.new("sa_mm_explain *")
+    rc = _sa_matmul(x1._c, x2._c, dt.code, _NULL, 0, _current.get(), ex, 1)
+    if rc:
+        _raise(rc, x1, x2)
+    nb = ex.nbatch
+    C, Ul, Ur = ex.C, ex.U_lhs, ex.U_rhs
+    packed = tuple(n for n, f in (("lhs", ex.pack_lhs), ("rhs", ex.pack_rhs)) if f)
+    cast = tuple(n for n, f in (("lhs", ex.pack_lhs), ("rhs", ex.pack_rhs)) if f == 2)
+    d = {
+        "role": _ROLES[ex.role], "dtype": dt.name,
+        "lhs_shape": x1._shape, "rhs_shape": x2._shape, "out_shape": shape,
+        "M": ex.M, "N": ex.N, "K": ex.K,
+        "batch_shape": tuple(ex.batch_shape[0:nb]),
+        "route": _BACKENDS[ex.route],
+        "packed": packed, "cast": cast,
+        "C": C, "U_lhs": Ul, "U_rhs": Ur,
+        "R_lhs": C / Ul if Ul else 0.0, "R_rhs": C / Ur if Ur else 0.0,
+        "payload_bytes": ex.payload_bytes, "packed_matrices": ex.packed_matrices,
+        "flops": ex.flops, "blas_calls": ex.blas_calls,
+        "verdicts": tuple(
+            {"backend": _BACKENDS[b], "type": _VERDICTS[ex.type_verdict[b]],
+             "outcome": _OUTCOMES[ex.outcome[b]]} for b in range(len(_BACKENDS))),
+        "mapped_strides": {"out": tuple(ex.out_bstrides[0:nb]),
+                           "lhs": tuple(ex.lhs_bstrides[0:nb]),
+                           "rhs": tuple(ex.rhs_bstrides[0:nb])},
+        "lhs_core_strides": (ex.lhs_row, ex.lhs_inner),
+        "rhs_core_strides": (ex.rhs_inner, ex.rhs_col),
+        "out_core_strides": (ex.out_row, ex.out_col),
+        "lhs_reused": bool(ex.lhs_reused), "rhs_reused": bool(ex.rhs_reused),
+        "lhs_zero_batch_stride": bool(ex.lhs_zero_bstride),
+        "rhs_zero_batch_stride": bool(ex.rhs_zero_bstride),
+    }
+    return MatmulExplain(d)

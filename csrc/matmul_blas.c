@@ -1,0 +1,197 @@
+/* Direct CBLAS execution of a plan: the matrix-view predicate (seed 000), the per-role
+ * vector rules, and the calls (?gemm, ?gemv, ?dot / ?dotu_sub) over the batch. */
+#include <cblas.h>
+
+#include "matmul_internal.h"
+
+/* blasint in scipy-openblas32 is 32-bit: every dimension, leading dimension and increment
+ * handed to BLAS must fit. */
+#define BLAS_MAX 2147483647LL
+
+int mm_blas_dtype_ok(int dtype)
+{
+    return dtype == SA_FLOAT32 || dtype == SA_FLOAT64 || dtype == SA_COMPLEX64
+           || dtype == SA_COMPLEX128;
+}
+
+typedef struct {
+    int ok;
+    int trans; /* 0: row-major rows x cols with ld; 1: the memory is cols x rows row-major */
+    int64_t ld;
+} mat_view;
+
+/* A rows x cols matrix with signed strides (rs, cs) is BLAS-viewable when one axis has unit
+ * stride and the other a valid leading dimension (padding allowed). Negative, step-two or
+ * doubly strided views are not. An axis of extent 1 never moves, so its stride is free. */
+static mat_view view_of(int64_t rows, int64_t cols, int64_t rs, int64_t cs)
+{
+    mat_view v = {0, 0, 0};
+    int64_t c1 = cols > 1 ? cols : 1, r1 = rows > 1 ? rows : 1;
+    if ((cs == 1 || cols <= 1) && (rows <= 1 || rs >= c1)) {
+        v.ok = 1;
+        v.ld = rows <= 1 ? c1 : rs;
+    } else if ((rs == 1 || rows <= 1) && (cols <= 1 || cs >= r1)) {
+        v.ok = 1;
+        v.trans = 1;
+        v.ld = cols <= 1 ? r1 : cs;
+    }
+    return v;
+}
+
+static int fits(int64_t x) { return x >= -BLAS_MAX && x <= BLAS_MAX; }
+
+/* Vector rules per role (seed 000): DOT takes both strides +1 or both -1; GEMV/GEVM take
+ * a positive stride. */
+int mm_blas_layout(const mm_plan *p, int *bad_lhs, int *bad_rhs)
+{
+    const sa_mm_explain *f = &p->f;
+    int bl = 0, br = 0;
+    if (!fits(f->M) || !fits(f->N) || !fits(f->K)) return SA_MM_DECLINE_TOO_LARGE;
+    switch (f->role) {
+    case SA_MM_DOT: {
+        int64_t x = f->lhs_inner, y = f->rhs_inner;
+        int same = (x == 1 && y == 1) || (x == -1 && y == -1);
+        if (!same && f->K > 1) bl = br = 1;
+        break;
+    }
+    case SA_MM_GEMV: {
+        mat_view a = view_of(f->M, f->K, f->lhs_row, f->lhs_inner);
+        bl = !a.ok || !fits(a.ld);
+        br = !(f->rhs_inner > 0 || f->K <= 1) || !fits(f->rhs_inner);
+        break;
+    }
+    case SA_MM_GEVM: {
+        mat_view b = view_of(f->K, f->N, f->rhs_inner, f->rhs_col);
+        br = !b.ok || !fits(b.ld);
+        bl = !(f->lhs_inner > 0 || f->K <= 1) || !fits(f->lhs_inner);
+        break;
+    }
+    default: {
+        mat_view a = view_of(f->M, f->K, f->lhs_row, f->lhs_inner);
+        mat_view b = view_of(f->K, f->N, f->rhs_inner, f->rhs_col);
+        bl = !a.ok || !fits(a.ld);
+        br = !b.ok || !fits(b.ld);
+        break;
+    }
+    }
+    if (bad_lhs) *bad_lhs = bl;
+    if (bad_rhs) *bad_rhs = br;
+    /* The output is always C-contiguous (allocated by the caller); check it anyway. */
+    mat_view c = view_of(f->M, f->N, f->out_row, f->out_col);
+    if (!c.ok || c.trans || !fits(c.ld)) return SA_MM_DECLINE_LAYOUT;
+    return (bl || br) ? SA_MM_DECLINE_LAYOUT : SA_MM_ACCEPTED;
+}
+
+/* One BLAS call per contraction, the kind of call fixed before the loop. */
+typedef struct {
+    int role;
+    mat_view a, b;
+    int64_t ldc;
+    int64_t inc_a, inc_b; /* vector increments (1 when K <= 1: the stride never applies) */
+} blas_geo;
+
+static const float one_c64[2] = {1.0f, 0.0f}, zero_c64[2] = {0.0f, 0.0f};
+static const double one_c128[2] = {1.0, 0.0}, zero_c128[2] = {0.0, 0.0};
+
+/* X(pfx, ctype, ALPHA, BETA): the four BLAS dtypes with how alpha/beta are passed. */
+#define BLAS_GEMM_CHUNK(pfx, ctype, ONE, ZERO)                                             \
+    static int chunk_##pfx(void *ctx, const mm_plan *p, int64_t n, const int64_t *ao,      \
+                           const int64_t *bo, const int64_t *co)                           \
+    {                                                                                      \
+        const blas_geo *g = (const blas_geo *)ctx;                                         \
+        const sa_mm_explain *f = &p->f;                                                    \
+        const ctype *A = (const ctype *)p->lhs, *B = (const ctype *)p->rhs;                \
+        ctype *Cm = (ctype *)p->out;                                                       \
+        blasint M = (blasint)f->M, N = (blasint)f->N, K = (blasint)f->K;                   \
+        for (int64_t t = 0; t < n; ++t) {                                                  \
+            const ctype *a = A + ao[t], *b = B + bo[t];                                    \
+            ctype *c = Cm + co[t];                                                         \
+            switch (g->role) {                                                             \
+            case SA_MM_GEMM:                                                               \
+                scipy_cblas_##pfx##gemm(CblasRowMajor,                                     \
+                                        g->a.trans ? CblasTrans : CblasNoTrans,            \
+                                        g->b.trans ? CblasTrans : CblasNoTrans, M, N, K,   \
+                                        ONE, a, (blasint)g->a.ld, b, (blasint)g->b.ld,     \
+                                        ZERO, c, (blasint)g->ldc);                         \
+                break;                                                                     \
+            case SA_MM_GEMV: /* y(M) = A x */                                              \
+                if (!g->a.trans)                                                           \
+                    scipy_cblas_##pfx##gemv(CblasRowMajor, CblasNoTrans, M, K, ONE, a,     \
+                                            (blasint)g->a.ld, b, (blasint)g->inc_b,    \
+                                            ZERO, c, 1);                                   \
+                else                                                                       \
+                    scipy_cblas_##pfx##gemv(CblasRowMajor, CblasTrans, K, M, ONE, a,       \
+                                            (blasint)g->a.ld, b, (blasint)g->inc_b,    \
+                                            ZERO, c, 1);                                   \
+                break;                                                                     \
+            case SA_MM_GEVM: /* y(N) = B^T x */                                            \
+                if (!g->b.trans)                                                           \
+                    scipy_cblas_##pfx##gemv(CblasRowMajor, CblasTrans, K, N, ONE, b,       \
+                                            (blasint)g->b.ld, a, (blasint)g->inc_a,    \
+                                            ZERO, c, 1);                                   \
+                else                                                                       \
+                    scipy_cblas_##pfx##gemv(CblasRowMajor, CblasNoTrans, N, K, ONE, b,     \
+                                            (blasint)g->b.ld, a, (blasint)g->inc_a,    \
+                                            ZERO, c, 1);                                   \
+                break;                                                                     \
+            default:                                                                       \
+                dot_##pfx(K, a, g->inc_a, b, g->inc_b, c);                         \
+                break;                                                                     \
+            }                                                                              \
+        }                                                                                  \
+        return 0;                                                                          \
+    }
+
+/* BLAS's convention for a negative increment: the pointer is the lowest address of the
+ * vector. Both-(-1) DOT therefore passes the element K-1 and steps back from the end. */
+static const void *low(const void *x, int64_t n, int64_t inc, int64_t size)
+{
+    return inc < 0 && n > 0 ? (const char *)x + (n - 1) * inc * size : x;
+}
+
+static void dot_s(blasint K, const float *a, int64_t ia, const float *b, int64_t ib, float *c)
+{
+    *c = scipy_cblas_sdot(K, low(a, K, ia, 4), (blasint)ia, low(b, K, ib, 4), (blasint)ib);
+}
+static void dot_d(blasint K, const double *a, int64_t ia, const double *b, int64_t ib,
+                  double *c)
+{
+    *c = scipy_cblas_ddot(K, low(a, K, ia, 8), (blasint)ia, low(b, K, ib, 8), (blasint)ib);
+}
+static void dot_c(blasint K, const sa_c64 *a, int64_t ia, const sa_c64 *b, int64_t ib,
+                  sa_c64 *c)
+{
+    scipy_cblas_cdotu_sub(K, low(a, K, ia, 8), (blasint)ia, low(b, K, ib, 8), (blasint)ib, c);
+}
+static void dot_z(blasint K, const sa_c128 *a, int64_t ia, const sa_c128 *b, int64_t ib,
+                  sa_c128 *c)
+{
+    scipy_cblas_zdotu_sub(K, low(a, K, ia, 16), (blasint)ia, low(b, K, ib, 16), (blasint)ib,
+                          c);
+}
+
+BLAS_GEMM_CHUNK(s, float, 1.0f, 0.0f)
+BLAS_GEMM_CHUNK(d, double, 1.0, 0.0)
+BLAS_GEMM_CHUNK(c, sa_c64, one_c64, zero_c64)
+BLAS_GEMM_CHUNK(z, sa_c128, one_c128, zero_c128)
+
+int mm_blas_execute(const mm_plan *p)
+{
+    const sa_mm_explain *f = &p->f;
+    blas_geo g;
+    g.role = f->role;
+    g.a = view_of(f->M, f->K, f->lhs_row, f->lhs_inner);
+    g.b = view_of(f->K, f->N, f->rhs_inner, f->rhs_col);
+    g.ldc = f->M <= 1 ? (f->N > 1 ? f->N : 1) : f->out_row;
+    g.inc_a = f->K <= 1 ? 1 : f->lhs_inner;
+    g.inc_b = f->K <= 1 ? 1 : f->rhs_inner;
+    mm_chunk_fn fn;
+    switch (f->dtype) {
+    case SA_FLOAT32: fn = chunk_s; break;
+    case SA_FLOAT64: fn = chunk_d; break;
+    case SA_COMPLEX64: fn = chunk_c; break;
+    case SA_COMPLEX128: fn = chunk_z; break;
+    default: return SA_MM_ERR_INTERNAL;
+    }
+    return mm_for_each_chunk(p, fn, &g);
+}

@@ -1,0 +1,325 @@
+/* Ordered dispatch with clean decline (seed 004) for the planned matmul, and sa_matmul().
+ *
+ * Backends, in a fixed order: direct BLAS, pack-once BLAS, generic, reference. Each has a
+ * type stage (NO / MAYBE / YES for the dtype and role) and a runtime stage that either
+ * accepts or returns a decline reason. The runtime stage only reads the plan and the policy:
+ * a decline has written, allocated and packed nothing. Selection happens once, before the
+ * batch traversal; after acceptance the backend owns the operation and a failure is
+ * terminal. A YES backend that declines is an internal error, not a fallback.
+ */
+#include <stdlib.h>
+
+#include "matmul_internal.h"
+
+/* The optimized generic kernel lives in csrc/matmul_generic.c (another author). Referenced
+ * weakly so that a build without it still links; the reference kernel stands in. */
+#pragma weak sa_generic_matmul
+
+typedef struct {
+    int pack_lhs, pack_rhs;
+} mm_sel;
+
+static int is_empty(const sa_mm_explain *f)
+{
+    return f->C == 0 || f->M == 0 || f->N == 0 || f->K == 0;
+}
+
+static int type_verdict(int backend, const sa_mm_explain *f)
+{
+    int numeric = f->dtype > SA_BOOL && f->dtype < SA_NDTYPES;
+    switch (backend) {
+    case SA_MM_BLAS: return mm_blas_dtype_ok(f->dtype) ? SA_MM_MAYBE : SA_MM_NO;
+    /* DOT has nothing reused to pack (seed 000). */
+    case SA_MM_PACK_BLAS:
+        return mm_blas_dtype_ok(f->dtype) && f->role != SA_MM_DOT ? SA_MM_MAYBE : SA_MM_NO;
+    default: return numeric ? SA_MM_YES : SA_MM_NO;
+    }
+}
+
+static int64_t min3(int64_t a, int64_t b, int64_t c)
+{
+    int64_t m = a < b ? a : b;
+    return m < c ? m : c;
+}
+
+/* Direct BLAS: every operand viewable as it is, and the workload past the crossover. */
+static int try_blas(const mm_plan *p, const sa_mm_policy *pol, int forced)
+{
+    const sa_mm_explain *f = &p->f;
+    if (!pol->blas_enabled) return SA_MM_DECLINE_UNAVAILABLE;
+    if (is_empty(f)) return SA_MM_DECLINE_EMPTY;
+    int r = mm_blas_layout(p, NULL, NULL);
+    if (r != SA_MM_ACCEPTED || forced) return r;
+    int ok;
+    switch (f->role) {
+    case SA_MM_DOT: ok = f->K >= pol->dot_blas_min_k; break;
+    case SA_MM_GEMM: ok = min3(f->M, f->N, f->K) >= pol->gemm_blas_min; break;
+    case SA_MM_GEMV:
+        ok = f->C == 1 ? (f->M < f->K ? f->M : f->K) >= pol->gemv_blas_min
+                       : f->M * f->K >= pol->batched_vec_blas_min_elems;
+        break;
+    default: { /* GEVM */
+        int dense = (f->rhs_col == 1 && f->rhs_inner == f->N)
+                    || (f->rhs_inner == 1 && f->rhs_col == f->K);
+        if (f->C > 1) ok = f->K * f->N >= pol->batched_vec_blas_min_elems;
+        else if (dense) ok = f->K * f->N >= pol->gevm_compact_min_kn;
+        else ok = (f->K < f->N ? f->K : f->N) >= pol->gevm_blas_min;
+        break;
+    }
+    }
+    return ok ? SA_MM_ACCEPTED : SA_MM_DECLINE_BELOW_CROSSOVER;
+}
+
+/* Pack-once BLAS: pack each operand BLAS cannot view, once per supplied matrix, but only
+ * when shape broadcasting reuses it and it has no physical zero batch stride. GEMV/GEVM
+ * pack only a reused vector (the matrix is the batch, never reused there). */
+static int try_pack_blas(const mm_plan *p, const sa_mm_policy *pol, int forced, mm_sel *sel)
+{
+    const sa_mm_explain *f = &p->f;
+    if (!pol->blas_enabled) return SA_MM_DECLINE_UNAVAILABLE;
+    if (is_empty(f)) return SA_MM_DECLINE_EMPTY;
+    int bl = 0, br = 0;
+    int r = mm_blas_layout(p, &bl, &br);
+    if (r == SA_MM_DECLINE_TOO_LARGE) return r;
+    if (!bl && !br) return r == SA_MM_ACCEPTED ? SA_MM_DECLINE_NOTHING_TO_PACK : r;
+    if (f->role == SA_MM_GEMM) {
+        if ((bl && f->lhs_zero_bstride) || (br && f->rhs_zero_bstride))
+            return SA_MM_DECLINE_PHYSICAL_ZERO_STRIDE;
+        if ((bl && !f->lhs_reused) || (br && !f->rhs_reused)) return SA_MM_DECLINE_NOT_REUSED;
+        if (!forced && min3(f->M, f->N, f->K) < pol->gemm_pack_min)
+            return SA_MM_DECLINE_BELOW_CROSSOVER;
+    } else {
+        int mat_bad = f->role == SA_MM_GEMV ? bl : br;
+        int vec_reused = f->role == SA_MM_GEMV ? f->rhs_reused : f->lhs_reused;
+        if (mat_bad) return SA_MM_DECLINE_LAYOUT;
+        if (!vec_reused) return SA_MM_DECLINE_NOT_REUSED;
+        int64_t elems = f->role == SA_MM_GEMV ? f->M * f->K : f->K * f->N;
+        int64_t out_total = f->C * f->M * f->N;
+        int ok = elems >= pol->vec_pack_always_min_elems
+                 || (elems >= pol->vec_pack_cond_min_elems
+                     && f->C >= pol->vec_pack_cond_min_batch)
+                 || (elems >= pol->vec_pack_floor_min_elems
+                     && out_total >= pol->vec_pack_floor_min_out);
+        if (!forced && !ok) return SA_MM_DECLINE_BELOW_CROSSOVER;
+    }
+    sel->pack_lhs = bl;
+    sel->pack_rhs = br;
+    return SA_MM_ACCEPTED;
+}
+
+/* ---- execution ------------------------------------------------------------------------ */
+
+typedef int (*kernel_fn)(int, const sa_contraction *, int64_t, const char *, const int64_t *,
+                         const char *, const int64_t *, char *, const int64_t *);
+typedef struct {
+    kernel_fn kernel;
+    sa_contraction g;
+} generic_ctx;
+
+static int generic_chunk(void *ctx, const mm_plan *p, int64_t n, const int64_t *ao,
+                         const int64_t *bo, const int64_t *co)
+{
+    generic_ctx *c = (generic_ctx *)ctx;
+    int r = c->kernel(p->f.dtype, &c->g, n, p->lhs, ao, p->rhs, bo, p->out, co);
+    return r == 0 ? 0 : (r == -2 ? SA_MM_ERR_NOMEM : SA_MM_ERR_DTYPE);
+}
+
+static int run_generic(const mm_plan *p, kernel_fn kernel)
+{
+    const sa_mm_explain *f = &p->f;
+    generic_ctx c = {kernel,
+                     {f->M, f->N, f->K, f->lhs_row, f->lhs_inner, f->rhs_inner, f->rhs_col,
+                      f->out_row, f->out_col}};
+    return mm_for_each_chunk(p, generic_chunk, &c);
+}
+
+static int64_t size_of(const sa_array *x)
+{
+    int64_t n = 1;
+    for (int k = 0; k < x->ndim; ++k) n *= x->shape[k];
+    return n;
+}
+
+/* A row-major descriptor over `buf` for `src`'s shape, in `dtype`. Axes listed in `zero`
+ * keep a stride of 0 (they were packed with extent 1). */
+static void row_major_desc(const sa_array *src, const sa_array *packed_shape, char *buf,
+                           int dtype, sa_array *dst)
+{
+    *dst = *src;
+    dst->data = buf;
+    dst->origin = 0;
+    dst->dtype = dtype;
+    dst->nbuf = size_of(packed_shape);
+    int64_t step = 1;
+    for (int k = src->ndim - 1; k >= 0; --k) {
+        dst->strides[k] = packed_shape->shape[k] == 1 ? 0 : step;
+        step *= packed_shape->shape[k];
+    }
+}
+
+/* Copy `src` row-major into fresh storage, cast to `dtype` on the way (one pass). A batch
+ * axis with a physical zero stride is packed once (extent 1) and keeps stride 0, so a
+ * broadcast_to operand is not expanded. Returns the storage (NULL if plan_only or empty),
+ * *err set on failure; fills *dst and adds the payload to the ledger. */
+static char *pack_operand(const sa_array *src, int is_vec, int dtype, int plan_only,
+                          sa_array *dst, sa_mm_explain *f, int *err)
+{
+    sa_array once = *src;
+    int core = is_vec ? 1 : 2;
+    int64_t mats = 1;
+    for (int k = 0; k < src->ndim - core; ++k) {
+        if (once.shape[k] > 1 && once.strides[k] == 0) once.shape[k] = 1;
+        mats *= once.shape[k];
+    }
+    int64_t n = size_of(&once);
+    char *buf = NULL;
+    if (!plan_only && n > 0) {
+        buf = (char *)malloc((size_t)n * (size_t)sa_itemsize(dtype));
+        if (buf == NULL) {
+            *err = SA_MM_ERR_NOMEM;
+            return NULL;
+        }
+        if (sa_to_row_major(&once, buf, dtype) != 0) {
+            free(buf);
+            *err = SA_MM_ERR_DTYPE;
+            return NULL;
+        }
+    }
+    row_major_desc(src, &once, buf, dtype, dst);
+    f->payload_bytes += n * sa_itemsize(dtype);
+    f->packed_matrices += n > 0 ? mats : 0;
+    return buf;
+}
+
+static void record(sa_mm_explain *ex, const mm_plan *p)
+{
+    if (ex) *ex = p->f;
+}
+
+int sa_matmul(const sa_array *lhs, const sa_array *rhs, int out_dtype, char *out,
+              int64_t out_nbuf, const sa_mm_policy *pol, sa_mm_explain *ex, int plan_only)
+{
+    if (out_dtype <= SA_BOOL || out_dtype >= SA_NDTYPES) return SA_MM_ERR_DTYPE;
+    mm_plan p;
+    int r = mm_plan_make(lhs, rhs, out_dtype, out, &p);
+    if (r) return r;
+    if (!plan_only && p.f.C * p.f.M * p.f.N > out_nbuf) return SA_MM_ERR_OUTPUT;
+
+    /* Promotion: an operand in another dtype is cast while it is packed row-major, then the
+     * plan is rebuilt on the converted storage. This is part of the operation's semantics,
+     * so it happens before dispatch (which therefore sees one dtype). */
+    sa_array ca, cb;
+    char *cast_a = NULL, *cast_b = NULL, *pk_a = NULL, *pk_b = NULL;
+    int64_t payload = 0, npacked = 0;
+    int cast_l = lhs->dtype != out_dtype, cast_r = rhs->dtype != out_dtype;
+    if (cast_l || cast_r) {
+        int err = 0;
+        if (cast_l) cast_a = pack_operand(lhs, p.lhs_vec, out_dtype, plan_only, &ca, &p.f, &err);
+        if (!err && cast_r)
+            cast_b = pack_operand(rhs, p.rhs_vec, out_dtype, plan_only, &cb, &p.f, &err);
+        if (err) {
+            free(cast_a);
+            return err;
+        }
+        payload = p.f.payload_bytes;
+        npacked = p.f.packed_matrices;
+        lhs = cast_l ? &ca : lhs;
+        rhs = cast_r ? &cb : rhs;
+        r = mm_plan_make(lhs, rhs, out_dtype, out, &p);
+        p.f.payload_bytes = payload;
+        p.f.packed_matrices = npacked;
+        if (r) goto done;
+    }
+    p.f.pack_lhs = cast_l ? 2 : 0;
+    p.f.pack_rhs = cast_r ? 2 : 0;
+
+    /* Ordered dispatch: selection happens once, here. */
+    mm_sel sel = {0, 0};
+    int chosen = -1, force = (int)pol->force, forced_failed = 0;
+    for (int b = 0; b < SA_MM_NBACKENDS; ++b) {
+        int tv = type_verdict(b, &p.f);
+        p.f.type_verdict[b] = tv;
+        if (chosen >= 0) {
+            p.f.outcome[b] = SA_MM_NOT_TRIED;
+            continue;
+        }
+        /* Forcing tries one backend alone with its crossovers off; if it cannot take the
+         * operation, the generic route (always correct) still does. */
+        if (force >= 0 && b != force && !(forced_failed && b == SA_MM_GENERIC)) {
+            p.f.outcome[b] = SA_MM_SKIPPED_FORCED;
+            continue;
+        }
+        if (tv == SA_MM_NO) {
+            p.f.outcome[b] = SA_MM_SKIPPED_TYPE;
+            forced_failed |= b == force;
+            continue;
+        }
+        int o;
+        if (b == SA_MM_BLAS) o = try_blas(&p, pol, b == force);
+        else if (b == SA_MM_PACK_BLAS) o = try_pack_blas(&p, pol, b == force, &sel);
+        else o = SA_MM_ACCEPTED; /* generic and reference are total over numeric dtypes */
+        p.f.outcome[b] = o;
+        if (o == SA_MM_ACCEPTED) chosen = b;
+        else if (tv == SA_MM_YES) {
+            r = SA_MM_ERR_INTERNAL; /* a YES backend declined: a broken contract */
+            goto done;
+        } else forced_failed |= b == force;
+    }
+    if (chosen < 0) {
+        r = SA_MM_ERR_INTERNAL;
+        goto done;
+    }
+    p.f.route = chosen;
+    int blas_route = chosen == SA_MM_BLAS || chosen == SA_MM_PACK_BLAS;
+    p.f.blas_calls = blas_route ? p.f.C : 0;
+
+    /* The ledger of the packs the selection implies (counted before they are made). */
+    sa_array pa, pb;
+    const sa_array *A = lhs, *B = rhs;
+    if (chosen == SA_MM_PACK_BLAS) {
+        int err = 0;
+        sa_mm_explain *f = &p.f;
+        if (sel.pack_lhs) {
+            pk_a = pack_operand(lhs, p.lhs_vec, out_dtype, plan_only, &pa, f, &err);
+            f->pack_lhs = 1;
+            A = &pa;
+        }
+        if (!err && sel.pack_rhs) {
+            pk_b = pack_operand(rhs, p.rhs_vec, out_dtype, plan_only, &pb, f, &err);
+            f->pack_rhs = 1;
+            B = &pb;
+        }
+        if (err) {
+            r = err; /* terminal: the backend owned the operation */
+            goto done;
+        }
+    }
+    record(ex, &p);
+    if (plan_only || (is_empty(&p.f) && p.f.K != 0)) {
+        r = SA_MM_OK;
+        goto done;
+    }
+
+    switch (chosen) {
+    case SA_MM_BLAS: r = mm_blas_execute(&p); break;
+    case SA_MM_PACK_BLAS: {
+        /* The values are the same, the storage is not: rebuild the plan on it. */
+        mm_plan q;
+        r = mm_plan_make(A, B, out_dtype, out, &q);
+        if (r == SA_MM_OK)
+            r = mm_blas_layout(&q, NULL, NULL) == SA_MM_ACCEPTED ? mm_blas_execute(&q)
+                                                                : SA_MM_ERR_INTERNAL;
+        break;
+    }
+    case SA_MM_GENERIC:
+        r = run_generic(&p, sa_generic_matmul ? sa_generic_matmul : sa_generic_matmul_ref);
+        break;
+    default: r = run_generic(&p, sa_generic_matmul_ref); break;
+    }
+done:
+    free(cast_a);
+    free(cast_b);
+    free(pk_a);
+    free(pk_b);
+    return r;
+}

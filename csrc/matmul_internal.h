@@ -1,0 +1,47 @@
+/* Internal interfaces between the matmul planner, dispatcher and BLAS executor.
+ * Not read by cffi. */
+#ifndef SA_MATMUL_INTERNAL_H
+#define SA_MATMUL_INTERNAL_H
+
+#include "sa_internal.h"
+#include "sa_kernels.h"
+#include "sa_matmul.h"
+
+/* A plan: the facts the selector reads (in `f`, the same record explain returns) plus the
+ * base pointers of the planned operands. Element offsets are from the base pointers and
+ * include each operand's origin. */
+typedef struct {
+    sa_mm_explain f;
+    const char *lhs, *rhs;
+    char *out;
+    int64_t lhs_origin, rhs_origin;
+    int lhs_vec, rhs_vec;
+} mm_plan;
+
+/* Build the plan for lhs @ rhs writing C-contiguous `out` (may be NULL when planning only).
+ * Only shapes, strides and dtypes are read. Returns SA_MM_OK or SA_MM_ERR_*. */
+int mm_plan_make(const sa_array *lhs, const sa_array *rhs, int out_dtype, char *out,
+                 mm_plan *p);
+
+/* Visit the batch in chunks: fn(ctx, n, a_off, b_off, c_off) for n <= MM_CHUNK contractions
+ * at a time. Stops at and returns the first non-zero return of fn. */
+#define MM_CHUNK 256
+typedef int (*mm_chunk_fn)(void *ctx, const mm_plan *p, int64_t n, const int64_t *a_off,
+                           const int64_t *b_off, const int64_t *c_off);
+int mm_for_each_chunk(const mm_plan *p, mm_chunk_fn fn, void *ctx);
+
+/* BLAS side. mm_blas_layout: can every operand of this plan be handed to BLAS as it is?
+ * Returns SA_MM_ACCEPTED or a decline reason; sets *bad_lhs / *bad_rhs (may be NULL) for
+ * the operands whose layout is the obstacle. No side effects. */
+int mm_blas_dtype_ok(int dtype);
+int mm_blas_layout(const mm_plan *p, int *bad_lhs, int *bad_rhs);
+/* Run the whole batch of a plan that mm_blas_layout accepted. Returns 0. */
+int mm_blas_execute(const mm_plan *p);
+
+/* The reference kernel: plain loops, every numeric dtype; the semantic baseline. */
+int sa_generic_matmul_ref(int dtype, const sa_contraction *g, int64_t count,
+                          const char *a, const int64_t *a_off,
+                          const char *b, const int64_t *b_off,
+                          char *c, const int64_t *c_off);
+
+#endif

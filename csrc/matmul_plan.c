@@ -1,0 +1,138 @@
+/* The matmul plan (facts, no actions): role, M/N/K, the batch domain with one mapped stride
+ * per operand and axis, signed core strides, reuse flags and the ledger counts; plus the
+ * batch traversal (a domain and a cursor advancing all three offsets together). */
+#include "matmul_internal.h"
+
+int mm_plan_make(const sa_array *a, const sa_array *b, int out_dtype, char *out, mm_plan *p)
+{
+    sa_mm_explain *f = &p->f;
+    memset(f, 0, sizeof *f);
+    if (a->ndim < 1 || b->ndim < 1) return SA_MM_ERR_RANK;
+    int na = a->ndim, nb = b->ndim;
+    int lv = na == 1, rv = nb == 1;
+    int64_t K = a->shape[na - 1];
+    int64_t Kb = rv ? b->shape[0] : b->shape[nb - 2];
+    if (K != Kb) return SA_MM_ERR_CORE_SHAPE;
+    f->role = lv ? (rv ? SA_MM_DOT : SA_MM_GEVM) : (rv ? SA_MM_GEMV : SA_MM_GEMM);
+    f->dtype = out_dtype;
+    f->M = lv ? 1 : a->shape[na - 2];
+    f->N = rv ? 1 : b->shape[nb - 1];
+    f->K = K;
+    /* Core strides are used as they are (signed); an absent axis (vector operand) has
+     * extent 1, so its stride is never applied. */
+    f->lhs_inner = a->strides[na - 1];
+    f->lhs_row = lv ? 0 : a->strides[na - 2];
+    f->rhs_inner = rv ? b->strides[0] : b->strides[nb - 2];
+    f->rhs_col = rv ? 0 : b->strides[nb - 1];
+    /* The output is C-contiguous: core (M, N) without the axes a vector operand lacks. */
+    f->out_col = 1;
+    f->out_row = rv ? 1 : f->N;
+
+    /* Batch axes align from the right; the plan never expands an operand. */
+    int bla = lv ? 0 : na - 2, blb = rv ? 0 : nb - 2;
+    int nbat = bla > blb ? bla : blb;
+    f->nbatch = nbat;
+    int64_t C = 1, Ua = 1, Ub = 1;
+    for (int d = 0; d < nbat; ++d) {
+        int ia = d - (nbat - bla), ib = d - (nbat - blb);
+        int64_t ea = ia >= 0 ? a->shape[ia] : 1, sa_ = ia >= 0 ? a->strides[ia] : 0;
+        int64_t eb = ib >= 0 ? b->shape[ib] : 1, sb = ib >= 0 ? b->strides[ib] : 0;
+        int64_t ext;
+        if (ea == eb || eb == 1) ext = ea;
+        else if (ea == 1) ext = eb;
+        else return SA_MM_ERR_BATCH_SHAPE;
+        f->batch_shape[d] = ext;
+        /* Extent equal to the domain's: the operand's own stride. Extent 1 against a larger
+         * domain: mapped stride 0, the supplied matrix is reused (shape broadcasting). That
+         * zero is the plan's; a physical zero stride on an axis of extent > 1 is a different
+         * fact (many logical indices alias one storage) and is recorded separately. */
+        if (ea == ext) f->lhs_bstrides[d] = ext > 1 ? sa_ : 0;
+        else if (ext > 1) f->lhs_reused = 1;
+        if (eb == ext) f->rhs_bstrides[d] = ext > 1 ? sb : 0;
+        else if (ext > 1) f->rhs_reused = 1;
+        if (ea > 1 && sa_ == 0) f->lhs_zero_bstride = 1;
+        if (eb > 1 && sb == 0) f->rhs_zero_bstride = 1;
+        C *= ext;
+        Ua *= ea;
+        Ub *= eb;
+    }
+    /* C-contiguous output batch strides, innermost first. */
+    int64_t step = f->M * f->N;
+    for (int d = nbat - 1; d >= 0; --d) {
+        f->out_bstrides[d] = f->batch_shape[d] > 1 ? step : 0;
+        step *= f->batch_shape[d];
+    }
+    /* A vector operand has no batch axes: in a batched GEMV/GEVM every contraction reuses it. */
+    if (lv && C > 1) f->lhs_reused = 1;
+    if (rv && C > 1) f->rhs_reused = 1;
+    f->C = C;
+    f->U_lhs = C ? Ua : 0;
+    f->U_rhs = C ? Ub : 0;
+    int64_t per = (out_dtype == SA_COMPLEX64 || out_dtype == SA_COMPLEX128) ? 8 : 2;
+    f->flops = per * C * f->M * f->N * f->K;
+    f->route = -1;
+
+    p->lhs = a->data;
+    p->rhs = b->data;
+    p->out = out;
+    p->lhs_origin = a->origin;
+    p->rhs_origin = b->origin;
+    p->lhs_vec = lv;
+    p->rhs_vec = rv;
+    return SA_MM_OK;
+}
+
+int mm_for_each_chunk(const mm_plan *p, mm_chunk_fn fn, void *ctx)
+{
+    const sa_mm_explain *f = &p->f;
+    if (f->C == 0) return 0;
+    /* Drop extent-1 axes and merge neighbours whose three mapped strides all chain, so the
+     * innermost loop is as long as the layout allows. */
+    int64_t ext[SA_MAXDIM], sa_[SA_MAXDIM], sb[SA_MAXDIM], sc[SA_MAXDIM];
+    int n = 0;
+    for (int d = 0; d < f->nbatch; ++d) {
+        int64_t e = f->batch_shape[d];
+        if (e == 1) continue;
+        if (n > 0 && sa_[n - 1] == f->lhs_bstrides[d] * e && sb[n - 1] == f->rhs_bstrides[d] * e
+            && sc[n - 1] == f->out_bstrides[d] * e) {
+            ext[n - 1] *= e;
+            sa_[n - 1] = f->lhs_bstrides[d];
+            sb[n - 1] = f->rhs_bstrides[d];
+            sc[n - 1] = f->out_bstrides[d];
+            continue;
+        }
+        ext[n] = e;
+        sa_[n] = f->lhs_bstrides[d];
+        sb[n] = f->rhs_bstrides[d];
+        sc[n] = f->out_bstrides[d];
+        ++n;
+    }
+    int64_t ao[MM_CHUNK], bo[MM_CHUNK], co[MM_CHUNK];
+    int64_t idx[SA_MAXDIM] = {0};
+    int64_t oa = p->lhs_origin, ob = p->rhs_origin, oc = 0;
+    int64_t left = f->C;
+    while (left > 0) {
+        int64_t m = 0;
+        while (m < MM_CHUNK && left > 0) {
+            ao[m] = oa;
+            bo[m] = ob;
+            co[m] = oc;
+            ++m;
+            --left;
+            /* advance the cursor: all three offsets move together */
+            for (int k = n - 1; k >= 0; --k) {
+                oa += sa_[k];
+                ob += sb[k];
+                oc += sc[k];
+                if (++idx[k] < ext[k]) break;
+                oa -= sa_[k] * ext[k];
+                ob -= sb[k] * ext[k];
+                oc -= sc[k] * ext[k];
+                idx[k] = 0;
+            }
+        }
+        int r = fn(ctx, p, m, ao, bo, co);
+        if (r) return r;
+    }
+    return 0;
+}

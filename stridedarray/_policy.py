@@ -1,0 +1,133 @@
+"""The matmul policy table: every crossover constant of the route selector, in one place.
+
+The table is mirrored field for field by the C struct `sa_mm_policy` (csrc/sa_matmul.h) and
+passed read-only to every matmul call, so the C core holds no mutable global state.
+
+Starting values are the seed's (measured on an Apple M1 with Accelerate); the benchmark tool
+re-measures them on this machine and writes a JSON file `{"key": int, ...}` with the keys of
+`DEFAULT_POLICY`. At import the file named by the environment variable `STRIDEDARRAY_POLICY`
+is loaded, else `~/.config/stridedarray/policy.json` when it exists. Missing keys keep their
+defaults; a file that cannot be used is reported with a warning and ignored as a whole.
+
+`matmul_policy(force=None, **thresholds)` changes the policy for a block of code. It is a
+contextvars-based context manager, so threads and async tasks do not see each other's changes.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import os
+import warnings
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+from ._ffi import ffi
+
+__all__ = ["DEFAULT_POLICY", "BACKENDS", "matmul_policy", "current_policy", "load_policy_file",
+           "policy_path"]
+
+# key -> seed value. Keys are stable: the tuning tool and the JSON file use them.
+DEFAULT_POLICY: dict[str, int] = {
+    "dot_blas_min_k": 128,             # DOT direct BLAS when K >= this
+    "gemm_blas_min": 8,                # GEMM direct BLAS when min(M, N, K) >= this
+    "gemm_pack_min": 16,               # GEMM pack-once BLAS when min(M, N, K) >= this
+    "gevm_compact_min_kn": 729,        # unbatched GEVM, dense matrix: K*N >= this
+    "gevm_blas_min": 32,               # unbatched GEVM, padded matrix: min(K, N) >= this
+    "gemv_blas_min": 32,               # unbatched GEMV: min(M, K) >= this
+    "batched_vec_blas_min_elems": 512,  # batched GEMV/GEVM direct: matrix elements >= this
+    "vec_pack_always_min_elems": 4096,  # reused non-positive-stride vector: pack when the
+    "vec_pack_cond_min_elems": 1024,    #   matrix has >= always elements, or >= cond elements
+    "vec_pack_cond_min_batch": 4,       #   and batch >= cond_batch, or >= floor elements and
+    "vec_pack_floor_min_elems": 576,    #   output elements >= floor_out
+    "vec_pack_floor_min_out": 128,
+    "blas_enabled": 1,                 # 0: both BLAS backends decline "unavailable"
+}
+
+# Backends in dispatch order; the index is the C backend code (SA_MM_BLAS, ...).
+BACKENDS: tuple[str, ...] = ("blas", "pack_blas", "generic", "reference")
+
+
+def policy_path() -> Path | None:
+    """The policy file loaded at import: $STRIDEDARRAY_POLICY, else the user file if present."""
+    env = os.environ.get("STRIDEDARRAY_POLICY")
+    if env:
+        return Path(env)
+    user = Path.home() / ".config" / "stridedarray" / "policy.json"
+    return user if user.is_file() else None
+
+
+def _checked(values: Mapping[str, object], where: str) -> dict[str, int]:
+    """Validate threshold values: known keys, non-negative ints (not bools)."""
+    out: dict[str, int] = {}
+    for k, v in values.items():
+        if k not in DEFAULT_POLICY:
+            raise ValueError(f"{where}: unknown policy key {k!r}; expected one of "
+                             f"{', '.join(DEFAULT_POLICY)}")
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise ValueError(f"{where}: policy value for {k!r} must be a non-negative int, "
+                             f"got {v!r}")
+        out[k] = v
+    return out
+
+
+def load_policy_file(path: str | os.PathLike) -> dict[str, int]:
+    """Read a JSON policy file and return the full table (defaults for missing keys)."""
+    with open(path, encoding="utf-8") as fh:
+        data = json.load(fh)
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a policy file holds a JSON object {{\"key\": int, ...}}, "
+                         f"got {type(data).__name__}")
+    return {**DEFAULT_POLICY, **_checked(data, str(path))}
+
+
+def _initial() -> dict[str, int]:
+    path = policy_path()
+    if path is None:
+        return dict(DEFAULT_POLICY)
+    try:
+        return load_policy_file(path)
+    except (OSError, ValueError) as exc:
+        warnings.warn(f"stridedarray: ignoring matmul policy file {path}: {exc}",
+                      RuntimeWarning, stacklevel=2)
+        return dict(DEFAULT_POLICY)
+
+
+def _struct(values: Mapping[str, int], force: int):
+    return ffi.new("sa_mm_policy *", {**values, "force": force})
+
+
+_BASE = _initial()
+# The C struct handed to sa_matmul; a new one per matmul_policy block, never mutated (so a
+# shared default is safe, and get() stays a single lookup on the hot path).
+_current = contextvars.ContextVar(
+    "stridedarray_matmul_policy", default=_struct(_BASE, -1))  # noqa: B039
+
+
+def current_policy() -> dict:
+    """The policy in effect here: every threshold, plus `force` (a backend name or None)."""
+    p = _current.get()
+    d = {k: int(getattr(p, k)) for k in DEFAULT_POLICY}
+    d["force"] = BACKENDS[p.force] if p.force >= 0 else None
+    return d
+
+
+@contextmanager
+def matmul_policy(force: str | None = None, **thresholds: int) -> Iterator[dict]:
+    """Within the block, force a matmul backend by name and/or change crossover thresholds.
+
+    `force` is one of "blas", "pack_blas", "generic", "reference" (or None): that backend is
+    tried alone with its crossover thresholds off; when its layout rules still decline, the
+    generic route computes the result (`matmul_explain` shows what happened). Threshold
+    keywords are the keys of DEFAULT_POLICY. Yields the policy in effect as a dict."""
+    if force is not None and force not in BACKENDS:
+        raise ValueError(f"force must be None or one of {BACKENDS}, got {force!r}")
+    values = {k: int(getattr(_current.get(), k)) for k in DEFAULT_POLICY}
+    values.update(_checked(thresholds, "matmul_policy"))
+    code = BACKENDS.index(force) if force is not None else int(_current.get().force)
+    token = _current.set(_struct(values, code))
+    try:
+        yield current_policy()
+    finally:
+        _current.reset(token)
