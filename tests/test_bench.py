@@ -128,3 +128,31 @@ def test_fmt_time() -> None:
     assert fmt_time(2e-6) == "2 us"
     assert fmt_time(7e-7) == "700 ns"
     assert fmt_time(float("nan")) == "-"
+
+
+def test_tune_writes_a_policy_file_the_library_loads(tmp_path: Path) -> None:
+    from stridedarray import _policy, tune
+
+    out = tmp_path / "policy.json"
+    raw = tmp_path / "raw.json"
+    assert tune.main(["--quick", "--only", "dot_blas_min_k", "--out", str(out),
+                      "--raw", str(raw)]) == 0
+    table = _policy.load_policy_file(out)
+    assert set(table) == set(_policy.DEFAULT_POLICY)
+    data = json.loads(raw.read_text())
+    sweep = data["sweeps"][0]
+    assert sweep["key"] == "dot_blas_min_k" and sweep["points"]
+    assert table["dot_blas_min_k"] == sweep["crossover"]
+    # every other key keeps the value in force
+    current = _policy.current_policy()
+    assert all(table[k] == current[k] for k in table if k != "dot_blas_min_k")
+
+
+def test_tune_combine_takes_the_larger_crossover() -> None:
+    from stridedarray.tune import combine
+
+    got = combine([{"key": "gemm_blas_min", "crossover": 4},
+                   {"key": "gemm_blas_min", "crossover": 6},
+                   {"key": "vec_pack_cond_min_elems", "crossover": 1024}])
+    assert got == {"gemm_blas_min": 6, "vec_pack_cond_min_elems": 1024,
+                   "vec_pack_cond_min_batch": 16}

@@ -1,0 +1,97 @@
+"""`python -m stridedarray.bench.twothreads`: the two-OpenBLAS-pools problem, measured.
+
+NumPy's bundled OpenBLAS and ours each keep a pool of worker threads. After a call, an
+OpenBLAS worker busy-waits for new work for a while (OPENBLAS_THREAD_TIMEOUT, 2**28 cycles by
+default, ~0.1 s) before it sleeps. Calling the two libraries alternately at 2 threads each on 2
+cores therefore runs every call next to the other library's spinning worker.
+
+Each configuration runs in a fresh subprocess (the timeout is read when a library loads), with
+NumPy imported first so that an OPENBLAS_THREAD_TIMEOUT set afterwards reaches only our
+library and never changes NumPy's behaviour. It times `a @ b` for NumPy alone, stridedarray
+alone, and the two alternating call by call, and prints the slowdown of each side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+
+__all__ = ["main", "CONFIGS"]
+
+# (label, our OPENBLAS_THREAD_TIMEOUT or None for the default, our pool's threads)
+CONFIGS = [
+    ("default: both pools 2 threads", None, 2),
+    ("ours 2 threads, thread timeout 2^4 cycles", "4", 2),
+    ("ours 1 thread", None, 1),
+]
+
+_CHILD = r"""
+import json, os, sys, time
+import numpy as np
+timeout, ours_threads, S, batch = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+if timeout != "default":
+    os.environ["OPENBLAS_THREAD_TIMEOUT"] = timeout   # NumPy's OpenBLAS is already loaded
+import stridedarray as sa
+from stridedarray._ffi import lib
+os.environ.pop("OPENBLAS_THREAD_TIMEOUT", None)
+from threadpoolctl import threadpool_limits
+threadpool_limits(2, user_api="blas")               # NumPy's pool (and ours) at 2 threads
+lib.scipy_openblas_set_num_threads(ours_threads)
+rng = np.random.default_rng(0)
+a = rng.standard_normal((batch, S, S)); b = rng.standard_normal((batch, S, S))
+x, y = sa.asarray(a), sa.asarray(b)
+n = max(5, min(2000, int(2e8 / (batch * S ** 3))))
+def run(mode):
+    tn = ts = 0.0
+    for _ in range(n):
+        t0 = time.perf_counter()
+        if mode != "numpy": x @ y
+        t1 = time.perf_counter()
+        if mode != "ours": a @ b
+        t2 = time.perf_counter()
+        ts += t1 - t0; tn += t2 - t1
+    return ts / n, tn / n
+out = {}
+for mode in ("ours", "numpy", "alternate"):
+    run(mode); time.sleep(0.3)
+    rs = [run(mode) for _ in range(5)]
+    out[mode] = [sorted(r[0] for r in rs)[2], sorted(r[1] for r in rs)[2]]
+    time.sleep(0.3)
+print(json.dumps(out))
+"""
+
+
+def measure(timeout: str | None, ours_threads: int, size: int, batch: int) -> dict:
+    """Run one configuration in a fresh interpreter; median seconds per call per mode."""
+    proc = subprocess.run([sys.executable, "-c", _CHILD, timeout or "default",
+                           str(ours_threads), str(size), str(batch)],
+                          capture_output=True, text=True, timeout=600, check=True)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print, per size and configuration, each library's time alone and alternating."""
+    p = argparse.ArgumentParser(prog="python -m stridedarray.bench.twothreads",
+                                description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--sizes", default="64,128,256", help="comma-separated S (default 64,128,256)")
+    p.add_argument("--batch", type=int, default=10, help="matrices per call (default 10)")
+    args = p.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    print("| S | configuration | sa alone | NumPy alone | sa alternating | NumPy alternating |")
+    print("|---:|---|---:|---:|---:|---:|")
+    for s in sizes:
+        for label, timeout, threads in CONFIGS:
+            r = measure(timeout, threads, s, args.batch)
+            sa_alone, np_alone = r["ours"][0], r["numpy"][1]
+            sa_alt, np_alt = r["alternate"]
+            print(f"| {s} | {label} | {sa_alone * 1e3:.3f} ms | {np_alone * 1e3:.3f} ms | "
+                  f"{sa_alt * 1e3:.3f} ms ({sa_alt / sa_alone:.2f}x) | "
+                  f"{np_alt * 1e3:.3f} ms ({np_alt / np_alone:.2f}x) |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,242 @@
+"""`python -m stridedarray.tune`: measure the selector's crossovers on this machine.
+
+For each crossover constant of the policy table (stridedarray._policy.DEFAULT_POLICY), a sweep
+times the same product with the two competing routes forced through `matmul_policy(force=...)`
+(forcing switches the thresholds off), over increasing sizes, interleaved sample by sample.
+The crossover is the smallest size from which the faster-at-scale route wins at every larger
+size of the sweep (so one noisy point below it cannot pull it down). The result is printed next
+to the table in force and written as the JSON policy file the library loads at import:
+$STRIDEDARRAY_POLICY if set, else ~/.config/stridedarray/policy.json (or --out PATH).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import timeit
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+import stridedarray as sa
+
+__all__ = ["Sweep", "SWEEPS", "measure_sweep", "policy_path", "main"]
+
+_rng = np.random.default_rng(0)
+
+
+def _m(*shape: int, dtype: str = "float64") -> np.ndarray:
+    return _rng.standard_normal(shape).astype(dtype)
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """One crossover: the policy key, the product at size s, the two routes, the key's value."""
+
+    key: str
+    what: str
+    sizes: tuple[int, ...]
+    build: Callable[[int], tuple[np.ndarray, np.ndarray]]
+    fast: str  # the route that should win at large sizes (BLAS or pack-once BLAS)
+    slow: str  # the route below the crossover (generic)
+    value: Callable[[int], int]  # the threshold value that corresponds to size s
+
+
+_SQ = lambda s: s * s  # noqa: E731  (threshold measured in matrix elements)
+_ID = lambda s: s  # noqa: E731
+
+
+def _sweeps() -> list[Sweep]:
+    small = (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32)
+    vec = (4, 8, 12, 16, 24, 32, 48, 64, 96, 128)
+    return [
+        Sweep("dot_blas_min_k", "DOT (K,)@(K,) contiguous, float64",
+              (8, 16, 32, 64, 96, 128, 192, 256, 384, 512, 1024, 2048),
+              lambda k: (_m(k), _m(k)), "blas", "generic", _ID),
+        Sweep("gemm_blas_min", "GEMM (10,S,S)@(10,S,S) C-contiguous, float64", small,
+              lambda s: (_m(10, s, s), _m(10, s, s)), "blas", "generic", _ID),
+        Sweep("gemm_blas_min", "GEMM (10,S,S)@(10,S,S) C-contiguous, float32", small,
+              lambda s: (_m(10, s, s, dtype="float32"), _m(10, s, s, dtype="float32")),
+              "blas", "generic", _ID),
+        Sweep("gemm_pack_min", "GEMM (1,S,S)[...,::-1]@(10,S,S), float64", small,
+              lambda s: (_m(1, s, s)[..., ::-1], _m(10, s, s)), "pack_blas", "generic", _ID),
+        Sweep("gemm_pack_min", "GEMM (1,S,S)[...,::-1]@(10,S,S), float32", small,
+              lambda s: (_m(1, s, s, dtype="float32")[..., ::-1],
+                         _m(10, s, s, dtype="float32")), "pack_blas", "generic", _ID),
+        Sweep("gemv_blas_min", "GEMV (S,S)@(S,) contiguous, unbatched, float64", vec,
+              lambda s: (_m(s, s), _m(s)), "blas", "generic", _ID),
+        Sweep("gevm_compact_min_kn", "GEVM (S,)@(S,S) dense, unbatched, float64 (K*N)", vec,
+              lambda s: (_m(s), _m(s, s)), "blas", "generic", _SQ),
+        Sweep("gevm_blas_min", "GEVM (S,)@(S,S+3)[:, :S] padded, unbatched, float64", vec,
+              lambda s: (_m(s), _m(s, s + 3)[:, :s]), "blas", "generic", _ID),
+        Sweep("batched_vec_blas_min_elems", "GEMV (10,S,S)@(S,) contiguous, float64 (M*K)", vec,
+              lambda s: (_m(10, s, s), _m(s)), "blas", "generic", _SQ),
+        Sweep("vec_pack_always_min_elems", "GEMV (2,S,S)@(S,)[::-1], reused vector (M*K)", vec,
+              lambda s: (_m(2, s, s), _m(s)[::-1]), "pack_blas", "generic", _SQ),
+        Sweep("vec_pack_cond_min_elems", "GEMV (16,S,S)@(S,)[::-1], reused vector (M*K)", vec,
+              lambda s: (_m(16, s, s), _m(s)[::-1]), "pack_blas", "generic", _SQ),
+    ]
+
+
+SWEEPS = _sweeps()
+
+
+def policy_path() -> Path:
+    """Where the library loads its policy from: $STRIDEDARRAY_POLICY, else the user config."""
+    env = os.environ.get("STRIDEDARRAY_POLICY")
+    return Path(env) if env else Path.home() / ".config" / "stridedarray" / "policy.json"
+
+
+def _route(a: sa.Array, b: sa.Array) -> str:
+    return str(sa.matmul_explain(a, b).to_dict()["route"])
+
+
+def _forced_sample(route: str, timer: timeit.Timer) -> Callable[[int], float]:
+    """A sampler that runs `inner` products with `route` forced (the context entered once)."""
+
+    def sample(inner: int) -> float:
+        with sa.matmul_policy(force=route):
+            return timer.timeit(inner)
+
+    return sample
+
+
+def _time(samplers: dict[str, Callable[[int], float]], target_s: float,
+          repeats: int) -> dict[str, float]:
+    """Interleaved medians (seconds per call) of the samplers, one inner count for all."""
+    fastest = min(max(f(1), 1e-9) for f in samplers.values())
+    inner = max(1, min(100_000, math.ceil(target_s / fastest)))
+    for f in samplers.values():
+        f(inner)
+    samples: dict[str, list[float]] = {k: [] for k in samplers}
+    names = list(samplers)
+    for rep in range(repeats):
+        for k in names[rep % 2:] + names[:rep % 2]:
+            samples[k].append(samplers[k](inner) / inner)
+    return {k: float(np.median(v)) for k, v in samples.items()}
+
+
+def measure_sweep(sw: Sweep, target_s: float = 1e-3, repeats: int = 7) -> dict:
+    """Time both forced routes at every size; return the points and the crossover value."""
+    points = []
+    for s in sw.sizes:
+        x, y = sw.build(s)
+        a, b = sa.asarray(x), sa.asarray(y)
+        samplers = {}
+        for route in (sw.fast, sw.slow):
+            with sa.matmul_policy(force=route):
+                got = _route(a, b)
+            if got != route:  # e.g. an extent-1 "reversed" matrix is BLAS-viewable: no pack
+                break
+            timer = timeit.Timer("a @ b", globals={"a": a, "b": b})
+            samplers[route] = _forced_sample(route, timer)
+        if len(samplers) < 2:
+            continue
+        t = _time(samplers, target_s, repeats)
+        points.append({"size": s, "value": sw.value(s), sw.fast: t[sw.fast], sw.slow: t[sw.slow],
+                       "ratio": t[sw.slow] / t[sw.fast]})
+    if not points:
+        raise RuntimeError(f"{sw.key}: neither size of the sweep could force {sw.fast!r}")
+    wins = [p["ratio"] >= 1.0 for p in points]
+    first = len(points)
+    for i in range(len(points) - 1, -1, -1):
+        if not wins[i]:
+            break
+        first = i
+    if first == len(points):  # the fast route never won from any size on: keep it off here
+        value = points[-1]["value"] * 2
+    else:
+        value = points[first]["value"]
+    return {"key": sw.key, "what": sw.what, "fast": sw.fast, "slow": sw.slow,
+            "points": points, "crossover": value}
+
+
+def _policies() -> tuple[dict, dict]:
+    """(the shipped DEFAULT_POLICY, the table in force now, which a policy file may override)."""
+    from stridedarray import _policy
+
+    default = dict(_policy.DEFAULT_POLICY)
+    for name in ("current_policy", "active_policy", "get_policy"):
+        fn = getattr(_policy, name, None)
+        if callable(fn):
+            return default, dict(fn())
+    for name in ("POLICY", "ACTIVE_POLICY", "LOADED_POLICY"):
+        table = getattr(_policy, name, None)
+        if isinstance(table, dict):
+            return default, dict(table)
+    return default, default
+
+
+def combine(results: list[dict]) -> dict[str, int]:
+    """One value per key: the largest crossover when a key was measured on several workloads
+    (the fast route must win on each of them), plus the batch the conditional rule was seen at."""
+    measured: dict[str, int] = {}
+    for r in results:
+        measured[r["key"]] = max(measured.get(r["key"], 0), int(r["crossover"]))
+    if "vec_pack_cond_min_elems" in measured:
+        measured["vec_pack_cond_min_batch"] = 16  # the batch of that sweep
+    return measured
+
+
+def _table(default: dict, current: dict, measured: dict[str, int]) -> str:
+    lines = [f"{'key':30s} {'shipped':>10s} {'in force':>10s} {'measured':>10s}"]
+    for key in default:
+        m = measured.get(key)
+        lines.append(f"{key:30s} {default[key]!s:>10s} {current.get(key, '-')!s:>10s} "
+                     f"{'-' if m is None else m!s:>10s}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Sweep every crossover, print the table, write the policy file (and raw data on request)."""
+    p = argparse.ArgumentParser(prog="python -m stridedarray.tune", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", type=Path, default=None,
+                   help=f"policy file to write (default {policy_path()})")
+    p.add_argument("--dry-run", action="store_true", help="measure and print, write nothing")
+    p.add_argument("--raw", type=Path, help="also write every timed point as JSON here")
+    p.add_argument("--quick", action="store_true", help="fewer repeats, shorter samples")
+    p.add_argument("--threads", type=int, default=1, help="BLAS threads while measuring (1)")
+    p.add_argument("--only", metavar="KEY", help="measure only this policy key")
+    args = p.parse_args(argv)
+    if args.threads < 1:
+        raise SystemExit(f"--threads must be >= 1, got {args.threads}")
+    from stridedarray.bench.machine import machine_info, set_threads
+
+    set_threads(args.threads)
+    default, current = _policies()
+    sweeps = [s for s in SWEEPS if args.only in (None, s.key)]
+    if not sweeps:
+        raise SystemExit(f"--only: no sweep measures {args.only!r}; keys: "
+                         f"{', '.join(sorted({s.key for s in SWEEPS}))}")
+    results = []
+    for sw in sweeps:
+        r = measure_sweep(sw, target_s=3e-4 if args.quick else 1e-3,
+                          repeats=3 if args.quick else 7)
+        results.append(r)
+        pts = "  ".join(f"{q['size']}:{q['ratio']:.2f}" for q in r["points"])
+        print(f"{sw.key} <- {sw.what}: {sw.slow}/{sw.fast} time by size  {pts}"
+              f"  => {r['crossover']}", file=sys.stderr)
+    measured = combine(results)
+    print(_table(default, current, measured))
+    new = {k: measured.get(k, current.get(k, v)) for k, v in default.items()}
+    if args.raw:
+        args.raw.write_text(json.dumps({"machine": machine_info(), "threads": args.threads,
+                                        "sweeps": results, "measured": measured,
+                                        "policy": new}, indent=1))
+    if args.dry_run:
+        return 0
+    out = args.out or policy_path()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(new, indent=1) + "\n")
+    print(f"wrote {out} (loaded at import; STRIDEDARRAY_POLICY overrides the location)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
