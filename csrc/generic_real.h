@@ -1,0 +1,330 @@
+/* Template: the generic matmul kernel for one real dtype on one instruction-set target.
+ *
+ * Included by matmul_generic.c once per (target, dtype) with these macros defined:
+ *   SA_T     storage element type (int8_t ... double)
+ *   SA_U     arithmetic type: the unsigned type of the same width for integers, so products and
+ *            sums wrap modulo 2^bits exactly like NumPy without signed-overflow UB; T for floats
+ *   SA_FN(x) name of x for this (target, dtype)
+ *   SA_VB    bytes per SIMD vector on this target (16, 32 or 64)
+ *   SA_MR    rows of the register tile (a power of two)
+ *   SA_ATTR  attributes of the inlined helpers (static, always_inline, target(...))
+ *   SA_KATTR attributes of the two entry points (static, target(...))
+ *   SA_SCRATCH(name, bytes) / SA_SCRATCH_FREE(name)  aligned scratch (stack when small)
+ * No include guard: it is meant to be included many times.
+ *
+ * Method (the usual GotoBLAS/BLIS structure, kept small): the output is computed in register
+ * tiles of up to SA_MR rows x NR columns (NR = one vector). Operands are copied ("packed") into
+ * aligned scratch in the order the tile loop reads them, which turns any signed or step-two
+ * layout into unit-stride loads, so the tile loop is the same code for every layout. K is cut
+ * in blocks of KC so the B micro-panel (KC x NR) stays in L1; M in blocks of MC so the packed A
+ * block stays in L2; N in blocks of NC. A matrix shared by every item of the batch is packed
+ * once for the whole call. N == 1 (GEMV, DOT, and GEVM after transposition) uses dot products
+ * on rows instead, since a tile one column wide would waste the vector.
+ */
+
+typedef SA_U SA_FN(vec) __attribute__((vector_size(SA_VB)));
+#define SA_NR ((int64_t)(SA_VB / (int)sizeof(SA_U)))
+
+/* Load/store one vector from possibly unaligned memory of either signedness. */
+SA_ATTR SA_FN(vec) SA_FN(loadu)(const void *p)
+{
+    SA_FN(vec) v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* Pack A(0..mc, 0..kc) (a points at its first element; strides rs, cs) into panels of w rows,
+ * w = SA_MR while that many rows remain, then 4, 2, 1 for the tail, so no row is padded. The
+ * panel starting at row r holds A(r+i, k) at dst[r*kc + k*w + i]. */
+SA_ATTR void SA_FN(pack_a)(const SA_T *a, int64_t rs, int64_t cs, int64_t mc, int64_t kc,
+                           SA_U *restrict dst)
+{
+    for (int64_t r = 0; r < mc;) {
+        int64_t w = SA_MR;
+        while (w > mc - r) w >>= 1;
+        const SA_T *ap = a + r * rs;
+        SA_U *d = dst + r * kc;
+        if (cs == 1 || (cs != 0 && (cs < 0 ? -cs : cs) < (rs < 0 ? -rs : rs))) {
+            /* rows are (nearly) contiguous: read along k */
+            for (int64_t i = 0; i < w; ++i)
+                for (int64_t k = 0; k < kc; ++k) d[k * w + i] = (SA_U)ap[i * rs + k * cs];
+        } else {
+            for (int64_t k = 0; k < kc; ++k)
+                for (int64_t i = 0; i < w; ++i) d[k * w + i] = (SA_U)ap[i * rs + k * cs];
+        }
+        r += w;
+    }
+}
+
+/* Pack B(0..kc, 0..nc) into panels of SA_NR columns, zero-padded on the right. The panel
+ * starting at column j holds B(k, j+l) at dst[j*kc + k*SA_NR + l]. */
+SA_ATTR void SA_FN(pack_b)(const SA_T *b, int64_t rs, int64_t cs, int64_t kc, int64_t nc,
+                           SA_U *restrict dst)
+{
+    for (int64_t j = 0; j < nc; j += SA_NR) {
+        int64_t n = nc - j < SA_NR ? nc - j : SA_NR;
+        const SA_T *bp = b + j * cs;
+        SA_U *d = dst + j * kc;
+        if (n == SA_NR && cs == 1) {
+            for (int64_t k = 0; k < kc; ++k)
+                for (int64_t l = 0; l < SA_NR; ++l) d[k * SA_NR + l] = (SA_U)bp[k * rs + l];
+        } else if (n == SA_NR && cs == -1) {
+            for (int64_t k = 0; k < kc; ++k)
+                for (int64_t l = 0; l < SA_NR; ++l) d[k * SA_NR + l] = (SA_U)bp[k * rs - l];
+        } else {
+            if (n < SA_NR) memset(d, 0, (size_t)(kc * SA_NR) * sizeof(SA_U));
+            for (int64_t l = 0; l < n; ++l)
+                for (int64_t k = 0; k < kc; ++k) d[k * SA_NR + l] = (SA_U)bp[k * rs + l * cs];
+        }
+    }
+}
+
+/* Write (or add, when `accumulate`) a w x n register tile to C. */
+SA_ATTR void SA_FN(store)(const SA_FN(vec) *acc, int64_t w, SA_T *c, int64_t rs, int64_t cs,
+                          int64_t n, int accumulate)
+{
+    if (n == SA_NR && cs == 1) {
+        for (int64_t i = 0; i < w; ++i) {
+            SA_FN(vec) v = acc[i];
+            if (accumulate) v += SA_FN(loadu)(c + i * rs);
+            memcpy(c + i * rs, &v, sizeof v);
+        }
+        return;
+    }
+    for (int64_t i = 0; i < w; ++i) {
+        for (int64_t l = 0; l < n; ++l) {
+            SA_T *p = c + i * rs + l * cs;
+            *p = (SA_T)(accumulate ? (SA_U)((SA_U)*p + acc[i][l]) : acc[i][l]);
+        }
+    }
+}
+
+/* The register tile: W rows of packed A times one packed B micro-panel, kc deep. Written once,
+ * expanded for W = 8, 4, 2, 1; the W and NR loops are fully unrolled by the compiler and the
+ * accumulators live in vector registers. */
+#define SA_REAL_TILE(W)                                                                         \
+    SA_ATTR void SA_FN(tile##W)(int64_t kc, const SA_U *restrict ap, const SA_U *restrict bp,   \
+                                SA_T *c, int64_t rs, int64_t cs, int64_t n, int accumulate)     \
+    {                                                                                           \
+        SA_FN(vec) acc[W];                                                                      \
+        for (int i = 0; i < W; ++i) acc[i] = (SA_FN(vec)){0};                                   \
+        for (int64_t k = 0; k < kc; ++k) {                                                      \
+            SA_FN(vec) bv = *(const SA_FN(vec) *)(bp + k * SA_NR);                              \
+            for (int i = 0; i < W; ++i) acc[i] += ap[k * W + i] * bv;                           \
+        }                                                                                       \
+        SA_FN(store)(acc, W, c, rs, cs, n, accumulate);                                         \
+    }
+#if SA_MR >= 8
+SA_REAL_TILE(8)
+#endif
+SA_REAL_TILE(4)
+SA_REAL_TILE(2)
+SA_REAL_TILE(1)
+#undef SA_REAL_TILE
+
+SA_ATTR void SA_FN(tile)(int64_t w, int64_t kc, const SA_U *ap, const SA_U *bp, SA_T *c,
+                         int64_t rs, int64_t cs, int64_t n, int accumulate)
+{
+    switch (w) {
+#if SA_MR >= 8
+    case 8: SA_FN(tile8)(kc, ap, bp, c, rs, cs, n, accumulate); break;
+#endif
+    case 4: SA_FN(tile4)(kc, ap, bp, c, rs, cs, n, accumulate); break;
+    case 2: SA_FN(tile2)(kc, ap, bp, c, rs, cs, n, accumulate); break;
+    default: SA_FN(tile1)(kc, ap, bp, c, rs, cs, n, accumulate); break;
+    }
+}
+
+SA_ATTR SA_U SA_FN(hsum)(SA_FN(vec) v)
+{
+    SA_U s = 0;
+    for (int64_t l = 0; l < SA_NR; ++l) s += v[l];
+    return s;
+}
+
+/* out[r] = sum_k rows[r*ld + k] * x[k] for R rows (R = 4 or 1); x is aligned scratch. One
+ * accumulator per row for R = 4 (the x load is shared), four for the single row. */
+SA_ATTR void SA_FN(dot4)(const SA_T *rows, int64_t ld, const SA_U *x, int64_t K, SA_U *out)
+{
+    SA_FN(vec) s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
+    const SA_T *r0 = rows, *r1 = rows + ld, *r2 = rows + 2 * ld, *r3 = rows + 3 * ld;
+    int64_t k = 0;
+    for (; k + SA_NR <= K; k += SA_NR) {
+        SA_FN(vec) xv = *(const SA_FN(vec) *)(x + k);
+        s0 += SA_FN(loadu)(r0 + k) * xv;
+        s1 += SA_FN(loadu)(r1 + k) * xv;
+        s2 += SA_FN(loadu)(r2 + k) * xv;
+        s3 += SA_FN(loadu)(r3 + k) * xv;
+    }
+    SA_U t0 = SA_FN(hsum)(s0), t1 = SA_FN(hsum)(s1), t2 = SA_FN(hsum)(s2), t3 = SA_FN(hsum)(s3);
+    for (; k < K; ++k) {
+        t0 += (SA_U)r0[k] * x[k];
+        t1 += (SA_U)r1[k] * x[k];
+        t2 += (SA_U)r2[k] * x[k];
+        t3 += (SA_U)r3[k] * x[k];
+    }
+    out[0] = t0, out[1] = t1, out[2] = t2, out[3] = t3;
+}
+
+SA_ATTR SA_U SA_FN(dot1)(const SA_T *r, const SA_U *x, int64_t K)
+{
+    SA_FN(vec) s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
+    int64_t k = 0;
+    for (; k + 4 * SA_NR <= K; k += 4 * SA_NR) {
+        s0 += SA_FN(loadu)(r + k) * *(const SA_FN(vec) *)(x + k);
+        s1 += SA_FN(loadu)(r + k + SA_NR) * *(const SA_FN(vec) *)(x + k + SA_NR);
+        s2 += SA_FN(loadu)(r + k + 2 * SA_NR) * *(const SA_FN(vec) *)(x + k + 2 * SA_NR);
+        s3 += SA_FN(loadu)(r + k + 3 * SA_NR) * *(const SA_FN(vec) *)(x + k + 3 * SA_NR);
+    }
+    for (; k + SA_NR <= K; k += SA_NR) s0 += SA_FN(loadu)(r + k) * *(const SA_FN(vec) *)(x + k);
+    SA_U t = SA_FN(hsum)((s0 + s1) + (s2 + s3));
+    for (; k < K; ++k) t += (SA_U)r[k] * x[k];
+    return t;
+}
+
+/* Copy a strided vector into aligned scratch (this is where a reversed vector becomes forward). */
+SA_ATTR void SA_FN(pack_vec)(const SA_T *v, int64_t s, int64_t K, SA_U *restrict dst)
+{
+    if (s == 1) {
+        for (int64_t k = 0; k < K; ++k) dst[k] = (SA_U)v[k];
+    } else if (s == -1) {
+        for (int64_t k = 0; k < K; ++k) dst[k] = (SA_U)v[-k];
+    } else {
+        for (int64_t k = 0; k < K; ++k) dst[k] = (SA_U)v[k * s];
+    }
+}
+
+/* N == 1: c(i) = sum_k A(i,k) b(k). The dispatcher has made a_inner >= 0 and, when A is
+ * column-major (|a_row| == 1), a_row == 1. */
+SA_KATTR int SA_FN(gemv)(const sa_contraction *g, int64_t count, const SA_T *a,
+                        const int64_t *a_off, int64_t da, const SA_T *b, const int64_t *b_off,
+                        int64_t db, SA_T *c, const int64_t *c_off, int64_t dc, int b_shared)
+{
+    const int64_t M = g->M, K = g->K;
+    const int64_t ar = g->a_row, ak = g->a_inner, bk = g->b_inner, cr = g->c_row;
+    /* Column-major A: accumulate whole columns (axpy), y[i] += A(i,k) * x[k], in chunks of
+     * rows that stay in L1. Otherwise dot products along rows, gathering 4 rows at a time into
+     * scratch when the rows are not contiguous. */
+    const int axpy = ak != 1 && ar == 1 && M > 1;
+    const int64_t chunk = 2048;
+    const int64_t xlen = (K + SA_NR - 1) / SA_NR * SA_NR;
+    const int64_t work = axpy ? (M < chunk ? M : chunk) : (ak == 1 ? 0 : 4 * K);
+    SA_SCRATCH(buf, (size_t)(xlen + work) * sizeof(SA_U));
+    if (!buf) return -2;
+    SA_U *x = (SA_U *)buf, *w = x + xlen;
+    if (b_shared) SA_FN(pack_vec)(b + b_off[0] + db, bk, K, x);
+    for (int64_t t = 0; t < count; ++t) {
+        const SA_T *at = a + a_off[t] + da;
+        SA_T *ct = c + c_off[t] + dc;
+        if (!b_shared) SA_FN(pack_vec)(b + b_off[t] + db, bk, K, x);
+        if (axpy) {
+            for (int64_t i0 = 0; i0 < M; i0 += chunk) {
+                int64_t m = M - i0 < chunk ? M - i0 : chunk;
+                SA_U *restrict y = w;
+                for (int64_t i = 0; i < m; ++i) y[i] = 0;
+                int64_t k = 0;
+                for (; k + 4 <= K; k += 4) {
+                    const SA_T *p0 = at + i0 + k * ak, *p1 = p0 + ak, *p2 = p1 + ak, *p3 = p2 + ak;
+                    SA_U x0 = x[k], x1 = x[k + 1], x2 = x[k + 2], x3 = x[k + 3];
+                    for (int64_t i = 0; i < m; ++i)
+                        y[i] += ((SA_U)p0[i] * x0 + (SA_U)p1[i] * x1) +
+                                ((SA_U)p2[i] * x2 + (SA_U)p3[i] * x3);
+                }
+                for (; k < K; ++k) {
+                    const SA_T *p0 = at + i0 + k * ak;
+                    SA_U x0 = x[k];
+                    for (int64_t i = 0; i < m; ++i) y[i] += (SA_U)p0[i] * x0;
+                }
+                for (int64_t i = 0; i < m; ++i) ct[(i0 + i) * cr] = (SA_T)y[i];
+            }
+            continue;
+        }
+        int64_t i = 0;
+        SA_U out[4];
+        for (; i + 4 <= M; i += 4) {
+            if (ak == 1) {
+                SA_FN(dot4)(at + i * ar, ar, x, K, out);
+            } else {
+                SA_T *rows = (SA_T *)w;
+                for (int64_t r = 0; r < 4; ++r)
+                    for (int64_t k = 0; k < K; ++k) rows[r * K + k] = at[(i + r) * ar + k * ak];
+                SA_FN(dot4)(rows, K, x, K, out);
+            }
+            for (int64_t r = 0; r < 4; ++r) ct[(i + r) * cr] = (SA_T)out[r];
+        }
+        for (; i < M; ++i) {
+            const SA_T *row = at + i * ar;
+            if (ak != 1) {
+                SA_T *rows = (SA_T *)w;
+                for (int64_t k = 0; k < K; ++k) rows[k] = row[k * ak];
+                row = rows;
+            }
+            ct[i * cr] = (SA_T)SA_FN(dot1)(row, x, K);
+        }
+    }
+    SA_SCRATCH_FREE(buf);
+    return 0;
+}
+
+/* General M x K @ K x N, N > 1; the dispatcher has made c_col >= 0 and prefers |c_col| == 1. */
+SA_KATTR int SA_FN(gemm)(const sa_contraction *g, int64_t count, const SA_T *a,
+                        const int64_t *a_off, int64_t da, const SA_T *b, const int64_t *b_off,
+                        int64_t db, SA_T *c, const int64_t *c_off, int64_t dc, int a_shared,
+                        int b_shared)
+{
+    const int64_t M = g->M, N = g->N, K = g->K;
+    if (N == 1)
+        return SA_FN(gemv)(g, count, a, a_off, da, b, b_off, db, c, c_off, dc, b_shared);
+    /* Block sizes in elements, from byte budgets: B micro-panel KC*NR in L1 (16 KiB at 64-byte
+     * vectors), packed A block MC*KC in L2 (192 KiB), packed B block KC*NC about 1 MiB. */
+    const int64_t KC = 256;
+    const int64_t MC = (int64_t)(192 * 1024 / (KC * sizeof(SA_U))) / SA_MR * SA_MR;
+    const int64_t NC = (int64_t)(1024 * 1024 / (KC * sizeof(SA_U))) / SA_NR * SA_NR;
+    const int64_t Mp = (M + SA_MR - 1) / SA_MR * SA_MR;
+    const int64_t Np = (N + SA_NR - 1) / SA_NR * SA_NR;
+    const int64_t kc_max = K < KC ? K : KC;
+    /* A matrix shared by the whole batch is packed once, in full, if it fits the budget. */
+    const int64_t full_budget = (int64_t)(4 * 1024 * 1024 / sizeof(SA_U));
+    const int full_a = a_shared && count > 1 && Mp * K <= full_budget;
+    const int full_b = b_shared && count > 1 && Np * K <= full_budget;
+    /* rounded up so the B panels behind it stay 64-byte aligned for the vector loads */
+    const int64_t a_len = ((full_a ? Mp * K : (Mp < MC ? Mp : MC) * kc_max) + 63) / 64 * 64;
+    const int64_t b_len = full_b ? Np * K : (Np < NC ? Np : NC) * kc_max;
+    SA_SCRATCH(buf, (size_t)(a_len + b_len) * sizeof(SA_U));
+    if (!buf) return -2;
+    SA_U *abuf = (SA_U *)buf, *bbuf = abuf + a_len;
+    const int64_t ar = g->a_row, ak = g->a_inner, bk = g->b_inner, bc = g->b_col;
+    const int64_t cr = g->c_row, cc = g->c_col;
+    if (full_a) SA_FN(pack_a)(a + a_off[0] + da, ar, ak, M, K, abuf);
+    if (full_b) SA_FN(pack_b)(b + b_off[0] + db, bk, bc, K, N, bbuf);
+    for (int64_t t = 0; t < count; ++t) {
+        const SA_T *at = a + a_off[t] + da, *bt = b + b_off[t] + db;
+        SA_T *ct = c + c_off[t] + dc;
+        for (int64_t jc = 0; jc < N; jc += NC) {
+            const int64_t nc = N - jc < NC ? N - jc : NC;
+            for (int64_t pc = 0; pc < K; pc += KC) {
+                const int64_t kc = K - pc < KC ? K - pc : KC;
+                if (!full_b) SA_FN(pack_b)(bt + pc * bk + jc * bc, bk, bc, kc, nc, bbuf);
+                for (int64_t ic = 0; ic < M; ic += MC) {
+                    const int64_t mc = M - ic < MC ? M - ic : MC;
+                    if (!full_a) SA_FN(pack_a)(at + ic * ar + pc * ak, ar, ak, mc, kc, abuf);
+                    for (int64_t jr = jc; jr < jc + nc; jr += SA_NR) {
+                        const int64_t n = N - jr < SA_NR ? N - jr : SA_NR;
+                        const SA_U *bp = full_b ? bbuf + jr * K + pc * SA_NR : bbuf + (jr - jc) * kc;
+                        for (int64_t ir = ic; ir < ic + mc;) {
+                            int64_t w = SA_MR;
+                            while (w > ic + mc - ir) w >>= 1;
+                            const SA_U *ap = full_a ? abuf + ir * K + pc * w : abuf + (ir - ic) * kc;
+                            SA_FN(tile)(w, kc, ap, bp, ct + ir * cr + jr * cc, cr, cc, n, pc > 0);
+                            ir += w;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    SA_SCRATCH_FREE(buf);
+    return 0;
+}
+
+#undef SA_NR

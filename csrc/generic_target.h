@@ -1,0 +1,130 @@
+/* Template: instantiates the generic kernels for every numeric dtype on one target.
+ *
+ * Included by matmul_generic.c once per target with SA_PRE (name prefix), SA_TGT (a target
+ * attribute or nothing), SA_VB (vector bytes), SA_MR and SA_MRC (register-tile rows for real
+ * and complex dtypes) defined. Defines the table SA_CAT2(sa_generic_table, SA_PRE) of type-erased
+ * entry points indexed by sa_dtype. No include guard: included once per target.
+ */
+
+#define SA_ATTR static inline __attribute__((always_inline)) SA_TGT
+#define SA_KATTR static SA_TGT
+#define SA_FN(x) SA_CAT3(x, SA_PRE, SA_SUF)
+
+/* Type-erased entry: casts the byte pointers to the element type and runs the kernel. */
+#define SA_DEFINE_ENTRY(elem)                                                                   \
+    SA_KATTR int SA_FN(entry)(const sa_contraction *g, int64_t count, const char *a,            \
+                              const int64_t *a_off, int64_t da, const char *b,                  \
+                              const int64_t *b_off, int64_t db, char *c, const int64_t *c_off,  \
+                              int64_t dc, int a_shared, int b_shared)                           \
+    {                                                                                           \
+        return SA_FN(gemm)(g, count, (const elem *)(const void *)a, a_off, da,                  \
+                           (const elem *)(const void *)b, b_off, db, (elem *)(void *)c, c_off,  \
+                           dc, a_shared, b_shared);                                             \
+    }
+
+#define SA_SUF i8
+#define SA_T int8_t
+#define SA_U uint8_t
+#include "generic_real.h"
+SA_DEFINE_ENTRY(SA_T)
+#undef SA_SUF
+#undef SA_T
+#undef SA_U
+#define SA_SUF i16
+#define SA_T int16_t
+#define SA_U uint16_t
+#include "generic_real.h"
+SA_DEFINE_ENTRY(SA_T)
+#undef SA_SUF
+#undef SA_T
+#undef SA_U
+#define SA_SUF i32
+#define SA_T int32_t
+#define SA_U uint32_t
+#include "generic_real.h"
+SA_DEFINE_ENTRY(SA_T)
+#undef SA_SUF
+#undef SA_T
+#undef SA_U
+#define SA_SUF i64
+#define SA_T int64_t
+#define SA_U uint64_t
+#include "generic_real.h"
+SA_DEFINE_ENTRY(SA_T)
+#undef SA_SUF
+#undef SA_T
+#undef SA_U
+#define SA_SUF u8
+#define SA_T uint8_t
+#define SA_U uint8_t
+#include "generic_real.h"
+SA_DEFINE_ENTRY(SA_T)
+#undef SA_SUF
+#undef SA_T
+#undef SA_U
+#define SA_SUF u16
+#define SA_T uint16_t
+#define SA_U uint16_t
+#include "generic_real.h"
+SA_DEFINE_ENTRY(SA_T)
+#undef SA_SUF
+#undef SA_T
+#undef SA_U
+#define SA_SUF u32
+#define SA_T uint32_t
+#define SA_U uint32_t
+#include "generic_real.h"
+SA_DEFINE_ENTRY(SA_T)
+#undef SA_SUF
+#undef SA_T
+#undef SA_U
+#define SA_SUF u64
+#define SA_T uint64_t
+#define SA_U uint64_t
+#include "generic_real.h"
+SA_DEFINE_ENTRY(SA_T)
+#undef SA_SUF
+#undef SA_T
+#undef SA_U
+#define SA_SUF f32
+#define SA_T float
+#define SA_U float
+#include "generic_real.h"
+SA_DEFINE_ENTRY(SA_T)
+#undef SA_SUF
+#undef SA_T
+#undef SA_U
+#define SA_SUF f64
+#define SA_T double
+#define SA_U double
+#include "generic_real.h"
+SA_DEFINE_ENTRY(SA_T)
+#undef SA_SUF
+#undef SA_T
+#undef SA_U
+#define SA_SUF c64
+#define SA_R float
+#include "generic_complex.h"
+SA_DEFINE_ENTRY(SA_R)
+#undef SA_SUF
+#undef SA_R
+#define SA_SUF c128
+#define SA_R double
+#include "generic_complex.h"
+SA_DEFINE_ENTRY(SA_R)
+#undef SA_SUF
+#undef SA_R
+
+static const sa_generic_entry SA_CAT2(sa_generic_table, SA_PRE)[SA_NDTYPES] = {
+    [SA_INT8] = SA_CAT3(entry, SA_PRE, i8),       [SA_INT16] = SA_CAT3(entry, SA_PRE, i16),
+    [SA_INT32] = SA_CAT3(entry, SA_PRE, i32),     [SA_INT64] = SA_CAT3(entry, SA_PRE, i64),
+    [SA_UINT8] = SA_CAT3(entry, SA_PRE, u8),      [SA_UINT16] = SA_CAT3(entry, SA_PRE, u16),
+    [SA_UINT32] = SA_CAT3(entry, SA_PRE, u32),    [SA_UINT64] = SA_CAT3(entry, SA_PRE, u64),
+    [SA_FLOAT32] = SA_CAT3(entry, SA_PRE, f32),   [SA_FLOAT64] = SA_CAT3(entry, SA_PRE, f64),
+    [SA_COMPLEX64] = SA_CAT3(entry, SA_PRE, c64), [SA_COMPLEX128] = SA_CAT3(entry, SA_PRE, c128),
+};
+
+#undef SA_DEFINE_ENTRY
+#undef SA_ATTR
+#undef SA_KATTR
+#undef SA_FN

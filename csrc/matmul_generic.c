@@ -1,0 +1,155 @@
+/* The generic matmul route: any signed strides, every numeric dtype, always correct.
+ *
+ * sa_generic_matmul (declared in sa_kernels.h) normalizes the geometry (independent of dtype),
+ * notices operands shared by the whole batch, and calls the kernel for the dtype on the best
+ * instruction set this CPU has. The kernels themselves are templates (generic_real.h,
+ * generic_complex.h) instantiated per dtype by generic_target.h, once per target:
+ * AVX-512 (64-byte vectors), AVX2+FMA (32-byte) and the baseline (16-byte, SSE2 on x86-64).
+ * The build uses no special compiler flags; the targets are per-function attributes and the
+ * choice is made at run time from the CPU's feature bits (read-only state).
+ */
+#include <stdlib.h>
+
+#include "sa_kernels.h"
+
+#if !defined(__GNUC__)
+#error "the generic kernels use GCC/Clang vector extensions"
+#endif
+
+#define SA_CAT2_(a, b) a##_##b
+#define SA_CAT2(a, b) SA_CAT2_(a, b)
+#define SA_CAT3_(a, b, c) a##_##b##_##c
+#define SA_CAT3(a, b, c) SA_CAT3_(a, b, c)
+
+typedef int (*sa_generic_entry)(const sa_contraction *g, int64_t count, const char *a,
+                                const int64_t *a_off, int64_t da, const char *b,
+                                const int64_t *b_off, int64_t db, char *c, const int64_t *c_off,
+                                int64_t dc, int a_shared, int b_shared);
+
+/* Scratch for packed panels: on the stack when small (the S = 8..16 batches that are
+ * dominated by per-call cost), otherwise 64-byte aligned heap memory. */
+#define SA_STACK_SCRATCH 16384
+#define SA_SCRATCH(name, bytes)                                                                 \
+    _Alignas(64) char name##_stack[SA_STACK_SCRATCH];                                           \
+    const size_t name##_bytes = (bytes);                                                        \
+    void *name = name##_bytes <= SA_STACK_SCRATCH ? (void *)name##_stack                        \
+                                                  : sa_scratch_alloc(name##_bytes)
+#define SA_SCRATCH_FREE(name)                                                                   \
+    do {                                                                                        \
+        if (name != (void *)name##_stack) free(name);                                          \
+    } while (0)
+
+static void *sa_scratch_alloc(size_t bytes)
+{
+    return aligned_alloc(64, (bytes + 63) / 64 * 64);
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+#define SA_PRE avx512
+#define SA_TGT __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")))
+#define SA_VB 64
+#define SA_MR 8
+#define SA_MRC 4
+#include "generic_target.h"
+#undef SA_PRE
+#undef SA_TGT
+#undef SA_VB
+#undef SA_MR
+#undef SA_MRC
+
+#define SA_PRE avx2
+#define SA_TGT __attribute__((target("avx2,fma")))
+#define SA_VB 32
+#define SA_MR 8
+#define SA_MRC 4
+#include "generic_target.h"
+#undef SA_PRE
+#undef SA_TGT
+#undef SA_VB
+#undef SA_MR
+#undef SA_MRC
+#endif
+
+#define SA_PRE base
+#define SA_TGT
+#define SA_VB 16
+#define SA_MR 8
+#define SA_MRC 4
+#include "generic_target.h"
+#undef SA_PRE
+#undef SA_TGT
+#undef SA_VB
+#undef SA_MR
+#undef SA_MRC
+
+static const sa_generic_entry *sa_generic_pick(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("fma"))
+        return sa_generic_table_avx512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return sa_generic_table_avx2;
+#endif
+    return sa_generic_table_base;
+}
+
+static int sa_all_equal(const int64_t *off, int64_t count)
+{
+    for (int64_t t = 1; t < count; ++t)
+        if (off[t] != off[0]) return 0;
+    return 1;
+}
+
+int sa_generic_matmul(int dtype, const sa_contraction *g, int64_t count,
+                      const char *a, const int64_t *a_off,
+                      const char *b, const int64_t *b_off,
+                      char *c, const int64_t *c_off)
+{
+    if (dtype <= SA_BOOL || dtype >= SA_NDTYPES) return -1;
+    if (g->M <= 0 || g->N <= 0 || count <= 0) return 0;
+    const int64_t size = sa_itemsize(dtype);
+    if (g->K <= 0) {
+        /* All-zero bits is zero for every numeric dtype. */
+        for (int64_t t = 0; t < count; ++t)
+            for (int64_t i = 0; i < g->M; ++i)
+                for (int64_t j = 0; j < g->N; ++j)
+                    memset(c + (c_off[t] + i * g->c_row + j * g->c_col) * size, 0, (size_t)size);
+        return 0;
+    }
+    sa_contraction h = *g;
+    int64_t da = 0, db = 0, dc = 0;
+    /* Transpose (C^T = B^T A^T) so that a vector operand is always B (N == 1), and otherwise so
+     * that C's rows are the contiguous direction the register tile stores along. */
+    if ((h.M == 1 && h.N > 1) ||
+        (h.M > 1 && h.N > 1 && h.c_col != 1 && h.c_col != -1 && (h.c_row == 1 || h.c_row == -1))) {
+        sa_contraction t = {h.N, h.M, h.K, h.b_col, h.b_inner, h.a_inner, h.a_row, h.c_col, h.c_row};
+        h = t;
+        const char *p = a;
+        a = b;
+        b = p;
+        const int64_t *o = a_off;
+        a_off = b_off;
+        b_off = o;
+    }
+    /* Reversing an axis of the index space changes nothing but the visiting order; do it where
+     * it turns a negative stride positive: N so C's rows run forward; for N == 1, K so A's rows
+     * read forward (b is packed anyway), and M so a column-major A reads forward. */
+    if (h.N > 1 && h.c_col < 0) {
+        db += (h.N - 1) * h.b_col, h.b_col = -h.b_col;
+        dc += (h.N - 1) * h.c_col, h.c_col = -h.c_col;
+    }
+    if (h.N == 1 && h.a_inner < 0) {
+        da += (h.K - 1) * h.a_inner, h.a_inner = -h.a_inner;
+        db += (h.K - 1) * h.b_inner, h.b_inner = -h.b_inner;
+    }
+    if (h.N == 1 && h.a_inner != 1 && h.a_row == -1) {
+        da += (h.M - 1) * h.a_row, h.a_row = 1;
+        dc += (h.M - 1) * h.c_row, h.c_row = -h.c_row;
+    }
+    const int a_shared = count > 1 && sa_all_equal(a_off, count);
+    const int b_shared = count > 1 && sa_all_equal(b_off, count);
+    return sa_generic_pick()[dtype](&h, count, a, a_off, da, b, b_off, db, c, c_off, dc, a_shared,
+                                    b_shared);
+}
