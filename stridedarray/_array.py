@@ -36,6 +36,7 @@ class Device:
 
 
 CPU_DEVICE = Device()
+_new = object.__new__  # Array.__new__ refuses direct calls; _make builds instances with this
 
 _API_VERSIONS = ("2023.12", "2024.12", "2025.12")
 _DL_CPU = 1  # kDLCPU in DLPack's DLDeviceType
@@ -46,10 +47,11 @@ class _Storage:
 
     Views share one _Storage, so the pointer cffi needs is made once per buffer."""
 
-    __slots__ = ("arr", "_ptr", "__weakref__")
+    __slots__ = ("arr", "nbuf", "_ptr", "__weakref__")
 
     def __init__(self, arr: np.ndarray) -> None:
         self.arr = arr
+        self.nbuf = arr.size  # element count, a plain int: _make reads it on every view
         self._ptr = None
 
     @property
@@ -72,21 +74,64 @@ def _offset_range(shape, strides, origin):
 
 
 def _make(st: _Storage, dtype: DType, shape: tuple, strides: tuple, origin: int) -> Array:
-    """The one constructor: bounds-check a descriptor and build the Array."""
-    nbuf = st.arr.size
-    if len(shape) > 64:
-        raise ValueError(f"arrays have at most 64 dimensions, got {len(shape)}")
-    if 0 in shape:
-        # Never dereferenced; keep the origin inside [0, nbuf] so it still names the storage.
-        origin = min(max(origin, 0), nbuf)
+    """The one constructor: bounds-check a descriptor and build the Array.
+
+    This runs for every view, so it is written for speed (issue 2 asks a view to cost at most
+    3x NumPy's): the rank-1 and rank-2 checks are unrolled, and nothing here allocates."""
+    nbuf = st.nbuf
+    nd = len(shape)
+    if nd != len(strides):
+        raise ValueError(f"descriptor has shape {shape} but strides {strides}")
+    lo = hi = origin
+    empty = False
+    if nd == 1:
+        n = shape[0]
+        if n:
+            d = (n - 1) * strides[0]
+            if d < 0:
+                lo += d
+            else:
+                hi += d
+        else:
+            empty = True
+    elif nd == 2:
+        n, m = shape
+        if n and m:
+            d = (n - 1) * strides[0]
+            if d < 0:
+                lo += d
+            else:
+                hi += d
+            d = (m - 1) * strides[1]
+            if d < 0:
+                lo += d
+            else:
+                hi += d
+        else:
+            empty = True
     else:
-        lo, hi = _offset_range(shape, strides, origin)
-        if lo < 0 or hi >= nbuf:
-            raise ValueError(
-                f"descriptor out of bounds: shape {shape}, strides {strides}, origin {origin} "
-                f"reach element offsets [{lo}, {hi}] of a buffer of {nbuf} elements"
-            )
-    a = object.__new__(Array)
+        if nd > 64:
+            raise ValueError(f"arrays have at most 64 dimensions, got {nd}")
+        for k in range(nd):
+            n = shape[k]
+            if n != 1:
+                if not n:
+                    empty = True
+                    break
+                d = (n - 1) * strides[k]
+                if d < 0:
+                    lo += d
+                else:
+                    hi += d
+    if empty:
+        # Never dereferenced; keep the origin inside [0, nbuf] so it still names the storage.
+        origin = 0 if origin < 0 else (nbuf if origin > nbuf else origin)
+    elif lo < 0 or hi >= nbuf:
+        raise ValueError(
+            f"descriptor out of bounds: shape {shape}, strides {strides}, origin {origin} "
+            f"reach element offsets [{lo}, {hi}] of a buffer of {nbuf} elements"
+        )
+    a = _new(Array)
     a._st = st
     a._dtype = dtype
     a._shape = shape
@@ -105,10 +150,32 @@ def _wrap(arr: np.ndarray | np.generic) -> Array:
         dt = _dtypes.from_numpy_dtype(arr.dtype)
         if not arr.dtype.isnative:
             arr = arr.astype(dt.np)
-        a = _make(_Storage(arr), dt, arr.shape, c_strides(arr.shape), 0)
-        a._npv = arr
-        return a
+        return _make_c(arr, dt)
     return _from_ndarray(arr, copy=None)
+
+
+_C_STRIDES: dict[tuple, tuple] = {}
+
+
+def _make_c(arr: np.ndarray, dt: DType) -> Array:
+    """Descriptor over a whole C-contiguous ndarray: in bounds by construction, so the
+    check in `_make` is skipped (element-wise results are small and frequent; this halves
+    their wrapping cost). Row-major strides are memoized per shape."""
+    shape = arr.shape
+    strides = _C_STRIDES.get(shape)
+    if strides is None:
+        strides = c_strides(shape)
+        if len(_C_STRIDES) < 4096:
+            _C_STRIDES[shape] = strides
+    a = object.__new__(Array)
+    a._st = _Storage(arr)
+    a._dtype = dt
+    a._shape = shape
+    a._strides = strides
+    a._origin = 0
+    a._npv = arr
+    a._cd = None
+    return a
 
 
 def _alloc(dtype: DType, shape: tuple) -> Array:
@@ -259,7 +326,7 @@ class Array:
         if d is None:
             d = ffi.new("sa_array *")
             d.data = self._st.ptr
-            d.nbuf = self._st.arr.size
+            d.nbuf = self._st.nbuf
             d.origin = self._origin
             d.ndim = len(self._shape)
             d.dtype = self._dtype.code
@@ -394,22 +461,53 @@ class Array:
     @property
     def mT(self) -> Array:
         """Transpose of the last two axes (a view)."""
-        if self.ndim < 2:
-            raise ValueError(f"mT needs an array of rank >= 2, got rank {self.ndim}")
-        sh, st = list(self._shape), list(self._strides)
-        sh[-1], sh[-2] = sh[-2], sh[-1]
-        st[-1], st[-2] = st[-2], st[-1]
-        return self._view(tuple(sh), tuple(st), self._origin)
+        sh, st = self._shape, self._strides
+        nd = len(sh)
+        if nd == 2:
+            return _make(self._st, self._dtype, (sh[1], sh[0]), (st[1], st[0]), self._origin)
+        if nd < 2:
+            raise ValueError(f"mT needs an array of rank >= 2, got rank {nd}")
+        return _make(self._st, self._dtype, sh[:-2] + (sh[-1], sh[-2]),
+                     st[:-2] + (st[-1], st[-2]), self._origin)
 
     @property
     def T(self) -> Array:
         """Transpose of a 2-D array (a view)."""
-        if self.ndim != 2:
-            raise ValueError(f"T is defined for 2-D arrays only (got rank {self.ndim}); use mT")
-        return self.mT
+        sh, st = self._shape, self._strides
+        if len(sh) != 2:
+            raise ValueError(f"T is defined for 2-D arrays only (got rank {len(sh)}); use mT")
+        return _make(self._st, self._dtype, (sh[1], sh[0]), (st[1], st[0]), self._origin)
 
     def __getitem__(self, key: Any) -> Array:
         """Basic indexing (ints, slices, ..., None) returns a view."""
+        # Fast path for the common keys (a slice, an int, or a tuple of them): one pass, no
+        # helper calls. Anything else (None, ..., NumPy ints, arrays) takes _basic_index.
+        tk = type(key)
+        if tk is slice:
+            shape = self._shape
+            if shape:
+                s = self._strides[0]
+                start, stop, step = key.indices(shape[0])
+                if step == 1:
+                    n = stop - start if stop > start else 0
+                else:
+                    n = len(range(start, stop, step))
+                return _make(self._st, self._dtype, (n,) + shape[1:],
+                             (s * step,) + self._strides[1:],
+                             self._origin + start * s if n else self._origin)
+        elif tk is int:
+            shape = self._shape
+            if shape:
+                n = shape[0]
+                i = key + n if key < 0 else key
+                if not 0 <= i < n:
+                    raise IndexError(f"index {key} is out of bounds for axis 0 with size {n}")
+                return _make(self._st, self._dtype, shape[1:], self._strides[1:],
+                             self._origin + i * self._strides[0])
+        elif tk is tuple and len(key) <= len(self._shape):
+            view = _simple_tuple_index(self, key)
+            if view is not None:
+                return view
         basic = _basic_index(self, key)
         if basic is None:
             from ._indexing import getitem_advanced
@@ -440,6 +538,42 @@ class Array:
         from ._matmul import imatmul_operator
 
         return imatmul_operator(self, other)
+
+
+def _simple_tuple_index(a: Array, key: tuple) -> Array | None:
+    """The view for a tuple of ints and slices (at most one per axis), else None."""
+    shape, strides = a._shape, a._strides
+    origin = a._origin
+    new_shape: list = []
+    new_strides: list = []
+    empty = False
+    ax = 0
+    for k in key:
+        tk = type(k)
+        if tk is slice:
+            s = strides[ax]
+            start, stop, step = k.indices(shape[ax])
+            if step == 1:
+                n = stop - start if stop > start else 0
+            else:
+                n = len(range(start, stop, step))
+            if n:
+                origin += start * s
+            else:
+                empty = True
+            new_shape.append(n)
+            new_strides.append(s * step)
+        elif tk is int:
+            n = shape[ax]
+            i = k + n if k < 0 else k
+            if not 0 <= i < n:
+                raise IndexError(f"index {k} is out of bounds for axis {ax} with size {n}")
+            origin += i * strides[ax]
+        else:
+            return None
+        ax += 1
+    return _make(a._st, a._dtype, (*new_shape, *shape[ax:]), (*new_strides, *strides[ax:]),
+                 a._origin if empty else origin)
 
 
 def _is_int_index(k: Any) -> bool:
