@@ -177,3 +177,12 @@ def test_bool_int_float_complex_index():
         bool(sa.ones(2))
     for conv in (int, float, complex):
         assert type(conv(sa.asarray(1, dtype=sa.int16))) is conv
+
+
+def test_numpy_operands_do_not_take_over():
+    x = sa.ones(2)
+    with pytest.raises(TypeError):
+        np.ones(2) + x  # noqa: B018 - NumPy would otherwise return an ndarray
+    with pytest.raises(TypeError):
+        x + np.ones(2)  # noqa: B018
+    np.testing.assert_array_equal(np.asarray(x), [1.0, 1.0])  # explicit conversion works
