@@ -364,8 +364,9 @@ class Array:
         return memoryview(self._np)
 
     def __repr__(self) -> str:
+        """Values, dtype and shape; for a view also its strides and origin."""
         body = np.array2string(self._np, separator=", ", prefix="Array(")
-        extra = f", shape={self._shape}" if self.size == 0 else ""
+        extra = f", shape={self._shape}"
         if not (self.is_c_contiguous and self._origin == 0 and self._st.arr.size == self.size):
             extra += f", strides={self._strides}, origin={self._origin}"
         return f"Array({body}, dtype={self._dtype.name}{extra})"

@@ -76,7 +76,7 @@ def test_device_and_to_device():
 
 def test_repr_shows_dtype_shape_and_view_layout():
     base = sa.asarray(np.arange(6.0).reshape(2, 3))
-    assert "dtype=float64" in repr(base) and "strides" not in repr(base)
+    assert "dtype=float64, shape=(2, 3)" in repr(base) and "strides" not in repr(base)
     v = base[:, ::-2]
     r = repr(v)
     assert "strides=(3, -2)" in r and "origin=2" in r
