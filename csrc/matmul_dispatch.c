@@ -42,16 +42,16 @@ static int64_t min3(int64_t a, int64_t b, int64_t c)
     return m < c ? m : c;
 }
 
-/* Direct BLAS: every operand viewable as it is, and the workload past the crossover. */
+/* Direct BLAS: every operand viewable as it is, and the workload past the crossover. The
+ * crossover is checked first: it is cheaper than the layout, and small products (the
+ * overhead-bound ones) stop there. */
 static int try_blas(const mm_plan *p, const sa_mm_policy *pol, int forced)
 {
     const sa_mm_explain *f = &p->f;
     if (!pol->blas_enabled) return SA_MM_DECLINE_UNAVAILABLE;
     if (is_empty(f)) return SA_MM_DECLINE_EMPTY;
-    int r = mm_blas_layout(p, NULL, NULL);
-    if (r != SA_MM_ACCEPTED || forced) return r;
-    int ok;
-    switch (f->role) {
+    int ok = 1;
+    if (!forced) switch (f->role) {
     case SA_MM_DOT: ok = f->K >= pol->dot_blas_min_k; break;
     case SA_MM_GEMM: ok = min3(f->M, f->N, f->K) >= pol->gemm_blas_min; break;
     case SA_MM_GEMV:
@@ -67,7 +67,8 @@ static int try_blas(const mm_plan *p, const sa_mm_policy *pol, int forced)
         break;
     }
     }
-    return ok ? SA_MM_ACCEPTED : SA_MM_DECLINE_BELOW_CROSSOVER;
+    if (!ok) return SA_MM_DECLINE_BELOW_CROSSOVER;
+    return mm_blas_layout(p, NULL, NULL);
 }
 
 /* Pack-once BLAS: pack each operand BLAS cannot view, once per supplied matrix, but only
@@ -78,6 +79,10 @@ static int try_pack_blas(const mm_plan *p, const sa_mm_policy *pol, int forced, 
     const sa_mm_explain *f = &p->f;
     if (!pol->blas_enabled) return SA_MM_DECLINE_UNAVAILABLE;
     if (is_empty(f)) return SA_MM_DECLINE_EMPTY;
+    /* GEMM below the packing crossover stops before the layout check (the cheap test first;
+     * it is what small products hit). */
+    if (f->role == SA_MM_GEMM && !forced && min3(f->M, f->N, f->K) < pol->gemm_pack_min)
+        return SA_MM_DECLINE_BELOW_CROSSOVER;
     int bl = 0, br = 0;
     int r = mm_blas_layout(p, &bl, &br);
     if (r == SA_MM_DECLINE_TOO_LARGE) return r;
@@ -86,8 +91,6 @@ static int try_pack_blas(const mm_plan *p, const sa_mm_policy *pol, int forced, 
         if ((bl && f->lhs_zero_bstride) || (br && f->rhs_zero_bstride))
             return SA_MM_DECLINE_PHYSICAL_ZERO_STRIDE;
         if ((bl && !f->lhs_reused) || (br && !f->rhs_reused)) return SA_MM_DECLINE_NOT_REUSED;
-        if (!forced && min3(f->M, f->N, f->K) < pol->gemm_pack_min)
-            return SA_MM_DECLINE_BELOW_CROSSOVER;
     } else {
         int mat_bad = f->role == SA_MM_GEMV ? bl : br;
         int vec_reused = f->role == SA_MM_GEMV ? f->rhs_reused : f->lhs_reused;

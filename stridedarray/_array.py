@@ -142,6 +142,25 @@ def _make(st: _Storage, dtype: DType, shape: tuple, strides: tuple, origin: int)
     return a
 
 
+def _derive(parent: Array, shape: tuple, strides: tuple, origin: int) -> Array:
+    """A view whose reachable offsets are a subset of `parent`'s, which the caller has shown.
+
+    This is the bounds check derived from the parent's instead of recomputed: `parent` passed
+    `_make`, and a child whose index range on every axis lies inside the parent's (checked
+    slices and ints), or that only reorders, reverses, repeats (stride 0) or adds/removes
+    extent-1 axes, reaches no offset the parent does not. Empty views keep the parent's
+    origin, which is inside [0, nbuf]. Used by the view hot paths only (issue 2's view cost)."""
+    a = _new(Array)
+    a._st = parent._st
+    a._dtype = parent._dtype
+    a._shape = shape
+    a._strides = strides
+    a._origin = origin
+    a._npv = None
+    a._cd = None
+    return a
+
+
 def _wrap(arr: np.ndarray | np.generic) -> Array:
     """Wrap a NumPy result, sharing its memory. Fresh results take the C-contiguous fast path."""
     if not isinstance(arr, np.ndarray):
@@ -470,11 +489,11 @@ class Array:
         sh, st = self._shape, self._strides
         nd = len(sh)
         if nd == 2:
-            return _make(self._st, self._dtype, (sh[1], sh[0]), (st[1], st[0]), self._origin)
+            return _derive(self, (sh[1], sh[0]), (st[1], st[0]), self._origin)
         if nd < 2:
             raise ValueError(f"mT needs an array of rank >= 2, got rank {nd}")
-        return _make(self._st, self._dtype, sh[:-2] + (sh[-1], sh[-2]),
-                     st[:-2] + (st[-1], st[-2]), self._origin)
+        return _derive(self, sh[:-2] + (sh[-1], sh[-2]), st[:-2] + (st[-1], st[-2]),
+                       self._origin)
 
     @property
     def T(self) -> Array:
@@ -482,7 +501,7 @@ class Array:
         sh, st = self._shape, self._strides
         if len(sh) != 2:
             raise ValueError(f"T is defined for 2-D arrays only (got rank {len(sh)}); use mT")
-        return _make(self._st, self._dtype, (sh[1], sh[0]), (st[1], st[0]), self._origin)
+        return _derive(self, (sh[1], sh[0]), (st[1], st[0]), self._origin)
 
     def __getitem__(self, key: Any) -> Array:
         """Basic indexing (ints, slices, ..., None) returns a view."""
@@ -493,14 +512,20 @@ class Array:
             shape = self._shape
             if shape:
                 s = self._strides[0]
-                start, stop, step = key.indices(shape[0])
+                dim = shape[0]
+                start, stop, step = key.indices(dim)
                 if step == 1:
                     n = stop - start if stop > start else 0
                 else:
                     n = len(range(start, stop, step))
-                return _make(self._st, self._dtype, (n,) + shape[1:],
-                             (s * step,) + self._strides[1:],
-                             self._origin + start * s if n else self._origin)
+                if not n or 0 in shape:  # empty: keep the parent's (in-buffer) origin
+                    return _derive(self, (n,) + shape[1:], (s * step,) + self._strides[1:],
+                                   self._origin)
+                # Derived bounds check: first and last index inside the parent's axis.
+                if not (0 <= start < dim and 0 <= start + (n - 1) * step < dim):
+                    raise IndexError(f"slice {key} escapes axis 0 of size {dim}")
+                return _derive(self, (n,) + shape[1:], (s * step,) + self._strides[1:],
+                               self._origin + start * s)
         elif tk is int:
             shape = self._shape
             if shape:
@@ -508,8 +533,10 @@ class Array:
                 i = key + n if key < 0 else key
                 if not 0 <= i < n:
                     raise IndexError(f"index {key} is out of bounds for axis 0 with size {n}")
-                return _make(self._st, self._dtype, shape[1:], self._strides[1:],
-                             self._origin + i * self._strides[0])
+                if 0 in shape:  # an empty parent: keep its (clamped) origin
+                    return _derive(self, shape[1:], self._strides[1:], self._origin)
+                return _derive(self, shape[1:], self._strides[1:],
+                               self._origin + i * self._strides[0])
         elif tk is tuple and len(key) <= len(self._shape):
             view = _simple_tuple_index(self, key)
             if view is not None:
@@ -536,9 +563,9 @@ class Array:
         return matmul_operator(self, other)
 
     def __rmatmul__(self, other: Any) -> Array:
-        from ._matmul import matmul_operator
+        from ._matmul import rmatmul_operator
 
-        return matmul_operator(other, self)
+        return rmatmul_operator(self, other)
 
     def __imatmul__(self, other: Any) -> Array:
         from ._matmul import imatmul_operator
@@ -552,18 +579,22 @@ def _simple_tuple_index(a: Array, key: tuple) -> Array | None:
     origin = a._origin
     new_shape: list = []
     new_strides: list = []
-    empty = False
+    empty = 0 in shape  # an empty parent has only empty children: keep its origin
     ax = 0
     for k in key:
         tk = type(k)
         if tk is slice:
             s = strides[ax]
-            start, stop, step = k.indices(shape[ax])
+            dim = shape[ax]
+            start, stop, step = k.indices(dim)
             if step == 1:
                 n = stop - start if stop > start else 0
             else:
                 n = len(range(start, stop, step))
             if n:
+                # Derived bounds check: first and last index inside the parent's axis.
+                if not (0 <= start < dim and 0 <= start + (n - 1) * step < dim):
+                    raise IndexError(f"slice {k} escapes axis {ax} of size {dim}")
                 origin += start * s
             else:
                 empty = True
@@ -578,8 +609,8 @@ def _simple_tuple_index(a: Array, key: tuple) -> Array | None:
         else:
             return None
         ax += 1
-    return _make(a._st, a._dtype, (*new_shape, *shape[ax:]), (*new_strides, *strides[ax:]),
-                 a._origin if empty else origin)
+    return _derive(a, (*new_shape, *shape[ax:]), (*new_strides, *strides[ax:]),
+                   a._origin if empty else origin)
 
 
 def _is_int_index(k: Any) -> bool:

@@ -31,9 +31,10 @@ _OUTCOMES = ("accepted", "declined: layout", "declined: below crossover",
 _BOOL = _dtypes.bool
 _promote = _dtypes.promote
 _NULL = ffi.NULL
+_ERR_NOMEM = lib.SA_MM_ERR_NOMEM
 _sa_matmul = lib.sa_matmul
 _from_buffer = ffi.from_buffer
-_new_array = object.__new__
+_new_object = object.__new__
 _empty = np.empty
 
 
@@ -78,31 +79,22 @@ def _out_shape(s1: tuple, s2: tuple) -> tuple:
     return batch + s1[-2:-1] + s2[-1:] if n2 > 1 else batch + s1[-2:-1]
 
 
-def _raise(rc: int, x1: Array, x2: Array) -> None:
-    # Python validates first, so these are the C core's own verdicts (or broken invariants).
-    _out_shape(x1._shape, x2._shape)  # a shape error raises its specific ValueError here
+def _raise(x1: Array, x2: Array, rc: int) -> None:
+    """The C core refused: raise the specific Python error."""
+    # Python validated shapes and dtypes already, so a code here is either out of memory or
+    # a broken invariant.
+    if rc == _ERR_NOMEM:
+        raise MemoryError(f"matmul: out of memory packing operands for {x1._shape} @ "
+                          f"{x2._shape}")
     raise RuntimeError(f"matmul: C core error {rc} for shapes {x1._shape} @ {x2._shape} "
                        f"({x1._dtype.name}, {x2._dtype.name})")
 
 
-def _result(dt: Any, shape: tuple, strides: tuple, arr: np.ndarray) -> Array:
-    # What _array._make builds, without its bounds check: a fresh C-contiguous NumPy array
-    # is in bounds by construction, and this path is what 2x2 `@` spends its time on.
-    a = _new_array(Array)
-    a._st = _Storage(arr)
-    a._dtype = dt
-    a._shape = shape
-    a._strides = strides
-    a._origin = 0
-    a._npv = arr
-    a._cd = None
-    return a
-
-
-def _matmul(x1: Array, x2: Array) -> Array:
-    """x1 @ x2 for two Arrays: validate, allocate, one C call."""
-    dt = x1._dtype
-    if dt is not x2._dtype or dt is _BOOL:
+def matmul(x1: Array, x2: Array, /) -> Array:
+    """Matrix product per the Array API: batched, broadcasting, planned in the C core."""
+    # Also bound as Array.__matmul__: validate, allocate, ONE C call. Kept flat on purpose.
+    dt = x1._dtype if type(x1) is Array else None
+    if type(x2) is not Array or dt is not x2._dtype or dt is _BOOL:
         dt = _check_operands(x1, x2)
     s1 = x1._shape
     s2 = x2._shape
@@ -116,32 +108,43 @@ def _matmul(x1: Array, x2: Array) -> Array:
         shape = _out_shape(s1, s2)
         strides = c_strides(shape)
     arr = _empty(shape, dt.np)
-    rc = _sa_matmul(x1._c, x2._c, dt.code, _from_buffer(arr), arr.size, _current.get(),
-                    _NULL, 0)
+    ptr = _from_buffer(arr)
+    c1 = x1._cd  # the cached C descriptors; made on first use by the _c property
+    if c1 is None:
+        c1 = x1._c
+    c2 = x2._cd
+    if c2 is None:
+        c2 = x2._c
+    rc = _sa_matmul(c1, c2, dt.code, ptr, arr.size, _current.get(), _NULL, 0)
     if rc:
-        _raise(rc, x1, x2)
-    return _result(dt, shape, strides, arr)
-
-
-def matmul(x1: Array, x2: Array, /) -> Array:
-    """Matrix product per the Array API: batched, broadcasting, planned in the C core."""
-    if type(x1) is not Array or type(x2) is not Array:
-        _check_operands(x1, x2)
-    return _matmul(x1, x2)
+        _raise(x1, x2, rc)
+    # The result Array, built as _array._make would but without its bounds check (a fresh
+    # C-contiguous array is in bounds by construction) and with the storage pointer made
+    # already: inlined because this is where a 2x2 `@` spends much of its time.
+    st = _new_object(_Storage)
+    st.arr = arr
+    st._ptr = ptr
+    out = _new_object(Array)
+    out._st = st
+    out._dtype = dt
+    out._shape = shape
+    out._strides = strides
+    out._origin = 0
+    out._npv = arr
+    out._cd = None
+    return out
 
 
 def matmul_operator(x1: Array, x2: Any) -> Array:
     """`x1 @ x2`: TypeError for a non-array right operand."""
-    if type(x2) is not Array:
-        _check_operands(x1, x2)
-    return _matmul(x1, x2)
+    return matmul(x1, x2)
 
 
 def rmatmul_operator(x2: Array, x1: Any) -> Any:
     """`x1 @ x2` reached through x2.__rmatmul__: NotImplemented for a non-array x1."""
     if not isinstance(x1, Array):
         return NotImplemented
-    return _matmul(x1, x2)
+    return matmul(x1, x2)
 
 
 def imatmul_operator(x1: Array, x2: Any) -> Array:
@@ -162,7 +165,7 @@ def imatmul_operator(x1: Array, x2: Any) -> Array:
     if dt is not x1._dtype:
         raise ValueError(f"matmul: x1 @= x2 would change x1's dtype from {x1._dtype.name} "
                          f"to {dt.name}")
-    res = _matmul(x1, x2)
+    res = matmul(x1, x2)
     from ._indexing import setitem
 
     setitem(x1, Ellipsis, res)
@@ -222,7 +225,7 @@ def matmul_explain(x1: Array, x2: Array, /) -> MatmulExplain:
     ex = ffi.new("sa_mm_explain *")
     rc = _sa_matmul(x1._c, x2._c, dt.code, _NULL, 0, _current.get(), ex, 1)
     if rc:
-        _raise(rc, x1, x2)
+        _raise(x1, x2, rc)
     nb = ex.nbatch
     C, Ul, Ur = ex.C, ex.U_lhs, ex.U_rhs
     packed = tuple(n for n, f in (("lhs", ex.pack_lhs), ("rhs", ex.pack_rhs)) if f)
@@ -252,3 +255,11 @@ def matmul_explain(x1: Array, x2: Array, /) -> MatmulExplain:
         "rhs_zero_batch_stride": bool(ex.rhs_zero_bstride),
     }
     return MatmulExplain(d)
+
+
+# `x @ y` costs one Python call: the operators are bound to the functions that implement
+# them (the dunders in _array.py, which import this module lazily, are replaced here when
+# the namespace is imported).
+Array.__matmul__ = matmul  # type: ignore[method-assign]
+Array.__rmatmul__ = rmatmul_operator  # type: ignore[method-assign]
+Array.__imatmul__ = imatmul_operator  # type: ignore[method-assign]

@@ -1,0 +1,275 @@
+"""matmul / `@`: differential tests against NumPy.
+
+Explicit grids cover 4 roles x broadcasting (none, LHS, RHS, cross, broadcast_to zero stride)
+x layouts (C, F, padded leading dimension, negative inner, negative outer, step-two, both axes
+strided) x every numeric dtype x sizes below and above the BLAS / pack crossovers, plus empty
+M, N, K and batch. Every backend forced on its own must agree with the reference kernel.
+Hypothesis adds random shapes, layouts and dtype pairs. Helpers here are reused by
+test_matmul_dispatch.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import NUMERIC_DTYPES, fill
+
+import stridedarray as sa
+from stridedarray._policy import BACKENDS
+
+LAYOUTS = ("C", "F", "padded", "neg_inner", "neg_outer", "step2", "both")
+VEC_LAYOUTS = ("C", "neg", "step2")
+BROADCASTS = ("none", "lhs", "rhs", "cross", "zero")
+
+
+def matrix(dtype, batch: tuple, rows: int, cols: int, layout: str, seed: int):
+    """An Array and the equal NumPy array of shape batch + (rows, cols) in `layout`, both
+    views of one base buffer (so strides are exactly the layout's)."""
+    if layout == "F":
+        base = fill(dtype, batch + (cols, rows), seed)
+        view = (Ellipsis, slice(None), slice(None))
+        x, ref = sa.asarray(base), base
+        return sa.matrix_transpose(x[view]), np.swapaxes(ref[view], -1, -2)
+    extra = {"C": (0, 0), "padded": (0, 3), "neg_inner": (0, 0), "neg_outer": (0, 0),
+             "step2": (0, cols), "both": (rows, cols)}[layout]
+    base = fill(dtype, batch + (rows + extra[0], cols + extra[1]), seed)
+    key = {
+        "C": (Ellipsis, slice(None), slice(None)),
+        "padded": (Ellipsis, slice(None), slice(0, cols)),
+        "neg_inner": (Ellipsis, slice(None), slice(None, None, -1)),
+        "neg_outer": (Ellipsis, slice(None, None, -1), slice(None)),
+        "step2": (Ellipsis, slice(None), slice(None, None, 2)),
+        "both": (Ellipsis, slice(None, None, 2), slice(None, None, 2)),
+    }[layout]
+    return sa.asarray(base)[key], base[key]
+
+
+def vector(dtype, k: int, layout: str, seed: int):
+    """A 1-D operand of length k: contiguous, reversed, or step two."""
+    if layout == "step2":
+        base = fill(dtype, (2 * k,), seed)
+        return sa.asarray(base)[::2], base[::2]
+    base = fill(dtype, (k,), seed)
+    if layout == "neg":
+        return sa.asarray(base)[::-1], base[::-1]
+    return sa.asarray(base), base
+
+
+def batches(mode: str) -> tuple[tuple, tuple]:
+    """(lhs batch, rhs batch) for a broadcasting mode ("zero" is handled by the caller)."""
+    return {"none": ((3,), (3,)), "lhs": ((1,), (3,)), "rhs": ((3,), ()),
+            "cross": ((2, 1), (1, 3)), "zero": ((3,), (3,))}[mode]
+
+
+def operands(role: str, mode: str, dtype, M: int, N: int, K: int, lay_l: str, lay_r: str,
+             seed: int = 0):
+    """(x1, ref1, x2, ref2) for a role, broadcasting mode and layouts."""
+    bl, br = batches(mode)
+    if role in ("DOT", "GEVM"):
+        x1, r1 = vector(dtype, K, lay_l if lay_l in VEC_LAYOUTS else "C", seed)
+    else:
+        x1, r1 = matrix(dtype, bl if mode != "zero" else (1,), M, K, lay_l, seed)
+    if role in ("DOT", "GEMV"):
+        x2, r2 = vector(dtype, K, lay_r if lay_r in VEC_LAYOUTS else "C", seed + 1)
+    else:
+        x2, r2 = matrix(dtype, br if role != "GEVM" else bl, K, N, lay_r, seed + 1)
+    if mode == "zero" and role in ("GEMM", "GEMV"):
+        # a physical zero batch stride: many logical matrices alias one storage
+        x1 = sa.broadcast_to(x1, (3,) + x1.shape[1:])
+        r1 = np.broadcast_to(r1, (3,) + r1.shape[1:])
+    return x1, r1, x2, r2
+
+
+def check(got: sa.Array, want: np.ndarray, ref1: np.ndarray, ref2: np.ndarray, what=""):
+    """Values and shape equal to NumPy's: exact for integers, K*eps-scaled for floats."""
+    g = np.asarray(got)
+    assert g.shape == want.shape, (what, g.shape, want.shape)
+    assert g.dtype == want.dtype, (what, g.dtype, want.dtype)
+    if want.dtype.kind in "iu":
+        np.testing.assert_array_equal(g, want, err_msg=str(what))
+        return
+    K = ref1.shape[-1]
+    eps = np.finfo(want.dtype).eps
+    bound = np.abs(ref1).astype(np.float64) @ np.abs(ref2).astype(np.float64)
+    tol = 4 * max(K, 1) * eps * bound + np.finfo(want.dtype).tiny
+    err = np.abs(g.astype(np.complex128) - want.astype(np.complex128))
+    assert np.all(err <= tol), (what, float(np.max(err - tol)))
+
+
+ROLES = ("DOT", "GEVM", "GEMV", "GEMM")
+SIZES = ((3, 4, 5), (17, 18, 19))
+
+
+def _modes(role):
+    return ("none",) if role == "DOT" else BROADCASTS
+
+
+@pytest.mark.parametrize("dtype", NUMERIC_DTYPES, ids=lambda d: d.name)
+def test_grid_roles_broadcast_layouts(dtype):
+    """Every role x broadcasting x layout (lhs layout i with rhs layout i+3) x two sizes."""
+    n = 0
+    for role in ROLES:
+        for mode in _modes(role):
+            for i, lay_l in enumerate(LAYOUTS):
+                lay_r = LAYOUTS[(i + 3) % len(LAYOUTS)]
+                for M, N, K in SIZES:
+                    x1, r1, x2, r2 = operands(role, mode, dtype, M, N, K, lay_l, lay_r, i)
+                    before = (r1.copy(), r2.copy())
+                    check(x1 @ x2, r1 @ r2, r1, r2, (role, mode, lay_l, lay_r, M, N, K))
+                    # inputs untouched
+                    np.testing.assert_array_equal(r1, before[0])
+                    np.testing.assert_array_equal(r2, before[1])
+                    n += 1
+    assert n > 200
+
+
+@pytest.mark.parametrize("dtype", [sa.float32, sa.float64, sa.complex64, sa.complex128],
+                         ids=lambda d: d.name)
+def test_every_layout_pair_gemm(dtype):
+    """All 49 layout pairs for a broadcast GEMM above the crossovers (BLAS, pack, generic)."""
+    for lay_l in LAYOUTS:
+        for lay_r in LAYOUTS:
+            for mode in ("lhs", "rhs", "cross"):
+                x1, r1, x2, r2 = operands("GEMM", mode, dtype, 16, 17, 18, lay_l, lay_r)
+                check(x1 @ x2, r1 @ r2, r1, r2, (lay_l, lay_r, mode))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [sa.float32, sa.float64, sa.complex64, sa.complex128,
+                                   sa.int16, sa.uint32], ids=lambda d: d.name)
+def test_forced_backends_agree_with_reference(backend, dtype):
+    """Each backend forced alone gives the reference kernel's values where it accepts."""
+    accepted = 0
+    for role in ROLES:
+        for mode in _modes(role):
+            for i, lay_l in enumerate(LAYOUTS):
+                lay_r = LAYOUTS[(i + 1) % len(LAYOUTS)]
+                for M, N, K in ((2, 3, 4), (9, 10, 11)):
+                    x1, r1, x2, r2 = operands(role, mode, dtype, M, N, K, lay_l, lay_r, i)
+                    with sa.matmul_policy(force="reference"):
+                        base = np.asarray(x1 @ x2)
+                    with sa.matmul_policy(force=backend):
+                        route = sa.matmul_explain(x1, x2).to_dict()["route"]
+                        got = x1 @ x2
+                    assert route in (backend, "generic")
+                    accepted += route == backend
+                    check(got, base, r1, r2, (backend, role, mode, lay_l, lay_r))
+                    check(got, r1 @ r2, r1, r2, (backend, role, mode, lay_l, lay_r))
+    if backend != "pack_blas" and not (backend.endswith("blas") and dtype.kind in "iu"):
+        assert accepted > 0
+
+
+@pytest.mark.parametrize("dtype", NUMERIC_DTYPES, ids=lambda d: d.name)
+def test_empty_dimensions(dtype):
+    """M, N, K or batch = 0: right shape; K = 0 gives zeros; every role."""
+    cases = [((0, 4), (4, 3)), ((3, 4), (4, 0)), ((3, 0), (0, 5)), ((0, 3, 4), (4, 2)),
+             ((2, 1, 3, 0), (1, 5, 0, 2)), ((0,), (0,)), ((0,), (2, 0, 3)), ((2, 3, 0), (0,)),
+             ((4, 3, 2), (0, 1, 2, 5)), ((3,), (0, 3, 2)), ((40, 0), (0, 40))]
+    for s1, s2 in cases:
+        r1, r2 = fill(dtype, s1, 1), fill(dtype, s2, 2)
+        for backend in (None, "blas", "pack_blas"):
+            with sa.matmul_policy(force=backend):
+                check(sa.asarray(r1) @ sa.asarray(r2), r1 @ r2, r1, r2, (s1, s2, backend))
+
+
+def test_dot_is_zero_d_and_vector_shapes():
+    """vector @ vector is 0-d (Array API), not (1,) as in the seed."""
+    a = sa.asarray(np.arange(5.0))
+    r = a @ a
+    assert r.shape == () and float(r) == 30.0
+    m = sa.asarray(np.ones((2, 5)))
+    assert (m @ a).shape == (2,) and (a @ m.mT).shape == (2,)
+
+
+@pytest.mark.parametrize("pair", [("int8", "int16"), ("uint8", "int32"), ("float32", "float64"),
+                                  ("float32", "complex128"), ("complex64", "float64"),
+                                  ("uint16", "uint64")])
+def test_mixed_dtypes_promote_and_cast_while_packing(pair):
+    """Mixed dtypes follow Array API promotion; the cast operand is packed (explain says so)."""
+    d1, d2 = (getattr(sa, n) for n in pair)
+    for lay in ("C", "neg_inner", "both"):
+        x1, r1 = matrix(d1, (2,), 5, 6, lay, 1)
+        x2, r2 = matrix(d2, (1,), 6, 7, "F", 2)
+        out = x1 @ x2
+        assert out.dtype == sa.result_type(d1, d2)
+        check(out, r1 @ r2, r1, r2, (pair, lay))
+        ex = sa.matmul_explain(x1, x2).to_dict()
+        assert ex["cast"] == tuple(n for n, d in (("lhs", d1), ("rhs", d2)) if d != out.dtype)
+
+
+def test_mixed_dtype_broadcast_to_operand_is_not_expanded():
+    """A cast operand with a physical zero batch stride is packed once, not per alias."""
+    base = fill(sa.float32, (1, 6, 6), 3)
+    x1 = sa.broadcast_to(sa.asarray(base), (50, 6, 6))
+    x2 = sa.asarray(fill(sa.float64, (50, 6, 6), 4))
+    ex = sa.matmul_explain(x1, x2).to_dict()
+    assert ex["cast"] == ("lhs",) and ex["payload_bytes"] == 6 * 6 * 8
+    ref1 = np.broadcast_to(base, (50, 6, 6))
+    check(x1 @ x2, ref1 @ np.asarray(x2), ref1, np.asarray(x2))
+
+
+def test_integer_products_wrap_like_numpy():
+    """Integer products wrap modulo 2**bits, for every integer dtype."""
+    for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"):
+        d = getattr(sa, name)
+        r1, r2 = fill(d, (3, 7, 9), 5, full_range=True), fill(d, (9, 4), 6, full_range=True)
+        with np.errstate(over="ignore"):
+            want = r1 @ r2
+        check(sa.asarray(r1) @ sa.asarray(r2), want, r1, r2, name)
+
+
+@st.composite
+def matmul_case(draw):
+    """Random role, batch shapes (with broadcasting, 0 and 1 extents), sizes and layouts."""
+    dtype = draw(st.sampled_from(NUMERIC_DTYPES))
+    role = draw(st.sampled_from(ROLES))
+    big = draw(st.integers(0, 4)) == 0
+    side = st.integers(14, 20) if big else st.integers(0, 6)
+    M, N, K = draw(side), draw(side), draw(side)
+    nb = draw(st.integers(0, 2))
+    b = [draw(st.integers(0, 3)) for _ in range(nb)]
+    bl = tuple(e if draw(st.booleans()) else 1 for e in b)
+    br = tuple(e if draw(st.booleans()) else 1 for e in b)
+    bl = bl[draw(st.integers(0, len(bl))):]
+    seed = draw(st.integers(0, 2**16))
+    if role in ("DOT", "GEVM"):
+        x1, r1 = vector(dtype, K, draw(st.sampled_from(VEC_LAYOUTS)), seed)
+    else:
+        x1, r1 = matrix(dtype, bl, M, K, draw(st.sampled_from(LAYOUTS)), seed)
+    if role in ("DOT", "GEMV"):
+        x2, r2 = vector(dtype, K, draw(st.sampled_from(VEC_LAYOUTS)), seed + 1)
+    else:
+        x2, r2 = matrix(dtype, br, K, N, draw(st.sampled_from(LAYOUTS)), seed + 1)
+    return x1, r1, x2, r2
+
+
+@settings(max_examples=150, deadline=None)
+@given(matmul_case())
+def test_hypothesis_against_numpy(case):
+    x1, r1, x2, r2 = case
+    check(x1 @ x2, r1 @ r2, r1, r2, (r1.shape, r1.strides, r2.shape, r2.strides))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_hypothesis_random_view_chains(data):
+    """Operands from the shared random view chains (flips, transposes, broadcast_to, ...)."""
+    from strategies import views
+
+    dt = data.draw(st.sampled_from([sa.float64, sa.int32, sa.complex64]))
+    p1 = data.draw(views(dt, max_dims=3, max_side=4))
+    if p1.ref.ndim == 0:
+        return
+    K = p1.ref.shape[-1]
+    p2 = data.draw(views(dt, max_dims=3, max_side=4))
+    if p2.ref.ndim == 0 or (p2.ref.shape[0] if p2.ref.ndim == 1 else p2.ref.shape[-2]) != K:
+        return
+    try:
+        want = p1.ref @ p2.ref
+    except ValueError:
+        with pytest.raises(ValueError):
+            p1.x @ p2.x
+        return
+    check(p1.x @ p2.x, want, p1.ref, p2.ref, (p1.ops, p2.ops))

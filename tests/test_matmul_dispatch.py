@@ -1,0 +1,291 @@
+"""matmul dispatch, pack-once ledger, explain, policy and bad input.
+
+The counts (packs, payload, BLAS calls) are read from `matmul_explain`, which runs the same C
+planner and selector as `@`; the values are always checked against NumPy as well.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+from strategies import fill
+from test_matmul import check, matrix
+
+import stridedarray as sa
+from stridedarray._policy import DEFAULT_POLICY, current_policy
+
+
+def explain(x1, x2) -> dict:
+    return sa.matmul_explain(x1, x2).to_dict()
+
+
+def outcome(d: dict, backend: str) -> str:
+    return next(v["outcome"] for v in d["verdicts"] if v["backend"] == backend)
+
+
+def test_seed_trace_s32():
+    """The seed's worked trace: (1,32,32) strides (1024,32,-1) @ (10,32,32) float64."""
+    base = fill(sa.float64, (1, 32, 32), 7)
+    lhs = sa.asarray(base)[:, :, ::-1]
+    assert lhs.strides == (1024, 32, -1)
+    rhs_np = fill(sa.float64, (10, 32, 32), 8)
+    rhs = sa.asarray(rhs_np)
+    d = explain(lhs, rhs)
+    assert d["role"] == "GEMM" and (d["M"], d["N"], d["K"]) == (32, 32, 32)
+    assert d["batch_shape"] == (10,)
+    assert d["C"] == 10 and d["U_lhs"] == 1 and d["U_rhs"] == 10 and d["R_lhs"] == 10
+    assert d["lhs_core_strides"] == (32, -1) and d["rhs_core_strides"] == (32, 1)
+    assert d["mapped_strides"] == {"out": (1024,), "lhs": (0,), "rhs": (1024,)}
+    assert d["lhs_reused"] and not d["lhs_zero_batch_stride"]
+    assert outcome(d, "blas") == "declined: layout"
+    assert outcome(d, "pack_blas") == "accepted"
+    assert d["route"] == "pack_blas" and d["packed"] == ("lhs",)
+    assert d["payload_bytes"] == 8192 and d["flops"] == 655_360
+    assert d["blas_calls"] == 10 and d["packed_matrices"] == 1
+    text = str(sa.matmul_explain(lhs, rhs))
+    assert "pack_blas" in text and "8192" in text and "655,360" in text
+    check(lhs @ rhs, np.asarray(lhs) @ rhs_np, np.asarray(lhs), rhs_np)
+
+
+@pytest.mark.parametrize("dtype", [sa.float32, sa.float64, sa.complex64, sa.complex128],
+                         ids=lambda d: d.name)
+@pytest.mark.parametrize("layout", ["neg_inner", "step2", "both", "neg_outer"])
+def test_pack_counts_lhs_rhs_cross(dtype, layout):
+    """LHS, RHS and cross broadcasting pack each supplied matrix once (2 + 5 = 7, not 10)."""
+    S, s = 20, dtype.itemsize
+    # LHS broadcast: one supplied lhs, reused 5 times
+    x1, r1 = matrix(dtype, (1,), S, S, layout, 1)
+    x2, r2 = matrix(dtype, (5,), S, S, "C", 2)
+    d = explain(x1, x2)
+    assert (d["route"], d["packed"], d["packed_matrices"]) == ("pack_blas", ("lhs",), 1)
+    assert d["payload_bytes"] == s * S * S and d["blas_calls"] == 5
+    check(x1 @ x2, r1 @ r2, r1, r2)
+    # RHS broadcast (rhs has no batch axes at all)
+    x1, r1 = matrix(dtype, (5,), S, S, "F", 3)
+    x2, r2 = matrix(dtype, (), S, S, layout, 4)
+    d = explain(x1, x2)
+    assert (d["route"], d["packed"], d["packed_matrices"]) == ("pack_blas", ("rhs",), 1)
+    assert d["payload_bytes"] == s * S * S and d["blas_calls"] == 5
+    check(x1 @ x2, r1 @ r2, r1, r2)
+    # cross: (2,1,S,S) @ (1,5,S,S), both incompatible
+    x1, r1 = matrix(dtype, (2, 1), S, S, layout, 5)
+    x2, r2 = matrix(dtype, (1, 5), S, S, layout, 6)
+    d = explain(x1, x2)
+    assert d["C"] == 10 and d["U_lhs"] == 2 and d["U_rhs"] == 5
+    assert (d["route"], d["packed"], d["packed_matrices"]) == ("pack_blas", ("lhs", "rhs"), 7)
+    assert d["payload_bytes"] == s * 7 * S * S and d["blas_calls"] == 10
+    check(x1 @ x2, r1 @ r2, r1, r2)
+
+
+def test_compatible_operands_are_never_copied():
+    """Direct BLAS for C, F and padded layouts: nothing packed."""
+    for lay in ("C", "F", "padded"):
+        x1, r1 = matrix(sa.float64, (1,), 20, 20, lay, 1)
+        x2, r2 = matrix(sa.float64, (4,), 20, 20, "F", 2)
+        d = explain(x1, x2)
+        assert d["route"] == "blas" and d["packed"] == () and d["payload_bytes"] == 0
+        assert d["blas_calls"] == 4
+        check(x1 @ x2, r1 @ r2, r1, r2)
+
+
+def test_pack_declines_physical_zero_stride_and_not_reused():
+    """broadcast_to's physical zero stride and an un-reused operand fall back to generic."""
+    base = fill(sa.float64, (1, 20, 20), 1)
+    x1 = sa.broadcast_to(sa.asarray(base)[:, :, ::-1], (4, 20, 20))
+    x2 = sa.asarray(fill(sa.float64, (4, 20, 20), 2))
+    d = explain(x1, x2)
+    assert d["lhs_zero_batch_stride"] and not d["lhs_reused"]
+    assert outcome(d, "pack_blas") == "declined: physical zero stride"
+    assert d["route"] == "generic" and d["packed"] == ()
+    r1 = np.broadcast_to(base[:, :, ::-1], (4, 20, 20))
+    check(x1 @ x2, r1 @ np.asarray(x2), r1, np.asarray(x2))
+    x1, r1 = matrix(sa.float64, (4,), 20, 20, "neg_inner", 3)
+    d = explain(x1, x2)
+    assert outcome(d, "pack_blas") == "declined: not reused" and d["route"] == "generic"
+
+
+def test_below_crossover_and_integer_routes():
+    """Small products and integer dtypes stay generic; the type stage says why."""
+    x = sa.asarray(np.ones((4, 4)))
+    d = explain(x, x)
+    assert d["route"] == "generic"
+    assert outcome(d, "blas") == "declined: below crossover"
+    i = sa.asarray(np.ones((40, 40), dtype=np.int32))
+    d = explain(i, i)
+    assert [v["type"] for v in d["verdicts"]] == ["NO", "NO", "YES", "YES"]
+    assert d["route"] == "generic" and outcome(d, "blas") == "skipped: type"
+
+
+def test_vector_rules_and_vector_packing():
+    """DOT needs both +-1 strides; batched GEMV packs a reused reversed vector."""
+    v = sa.asarray(fill(sa.float64, (300,), 1))
+    assert explain(v, v)["route"] == "blas"
+    assert explain(v[::-1], v[::-1])["route"] == "blas"
+    assert outcome(explain(v[::-1], v), "blas") == "declined: layout"
+    d = explain(v[::-1], v)  # DOT never packs: type NO
+    assert outcome(d, "pack_blas") == "skipped: type" and d["route"] == "generic"
+    assert d["verdicts"][1]["type"] == "NO"
+    for a, b in ((v[::-1], v[::-1]), (v[::2], v[1::2]), (v[::-1], v)):
+        check(a @ b, np.asarray(a) @ np.asarray(b), np.asarray(a), np.asarray(b))
+    m_np = fill(sa.float64, (8, 64, 80), 2)
+    m = sa.asarray(m_np)
+    w_np = fill(sa.float64, (80,), 3)[::-1]
+    w = sa.asarray(fill(sa.float64, (80,), 3))[::-1]
+    d = explain(m, w)
+    assert d["role"] == "GEMV" and d["route"] == "pack_blas" and d["packed"] == ("rhs",)
+    assert d["payload_bytes"] == 80 * 8 and d["blas_calls"] == 8
+    check(m @ w, m_np @ w_np, m_np, w_np)
+    # GEVM with a reused reversed vector
+    m2_np = fill(sa.float64, (8, 80, 64), 4)
+    d = explain(w, sa.asarray(m2_np))
+    assert d["role"] == "GEVM" and d["route"] == "pack_blas" and d["packed"] == ("lhs",)
+    check(w @ sa.asarray(m2_np), w_np @ m2_np, w_np, m2_np)
+
+
+def test_policy_thresholds_and_force():
+    """matmul_policy changes thresholds / forces a route for a block, then restores them."""
+    x = sa.asarray(fill(sa.float64, (4, 4), 1))
+    assert explain(x, x)["route"] == "generic"
+    with sa.matmul_policy(gemm_blas_min=2) as pol:
+        assert pol["gemm_blas_min"] == 2
+        assert explain(x, x)["route"] == "blas"
+        with sa.matmul_policy(force="reference"):
+            assert explain(x, x)["route"] == "reference"
+            assert current_policy()["gemm_blas_min"] == 2
+        assert current_policy()["force"] is None
+    assert explain(x, x)["route"] == "generic"
+    with sa.matmul_policy(blas_enabled=0):
+        big = sa.asarray(np.ones((64, 64)))
+        d = explain(big, big)
+        assert d["route"] == "generic" and outcome(d, "blas") == "declined: unavailable"
+    with sa.matmul_policy(force="blas"):
+        d = explain(x[:, ::-1], x)
+        assert outcome(d, "blas") == "declined: layout" and d["route"] == "generic"
+        assert outcome(d, "pack_blas") == "skipped: forced"
+    with pytest.raises(ValueError, match="force"):
+        with sa.matmul_policy(force="cuda"):
+            pass
+    with pytest.raises(ValueError, match="unknown policy key"):
+        with sa.matmul_policy(gemm_min=3):
+            pass
+    with pytest.raises(ValueError, match="non-negative int"):
+        with sa.matmul_policy(gemm_blas_min=-1):
+            pass
+
+
+def test_policy_is_per_thread():
+    """A policy block in one thread is invisible to another (contextvars)."""
+    x = sa.asarray(np.ones((4, 4)))
+    seen = []
+    entered, done = threading.Event(), threading.Event()
+
+    def other():
+        entered.wait(5)
+        seen.append(explain(x, x)["route"])
+        done.set()
+
+    t = threading.Thread(target=other)
+    t.start()
+    with sa.matmul_policy(force="blas"):
+        entered.set()
+        done.wait(5)
+        assert explain(x, x)["route"] == "blas"
+    t.join()
+    assert seen == ["generic"]
+
+
+def _run_with_policy_file(tmp_path, content: str) -> subprocess.CompletedProcess:
+    path = tmp_path / "policy.json"
+    path.write_text(content)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env["STRIDEDARRAY_POLICY"] = str(path)
+    code = ("import json, stridedarray as sa; from stridedarray._policy import current_policy;"
+            "print(json.dumps(current_policy()))")
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=120)
+
+
+def test_policy_file_loaded_at_import(tmp_path):
+    r = _run_with_policy_file(tmp_path, json.dumps({"gemm_blas_min": 3, "dot_blas_min_k": 64}))
+    assert r.returncode == 0, r.stderr
+    pol = json.loads(r.stdout)
+    assert pol["gemm_blas_min"] == 3 and pol["dot_blas_min_k"] == 64
+    assert pol["gemm_pack_min"] == DEFAULT_POLICY["gemm_pack_min"]
+    r = _run_with_policy_file(tmp_path, json.dumps({"no_such_key": 1}))
+    assert r.returncode == 0 and "ignoring matmul policy file" in r.stderr
+    assert json.loads(r.stdout)["gemm_blas_min"] == DEFAULT_POLICY["gemm_blas_min"]
+
+
+def test_bad_input():
+    """Specific exceptions naming the problem; inputs unchanged."""
+    a = sa.asarray(np.arange(6.0).reshape(2, 3))
+    b = sa.asarray(np.arange(8.0).reshape(4, 2))
+    with pytest.raises(ValueError, match=r"\(2, 3\).*\(4, 2\)"):
+        a @ b
+    with pytest.raises(ValueError, match="at least one dimension"):
+        sa.matmul(sa.asarray(2.0), a)
+    with pytest.raises(ValueError, match="at least one dimension"):
+        a @ sa.asarray(np.float64(2.0))
+    x = sa.asarray(np.ones((2, 3, 4)))
+    y = sa.asarray(np.ones((3, 4, 5)))
+    with pytest.raises(ValueError, match=r"batch shapes \(2,\).*\(3,\)"):
+        x @ y
+    t = sa.asarray(np.ones((3, 3), dtype=bool))
+    with pytest.raises(TypeError, match="bool"):
+        t @ t
+    with pytest.raises(TypeError):
+        sa.asarray(np.ones((3, 3), dtype=np.int8)) @ sa.asarray(np.ones((3, 3), np.float32))
+    with pytest.raises(TypeError, match="Array"):
+        a @ 3
+    with pytest.raises(TypeError):
+        3 @ a
+    with pytest.raises(TypeError, match="x1 must be"):
+        sa.matmul([[1.0]], a)
+    assert a.__rmatmul__([[1.0]]) is NotImplemented
+    with pytest.raises(TypeError):
+        sa.matmul_explain(a, "b")
+    np.testing.assert_array_equal(np.asarray(a), np.arange(6.0).reshape(2, 3))
+
+
+def test_imatmul_in_place():
+    """x1 @= x2 writes into x1 (same object and memory); shape/dtype changes raise."""
+    base = fill(sa.float64, (2, 3, 3), 1)
+    x = sa.asarray(base.copy())
+    keep = np.asarray(x)
+    y_np = fill(sa.float64, (3, 3), 2)
+    ident = id(x)
+    x @= sa.asarray(y_np)
+    assert id(x) == ident
+    check(x, base @ y_np, base, y_np)
+    assert np.shares_memory(keep, np.asarray(x))
+    # aliasing: x @= x (square, reads and writes the same storage)
+    z_np = fill(sa.float64, (4, 4), 3)
+    z = sa.asarray(z_np.copy())
+    z @= z
+    check(z, z_np @ z_np, z_np, z_np)
+    with pytest.raises(ValueError, match="shape"):
+        w = sa.asarray(np.ones((2, 3)))
+        w @= sa.asarray(np.ones((3, 4)))
+    with pytest.raises(ValueError, match="dtype"):
+        f = sa.asarray(np.ones((3, 3), np.float32))
+        f @= sa.asarray(np.ones((3, 3), np.float64))
+
+
+def test_explain_fields_and_str():
+    x1, _ = matrix(sa.float32, (2, 1), 5, 6, "C", 1)
+    x2, _ = matrix(sa.float32, (1, 3), 6, 7, "C", 2)
+    d = explain(x1, x2)
+    for key in ("role", "M", "N", "K", "batch_shape", "route", "packed", "C", "U_lhs",
+                "U_rhs", "payload_bytes", "flops", "blas_calls", "verdicts", "mapped_strides"):
+        assert key in d
+    assert d["batch_shape"] == (2, 3) and d["C"] == 6 and d["flops"] == 2 * 6 * 5 * 7 * 6
+    assert d["mapped_strides"]["lhs"] == (30, 0) and d["mapped_strides"]["rhs"] == (0, 42)
+    assert d["mapped_strides"]["out"] == (105, 35)
+    text = str(sa.matmul_explain(x1, x2))
+    assert "GEMM" in text and "route" in text and "backends" in text
