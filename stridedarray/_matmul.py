@@ -123,6 +123,7 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     # already: inlined because this is where a 2x2 `@` spends much of its time.
     st = _new_object(_Storage)
     st.arr = arr
+    st.nbuf = arr.size  # _Storage's element count (read by _make and the C descriptor)
     st._ptr = ptr
     out = _new_object(Array)
     out._st = st
