@@ -74,7 +74,7 @@ _UNARY: list[tuple[str, str, Callable, Callable | None]] = [
     ("real", "numeric", lambda a: _copy_of(np.real(a)), None),
     ("reciprocal", "floating-point", np.reciprocal, None),
     ("round", "numeric", np.round, None),
-    ("sign", "numeric", np.sign, _sc.sign),
+    ("sign", "numeric", np.sign, None),
     ("signbit", "real floating", np.signbit, None),
     ("sin", "floating-point", np.sin, None),
     ("sinh", "floating-point", np.sinh, None),
@@ -111,8 +111,8 @@ _BINARY: list[tuple[str, str, Callable, Callable | None]] = [
     ("multiply", "numeric", np.multiply, None),
     ("nextafter", "real floating", np.nextafter, None),
     ("not_equal", "all", np.not_equal, None),
-    ("pow", "numeric", np.power, _sc.pow),
-    ("remainder", "real numeric", np.remainder, _sc.remainder),
+    ("pow", "numeric", np.power, None),
+    ("remainder", "real numeric", np.remainder, None),
     ("subtract", "numeric", np.subtract, None),
 ]
 

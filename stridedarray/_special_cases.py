@@ -48,10 +48,6 @@ def tanh(a: np.ndarray, r: np.ndarray) -> np.ndarray:
     return _patch(r, np.isinf(re), np.sign(re), zero)
 
 
-def sign(a: np.ndarray, r: np.ndarray) -> np.ndarray:
-    """sign special cases."""
-    return r
-
 
 def floor_divide(a: np.ndarray, b: np.ndarray, r: np.ndarray) -> np.ndarray:
     """Real floor_divide with an infinite operand is floor(x1 / x2) by the standard
@@ -62,13 +58,3 @@ def floor_divide(a: np.ndarray, b: np.ndarray, r: np.ndarray) -> np.ndarray:
     if not m.any():
         return r
     return np.where(m, np.floor(np.divide(a, b)), r)
-
-
-def remainder(a: np.ndarray, b: np.ndarray, r: np.ndarray) -> np.ndarray:
-    """remainder special cases."""
-    return r
-
-
-def pow(a: np.ndarray, b: np.ndarray, r: np.ndarray) -> np.ndarray:  # noqa: A001
-    """pow special cases."""
-    return r
