@@ -36,6 +36,7 @@ _sa_matmul = lib.sa_matmul
 _from_buffer = ffi.from_buffer
 _new_object = object.__new__
 _empty = np.empty
+_GEOMETRY: dict[tuple, tuple] = {}  # (x1 shape, x2 shape) -> (output shape, its strides)
 
 
 def _check_operands(x1: Any, x2: Any) -> Any:
@@ -105,8 +106,17 @@ def matmul(x1: Array, x2: Array, /) -> Array:
         shape = (s1[0], n)
         strides = (n, 1)
     else:
-        shape = _out_shape(s1, s2)
-        strides = c_strides(shape)
+        # Batched shapes repeat (loops, benchmarks): remember the output geometry per pair
+        # of operand shapes; computing it in Python costs more than the product of 4x4s.
+        key = (s1, s2)
+        geo = _GEOMETRY.get(key)
+        if geo is None:
+            shape = _out_shape(s1, s2)  # raises for bad shapes, which are never cached
+            geo = (shape, c_strides(shape))
+            if len(_GEOMETRY) >= 512:
+                _GEOMETRY.clear()
+            _GEOMETRY[key] = geo
+        shape, strides = geo
     arr = _empty(shape, dt.np)
     ptr = _from_buffer(arr)
     c1 = x1._cd  # the cached C descriptors; made on first use by the _c property
