@@ -267,3 +267,45 @@ def test_real_imag_return_copies():
     y = sa.real(x)
     y[0] = 5.0
     assert float(x[0]) == 1.0
+
+
+SPECIALS = [0.0, -0.0, INF, -INF, NAN, 1.0, -1.0, 0.5, 2.0]
+PATCHED = {"expm1", "tanh", "floor_divide"}  # checked against the standard's tables above
+
+
+def _special_values(dt):
+    vals = np.asarray(SPECIALS)
+    if dt.kind == "c":
+        vals = np.asarray([complex(r, i) for r in SPECIALS for i in SPECIALS])
+    return vals.astype(dt.np)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, c, _, _ in _UNARY if c == "floating-point"))
+@pytest.mark.parametrize("dt", [sa.float32, sa.float64, sa.complex64, sa.complex128])
+def test_unary_special_values_match_numpy_outside_the_patched_cases(name, dt):
+    vals = _special_values(dt)
+    out = np.asarray(getattr(sa, name)(sa.asarray(vals)[::-1]))
+    with np.errstate(all="ignore"):
+        expected = REF_UNARY[name](vals[::-1])
+    if name in PATCHED and dt.kind == "c":
+        re = vals[::-1].real
+        keep = np.isfinite(re) & (re != 0)  # patches touch only infinite/NaN/zero real parts
+        out, expected = out[keep], expected[keep]
+    np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("dt", [sa.float32, sa.float64])
+def test_floor_divide_special_values_with_broadcasting_and_scalars(dt):
+    vals = _special_values(dt)
+    a, b = vals[:, None], vals[None, :]
+    out = np.asarray(sa.floor_divide(sa.asarray(a), sa.asarray(b)))
+    with np.errstate(all="ignore"):
+        finite = np.isfinite(a) & np.isfinite(b)
+        expected = np.where(finite, np.floor_divide(a, b), np.floor(a / b))
+    np.testing.assert_array_equal(out, expected)
+    for s in (INF, -INF, 2.0):
+        sv = dt.np.type(s)
+        with np.errstate(all="ignore"):
+            ref = np.where(np.isinf(vals) | np.isinf(sv), np.floor(vals / sv),
+                           np.floor_divide(vals, sv))
+        np.testing.assert_array_equal(np.asarray(sa.asarray(vals) // s), ref)
