@@ -85,20 +85,30 @@ def tensordot(x1: Array, x2: Array, /, *,
     f2 = [k for k in range(x2.ndim) if k not in c2]
     fs1 = tuple(x1.shape[k] for k in f1)
     fs2 = tuple(x2.shape[k] for k in f2)
-    # Contracted axes become one K axis. Any joint order of the pairs is valid; try the given
-    # one, then x1's memory order, and copy only if neither merges into a strided axis.
-    orders = [list(range(len(c1))),
-              sorted(range(len(c1)), key=lambda i: -abs(x1.strides[c1[i]]))]
+    # Contracted axes become one K axis. Any joint order of the pairs is valid: try the given
+    # one, then each operand's memory order. If no order merges both, keep the larger operand
+    # a view and pack the other to row-major once (the contracted axes of an operand that is
+    # not one strided run have no single-axis view at all).
+    n = len(c1)
+    orders = [list(range(n)),
+              sorted(range(n), key=lambda i: -abs(x1.strides[c1[i]])),
+              sorted(range(n), key=lambda i: -abs(x2.strides[c2[i]]))]
+    best = None
     for order in orders:
         p1 = permute_dims(x1, tuple([c1[i] for i in order] + f1))
         p2 = permute_dims(x2, tuple([c2[i] for i in order] + f2))
-        k1, k2 = _merge(p1, len(c1)), _merge(p2, len(c2))
+        k1, k2 = _merge(p1, n), _merge(p2, n)
         if k1 is not None and k2 is not None:
+            best = (p1, p2, k1, k2)
             break
+        score = (x1.size if k1 is not None else 0) + (x2.size if k2 is not None else 0)
+        if best is None or score > best[4]:
+            best = (p1, p2, k1, k2, score)
+    p1, p2, k1, k2 = best[:4]
     if k1 is None:
-        k1 = reshape(p1, (_prod(p1.shape[:len(c1)]),) + fs1)
+        k1 = reshape(p1, (_prod(p1.shape[:n]),) + fs1)
     if k2 is None:
-        k2 = reshape(p2, (_prod(p2.shape[:len(c2)]),) + fs2)
+        k2 = reshape(p2, (_prod(p2.shape[:n]),) + fs2)
     # k1: (K, *fs1), k2: (K, *fs2). When each side's free axes merge into one strided axis
     # (the common case), this is a single (M, K) @ (K, N) product whose C-ordered output is
     # viewed as (*fs1, *fs2).

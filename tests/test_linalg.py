@@ -212,3 +212,42 @@ def test_decompositions_reject_integers_and_non_square():
         la.det(sa.zeros((2, 3)))
     with pytest.raises(ValueError, match="rank >= 2"):
         la.svd(sa.zeros(3))
+
+
+@needs_matmul
+@pytest.mark.parametrize("layout", ["contiguous", "reversed", "transposed", "step2"])
+def test_tensordot_and_vecdot_hand_views_to_the_core(monkeypatch, layout):
+    """The operands reaching the matmul core are views of the inputs (no copies here), so an
+    awkward layout is packed once by the core rather than copied per batch item. A copy is
+    made only when several contracted axes cannot be merged into one strided K axis."""
+    import stridedarray._matmul as mm
+
+    seen = []
+    real = mm.matmul
+
+    def spy(a, b):
+        seen.append((a, b))
+        return real(a, b)
+
+    monkeypatch.setattr(mm, "matmul", spy)
+    base = fill(sa.float64, (4, 6, 5), 1)
+    a_np = {"contiguous": base, "reversed": base[::-1, :, ::-1],
+            "transposed": np.swapaxes(base, 0, 2), "step2": base[:, ::2, :]}[layout]
+    a = sa.asarray(a_np)
+    # one contracted axis (always one strided K axis), free axes on both sides
+    b_np = fill(sa.float64, (a_np.shape[-1], 3, 2), 2)
+    b = sa.asarray(b_np)
+    _close(sa.tensordot(a, b, axes=1), np.tensordot(a_np, b_np, axes=1))
+    v_np = fill(sa.float64, a_np.shape[-1:], 3)
+    _close(sa.vecdot(a, sa.asarray(v_np)), np.vecdot(a_np, v_np))
+    _close(sa.tensordot(a, sa.asarray(v_np), axes=([2], [0])),
+           np.tensordot(a_np, v_np, axes=([2], [0])))
+    for x, _ in seen:
+        assert x.buffer is a.buffer  # x1 reached the core as a view, whatever its strides
+    assert seen[0][1].buffer is b.buffer
+    # two contracted axes: a view whenever x1's pair is one strided run in some order
+    seen.clear()
+    c_np = fill(sa.float64, a_np.shape[1:] + (3,), 4)
+    _close(sa.tensordot(a, sa.asarray(c_np), axes=2), np.tensordot(a_np, c_np, axes=2))
+    if layout in ("contiguous", "transposed"):
+        assert seen[0][0].buffer is a.buffer
