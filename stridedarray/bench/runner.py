@@ -6,6 +6,10 @@ count `n` is calibrated per case so that a sample of the *fastest* variant lasts
 `target_s`; every variant of the case uses the same `n`. After a warm-up sample of each variant,
 the repeats are interleaved (NumPy, stridedarray, limit, then rotated), so a slow phase of the
 machine hits all variants alike. A case's time is the median per-call time over its repeats.
+
+Samples are short (0.25 ms) and many (up to 201 per variant, within a time budget per case):
+on a machine shared with other work, a short sample is rarely interrupted by the scheduler, so
+the median of many short samples measures the library, not the neighbours.
 """
 
 from __future__ import annotations
@@ -29,10 +33,10 @@ __all__ = ["Result", "Settings", "run_case", "route_of"]
 class Settings:
     """How long to sample: per-sample target, repeat bounds and a per-case time budget."""
 
-    target_s: float = 2e-3
-    min_repeats: int = 7
-    max_repeats: int = 41
-    case_budget_s: float = 0.6
+    target_s: float = 2.5e-4
+    min_repeats: int = 15
+    max_repeats: int = 201
+    case_budget_s: float = 0.8
 
     @classmethod
     def quick(cls) -> Settings:
