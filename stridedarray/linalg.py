@@ -195,11 +195,9 @@ def matrix_power(x: Array, n: int, /) -> Array:
     if n == 0:
         eye = np.broadcast_to(np.eye(x.shape[-1], dtype=x.dtype.np), x.shape)
         return _wrap(np.ascontiguousarray(eye))
-    if n < 0:
-        x = inv(x)
-        n = -n
+    base = inv(x) if n < 0 else x
+    n = abs(n)
     result = None
-    base = x
     while True:
         if n & 1:
             result = base if result is None else matmul(result, base)
