@@ -181,12 +181,27 @@ def _apply2(uf: Callable, fix: Callable | None, a: Any, b: Any) -> Any:
     return r if fix is None else fix(a, b, r)
 
 
+# Functions whose NumPy loops never set floating-point error flags, whatever the values
+# (comparisons, bit and logical operations, sign manipulation); integer and bool operands set
+# none either except through division by zero. Those calls skip the errstate context, which
+# costs more than the ufunc itself on small arrays.
+_NEVER_WARNS = frozenset(
+    "equal not_equal less less_equal greater greater_equal logical_and logical_or logical_xor "
+    "logical_not bitwise_and bitwise_or bitwise_xor bitwise_invert bitwise_left_shift "
+    "bitwise_right_shift isnan isinf isfinite signbit copysign real imag conj positive "
+    "negative".split())
+_INTEGER_WARNS = frozenset({"divide", "floor_divide", "remainder"})
+
+
 def _make_unary(name: str, cat: str, uf: Callable, fix: Callable | None) -> Callable:
     allowed = _CATEGORY[cat]
+    quiet_kinds = "biufc" if name in _NEVER_WARNS else "biu"
 
     def f(x: Array, /) -> Array:
         if type(x) is not Array or x._dtype not in allowed:
             _check_unary(name, cat, x)
+        if fix is None and x._dtype.kind in quiet_kinds:
+            return _wrap(uf(x._np))
         return _wrap(_apply1(uf, fix, x._np))
 
     f.__name__ = f.__qualname__ = name
@@ -195,8 +210,13 @@ def _make_unary(name: str, cat: str, uf: Callable, fix: Callable | None) -> Call
 
 
 def _make_binary(name: str, cat: str, uf: Callable, fix: Callable | None) -> Callable:
+    quiet_kinds = "biufc" if name in _NEVER_WARNS else ("" if name in _INTEGER_WARNS
+                                                          else "biu")
+
     def f(x1: Array | _Scalar, x2: Array | _Scalar, /) -> Array:
-        n1, n2, _ = _operands(name, cat, x1, x2)
+        n1, n2, dt = _operands(name, cat, x1, x2)
+        if fix is None and dt.kind in quiet_kinds:
+            return _wrap(uf(n1, n2))
         return _wrap(_apply2(uf, fix, n1, n2))
 
     f.__name__ = f.__qualname__ = name
