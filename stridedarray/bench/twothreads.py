@@ -8,7 +8,9 @@ cores therefore runs every call next to the other library's spinning worker.
 Each configuration runs in a fresh subprocess (the timeout is read when a library loads), with
 NumPy imported first so that an OPENBLAS_THREAD_TIMEOUT set afterwards reaches only our
 library and never changes NumPy's behaviour. It times `a @ b` for NumPy alone, stridedarray
-alone, and the two alternating call by call, and prints the slowdown of each side.
+alone, and the two alternating call by call, and prints the slowdown of each side; then the CPU
+time the process burns during 0.2 s of sleep right after a call of each library (the idle
+workers' spinning; a number that other load on the machine barely moves).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ __all__ = ["main", "CONFIGS"]
 CONFIGS = [
     ("default: both pools 2 threads", None, 2),
     ("ours 2 threads, thread timeout 2^4 cycles", "4", 2),
+    ("ours 2 threads, thread timeout 2^14 cycles", "14", 2),
     ("ours 1 thread", None, 1),
 ]
 
@@ -59,6 +62,15 @@ for mode in ("ours", "numpy", "alternate"):
     rs = [run(mode) for _ in range(5)]
     out[mode] = [sorted(r[0] for r in rs)[2], sorted(r[1] for r in rs)[2]]
     time.sleep(0.3)
+import resource
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+for who, f in (("ours_idle_cpu", lambda: x @ y), ("numpy_idle_cpu", lambda: a @ b)):
+    burn = []
+    for _ in range(5):   # CPU the idle workers burn while the caller sleeps 0.2 s after a call
+        f(); c0 = cpu(); time.sleep(0.2); burn.append(cpu() - c0)
+    out[who] = sorted(burn)[2]
 print(json.dumps(out))
 """
 
@@ -67,7 +79,9 @@ def measure(timeout: str | None, ours_threads: int, size: int, batch: int) -> di
     """Run one configuration in a fresh interpreter; median seconds per call per mode."""
     proc = subprocess.run([sys.executable, "-c", _CHILD, timeout or "default",
                            str(ours_threads), str(size), str(batch)],
-                          capture_output=True, text=True, timeout=600, check=True)
+                          capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        raise RuntimeError(f"the measuring subprocess failed:\n{proc.stderr[-2000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -80,8 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--batch", type=int, default=10, help="matrices per call (default 10)")
     args = p.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
-    print("| S | configuration | sa alone | NumPy alone | sa alternating | NumPy alternating |")
-    print("|---:|---|---:|---:|---:|---:|")
+    print("| S | configuration | sa alone | NumPy alone | sa alternating | NumPy alternating "
+          "| idle CPU after sa call | idle CPU after NumPy call |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|")
     for s in sizes:
         for label, timeout, threads in CONFIGS:
             r = measure(timeout, threads, s, args.batch)
@@ -89,7 +104,9 @@ def main(argv: list[str] | None = None) -> int:
             sa_alt, np_alt = r["alternate"]
             print(f"| {s} | {label} | {sa_alone * 1e3:.3f} ms | {np_alone * 1e3:.3f} ms | "
                   f"{sa_alt * 1e3:.3f} ms ({sa_alt / sa_alone:.2f}x) | "
-                  f"{np_alt * 1e3:.3f} ms ({np_alt / np_alone:.2f}x) |", flush=True)
+                  f"{np_alt * 1e3:.3f} ms ({np_alt / np_alone:.2f}x) | "
+                  f"{r['ours_idle_cpu'] * 1e3:.0f} ms / 200 ms | "
+                  f"{r['numpy_idle_cpu'] * 1e3:.0f} ms / 200 ms |", flush=True)
     return 0
 
 
