@@ -116,8 +116,8 @@ _BINARY: list[tuple[str, str, Callable, Callable | None]] = [
     ("subtract", "numeric", np.subtract, None),
 ]
 
-# Operators that do not take Python complex / float scalars beyond their function's category
-# are handled by the category check on the scalar's resulting dtype.
+# Operator dunder stem -> the function it calls (forward, reflected "r" and in-place "i" forms);
+# the function's category check on the operands' dtype covers Python scalar operands too.
 _OPERATORS = {
     "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
     "floordiv": "floor_divide", "mod": "remainder", "pow": "pow", "and": "bitwise_and",
