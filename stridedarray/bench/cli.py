@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 import time
@@ -99,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         progress.close()
     info["wall_time"] = f"{time.perf_counter() - t0:.1f} s"
+    info["load_average_at_end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
     args.out.mkdir(parents=True, exist_ok=True)
     table = report.markdown(results, info, args.threads)
     goals = report.targets_markdown(report.targets(results))
