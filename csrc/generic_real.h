@@ -4,6 +4,7 @@
  *   SA_T     storage element type (int8_t ... double)
  *   SA_U     arithmetic type: the unsigned type of the same width for integers, so products and
  *            sums wrap modulo 2^bits exactly like NumPy without signed-overflow UB; T for floats
+ *   SA_IDX   unsigned integer type of the same width (lane indices for shuffles)
  *   SA_FN(x) name of x for this (target, dtype)
  *   SA_VB    bytes per SIMD vector on this target (16, 32 or 64)
  *   SA_MR    rows of the register tile (a power of two)
@@ -61,8 +62,9 @@ SA_ATTR void SA_FN(pack_a)(const SA_T *a, int64_t rs, int64_t cs, int64_t mc, in
 SA_ATTR void SA_FN(pack_b)(const SA_T *b, int64_t rs, int64_t cs, int64_t kc, int64_t nc,
                            SA_U *restrict dst)
 {
+    const int along_rows = (cs < 0 ? -cs : cs) <= (rs < 0 ? -rs : rs);
     for (int64_t j = 0; j < nc; j += SA_NR) {
-        int64_t n = nc - j < SA_NR ? nc - j : SA_NR;
+        const int64_t n = nc - j < SA_NR ? nc - j : SA_NR;
         const SA_T *bp = b + j * cs;
         SA_U *d = dst + j * kc;
         if (n == SA_NR && cs == 1) {
@@ -71,6 +73,14 @@ SA_ATTR void SA_FN(pack_b)(const SA_T *b, int64_t rs, int64_t cs, int64_t kc, in
         } else if (n == SA_NR && cs == -1) {
             for (int64_t k = 0; k < kc; ++k)
                 for (int64_t l = 0; l < SA_NR; ++l) d[k * SA_NR + l] = (SA_U)bp[k * rs - l];
+        } else if (along_rows) {
+            /* read each row of the panel along its (smaller) column stride, zero the padding */
+            for (int64_t k = 0; k < kc; ++k) {
+                SA_U *dk = d + k * SA_NR;
+                const SA_T *row = bp + k * rs;
+                for (int64_t l = 0; l < n; ++l) dk[l] = (SA_U)row[l * cs];
+                for (int64_t l = n; l < SA_NR; ++l) dk[l] = 0;
+            }
         } else {
             if (n < SA_NR) memset(d, 0, (size_t)(kc * SA_NR) * sizeof(SA_U));
             for (int64_t l = 0; l < n; ++l)
@@ -91,10 +101,15 @@ SA_ATTR void SA_FN(store)(const SA_FN(vec) *acc, int64_t w, SA_T *c, int64_t rs,
         }
         return;
     }
+    /* edge tile or strided C: through a scalar copy of each row, branch hoisted */
     for (int64_t i = 0; i < w; ++i) {
-        for (int64_t l = 0; l < n; ++l) {
-            SA_T *p = c + i * rs + l * cs;
-            *p = (SA_T)(accumulate ? (SA_U)((SA_U)*p + acc[i][l]) : acc[i][l]);
+        SA_U row[SA_NR];
+        memcpy(row, &acc[i], sizeof row);
+        SA_T *p = c + i * rs;
+        if (accumulate) {
+            for (int64_t l = 0; l < n; ++l) p[l * cs] = (SA_T)((SA_U)p[l * cs] + row[l]);
+        } else {
+            for (int64_t l = 0; l < n; ++l) p[l * cs] = (SA_T)row[l];
         }
     }
 }
@@ -142,15 +157,14 @@ SA_ATTR SA_U SA_FN(hsum)(SA_FN(vec) v)
     return s;
 }
 
-/* out[r] = sum_k rows[r*ld + k] * x[k] for R rows (R = 4 or 1); x is aligned scratch. One
- * accumulator per row for R = 4 (the x load is shared), four for the single row. */
+/* out[r] = sum_k rows[r*ld + k] * x[k] for 4 rows; one accumulator per row, the x load shared. */
 SA_ATTR void SA_FN(dot4)(const SA_T *rows, int64_t ld, const SA_U *x, int64_t K, SA_U *out)
 {
     SA_FN(vec) s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
     const SA_T *r0 = rows, *r1 = rows + ld, *r2 = rows + 2 * ld, *r3 = rows + 3 * ld;
     int64_t k = 0;
     for (; k + SA_NR <= K; k += SA_NR) {
-        SA_FN(vec) xv = *(const SA_FN(vec) *)(x + k);
+        SA_FN(vec) xv = SA_FN(loadu)(x + k);
         s0 += SA_FN(loadu)(r0 + k) * xv;
         s1 += SA_FN(loadu)(r1 + k) * xv;
         s2 += SA_FN(loadu)(r2 + k) * xv;
@@ -166,28 +180,55 @@ SA_ATTR void SA_FN(dot4)(const SA_T *rows, int64_t ld, const SA_U *x, int64_t K,
     out[0] = t0, out[1] = t1, out[2] = t2, out[3] = t3;
 }
 
-SA_ATTR SA_U SA_FN(dot1)(const SA_T *r, const SA_U *x, int64_t K)
+/* Lanes in reverse order (one permute instruction). */
+SA_ATTR SA_FN(vec) SA_FN(reverse)(SA_FN(vec) v)
 {
-    SA_FN(vec) s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
-    int64_t k = 0;
-    for (; k + 4 * SA_NR <= K; k += 4 * SA_NR) {
-        s0 += SA_FN(loadu)(r + k) * *(const SA_FN(vec) *)(x + k);
-        s1 += SA_FN(loadu)(r + k + SA_NR) * *(const SA_FN(vec) *)(x + k + SA_NR);
-        s2 += SA_FN(loadu)(r + k + 2 * SA_NR) * *(const SA_FN(vec) *)(x + k + 2 * SA_NR);
-        s3 += SA_FN(loadu)(r + k + 3 * SA_NR) * *(const SA_FN(vec) *)(x + k + 3 * SA_NR);
-    }
-    for (; k + SA_NR <= K; k += SA_NR) s0 += SA_FN(loadu)(r + k) * *(const SA_FN(vec) *)(x + k);
-    SA_U t = SA_FN(hsum)((s0 + s1) + (s2 + s3));
-    for (; k < K; ++k) t += (SA_U)r[k] * x[k];
-    return t;
+#if defined(__clang__)
+    SA_FN(vec) r;
+    for (int64_t l = 0; l < SA_NR; ++l) r[l] = v[SA_NR - 1 - l];
+    return r;
+#else
+    typedef SA_IDX ivec __attribute__((vector_size(SA_VB)));
+    ivec m;
+    for (int64_t l = 0; l < SA_NR; ++l) m[l] = (SA_IDX)(SA_NR - 1 - l);
+    return __builtin_shuffle(v, m);
+#endif
 }
+
+/* sum_k r[k] * x[dir*k] with dir = +1 or -1: a single row, four accumulators; a reversed x is
+ * read a vector at a time and its lanes reversed, so a reversed operand needs no copy. */
+#define SA_DOT1(name, XLOAD, XAT)                                                               \
+    SA_ATTR SA_U SA_FN(name)(const SA_T *r, const SA_U *x, int64_t K)                           \
+    {                                                                                           \
+        SA_FN(vec) s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};                                      \
+        int64_t k = 0;                                                                          \
+        for (; k + 4 * SA_NR <= K; k += 4 * SA_NR) {                                            \
+            s0 += SA_FN(loadu)(r + k) * XLOAD(k);                                               \
+            s1 += SA_FN(loadu)(r + k + SA_NR) * XLOAD(k + SA_NR);                               \
+            s2 += SA_FN(loadu)(r + k + 2 * SA_NR) * XLOAD(k + 2 * SA_NR);                       \
+            s3 += SA_FN(loadu)(r + k + 3 * SA_NR) * XLOAD(k + 3 * SA_NR);                       \
+        }                                                                                       \
+        for (; k + SA_NR <= K; k += SA_NR) s0 += SA_FN(loadu)(r + k) * XLOAD(k);                \
+        SA_U t = SA_FN(hsum)((s0 + s1) + (s2 + s3));                                            \
+        for (; k < K; ++k) t += (SA_U)r[k] * XAT(k);                                            \
+        return t;                                                                               \
+    }
+#define SA_XF(k) SA_FN(loadu)(x + (k))
+#define SA_XFAT(k) x[k]
+#define SA_XR(k) SA_FN(reverse)(SA_FN(loadu)(x - (k) - (SA_NR - 1)))
+#define SA_XRAT(k) x[-(k)]
+SA_DOT1(dot1, SA_XF, SA_XFAT)
+SA_DOT1(dot1_rev, SA_XR, SA_XRAT)
+#undef SA_XF
+#undef SA_XFAT
+#undef SA_XR
+#undef SA_XRAT
+#undef SA_DOT1
 
 /* Copy a strided vector into aligned scratch (this is where a reversed vector becomes forward). */
 SA_ATTR void SA_FN(pack_vec)(const SA_T *v, int64_t s, int64_t K, SA_U *restrict dst)
 {
-    if (s == 1) {
-        for (int64_t k = 0; k < K; ++k) dst[k] = (SA_U)v[k];
-    } else if (s == -1) {
+    if (s == -1) {
         for (int64_t k = 0; k < K; ++k) dst[k] = (SA_U)v[-k];
     } else {
         for (int64_t k = 0; k < K; ++k) dst[k] = (SA_U)v[k * s];
@@ -211,12 +252,25 @@ SA_KATTR int SA_FN(gemv)(const sa_contraction *g, int64_t count, const SA_T *a,
     const int64_t work = axpy ? (M < chunk ? M : chunk) : (ak == 1 ? 0 : 4 * K);
     SA_SCRATCH(buf, (size_t)(xlen + work) * sizeof(SA_U));
     if (!buf) return -2;
-    SA_U *x = (SA_U *)buf, *w = x + xlen;
-    if (b_shared) SA_FN(pack_vec)(b + b_off[0] + db, bk, K, x);
+    SA_U *xbuf = (SA_U *)buf, *w = xbuf + xlen;
+    /* b is used in place when contiguous; a reversed b is read backwards by the dot product
+     * when there are too few rows to pay for a copy; otherwise it is packed (once if shared). */
+    const int in_place = bk == 1;
+    const int backwards = bk == -1 && ak == 1 && M < 4 && !(b_shared && count > 1);
+    const int pack_once = !in_place && !backwards && b_shared;
+    if (pack_once) SA_FN(pack_vec)(b + b_off[0] + db, bk, K, xbuf);
     for (int64_t t = 0; t < count; ++t) {
         const SA_T *at = a + a_off[t] + da;
         SA_T *ct = c + c_off[t] + dc;
-        if (!b_shared) SA_FN(pack_vec)(b + b_off[t] + db, bk, K, x);
+        const SA_U *x = xbuf;
+        if (in_place || backwards)
+            x = (const SA_U *)(b + b_off[t] + db);
+        else if (!pack_once)
+            SA_FN(pack_vec)(b + b_off[t] + db, bk, K, xbuf);
+        if (backwards) {
+            for (int64_t i = 0; i < M; ++i) ct[i * cr] = (SA_T)SA_FN(dot1_rev)(at + i * ar, x, K);
+            continue;
+        }
         if (axpy) {
             for (int64_t i0 = 0; i0 < M; i0 += chunk) {
                 int64_t m = M - i0 < chunk ? M - i0 : chunk;

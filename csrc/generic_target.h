@@ -23,6 +23,7 @@
     }
 
 #define SA_SUF i8
+#define SA_IDX uint8_t
 #define SA_T int8_t
 #define SA_U uint8_t
 #include "generic_real.h"
@@ -30,7 +31,9 @@ SA_DEFINE_ENTRY(SA_T)
 #undef SA_SUF
 #undef SA_T
 #undef SA_U
+#undef SA_IDX
 #define SA_SUF i16
+#define SA_IDX uint16_t
 #define SA_T int16_t
 #define SA_U uint16_t
 #include "generic_real.h"
@@ -38,7 +41,9 @@ SA_DEFINE_ENTRY(SA_T)
 #undef SA_SUF
 #undef SA_T
 #undef SA_U
+#undef SA_IDX
 #define SA_SUF i32
+#define SA_IDX uint32_t
 #define SA_T int32_t
 #define SA_U uint32_t
 #include "generic_real.h"
@@ -46,7 +51,9 @@ SA_DEFINE_ENTRY(SA_T)
 #undef SA_SUF
 #undef SA_T
 #undef SA_U
+#undef SA_IDX
 #define SA_SUF i64
+#define SA_IDX uint64_t
 #define SA_T int64_t
 #define SA_U uint64_t
 #include "generic_real.h"
@@ -54,7 +61,9 @@ SA_DEFINE_ENTRY(SA_T)
 #undef SA_SUF
 #undef SA_T
 #undef SA_U
+#undef SA_IDX
 #define SA_SUF u8
+#define SA_IDX uint8_t
 #define SA_T uint8_t
 #define SA_U uint8_t
 #include "generic_real.h"
@@ -62,7 +71,9 @@ SA_DEFINE_ENTRY(SA_T)
 #undef SA_SUF
 #undef SA_T
 #undef SA_U
+#undef SA_IDX
 #define SA_SUF u16
+#define SA_IDX uint16_t
 #define SA_T uint16_t
 #define SA_U uint16_t
 #include "generic_real.h"
@@ -70,7 +81,9 @@ SA_DEFINE_ENTRY(SA_T)
 #undef SA_SUF
 #undef SA_T
 #undef SA_U
+#undef SA_IDX
 #define SA_SUF u32
+#define SA_IDX uint32_t
 #define SA_T uint32_t
 #define SA_U uint32_t
 #include "generic_real.h"
@@ -78,7 +91,9 @@ SA_DEFINE_ENTRY(SA_T)
 #undef SA_SUF
 #undef SA_T
 #undef SA_U
+#undef SA_IDX
 #define SA_SUF u64
+#define SA_IDX uint64_t
 #define SA_T uint64_t
 #define SA_U uint64_t
 #include "generic_real.h"
@@ -86,7 +101,9 @@ SA_DEFINE_ENTRY(SA_T)
 #undef SA_SUF
 #undef SA_T
 #undef SA_U
+#undef SA_IDX
 #define SA_SUF f32
+#define SA_IDX uint32_t
 #define SA_T float
 #define SA_U float
 #include "generic_real.h"
@@ -94,7 +111,9 @@ SA_DEFINE_ENTRY(SA_T)
 #undef SA_SUF
 #undef SA_T
 #undef SA_U
+#undef SA_IDX
 #define SA_SUF f64
+#define SA_IDX uint64_t
 #define SA_T double
 #define SA_U double
 #include "generic_real.h"
@@ -102,6 +121,7 @@ SA_DEFINE_ENTRY(SA_T)
 #undef SA_SUF
 #undef SA_T
 #undef SA_U
+#undef SA_IDX
 #define SA_SUF c64
 #define SA_R float
 #include "generic_complex.h"

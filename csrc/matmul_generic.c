@@ -12,6 +12,16 @@
 
 #include "sa_kernels.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+#if defined(__GNUC__) && !defined(__clang__)
+/* Keep GCC from turning the short edge loops of the packing and store code (n < one vector,
+ * run once per row) into memcpy/memset library calls: the call costs more than the copy. */
+#pragma GCC optimize("no-tree-loop-distribute-patterns")
+#endif
+
 #if !defined(__GNUC__)
 #error "the generic kernels use GCC/Clang vector extensions"
 #endif
@@ -50,7 +60,9 @@ static void *sa_scratch_alloc(size_t bytes)
 #define SA_VB 64
 #define SA_MR 8
 #define SA_MRC 4
+#define SA_MASK512 1
 #include "generic_target.h"
+#undef SA_MASK512
 #undef SA_PRE
 #undef SA_TGT
 #undef SA_VB

@@ -1,0 +1,179 @@
+"""The generic matmul kernel (csrc/matmul_generic.c), forced through the public API.
+
+Every test runs `stridedarray.matmul` inside `matmul_policy(force="generic")` and compares with
+NumPy on the same values and the same layouts: every numeric dtype, C/F/padded/reversed/step-two/
+doubly strided/zero-stride operands, the four roles, batch broadcasting (a shared operand is
+packed once by the kernel), empty and unit dimensions, sizes that cross the kernel's register
+tile (8 rows x one vector) and cache blocks (K = 256 per block, N = 512 float64 columns), and
+integer products that overflow (they must wrap exactly like NumPy's).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import stridedarray as sa
+
+DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+          "float32", "float64", "complex64", "complex128"]
+LAYOUTS = ["C", "F", "padded", "rev_inner", "rev_outer", "step2", "both", "zero_inner"]
+EPS = {"float32": 1.2e-7, "complex64": 1.2e-7, "float64": 2.3e-16, "complex128": 2.3e-16}
+
+
+def _values(rng: np.random.Generator, shape: tuple, dtype: str) -> np.ndarray:
+    """Random values; integers over their full range so that products overflow and wrap."""
+    dt = np.dtype(dtype)
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        return rng.integers(info.min, info.max, size=shape, dtype=dt, endpoint=True)
+    if dt.kind == "c":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt)
+    return rng.standard_normal(shape).astype(dt)
+
+
+def _operand(rng: np.random.Generator, shape: tuple, dtype: str, layout: str) -> np.ndarray:
+    """A NumPy view with logical `shape` whose last one or two axes have the given layout."""
+    *lead, last = shape
+    if layout == "zero_inner":  # physical zero stride along the last axis
+        return np.broadcast_to(_values(rng, (*lead, 1), dtype), shape)
+    if len(shape) == 1 and layout in ("F", "rev_outer", "both"):
+        layout = {"F": "rev_inner", "rev_outer": "rev_inner", "both": "step2"}[layout]
+    if layout == "C":
+        return _values(rng, shape, dtype)
+    if layout == "padded":
+        return _values(rng, (*lead, last + 3), dtype)[..., :last]
+    if layout == "rev_inner":
+        return _values(rng, shape, dtype)[..., ::-1]
+    if layout == "step2":
+        return _values(rng, (*lead, 2 * last), dtype)[..., ::2]
+    rows = lead[-1]
+    if layout == "F":
+        return np.swapaxes(_values(rng, (*lead[:-1], last, rows), dtype), -1, -2)
+    if layout == "rev_outer":
+        return _values(rng, shape, dtype)[..., ::-1, :]
+    assert layout == "both"
+    return _values(rng, (*lead[:-1], 2 * rows, 3 * last), dtype)[..., ::-2, ::3]
+
+
+def _check(a: np.ndarray, b: np.ndarray) -> None:
+    """Generic-route matmul of the two views equals NumPy's (exactly for integers)."""
+    x, y = sa.asarray(a), sa.asarray(b)
+    with sa.matmul_policy(force="generic"):
+        assert sa.matmul_explain(x, y).to_dict()["route"] == "generic"
+        out = np.asarray(sa.matmul(x, y))
+    with np.errstate(all="ignore"):
+        ref = np.matmul(a, b)
+    assert out.shape == ref.shape and out.dtype == ref.dtype
+    if ref.dtype.kind in "iu":
+        np.testing.assert_array_equal(out, ref)
+    else:
+        k = a.shape[-1]
+        scale = max(1.0, float(np.abs(a).max(initial=0)) * float(np.abs(b).max(initial=0)))
+        tol = 8 * max(k, 1) * EPS[ref.dtype.name] * scale
+        np.testing.assert_allclose(out, ref, rtol=0, atol=tol)
+    # inputs untouched
+    assert np.array_equal(np.asarray(x), a) and np.array_equal(np.asarray(y), b)
+
+
+@settings(max_examples=150)
+@given(
+    dtype=st.sampled_from(DTYPES),
+    role=st.sampled_from(["GEMM", "GEMV", "GEVM", "DOT"]),
+    mnk=st.tuples(*[st.sampled_from([0, 1, 2, 3, 5, 7, 8, 9, 12, 16, 17, 33])] * 3),
+    batch=st.sampled_from([None, (3,), "lhs", "rhs", (2, 1, "x"), "zero"]),
+    layouts=st.tuples(st.sampled_from(LAYOUTS), st.sampled_from(LAYOUTS)),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_generic_matches_numpy(dtype, role, mnk, batch, layouts, seed):
+    """Random roles, shapes, batch broadcasting and layouts against NumPy."""
+    rng = np.random.default_rng(seed)
+    m, n, k = mnk
+    ba = bb = ()
+    if batch == (3,):
+        ba = bb = (3,)
+    elif batch == "lhs":  # lhs shared by the batch: packed once
+        ba, bb = (1,), (4,)
+    elif batch == "rhs":
+        ba, bb = (4,), (1,)
+    elif batch == (2, 1, "x"):  # cross broadcasting
+        ba, bb = (2, 1), (1, 3)
+    sa_shape = (k,) if role in ("GEVM", "DOT") else (*ba, m, k)
+    sb_shape = (k,) if role in ("GEMV", "DOT") else (*bb, k, n)
+    a = _operand(rng, sa_shape, dtype, layouts[0])
+    b = _operand(rng, sb_shape, dtype, layouts[1])
+    if batch == "zero" and role == "GEMM":  # physical zero batch stride
+        a = np.broadcast_to(a, (3, *a.shape))
+    _check(a, b)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_every_dtype_every_layout(dtype):
+    """All layout pairs at a size with full and partial register tiles."""
+    rng = np.random.default_rng(1)
+    for la in LAYOUTS:
+        for lb in LAYOUTS:
+            _check(_operand(rng, (2, 11, 19), dtype, la), _operand(rng, (2, 19, 21), dtype, lb))
+
+
+@pytest.mark.parametrize("m,n,k", [(9, 3, 257), (3, 520, 5), (1, 70, 300), (70, 1, 300),
+                                   (1, 1, 1000), (17, 65, 513), (0, 5, 5), (5, 0, 5), (5, 5, 0)])
+@pytest.mark.parametrize("dtype", ["int8", "int64", "float32", "float64", "complex128"])
+def test_block_boundaries(m, n, k, dtype):
+    """Sizes crossing the K block (256), the float64 N block (512) and vector lengths."""
+    rng = np.random.default_rng(m * 1000 + n + k)
+    for la, lb in [("C", "C"), ("rev_inner", "F"), ("step2", "rev_outer")]:
+        _check(_operand(rng, (m, k), dtype, la), _operand(rng, (k, n), dtype, lb))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "int64", "uint64"])
+def test_integer_wraparound(dtype):
+    """Products and sums overflow: the result wraps modulo 2**bits exactly like NumPy."""
+    info = np.iinfo(dtype)
+    a = np.full((4, 40), info.max, dtype)[:, ::-1]
+    b = np.full((40, 5), info.max if info.min == 0 else info.min, dtype)
+    _check(a, b)
+    _check(a[0], b)  # GEVM
+    _check(a, b[:, 0])  # GEMV
+    _check(a[0], b[:, 0])  # DOT
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "int32"])
+@pytest.mark.parametrize("s", [8, 12, 16, 24])
+def test_shared_operand_grid(dtype, s):
+    """The benchmark grid's shapes: LHS, RHS and cross broadcasting with reversed/step-two."""
+    rng = np.random.default_rng(s)
+    _check(_operand(rng, (1, s, s), dtype, "rev_inner"), _operand(rng, (10, s, s), dtype, "C"))
+    _check(_operand(rng, (10, s, s), dtype, "C"), _operand(rng, (1, s, s), dtype, "step2"))
+    _check(_operand(rng, (2, 1, s, s), dtype, "rev_inner"),
+           _operand(rng, (1, 5, s, s), dtype, "rev_inner"))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex128", "int16"])
+def test_vector_roles_reversed(dtype):
+    """Batched GEMV with a reversed vector, GEVM with a reversed matrix, DOT with reversed."""
+    rng = np.random.default_rng(7)
+    v = _operand(rng, (130,), dtype, "rev_inner")
+    _check(_operand(rng, (3, 20, 130), dtype, "C"), v)
+    _check(_operand(rng, (3, 20, 130), dtype, "F"), v)
+    _check(v, _operand(rng, (2, 130, 33), dtype, "rev_inner"))
+    _check(v, _operand(rng, (2, 130, 33), dtype, "rev_outer"))
+    _check(v, _operand(rng, (130,), dtype, "C"))
+    _check(v, _operand(rng, (130,), dtype, "rev_inner"))
+    _check(_operand(rng, (130,), dtype, "step2"), v)
+
+
+def test_output_written_through_strided_destination():
+    """`@=` into a reversed, transposed view writes through its strides (c_row/c_col signs)."""
+    rng = np.random.default_rng(3)
+    base = _values(rng, (9, 9), "float64")
+    a = _values(rng, (9, 9), "float64")[::-1].T
+    ref = base[::-1, ::-1].T @ a
+    x = sa.asarray(base.copy())
+    y = sa.asarray(a)
+    view = x[::-1, ::-1].mT
+    with sa.matmul_policy(force="generic"):
+        view @= y
+    np.testing.assert_allclose(np.asarray(x)[::-1, ::-1].T, ref, atol=1e-12)
