@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import _dtypes
-from ._array import Array, _wrap
+from ._array import Array, _derive, _wrap
 from ._utility import check_array as _check_array
 from ._utility import versioned_seq
 from ._validation import c_strides, normalize_axes, normalize_axis
@@ -27,6 +27,19 @@ __all__ = ["permute_dims", "matrix_transpose", "flip", "broadcast_to", "expand_d
 def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
     """Reorder the axes (a view)."""
     _check_array(x)
+    shape, strides = x._shape, x._strides
+    nd = len(shape)
+    if type(axes) is tuple and len(axes) == nd:
+        # Fast path (view cost, issue 2): a tuple of distinct in-range ints, checked with a
+        # bit mask. A permutation reaches the same offsets as x, so the view is derived.
+        seen = 0
+        for p in axes:
+            if type(p) is not int or not -nd <= p < nd or seen & (1 << (p % nd)):
+                break
+            seen |= 1 << (p % nd)
+        else:
+            return _derive(x, tuple([shape[p] for p in axes]), tuple([strides[p] for p in axes]),
+                           x._origin)
     perm = normalize_axes(axes, x.ndim, "axes")
     if len(perm) != x.ndim:
         raise ValueError(f"axes {tuple(axes)} must be a permutation of range({x.ndim})")
@@ -41,6 +54,20 @@ def matrix_transpose(x: Array, /) -> Array:
 def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
     """Reverse the order of elements along the given axes (a view with negated strides)."""
     _check_array(x)
+    shape, strides, origin = x._shape, x._strides, x._origin
+    if axis is None:
+        # Fast path: reversing every axis maps the offsets reached onto themselves (derived).
+        if 0 not in shape:
+            for n, s in zip(shape, strides, strict=True):
+                origin += (n - 1) * s
+        return _derive(x, shape, tuple([-s for s in strides]), origin)
+    nd = len(shape)
+    if type(axis) is int and -nd <= axis < nd:
+        a = axis % nd
+        n = shape[a]
+        if n and 0 not in shape:
+            origin += (n - 1) * strides[a]
+        return _derive(x, shape, strides[:a] + (-strides[a],) + strides[a + 1:], origin)
     axes = range(x.ndim) if axis is None else normalize_axes(axis, x.ndim)
     shape, strides, origin = x.shape, list(x.strides), x.origin
     for a in axes:
@@ -53,7 +80,8 @@ def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
 def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     """Broadcast to `shape` (a view; broadcast axes get stride 0)."""
     _check_array(x)
-    shape = tuple(operator.index(s) for s in shape)
+    if type(shape) is not tuple or any(type(s) is not int for s in shape):
+        shape = tuple(operator.index(s) for s in shape)
     lead = len(shape) - x.ndim
     if lead < 0:
         raise ValueError(f"cannot broadcast an array of shape {x.shape} to the shape {shape} "
@@ -68,12 +96,21 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
             raise ValueError(f"cannot broadcast an array of shape {x.shape} to shape {shape}")
     if any(s < 0 for s in shape):
         raise ValueError(f"shape {shape} has a negative extent")
-    return x._view(shape, tuple(strides), x.origin)
+    if len(shape) > 64:
+        raise ValueError(f"arrays have at most 64 dimensions, got {len(shape)}")
+    # Stride 0 repeats an element x already reaches: the offsets are x's (derived check).
+    return _derive(x, shape, tuple(strides), x._origin)
 
 
 def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
     """Insert axes of extent 1 at the given positions of the result (a view)."""
     _check_array(x)
+    shape, strides = x._shape, x._strides
+    if type(axis) is int and -len(shape) - 1 <= axis <= len(shape) < 64:
+        # Fast path: one new extent-1 axis; the offsets are x's (derived check).
+        a = axis % (len(shape) + 1)
+        return _derive(x, shape[:a] + (1,) + shape[a:], strides[:a] + (0,) + strides[a:],
+                       x._origin)
     n_new = 1 if isinstance(axis, int) else len(axis)
     axes = normalize_axes(axis, x.ndim + n_new)
     shape, strides = list(x.shape), list(x.strides)
@@ -86,6 +123,11 @@ def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
 def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     """Remove the given axes, each of which must have extent 1 (a view)."""
     _check_array(x)
+    shape, strides = x._shape, x._strides
+    if type(axis) is int and -len(shape) <= axis < len(shape) and shape[axis] == 1:
+        # Fast path: dropping one extent-1 axis leaves the offsets unchanged (derived check).
+        a = axis % len(shape)
+        return _derive(x, shape[:a] + shape[a + 1:], strides[:a] + strides[a + 1:], x._origin)
     axes = normalize_axes(axis, x.ndim)
     for a in axes:
         if x.shape[a] != 1:
@@ -125,6 +167,22 @@ def _view_strides(shape: tuple, strides: tuple, new_shape: tuple) -> tuple | Non
 def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Array:
     """Give a new shape: a view when the strides allow, else a copy (never with copy=False)."""
     _check_array(x)
+    if type(shape) is tuple and copy is None:
+        # Fast path: a tuple of non-negative ints with the right size, and a layout that
+        # allows a view. The view still goes through the checking constructor (x._view).
+        size = 1
+        for n in x._shape:
+            size *= n
+        new_size = 1
+        for n in shape:
+            if type(n) is not int or n < 0:
+                break
+            new_size *= n
+        else:
+            if new_size == size and size:
+                strides = _view_strides(x._shape, x._strides, shape)
+                if strides is not None:
+                    return x._view(shape, strides, x._origin)
     if not isinstance(shape, Sequence):
         shape = (shape,)
     shape = [operator.index(s) for s in shape]

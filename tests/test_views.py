@@ -249,6 +249,8 @@ def test_rank_limit():
         sa.reshape(sa.zeros(1), (1,) * 65)
     with pytest.raises(ValueError):
         sa.expand_dims(sa.zeros((1,) * 64), axis=0)
+    with pytest.raises(ValueError, match="64"):
+        sa.broadcast_to(sa.zeros(1), (1,) * 65)
 
 
 # -- never an out-of-bounds descriptor -----------------------------------------------------
