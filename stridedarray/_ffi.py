@@ -5,9 +5,26 @@ the extension's BLAS symbols in an editable install (where the `$ORIGIN`-relativ
 by build_ffi.py does not point at the wheel's library).
 """
 
-import scipy_openblas32  # noqa: F401  (side effect: loads the BLAS library globally)
+import os
 
-from ._core import ffi, lib
+import numpy  # noqa: F401  (NumPy's own OpenBLAS loads first, under the user's environment)
+
+# Our OpenBLAS reads OPENBLAS_THREAD_TIMEOUT once, as it loads (next import). An idle worker
+# busy-waits 2**timeout cycles before it sleeps; the default 2**28 (~0.1 s) leaves our workers
+# spinning after every call, which slows NumPy's next multi-threaded BLAS call several-fold when
+# the two libraries alternate (docs/benchmarks.md, "Two threads"). 2**14 cycles (~6 us) keeps a
+# batch's back-to-back calls warm and sleeps right after. NumPy's library is already loaded, so
+# its behaviour is unchanged; a value the user set is kept.
+_SET_TIMEOUT = "OPENBLAS_THREAD_TIMEOUT" not in os.environ
+if _SET_TIMEOUT:
+    os.environ["OPENBLAS_THREAD_TIMEOUT"] = "14"
+try:
+    import scipy_openblas32  # side effect: loads the BLAS library globally
+finally:
+    if _SET_TIMEOUT:
+        del os.environ["OPENBLAS_THREAD_TIMEOUT"]
+
+from ._core import ffi, lib  # noqa: E402  (after the BLAS library is loaded)
 
 __all__ = ["ffi", "lib", "blas_info"]
 
