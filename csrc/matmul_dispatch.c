@@ -273,12 +273,13 @@ int sa_matmul(const sa_array *lhs, const sa_array *rhs, int out_dtype, char *out
         goto done;
     }
     p.f.route = chosen;
-    int blas_route = chosen == SA_MM_BLAS || chosen == SA_MM_PACK_BLAS;
-    p.f.blas_calls = blas_route ? p.f.C : 0;
 
-    /* The ledger of the packs the selection implies (counted before they are made). */
+    /* The packs the selection implies (counted in the ledger before they are made; in plan
+     * only mode only the descriptors are built). */
     sa_array pa, pb;
     const sa_array *A = lhs, *B = rhs;
+    mm_plan q;
+    const mm_plan *run = &p; /* the plan the backend executes */
     if (chosen == SA_MM_PACK_BLAS) {
         int err = 0;
         sa_mm_explain *f = &p.f;
@@ -296,7 +297,15 @@ int sa_matmul(const sa_array *lhs, const sa_array *rhs, int out_dtype, char *out
             r = err; /* terminal: the backend owned the operation */
             goto done;
         }
+        /* The values are the same, the storage is not: rebuild the plan on it. */
+        r = mm_plan_make(A, B, out_dtype, out, &q);
+        if (r == SA_MM_OK && mm_blas_layout(&q, NULL, NULL) != SA_MM_ACCEPTED)
+            r = SA_MM_ERR_INTERNAL;
+        if (r) goto done;
+        run = &q;
     }
+    if (chosen == SA_MM_BLAS || chosen == SA_MM_PACK_BLAS)
+        p.f.blas_calls = mm_blas_calls(run, pol);
     record(ex, &p);
     if (plan_only || (is_empty(&p.f) && p.f.K != 0)) {
         r = SA_MM_OK;
@@ -304,16 +313,8 @@ int sa_matmul(const sa_array *lhs, const sa_array *rhs, int out_dtype, char *out
     }
 
     switch (chosen) {
-    case SA_MM_BLAS: r = mm_blas_execute(&p); break;
-    case SA_MM_PACK_BLAS: {
-        /* The values are the same, the storage is not: rebuild the plan on it. */
-        mm_plan q;
-        r = mm_plan_make(A, B, out_dtype, out, &q);
-        if (r == SA_MM_OK)
-            r = mm_blas_layout(&q, NULL, NULL) == SA_MM_ACCEPTED ? mm_blas_execute(&q)
-                                                                : SA_MM_ERR_INTERNAL;
-        break;
-    }
+    case SA_MM_BLAS:
+    case SA_MM_PACK_BLAS: r = mm_blas_execute(run, pol); break;
     case SA_MM_GENERIC:
         r = run_generic(&p, sa_generic_matmul ? sa_generic_matmul : sa_generic_matmul_ref);
         break;

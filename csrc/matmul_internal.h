@@ -23,6 +23,10 @@ typedef struct {
 int mm_plan_make(const sa_array *lhs, const sa_array *rhs, int out_dtype, char *out,
                  mm_plan *p);
 
+/* The batch domain with extent-1 axes dropped and chaining axes merged: writes extents and
+ * the three mapped strides (outermost first), returns the number of axes left. */
+int mm_batch_coalesce(const mm_plan *p, int64_t *ext, int64_t *sa_, int64_t *sb, int64_t *sc);
+
 /* Visit the batch in chunks: fn(ctx, n, a_off, b_off, c_off) for n <= MM_CHUNK contractions
  * at a time. Stops at and returns the first non-zero return of fn. */
 #define MM_CHUNK 256
@@ -35,8 +39,11 @@ int mm_for_each_chunk(const mm_plan *p, mm_chunk_fn fn, void *ctx);
  * the operands whose layout is the obstacle. No side effects. */
 int mm_blas_dtype_ok(int dtype);
 int mm_blas_layout(const mm_plan *p, int *bad_lhs, int *bad_rhs);
+/* Number of BLAS calls the plan takes: 1 when the whole GEMM batch is one strided batch call
+ * (uniform batch, policy allows, OpenBLAS single-threaded), else C. */
+int64_t mm_blas_calls(const mm_plan *p, const sa_mm_policy *pol);
 /* Run the whole batch of a plan that mm_blas_layout accepted. Returns 0. */
-int mm_blas_execute(const mm_plan *p);
+int mm_blas_execute(const mm_plan *p, const sa_mm_policy *pol);
 
 /* The reference kernel: plain loops, every numeric dtype; the semantic baseline. */
 int sa_generic_matmul_ref(int dtype, const sa_contraction *g, int64_t count,

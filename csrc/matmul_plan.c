@@ -86,13 +86,11 @@ int mm_plan_make(const sa_array *a, const sa_array *b, int out_dtype, char *out,
     return SA_MM_OK;
 }
 
-int mm_for_each_chunk(const mm_plan *p, mm_chunk_fn fn, void *ctx)
+int mm_batch_coalesce(const mm_plan *p, int64_t *ext, int64_t *sa_, int64_t *sb, int64_t *sc)
 {
     const sa_mm_explain *f = &p->f;
-    if (f->C == 0) return 0;
     /* Drop extent-1 axes and merge neighbours whose three mapped strides all chain, so the
      * innermost loop is as long as the layout allows. */
-    int64_t ext[SA_MAXDIM], sa_[SA_MAXDIM], sb[SA_MAXDIM], sc[SA_MAXDIM];
     int n = 0;
     for (int d = 0; d < f->nbatch; ++d) {
         int64_t e = f->batch_shape[d];
@@ -111,6 +109,15 @@ int mm_for_each_chunk(const mm_plan *p, mm_chunk_fn fn, void *ctx)
         sc[n] = f->out_bstrides[d];
         ++n;
     }
+    return n;
+}
+
+int mm_for_each_chunk(const mm_plan *p, mm_chunk_fn fn, void *ctx)
+{
+    const sa_mm_explain *f = &p->f;
+    if (f->C == 0) return 0;
+    int64_t ext[SA_MAXDIM], sa_[SA_MAXDIM], sb[SA_MAXDIM], sc[SA_MAXDIM];
+    int n = mm_batch_coalesce(p, ext, sa_, sb, sc);
     int64_t ao[MM_CHUNK], bo[MM_CHUNK], co[MM_CHUNK];
     int64_t idx[SA_MAXDIM] = {0};
     int64_t oa = p->lhs_origin, ob = p->rhs_origin, oc = 0;

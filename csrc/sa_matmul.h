@@ -66,6 +66,8 @@ typedef struct {
     int64_t vec_pack_floor_min_elems;   /* ... or matrix elems >= this and */
     int64_t vec_pack_floor_min_out;     /*     total output elements >= this */
     int64_t blas_enabled;               /* 0 makes both BLAS backends decline "unavailable" */
+    int64_t gemm_batch_strided;         /* 1: a uniform GEMM batch is one ?gemm_batch_strided
+                                           call when OpenBLAS runs one thread */
     int64_t force;                      /* -1, or the backend to try alone (thresholds off) */
 } sa_mm_policy;
 

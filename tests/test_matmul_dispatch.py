@@ -18,11 +18,17 @@ from strategies import fill
 from test_matmul import check, matrix
 
 import stridedarray as sa
+from stridedarray._ffi import lib
 from stridedarray._policy import DEFAULT_POLICY, current_policy
+
+# Ledger counts below assume one BLAS call per contraction; the strided batch call (one call
+# for a uniform batch, used when OpenBLAS runs one thread) is tested on its own.
+ONE_CALL_EACH = {"gemm_batch_strided": 0}
 
 
 def explain(x1, x2) -> dict:
-    return sa.matmul_explain(x1, x2).to_dict()
+    with sa.matmul_policy(**ONE_CALL_EACH):
+        return sa.matmul_explain(x1, x2).to_dict()
 
 
 def outcome(d: dict, backend: str) -> str:
@@ -275,6 +281,39 @@ def test_imatmul_in_place():
     with pytest.raises(ValueError, match="dtype"):
         f = sa.asarray(np.ones((3, 3), np.float32))
         f @= sa.asarray(np.ones((3, 3), np.float64))
+
+
+@pytest.fixture
+def one_blas_thread():
+    """OpenBLAS at one thread for the test (restored after): enables the strided batch call."""
+    before = lib.scipy_openblas_get_num_threads()
+    lib.scipy_openblas_set_num_threads(1)
+    yield
+    lib.scipy_openblas_set_num_threads(before)
+
+
+@pytest.mark.parametrize("dtype", [sa.float32, sa.float64, sa.complex64, sa.complex128],
+                         ids=lambda d: d.name)
+def test_gemm_batch_strided_one_call(one_blas_thread, dtype):
+    """A uniform GEMM batch is one ?gemm_batch_strided call; values equal per-matrix calls."""
+    for lay_l, lay_r, bl, br in (("C", "C", (6,), (6,)), ("F", "padded", (1,), (6,)),
+                                 ("C", "F", (6,), ()), ("neg_inner", "C", (1,), (6,))):
+        x1, r1 = matrix(dtype, bl, 9, 10, lay_l, 1)
+        x2, r2 = matrix(dtype, br, 10, 11, lay_r, 2)
+        with sa.matmul_policy(gemm_pack_min=4):
+            d = sa.matmul_explain(x1, x2).to_dict()
+            assert d["route"] in ("blas", "pack_blas") and d["blas_calls"] == 1
+            got = x1 @ x2
+        with sa.matmul_policy(gemm_pack_min=4, gemm_batch_strided=0):
+            assert sa.matmul_explain(x1, x2)["blas_calls"] == 6
+            each = x1 @ x2
+        check(got, r1 @ r2, r1, r2, (lay_l, lay_r))
+        check(got, np.asarray(each), r1, r2, (lay_l, lay_r))
+    # a batch that does not collapse to one strided axis keeps one call per matrix
+    x1, r1 = matrix(dtype, (2, 1), 9, 10, "C", 3)
+    x2, r2 = matrix(dtype, (1, 3), 10, 11, "C", 4)
+    assert sa.matmul_explain(x1, x2)["blas_calls"] == 6
+    check(x1 @ x2, r1 @ r2, r1, r2)
 
 
 def test_explain_fields_and_str():
