@@ -537,7 +537,7 @@ class Array:
                     return _derive(self, shape[1:], self._strides[1:], self._origin)
                 return _derive(self, shape[1:], self._strides[1:],
                                self._origin + i * self._strides[0])
-        elif tk is tuple and len(key) <= len(self._shape):
+        elif tk is tuple:
             view = _simple_tuple_index(self, key)
             if view is not None:
                 return view
@@ -574,12 +574,26 @@ class Array:
 
 
 def _simple_tuple_index(a: Array, key: tuple) -> Array | None:
-    """The view for a tuple of ints and slices (at most one per axis), else None."""
+    """The view for a tuple of ints, slices, None and one '...', else None (general path)."""
     shape, strides = a._shape, a._strides
+    nd = len(shape)
+    # One cheap pass over the types: axes consumed (to expand '...') and axes added.
+    used = added = 0
+    for k in key:
+        tk = type(k)
+        if tk is slice or tk is int:
+            used += 1
+        elif k is None:
+            added += 1
+        elif k is not Ellipsis:
+            return None
+    if used > nd or nd - used + added > 64:
+        return None  # _basic_index / _make raise the specific error
     origin = a._origin
     new_shape: list = []
     new_strides: list = []
     empty = 0 in shape  # an empty parent has only empty children: keep its origin
+    ellipsis = False
     ax = 0
     for k in key:
         tk = type(k)
@@ -600,15 +614,25 @@ def _simple_tuple_index(a: Array, key: tuple) -> Array | None:
                 empty = True
             new_shape.append(n)
             new_strides.append(s * step)
+            ax += 1
         elif tk is int:
             n = shape[ax]
             i = k + n if k < 0 else k
             if not 0 <= i < n:
                 raise IndexError(f"index {k} is out of bounds for axis {ax} with size {n}")
             origin += i * strides[ax]
+            ax += 1
+        elif k is None:
+            new_shape.append(1)
+            new_strides.append(0)
         else:
-            return None
-        ax += 1
+            if ellipsis:
+                return None  # two ellipses: _basic_index raises
+            ellipsis = True
+            m = ax + nd - used
+            new_shape.extend(shape[ax:m])
+            new_strides.extend(strides[ax:m])
+            ax = m
     return _derive(a, (*new_shape, *shape[ax:]), (*new_strides, *strides[ax:]),
                    a._origin if empty else origin)
 
