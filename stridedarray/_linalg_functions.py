@@ -5,8 +5,8 @@
 Both are rearranged, with views only, into one batched contraction `(..., M, K) @ (..., K, N)`
 and handed to the C matmul plan, so a layout BLAS cannot take is packed once by the core
 rather than copied here. The only copies made in this module: the conjugate of a complex `x1`
-in vecdot, and, in tensordot, an operand whose contracted axes cannot be merged into one
-strided axis (then no view exists).
+in vecdot, and, in tensordot with several contracted axes, the smaller operand when no joint
+order of those axes is one strided run in both (then no single-K view exists).
 """
 
 from __future__ import annotations
