@@ -3,8 +3,8 @@
 For each crossover constant of the policy table (stridedarray._policy.DEFAULT_POLICY), a sweep
 times the same product with the two competing routes forced through `matmul_policy(force=...)`
 (forcing switches the thresholds off), over increasing sizes, interleaved sample by sample.
-The crossover is the smallest size from which the faster-at-scale route wins (or ties within
-3%) at nearly every larger size of the sweep (see `crossover`). The result is printed next
+The crossover is the threshold with the least summed regret over the sweep (see `crossover`),
+ties within 3% going to BLAS. The result is printed next
 to the table in force and written as the JSON policy file the library loads at import:
 $STRIDEDARRAY_POLICY if set, else ~/.config/stridedarray/policy.json (or --out PATH).
 """
@@ -129,21 +129,26 @@ def _time(samplers: dict[str, Callable[[int], float]], target_s: float,
 
 
 def crossover(values: list[int], ratios: list[float]) -> int:
-    """The smallest value at which the fast route wins and keeps winning.
+    """The threshold that loses least, over the sweep, against always picking the faster route.
 
-    A point is a win when slow/fast >= 1 - TIE (a tie goes to BLAS: at scale it also threads).
-    The crossover is the first winning point from which at least 3/4 of the points (itself
-    included) win, one of the two largest among them, so one noisy point neither pulls it down
-    nor pushes it up. If none
-    qualifies, twice the largest value measured (the fast route stays off at these sizes)."""
-    wins = [r >= 1.0 - TIE for r in ratios]
-    for i, w in enumerate(wins):
-        if w and sum(wins[i:]) >= 0.75 * len(wins[i:]) and any(wins[-2:]):
-            return values[i]
-    return values[-1] * 2
+    `ratios` are slow/fast times per size. Thresholding at point i runs the slow route below
+    it and the fast one from it on; its regret is the summed log-time lost at the points where
+    that choice is the slower one. A loss of the fast route within TIE is forgiven (a tie goes
+    to BLAS, which also threads at scale). The smallest threshold with the least regret wins;
+    if "never" is best, twice the largest value measured (the fast route stays off here).
+    Summing log-ratios weighs each point by how much it matters, so one noisy point cannot
+    move the threshold far."""
+    logs = [math.log(max(r, 1e-12)) for r in ratios]
+    tie = -math.log(1.0 - TIE)
+    best, best_i = math.inf, len(values)
+    for i in range(len(values) + 1):
+        regret = sum(max(0.0, x) for x in logs[:i]) + sum(max(0.0, -x - tie) for x in logs[i:])
+        if regret < best - 1e-12:
+            best, best_i = regret, i
+    return values[best_i] if best_i < len(values) else values[-1] * 2
 
 
-def measure_sweep(sw: Sweep, target_s: float = 1e-3, repeats: int = 7) -> dict:
+def measure_sweep(sw: Sweep, target_s: float = 2.5e-4, repeats: int = 25) -> dict:
     """Time both forced routes at every size; return the points and the crossover value."""
     points = []
     for s in sw.sizes:
@@ -229,8 +234,7 @@ def main(argv: list[str] | None = None) -> int:
                          f"{', '.join(sorted({s.key for s in SWEEPS}))}")
     results = []
     for sw in sweeps:
-        r = measure_sweep(sw, target_s=3e-4 if args.quick else 1e-3,
-                          repeats=3 if args.quick else 7)
+        r = measure_sweep(sw, target_s=2.5e-4, repeats=5 if args.quick else 25)
         results.append(r)
         pts = "  ".join(f"{q['size']}:{q['ratio']:.2f}" for q in r["points"])
         print(f"{sw.key} <- {sw.what}: {sw.slow}/{sw.fast} time by size  {pts}"

@@ -163,7 +163,7 @@ def test_tune_crossover_rule() -> None:
 
     sizes = [2, 4, 8, 16, 32, 64]
     assert crossover(sizes, [0.5, 0.8, 1.2, 1.3, 1.5, 1.6]) == 8
-    assert crossover(sizes, [0.5, 0.8, 1.2, 1.3, 0.9, 1.6]) == 8  # one noisy point above
-    assert crossover(sizes, [0.5, 1.5, 0.8, 0.7, 1.3, 1.6]) == 32  # an early lucky point
+    assert crossover(sizes, [0.5, 0.8, 1.2, 1.3, 0.95, 1.6]) == 8  # one noisy point above
+    assert crossover(sizes, [0.5, 1.05, 0.8, 0.7, 1.3, 1.6]) == 32  # an early lucky point
     assert crossover(sizes, [0.5, 0.5, 0.6, 0.7, 0.8, 0.9]) == 128  # never: off here
     assert crossover(sizes, [0.98] * 6) == 2  # ties go to BLAS
