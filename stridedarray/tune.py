@@ -192,12 +192,16 @@ def _policies() -> tuple[dict, dict]:
 
 def combine(results: list[dict]) -> dict[str, int]:
     """One value per key: the largest crossover when a key was measured on several workloads
-    (the fast route must win on each of them), plus the batch the conditional rule was seen at."""
+    (the fast route must win on each of them), plus the batch the conditional vector-pack rule
+    was measured at, and the floor rule folded into it."""
     measured: dict[str, int] = {}
     for r in results:
         measured[r["key"]] = max(measured.get(r["key"], 0), int(r["crossover"]))
     if "vec_pack_cond_min_elems" in measured:
         measured["vec_pack_cond_min_batch"] = 16  # the batch of that sweep
+        # The floor rule (small matrices, enough output) is not measured on its own; folding it
+        # into the conditional rule keeps it from packing where packing was measured to lose.
+        measured["vec_pack_floor_min_elems"] = measured["vec_pack_cond_min_elems"]
     return measured
 
 

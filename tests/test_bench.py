@@ -155,7 +155,7 @@ def test_tune_combine_takes_the_larger_crossover() -> None:
                    {"key": "gemm_blas_min", "crossover": 6},
                    {"key": "vec_pack_cond_min_elems", "crossover": 1024}])
     assert got == {"gemm_blas_min": 6, "vec_pack_cond_min_elems": 1024,
-                   "vec_pack_cond_min_batch": 16}
+                   "vec_pack_cond_min_batch": 16, "vec_pack_floor_min_elems": 1024}
 
 
 def test_tune_crossover_rule() -> None:
