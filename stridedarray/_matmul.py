@@ -9,6 +9,7 @@ set and returns what the planner and selector decided. See docs/matmul.md.
 
 from __future__ import annotations
 
+from math import prod
 from typing import Any
 
 import numpy as np
@@ -36,7 +37,8 @@ _sa_matmul = lib.sa_matmul
 _from_buffer = ffi.from_buffer
 _new_object = object.__new__
 _empty = np.empty
-_GEOMETRY: dict[tuple, tuple] = {}  # (x1 shape, x2 shape) -> (output shape, its strides)
+# (x1 shape, x2 shape) -> (output shape, its C strides, its size)
+_GEOMETRY: dict[tuple, tuple] = {}
 
 
 def _check_operands(x1: Any, x2: Any) -> Any:
@@ -105,6 +107,7 @@ def matmul(x1: Array, x2: Array, /) -> Array:
             _out_shape(s1, s2)
         shape = (s1[0], n)
         strides = (n, 1)
+        size = s1[0] * n
     else:
         # Batched shapes repeat (loops, benchmarks): remember the output geometry per pair
         # of operand shapes; computing it in Python costs more than the product of 4x4s.
@@ -112,11 +115,12 @@ def matmul(x1: Array, x2: Array, /) -> Array:
         geo = _GEOMETRY.get(key)
         if geo is None:
             shape = _out_shape(s1, s2)  # raises for bad shapes, which are never cached
-            geo = (shape, c_strides(shape))
+            strides = c_strides(shape)
+            geo = (shape, strides, prod(shape))
             if len(_GEOMETRY) >= 512:
                 _GEOMETRY.clear()
             _GEOMETRY[key] = geo
-        shape, strides = geo
+        shape, strides, size = geo
     arr = _empty(shape, dt.np)
     ptr = _from_buffer(arr)
     c1 = x1._cd  # the cached C descriptors; made on first use by the _c property
@@ -125,7 +129,7 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     c2 = x2._cd
     if c2 is None:
         c2 = x2._c
-    rc = _sa_matmul(c1, c2, dt.code, ptr, arr.size, _current.get(), _NULL, 0)
+    rc = _sa_matmul(c1, c2, dt.code, ptr, size, _current.get(), _NULL, 0)
     if rc:
         _raise(x1, x2, rc)
     # The result Array, built as _array._make would but without its bounds check (a fresh
@@ -133,7 +137,7 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     # already: inlined because this is where a 2x2 `@` spends much of its time.
     st = _new_object(_Storage)
     st.arr = arr
-    st.nbuf = arr.size  # _Storage's element count (read by _make and the C descriptor)
+    st.nbuf = size  # _Storage's element count (read by _make and the C descriptor)
     st._ptr = ptr
     out = _new_object(Array)
     out._st = st

@@ -252,24 +252,27 @@ def test_hypothesis_against_numpy(case):
     check(x1 @ x2, r1 @ r2, r1, r2, (r1.shape, r1.strides, r2.shape, r2.strides))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(st.data())
 def test_hypothesis_random_view_chains(data):
-    """Operands from the shared random view chains (flips, transposes, broadcast_to, ...)."""
+    """One operand from the shared random view chains (flips, transposes, broadcast_to with
+    zero strides, reshape views, ...), the other a matching operand in a random layout."""
     from strategies import views
 
-    dt = data.draw(st.sampled_from([sa.float64, sa.int32, sa.complex64]))
-    p1 = data.draw(views(dt, max_dims=3, max_side=4))
-    if p1.ref.ndim == 0:
+    dt = data.draw(st.sampled_from(NUMERIC_DTYPES))
+    p = data.draw(views(dt, max_dims=4, max_side=5))
+    if p.ref.ndim == 0:
         return
-    K = p1.ref.shape[-1]
-    p2 = data.draw(views(dt, max_dims=3, max_side=4))
-    if p2.ref.ndim == 0 or (p2.ref.shape[0] if p2.ref.ndim == 1 else p2.ref.shape[-2]) != K:
-        return
-    try:
-        want = p1.ref @ p2.ref
-    except ValueError:
-        with pytest.raises(ValueError):
-            p1.x @ p2.x
-        return
-    check(p1.x @ p2.x, want, p1.ref, p2.ref, (p1.ops, p2.ops))
+    left = data.draw(st.booleans())
+    K = p.ref.shape[-1] if left else (p.ref.shape[0] if p.ref.ndim == 1 else p.ref.shape[-2])
+    lay = data.draw(st.sampled_from(LAYOUTS))
+    n = data.draw(st.integers(0, 5))
+    seed = data.draw(st.integers(0, 2**16))
+    if data.draw(st.booleans()):
+        other, oref = vector(dt, K, data.draw(st.sampled_from(VEC_LAYOUTS)), seed)
+    elif left:
+        other, oref = matrix(dt, (), K, n, lay, seed)
+    else:
+        other, oref = matrix(dt, (), n, K, lay, seed)
+    x1, r1, x2, r2 = (p.x, p.ref, other, oref) if left else (other, oref, p.x, p.ref)
+    check(x1 @ x2, r1 @ r2, r1, r2, p.ops)

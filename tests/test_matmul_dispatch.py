@@ -316,6 +316,17 @@ def test_gemm_batch_strided_one_call(one_blas_thread, dtype):
     check(x1 @ x2, r1 @ r2, r1, r2)
 
 
+def test_dimensions_beyond_blasint_decline_too_large():
+    """K = 2**31 (zero-stride views of one element, so no memory): BLAS declines, plan only."""
+    one = sa.asarray(np.ones((1, 1)))
+    x1 = sa.broadcast_to(one, (1, 2**31))
+    x2 = sa.broadcast_to(one, (2**31, 1))
+    with sa.matmul_policy(force="blas"):
+        d = sa.matmul_explain(x1, x2).to_dict()
+    assert d["K"] == 2**31 and outcome(d, "blas") == "declined: too large"
+    assert d["route"] == "generic"
+
+
 def test_explain_fields_and_str():
     x1, _ = matrix(sa.float32, (2, 1), 5, 6, "C", 1)
     x2, _ = matrix(sa.float32, (1, 3), 6, 7, "C", 2)
