@@ -131,7 +131,7 @@ def _check_fill(value: Any, dtype: DType) -> None:
 def _filled(shape: Any, dtype: DType, value: Any) -> Array:
     _check_fill(value, dtype)
     a = _alloc(dtype, normalize_shape(shape))
-    a._np.fill(value)
+    a._np.fill(_dtypes.scalar_np(value, dtype))
     return a
 
 

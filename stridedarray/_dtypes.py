@@ -16,7 +16,7 @@ builtins_bool = builtins.bool
 __all__ = [
     "DType", "DTYPES", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
     "uint32", "uint64", "float32", "float64", "complex64", "complex128",
-    "from_numpy_dtype", "promote", "KIND_OF", "scalar_dtype", "check_int_range",
+    "from_numpy_dtype", "promote", "KIND_OF", "scalar_dtype", "check_int_range", "scalar_np",
 ]
 
 
@@ -177,3 +177,12 @@ def scalar_dtype(dt: DType, value: object, name: str = "scalar") -> DType:
                         f"got {type(value).__name__}")
     raise TypeError(f"{name}: a Python {type(value).__name__} cannot be combined with an "
                     f"array of dtype {dt.name} under the Array API's scalar rules")
+
+
+def scalar_np(value: object, dt: DType) -> np.ndarray:
+    """A Python scalar as a 0-d NumPy array of dtype `dt`. A float beyond float32's range
+    becomes +-inf, the IEEE answer, without NumPy's overflow warning."""
+    if dt is float32 or dt is complex64:
+        with np.errstate(over="ignore"):
+            return np.asarray(value, dtype=dt.np)
+    return np.asarray(value, dtype=dt.np)

@@ -21,7 +21,7 @@ import numpy as np
 
 from . import _special_cases as _sc
 from ._array import Array, _wrap
-from ._dtypes import DTYPES, DType, promote, scalar_dtype
+from ._dtypes import DTYPES, DType, promote, scalar_dtype, scalar_np
 
 _K = {
     "all": "biufc",
@@ -146,10 +146,10 @@ def _operands(name: str, cat: str, x1: Any, x2: Any) -> tuple[Any, Any, DType]:
         n1, n2 = x1._np, x2._np
     elif a1:
         dt = scalar_dtype(x1.dtype, x2, "x2")
-        n1, n2 = x1._np, np.asarray(x2, dtype=dt.np)
+        n1, n2 = x1._np, scalar_np(x2, dt)
     elif a2:
         dt = scalar_dtype(x2.dtype, x1, "x1")
-        n1, n2 = np.asarray(x1, dtype=dt.np), x2._np
+        n1, n2 = scalar_np(x1, dt), x2._np
     else:
         raise TypeError(f"{name}: at least one of x1, x2 must be a stridedarray.Array, got "
                         f"{type(x1).__name__} and {type(x2).__name__}")
@@ -253,7 +253,7 @@ def clip(x: Array, /, min: int | float | Array | None = None,  # noqa: A002
             dt = scalar_dtype(x.dtype, b, label)
             if dt is not x.dtype:
                 raise TypeError(f"clip: {label} must be a real scalar, got {b!r}")
-            bounds.append(np.asarray(b, dtype=x.dtype.np))
+            bounds.append(scalar_np(b, x.dtype))
     lo, hi = bounds
     a = x._np
     with np.errstate(all="ignore"):

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ._array import Array, _basic_index, _wrap
-from ._dtypes import promote, scalar_dtype
+from ._dtypes import promote, scalar_dtype, scalar_np
 from ._validation import normalize_axis
 
 __all__ = ["take", "take_along_axis"]
@@ -39,7 +39,7 @@ def _value_for(a: Array, value: Any) -> Any:
         if scalar_dtype(a.dtype, value, "value") is not a.dtype:
             raise TypeError(f"value: a Python {type(value).__name__} cannot be assigned into "
                             f"an array of dtype {a.dtype.name}")
-        return value
+        return scalar_np(value, a.dtype)
     raise TypeError(f"value must be an Array or a Python scalar, got {type(value).__name__}")
 
 

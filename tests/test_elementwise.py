@@ -315,3 +315,17 @@ def test_floor_divide_special_values_with_broadcasting_and_scalars(dt):
             ref = np.where(np.isinf(vals) | np.isinf(sv), np.floor(vals / sv),
                            np.floor_divide(vals, sv))
         np.testing.assert_array_equal(np.asarray(sa.asarray(vals) // s), ref)
+
+
+def test_python_floats_beyond_float32_become_inf_without_warnings():
+    import warnings
+
+    x = sa.ones(2, dtype=sa.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert float((x + 1e300)[0]) == INF
+        assert float(sa.clip(x, max=-1e300)[0]) == -INF
+        x[0] = 1e300
+        assert float(x[0]) == INF
+        assert float(sa.full((), 1e300, dtype=sa.float32)) == INF
+        assert float(sa.asarray([0.0], dtype=sa.float32)[0] / 0.0) != 0.0  # nan, quietly
