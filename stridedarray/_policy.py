@@ -43,8 +43,11 @@ DEFAULT_POLICY: dict[str, int] = {
     "vec_pack_floor_min_elems": 576,    #   output elements >= floor_out
     "vec_pack_floor_min_out": 128,
     "blas_enabled": 1,                 # 0: both BLAS backends decline "unavailable"
-    "gemm_batch_strided": 1,           # 1: a uniform GEMM batch is ONE ?gemm_batch_strided
-}                                      #    call (only while OpenBLAS runs one thread)
+    # 1: a uniform GEMM batch is ONE ?gemm_batch_strided call (only while OpenBLAS runs one
+    # thread). Off by default: measured here at one thread it was no faster than one ?gemm per
+    # matrix (1.0-1.3x slower for S = 4..48); kept as a switch for the tuning tool.
+    "gemm_batch_strided": 0,
+}
 
 # Backends in dispatch order; the index is the C backend code (SA_MM_BLAS, ...).
 BACKENDS: tuple[str, ...] = ("blas", "pack_blas", "generic", "reference")
