@@ -245,14 +245,14 @@ def matmul_case(draw):
     return x1, r1, x2, r2
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(matmul_case())
 def test_hypothesis_against_numpy(case):
     x1, r1, x2, r2 = case
     check(x1 @ x2, r1 @ r2, r1, r2, (r1.shape, r1.strides, r2.shape, r2.strides))
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.data())
 def test_hypothesis_random_view_chains(data):
     """One operand from the shared random view chains (flips, transposes, broadcast_to with

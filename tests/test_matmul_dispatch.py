@@ -206,11 +206,19 @@ def test_policy_is_per_thread():
     assert seen == ["generic"]
 
 
-def _run_with_policy_file(tmp_path, content: str) -> subprocess.CompletedProcess:
-    path = tmp_path / "policy.json"
+def _run_with_policy_file(tmp_path, content: str, user_file: bool = False,
+                          ) -> subprocess.CompletedProcess:
+    """Import stridedarray in a child process with a policy file; print the policy."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("PYTEST") and k != "STRIDEDARRAY_POLICY"}
+    if user_file:  # the default location under a throwaway HOME
+        path = tmp_path / ".config" / "stridedarray" / "policy.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        env["HOME"] = str(tmp_path)
+    else:
+        path = tmp_path / "policy.json"
+        env["STRIDEDARRAY_POLICY"] = str(path)
     path.write_text(content)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-    env["STRIDEDARRAY_POLICY"] = str(path)
     code = ("import json, stridedarray as sa; from stridedarray._policy import current_policy;"
             "print(json.dumps(current_policy()))")
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -226,6 +234,9 @@ def test_policy_file_loaded_at_import(tmp_path):
     r = _run_with_policy_file(tmp_path, json.dumps({"no_such_key": 1}))
     assert r.returncode == 0 and "ignoring matmul policy file" in r.stderr
     assert json.loads(r.stdout)["gemm_blas_min"] == DEFAULT_POLICY["gemm_blas_min"]
+    r = _run_with_policy_file(tmp_path, json.dumps({"gemm_pack_min": 24}), user_file=True)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["gemm_pack_min"] == 24
 
 
 def test_bad_input():
