@@ -206,6 +206,32 @@ def test_policy_is_per_thread():
     assert seen == ["generic"]
 
 
+def test_concurrent_products_from_threads():
+    """The GIL is released during the C call and the core has no shared mutable state: many
+    products from several threads (different routes and policies) all come out right."""
+    cases = []
+    for i, (lay, force) in enumerate((("neg_inner", None), ("C", "generic"), ("step2", "blas"),
+                                      ("F", "reference"))):
+        x1, r1 = matrix(sa.float64, (1,), 24, 24, lay, i)
+        x2, r2 = matrix(sa.float64, (6,), 24, 24, "C", i + 10)
+        cases.append((x1, x2, r1 @ r2, force))
+    errors: list = []
+
+    def work(x1, x2, want, force):
+        with sa.matmul_policy(force=force):
+            for _ in range(30):
+                got = np.asarray(x1 @ x2)
+                if not np.allclose(got, want, rtol=1e-12, atol=1e-9):
+                    errors.append(force)
+
+    threads = [threading.Thread(target=work, args=c) for c in cases]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
 def _run_with_policy_file(tmp_path, content: str, user_file: bool = False,
                           ) -> subprocess.CompletedProcess:
     """Import stridedarray in a child process with a policy file; print the policy."""
