@@ -17,7 +17,7 @@ import numpy as np
 from . import _dtypes
 from ._array import Array, _Storage
 from ._ffi import ffi, lib
-from ._policy import _current, matmul_policy
+from ._policy import DEFAULT_POLICY, _current, current_policy, matmul_policy
 from ._validation import c_strides
 
 __all__ = ["matmul", "matmul_explain", "matmul_policy"]
@@ -230,6 +230,9 @@ class MatmulExplain:
         lines.append(f"  route: {d['route']}; packed: {packed}{cast}; "
                      f"{d['packed_matrices']} matrices, payload {d['payload_bytes']} bytes")
         lines.append(f"  ledger: {d['blas_calls']} BLAS calls, {d['flops']:,} FLOPs")
+        if d["policy"]:
+            changed = ", ".join(f"{k}={v}" for k, v in d["policy"].items())
+            lines.append(f"  policy (differs from the defaults): {changed}")
         return "\n".join(lines)
 
 
@@ -268,6 +271,9 @@ def matmul_explain(x1: Array, x2: Array, /) -> MatmulExplain:
         "lhs_reused": bool(ex.lhs_reused), "rhs_reused": bool(ex.rhs_reused),
         "lhs_zero_batch_stride": bool(ex.lhs_zero_bstride),
         "rhs_zero_batch_stride": bool(ex.rhs_zero_bstride),
+        # the policy the selection ran under: a forced backend and thresholds off default
+        "policy": {k: v for k, v in current_policy().items()
+                   if v != DEFAULT_POLICY.get(k, None)},
     }
     return MatmulExplain(d)
 
