@@ -34,6 +34,37 @@ SA_ATTR SA_FN(vec) SA_FN(loadu)(const void *p)
     return v;
 }
 
+#if defined(SA_MASK512)
+/* AVX-512 masked load (zero beyond n) and store of the first n < SA_NR lanes: the edge
+ * columns of a tile cost one instruction instead of a scalar loop. Lanes past n are never
+ * touched, so this does not read or write outside the operands. */
+SA_ATTR __mmask64 SA_FN(mask)(int64_t n)
+{
+    return n >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1);
+}
+
+SA_ATTR SA_FN(vec) SA_FN(load_n)(const SA_T *p, int64_t n)
+{
+    const __mmask64 m = SA_FN(mask)(n);
+    __m512i v;
+    if (sizeof(SA_U) == 1) v = _mm512_maskz_loadu_epi8(m, p);
+    else if (sizeof(SA_U) == 2) v = _mm512_maskz_loadu_epi16((__mmask32)m, p);
+    else if (sizeof(SA_U) == 4) v = _mm512_maskz_loadu_epi32((__mmask16)m, p);
+    else v = _mm512_maskz_loadu_epi64((__mmask8)m, p);
+    return (SA_FN(vec))v;
+}
+
+SA_ATTR void SA_FN(store_n)(SA_T *p, SA_FN(vec) x, int64_t n)
+{
+    const __mmask64 m = SA_FN(mask)(n);
+    const __m512i v = (__m512i)x;
+    if (sizeof(SA_U) == 1) _mm512_mask_storeu_epi8(p, m, v);
+    else if (sizeof(SA_U) == 2) _mm512_mask_storeu_epi16(p, (__mmask32)m, v);
+    else if (sizeof(SA_U) == 4) _mm512_mask_storeu_epi32(p, (__mmask16)m, v);
+    else _mm512_mask_storeu_epi64(p, (__mmask8)m, v);
+}
+#endif
+
 /* Pack A(0..mc, 0..kc) (a points at its first element; strides rs, cs) into panels of w rows,
  * w = SA_MR while that many rows remain, then 4, 2, 1 for the tail, so no row is padded. The
  * panel starting at row r holds A(r+i, k) at dst[r*kc + k*w + i]. */
@@ -73,6 +104,11 @@ SA_ATTR void SA_FN(pack_b)(const SA_T *b, int64_t rs, int64_t cs, int64_t kc, in
         } else if (n == SA_NR && cs == -1) {
             for (int64_t k = 0; k < kc; ++k)
                 for (int64_t l = 0; l < SA_NR; ++l) d[k * SA_NR + l] = (SA_U)bp[k * rs - l];
+#if defined(SA_MASK512)
+        } else if (cs == 1) {
+            for (int64_t k = 0; k < kc; ++k)
+                *(SA_FN(vec) *)(d + k * SA_NR) = SA_FN(load_n)(bp + k * rs, n);
+#endif
         } else if (along_rows) {
             /* read each row of the panel along its (smaller) column stride, zero the padding */
             for (int64_t k = 0; k < kc; ++k) {
@@ -101,6 +137,16 @@ SA_ATTR void SA_FN(store)(const SA_FN(vec) *acc, int64_t w, SA_T *c, int64_t rs,
         }
         return;
     }
+#if defined(SA_MASK512)
+    if (cs == 1) {
+        for (int64_t i = 0; i < w; ++i) {
+            SA_FN(vec) v = acc[i];
+            if (accumulate) v += SA_FN(load_n)(c + i * rs, n);
+            SA_FN(store_n)(c + i * rs, v, n);
+        }
+        return;
+    }
+#endif
     /* edge tile or strided C: through a scalar copy of each row, branch hoisted */
     for (int64_t i = 0; i < w; ++i) {
         SA_U row[SA_NR];
@@ -129,13 +175,50 @@ SA_ATTR void SA_FN(store)(const SA_FN(vec) *acc, int64_t w, SA_T *c, int64_t rs,
         }                                                                                       \
         SA_FN(store)(acc, W, c, rs, cs, n, accumulate);                                         \
     }
+/* The same tile reading A in place through its strides (broadcast loads from any address cost
+ * the same as from packed memory): used when A is small enough to stay in L1 anyway, where
+ * packing it per batch item would cost more than the multiply. */
+#define SA_REAL_TILE_DIRECT(W)                                                                  \
+    SA_ATTR void SA_FN(dtile##W)(int64_t kc, const SA_T *a, int64_t ar, int64_t ak,             \
+                                 const SA_U *restrict bp, SA_T *c, int64_t rs, int64_t cs,      \
+                                 int64_t n, int accumulate)                                     \
+    {                                                                                           \
+        SA_FN(vec) acc[W];                                                                      \
+        const SA_T *row[W];                                                                     \
+        for (int i = 0; i < W; ++i) acc[i] = (SA_FN(vec)){0}, row[i] = a + i * ar;              \
+        for (int64_t k = 0; k < kc; ++k) {                                                      \
+            SA_FN(vec) bv = *(const SA_FN(vec) *)(bp + k * SA_NR);                              \
+            const int64_t o = k * ak;                                                           \
+            for (int i = 0; i < W; ++i) acc[i] += (SA_U)row[i][o] * bv;                         \
+        }                                                                                       \
+        SA_FN(store)(acc, W, c, rs, cs, n, accumulate);                                         \
+    }
 #if SA_MR >= 8
 SA_REAL_TILE(8)
+SA_REAL_TILE_DIRECT(8)
 #endif
 SA_REAL_TILE(4)
 SA_REAL_TILE(2)
 SA_REAL_TILE(1)
+SA_REAL_TILE_DIRECT(4)
+SA_REAL_TILE_DIRECT(2)
+SA_REAL_TILE_DIRECT(1)
 #undef SA_REAL_TILE
+#undef SA_REAL_TILE_DIRECT
+
+SA_ATTR void SA_FN(dtile)(int64_t w, int64_t kc, const SA_T *a, int64_t ar, int64_t ak,
+                          const SA_U *bp, SA_T *c, int64_t rs, int64_t cs, int64_t n,
+                          int accumulate)
+{
+    switch (w) {
+#if SA_MR >= 8
+    case 8: SA_FN(dtile8)(kc, a, ar, ak, bp, c, rs, cs, n, accumulate); break;
+#endif
+    case 4: SA_FN(dtile4)(kc, a, ar, ak, bp, c, rs, cs, n, accumulate); break;
+    case 2: SA_FN(dtile2)(kc, a, ar, ak, bp, c, rs, cs, n, accumulate); break;
+    default: SA_FN(dtile1)(kc, a, ar, ak, bp, c, rs, cs, n, accumulate); break;
+    }
+}
 
 SA_ATTR void SA_FN(tile)(int64_t w, int64_t kc, const SA_U *ap, const SA_U *bp, SA_T *c,
                          int64_t rs, int64_t cs, int64_t n, int accumulate)
@@ -341,8 +424,11 @@ SA_KATTR int SA_FN(gemm)(const sa_contraction *g, int64_t count, const SA_T *a,
     const int64_t full_budget = (int64_t)(4 * 1024 * 1024 / sizeof(SA_U));
     const int full_a = a_shared && count > 1 && Mp * K <= full_budget;
     const int full_b = b_shared && count > 1 && Np * K <= full_budget;
+    /* A that fits in L1 (16 KiB) is read in place rather than packed per item. */
+    const int direct_a = !full_a && M * K * (int64_t)sizeof(SA_T) <= 16384;
     /* rounded up so the B panels behind it stay 64-byte aligned for the vector loads */
-    const int64_t a_len = ((full_a ? Mp * K : (Mp < MC ? Mp : MC) * kc_max) + 63) / 64 * 64;
+    const int64_t a_len =
+        direct_a ? 0 : ((full_a ? Mp * K : (Mp < MC ? Mp : MC) * kc_max) + 63) / 64 * 64;
     const int64_t b_len = full_b ? Np * K : (Np < NC ? Np : NC) * kc_max;
     SA_SCRATCH(buf, (size_t)(a_len + b_len) * sizeof(SA_U));
     if (!buf) return -2;
@@ -361,15 +447,23 @@ SA_KATTR int SA_FN(gemm)(const sa_contraction *g, int64_t count, const SA_T *a,
                 if (!full_b) SA_FN(pack_b)(bt + pc * bk + jc * bc, bk, bc, kc, nc, bbuf);
                 for (int64_t ic = 0; ic < M; ic += MC) {
                     const int64_t mc = M - ic < MC ? M - ic : MC;
-                    if (!full_a) SA_FN(pack_a)(at + ic * ar + pc * ak, ar, ak, mc, kc, abuf);
+                    if (!full_a && !direct_a)
+                        SA_FN(pack_a)(at + ic * ar + pc * ak, ar, ak, mc, kc, abuf);
                     for (int64_t jr = jc; jr < jc + nc; jr += SA_NR) {
                         const int64_t n = N - jr < SA_NR ? N - jr : SA_NR;
                         const SA_U *bp = full_b ? bbuf + jr * K + pc * SA_NR : bbuf + (jr - jc) * kc;
                         for (int64_t ir = ic; ir < ic + mc;) {
                             int64_t w = SA_MR;
                             while (w > ic + mc - ir) w >>= 1;
-                            const SA_U *ap = full_a ? abuf + ir * K + pc * w : abuf + (ir - ic) * kc;
-                            SA_FN(tile)(w, kc, ap, bp, ct + ir * cr + jr * cc, cr, cc, n, pc > 0);
+                            SA_T *cp = ct + ir * cr + jr * cc;
+                            if (direct_a) {
+                                SA_FN(dtile)(w, kc, at + ir * ar + pc * ak, ar, ak, bp, cp, cr, cc,
+                                             n, pc > 0);
+                            } else {
+                                const SA_U *ap =
+                                    full_a ? abuf + ir * K + pc * w : abuf + (ir - ic) * kc;
+                                SA_FN(tile)(w, kc, ap, bp, cp, cr, cc, n, pc > 0);
+                            }
                             ir += w;
                         }
                     }
