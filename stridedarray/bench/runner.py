@@ -37,11 +37,13 @@ class Settings:
     min_repeats: int = 15
     max_repeats: int = 201
     case_budget_s: float = 0.8
+    case_cap_s: float = 3.0  # past this, stop even below min_repeats (but after 3 repeats)
 
     @classmethod
     def quick(cls) -> Settings:
         """CI-sized: seconds for the whole quick workload, numbers only indicative."""
-        return cls(target_s=2e-4, min_repeats=3, max_repeats=3, case_budget_s=0.02)
+        return cls(target_s=2e-4, min_repeats=3, max_repeats=3, case_budget_s=0.02,
+                   case_cap_s=0.5)
 
 
 @dataclass
@@ -134,8 +136,12 @@ def run_case(case: Case, settings: Settings, rng: np.random.Generator,
     result.samples = {name: [] for name in names}
     start = time.perf_counter()
     rep = 0
-    while rep < settings.max_repeats and (
-            rep < settings.min_repeats or time.perf_counter() - start < settings.case_budget_s):
+    while rep < settings.max_repeats:
+        elapsed = time.perf_counter() - start
+        if rep >= 3 and elapsed >= settings.case_cap_s:
+            break
+        if rep >= settings.min_repeats and elapsed >= settings.case_budget_s:
+            break
         order = names[rep % len(names):] + names[:rep % len(names)]
         for name in order:
             result.samples[name].append(timers[name].timeit(inner) / inner)
