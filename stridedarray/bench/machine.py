@@ -74,9 +74,29 @@ def machine_info() -> dict:
             f"core {d.get('architecture', '?')}, {d.get('num_threads', '?')} thread(s)"
             for d in theirs) if theirs else "none found",
         "stridedarray_blas": f"{ours['library']} {ours['version']} core {ours['corename']}, "
-                             f"{ours['threads']} thread(s)",
+                             f"{ours['threads']} thread(s), idle thread timeout {_timeout()}",
         "env": {k: os.environ.get(k, "(unset)") for k in _ENV_KEYS},
+        "matmul_policy": _policy_in_force(),
     }
+
+
+def _timeout() -> str:
+    """The OPENBLAS_THREAD_TIMEOUT our library loaded with (stridedarray sets one if unset)."""
+    from stridedarray import _ffi
+
+    if getattr(_ffi, "_SET_TIMEOUT", False):
+        return "2^20 cycles (set by stridedarray)"
+    value = os.environ.get("OPENBLAS_THREAD_TIMEOUT")
+    return f"2^{value} cycles (user)" if value else "OpenBLAS default 2^28 cycles"
+
+
+def _policy_in_force() -> str:
+    """The selector's thresholds this run used (from the library's policy table)."""
+    try:
+        from stridedarray._policy import current_policy
+    except ImportError:
+        return "unknown"
+    return ", ".join(f"{k}={v}" for k, v in current_policy().items() if v is not None)
 
 
 def _cpu_model() -> str:
