@@ -492,6 +492,8 @@ class Array:
             return _derive(self, (sh[1], sh[0]), (st[1], st[0]), self._origin)
         if nd < 2:
             raise ValueError(f"mT needs an array of rank >= 2, got rank {nd}")
+        if nd == 3:
+            return _derive(self, (sh[0], sh[2], sh[1]), (st[0], st[2], st[1]), self._origin)
         return _derive(self, sh[:-2] + (sh[-1], sh[-2]), st[:-2] + (st[-1], st[-2]),
                        self._origin)
 
@@ -510,33 +512,62 @@ class Array:
         tk = type(key)
         if tk is slice:
             shape = self._shape
-            if shape:
-                s = self._strides[0]
+            nd = len(shape)
+            if nd:
+                strides = self._strides
+                s = strides[0]
                 dim = shape[0]
                 start, stop, step = key.indices(dim)
-                if step == 1:
-                    n = stop - start if stop > start else 0
+                # Length by arithmetic (len(range(...)) costs a call and an object).
+                if step > 0:
+                    n = (stop - start + step - 1) // step if stop > start else 0
                 else:
-                    n = len(range(start, stop, step))
-                if not n or 0 in shape:  # empty: keep the parent's (in-buffer) origin
-                    return _derive(self, (n,) + shape[1:], (s * step,) + self._strides[1:],
-                                   self._origin)
-                # Derived bounds check: first and last index inside the parent's axis.
-                if not (0 <= start < dim and 0 <= start + (n - 1) * step < dim):
+                    n = (start - stop - step - 1) // -step if start > stop else 0
+                if not n or (nd > 1 and 0 in shape):
+                    origin = self._origin  # empty: keep the parent's (in-buffer) origin
+                elif 0 <= start < dim and 0 <= start + (n - 1) * step < dim:
+                    # Derived bounds check passed: first and last index inside axis 0.
+                    origin = self._origin + start * s
+                else:
                     raise IndexError(f"slice {key} escapes axis 0 of size {dim}")
-                return _derive(self, (n,) + shape[1:], (s * step,) + self._strides[1:],
-                               self._origin + start * s)
+                # Tuples spelled out per rank: slicing and concatenating tuples costs
+                # several times more on CPython 3.11.
+                if nd == 1:
+                    new_shape, new_strides = (n,), (s * step,)
+                elif nd == 2:
+                    new_shape, new_strides = (n, shape[1]), (s * step, strides[1])
+                elif nd == 3:
+                    new_shape = (n, shape[1], shape[2])
+                    new_strides = (s * step, strides[1], strides[2])
+                else:
+                    new_shape, new_strides = (n,) + shape[1:], (s * step,) + strides[1:]
+                # _derive, inlined: this is the hottest view path.
+                a = _new(Array)
+                a._st = self._st
+                a._dtype = self._dtype
+                a._shape = new_shape
+                a._strides = new_strides
+                a._origin = origin
+                a._npv = None
+                a._cd = None
+                return a
         elif tk is int:
             shape = self._shape
-            if shape:
+            nd = len(shape)
+            if nd:
                 n = shape[0]
                 i = key + n if key < 0 else key
                 if not 0 <= i < n:
                     raise IndexError(f"index {key} is out of bounds for axis 0 with size {n}")
-                if 0 in shape:  # an empty parent: keep its (clamped) origin
-                    return _derive(self, shape[1:], self._strides[1:], self._origin)
-                return _derive(self, shape[1:], self._strides[1:],
-                               self._origin + i * self._strides[0])
+                strides = self._strides
+                if nd == 1:
+                    return _derive(self, (), (), self._origin + i * strides[0])
+                if nd == 2:
+                    return _derive(self, (shape[1],), (strides[1],),
+                                   self._origin if 0 in shape else
+                                   self._origin + i * strides[0])
+                return _derive(self, shape[1:], strides[1:],
+                               self._origin if 0 in shape else self._origin + i * strides[0])
         elif tk is tuple:
             view = _simple_tuple_index(self, key)
             if view is not None:
@@ -601,10 +632,10 @@ def _simple_tuple_index(a: Array, key: tuple) -> Array | None:
             s = strides[ax]
             dim = shape[ax]
             start, stop, step = k.indices(dim)
-            if step == 1:
-                n = stop - start if stop > start else 0
+            if step > 0:
+                n = (stop - start + step - 1) // step if stop > start else 0
             else:
-                n = len(range(start, stop, step))
+                n = (start - stop - step - 1) // -step if start > stop else 0
             if n:
                 # Derived bounds check: first and last index inside the parent's axis.
                 if not (0 <= start < dim and 0 <= start + (n - 1) * step < dim):
@@ -633,8 +664,10 @@ def _simple_tuple_index(a: Array, key: tuple) -> Array | None:
             new_shape.extend(shape[ax:m])
             new_strides.extend(strides[ax:m])
             ax = m
-    return _derive(a, (*new_shape, *shape[ax:]), (*new_strides, *strides[ax:]),
-                   a._origin if empty else origin)
+    if ax < nd:
+        new_shape.extend(shape[ax:])
+        new_strides.extend(strides[ax:])
+    return _derive(a, tuple(new_shape), tuple(new_strides), a._origin if empty else origin)
 
 
 def _is_int_index(k: Any) -> bool:
