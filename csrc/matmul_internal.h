@@ -15,6 +15,7 @@ typedef struct {
     const char *lhs, *rhs;
     char *out;
     int64_t lhs_origin, rhs_origin;
+    int64_t lhs_nbuf, rhs_nbuf, out_nbuf; /* element counts, for debug bounds asserts */
     int lhs_vec, rhs_vec;
 } mm_plan;
 

@@ -81,6 +81,9 @@ int mm_plan_make(const sa_array *a, const sa_array *b, int out_dtype, char *out,
     p->out = out;
     p->lhs_origin = a->origin;
     p->rhs_origin = b->origin;
+    p->lhs_nbuf = a->nbuf;
+    p->rhs_nbuf = b->nbuf;
+    p->out_nbuf = C * f->M * f->N;
     p->lhs_vec = lv;
     p->rhs_vec = rv;
     return SA_MM_OK;
@@ -112,6 +115,22 @@ int mm_batch_coalesce(const mm_plan *p, int64_t *ext, int64_t *sa_, int64_t *sb,
     return n;
 }
 
+#ifndef NDEBUG
+/* Debug builds: the four corners of a matrix at `off` lie in [0, nbuf) (bounds are validated
+ * in Python; this catches a planner that broke them). */
+static void assert_corners(int64_t off, int64_t rows, int64_t cols, int64_t rs, int64_t cs,
+                           int64_t nbuf)
+{
+    if (rows == 0 || cols == 0) return;
+    for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 2; ++j) {
+            int64_t o = off + i * (rows - 1) * rs + j * (cols - 1) * cs;
+            assert(o >= 0 && o < nbuf);
+            (void)o;
+        }
+}
+#endif
+
 int mm_for_each_chunk(const mm_plan *p, mm_chunk_fn fn, void *ctx)
 {
     const sa_mm_explain *f = &p->f;
@@ -142,6 +161,13 @@ int mm_for_each_chunk(const mm_plan *p, mm_chunk_fn fn, void *ctx)
                 idx[k] = 0;
             }
         }
+#ifndef NDEBUG
+        for (int64_t t = 0; t < m; ++t) {
+            assert_corners(ao[t], f->M, f->K, f->lhs_row, f->lhs_inner, p->lhs_nbuf);
+            assert_corners(bo[t], f->K, f->N, f->rhs_inner, f->rhs_col, p->rhs_nbuf);
+            assert_corners(co[t], f->M, f->N, f->out_row, f->out_col, p->out_nbuf);
+        }
+#endif
         int r = fn(ctx, p, m, ao, bo, co);
         if (r) return r;
     }
