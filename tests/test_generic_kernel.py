@@ -119,13 +119,21 @@ def test_every_dtype_every_layout(dtype):
 
 
 @pytest.mark.parametrize("m,n,k", [(9, 3, 257), (3, 520, 5), (1, 70, 300), (70, 1, 300),
-                                   (1, 1, 1000), (17, 65, 513), (0, 5, 5), (5, 0, 5), (5, 5, 0)])
+                                   (1, 1, 1000), (17, 65, 513), (100, 9, 3), (0, 5, 5),
+                                   (5, 0, 5), (5, 5, 0)])
 @pytest.mark.parametrize("dtype", ["int8", "int64", "float32", "float64", "complex128"])
 def test_block_boundaries(m, n, k, dtype):
-    """Sizes crossing the K block (256), the float64 N block (512) and vector lengths."""
+    """Sizes crossing the K block (256), the float64 M and N blocks (96, 512), vector lengths."""
     rng = np.random.default_rng(m * 1000 + n + k)
     for la, lb in [("C", "C"), ("rev_inner", "F"), ("step2", "rev_outer")]:
         _check(_operand(rng, (m, k), dtype, la), _operand(rng, (k, n), dtype, lb))
+
+
+def test_int8_blocks():
+    """int8 blocks: M block 768 rows, N block 4096 columns (64 lanes per vector)."""
+    rng = np.random.default_rng(5)
+    _check(_operand(rng, (800, 3), "int8", "rev_inner"), _operand(rng, (3, 70), "int8", "C"))
+    _check(_operand(rng, (2, 3), "int8", "C"), _operand(rng, (3, 4100), "int8", "step2"))
 
 
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "int64", "uint64"])
