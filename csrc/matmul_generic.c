@@ -46,12 +46,26 @@ typedef int (*sa_generic_entry)(const sa_contraction *g, int64_t count, const ch
                                                   : sa_scratch_alloc(name##_bytes)
 #define SA_SCRATCH_FREE(name)                                                                   \
     do {                                                                                        \
-        if (name != (void *)name##_stack) free(name);                                          \
+        if (name != (void *)name##_stack) sa_scratch_free(name);                               \
     } while (0)
 
+/* 64-byte aligned heap block; the pointer malloc returned is kept just below it (portable,
+ * unlike aligned_alloc on some C runtimes). NULL on failure or size overflow. */
 static void *sa_scratch_alloc(size_t bytes)
 {
-    return aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (bytes > SIZE_MAX - 128) return NULL;
+    char *raw = malloc(bytes + 128);
+    if (!raw) return NULL;
+    char *p = raw + 64 + (64 - (uintptr_t)raw % 64) % 64;
+    memcpy(p - sizeof raw, &raw, sizeof raw);
+    return p;
+}
+
+static void sa_scratch_free(void *p)
+{
+    char *raw;
+    memcpy(&raw, (char *)p - sizeof raw, sizeof raw);
+    free(raw);
 }
 
 #if defined(__x86_64__) || defined(__i386__)
