@@ -327,3 +327,9 @@ done:
     free(pk_b);
     return r;
 }
+
+int sa_matmul_run(const sa_array *lhs, const sa_array *rhs, int out_dtype, char *out,
+                  int64_t out_nbuf, const sa_mm_policy *pol)
+{
+    return sa_matmul(lhs, rhs, out_dtype, out, out_nbuf, pol, NULL, 0);
+}

@@ -105,3 +105,8 @@ typedef struct {
  * Returns SA_MM_OK or a negative SA_MM_ERR_* code. */
 int sa_matmul(const sa_array *lhs, const sa_array *rhs, int out_dtype, char *out,
               int64_t out_nbuf, const sa_mm_policy *pol, sa_mm_explain *ex, int plan_only);
+
+/* The hot path of `@`: sa_matmul(lhs, rhs, out_dtype, out, out_nbuf, pol, NULL, 0), with two
+ * arguments fewer to convert per call. */
+int sa_matmul_run(const sa_array *lhs, const sa_array *rhs, int out_dtype, char *out,
+                  int64_t out_nbuf, const sa_mm_policy *pol);

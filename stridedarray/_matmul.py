@@ -34,6 +34,7 @@ _promote = _dtypes.promote
 _NULL = ffi.NULL
 _ERR_NOMEM = lib.SA_MM_ERR_NOMEM
 _sa_matmul = lib.sa_matmul
+_run = lib.sa_matmul_run
 _from_buffer = ffi.from_buffer
 _new_object = object.__new__
 _empty = np.empty
@@ -129,7 +130,7 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     c2 = x2._cd
     if c2 is None:
         c2 = x2._c
-    rc = _sa_matmul(c1, c2, dt.code, ptr, size, _current.get(), _NULL, 0)
+    rc = _run(c1, c2, dt.code, ptr, size, _current.get())
     if rc:
         _raise(x1, x2, rc)
     # The result Array, built as _array._make would but without its bounds check (a fresh
