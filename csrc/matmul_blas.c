@@ -142,32 +142,40 @@ static const double one_c128[2] = {1.0, 0.0}, zero_c128[2] = {0.0, 0.0};
         return 0;                                                                          \
     }
 
-/* BLAS's convention for a negative increment: the pointer is the lowest address of the
- * vector. Both-(-1) DOT therefore passes the element K-1 and steps back from the end. */
-static const void *low(const void *x, int64_t n, int64_t inc, int64_t size)
-{
-    return inc < 0 && n > 0 ? (const char *)x + (n - 1) * inc * size : x;
-}
+/* DOT with both vectors reversed (the layout rule admits both +1 or both -1): the products
+ * pair the same elements when both are walked forward from their lowest addresses, and BLAS's
+ * fast kernels are the unit-increment ones (a negative increment takes OpenBLAS's scalar
+ * loop). Only the summation order changes. */
+#define DOT_FORWARD(K, a, ia, b, ib)                                                       \
+    if (ia < 0 && ib < 0) {                                                                \
+        a += (K - 1) * ia;                                                                 \
+        b += (K - 1) * ib;                                                                 \
+        ia = -ia;                                                                          \
+        ib = -ib;                                                                          \
+    }
 
 static void dot_s(blasint K, const float *a, int64_t ia, const float *b, int64_t ib, float *c)
 {
-    *c = scipy_cblas_sdot(K, low(a, K, ia, 4), (blasint)ia, low(b, K, ib, 4), (blasint)ib);
+    DOT_FORWARD(K, a, ia, b, ib)
+    *c = scipy_cblas_sdot(K, a, (blasint)ia, b, (blasint)ib);
 }
 static void dot_d(blasint K, const double *a, int64_t ia, const double *b, int64_t ib,
                   double *c)
 {
-    *c = scipy_cblas_ddot(K, low(a, K, ia, 8), (blasint)ia, low(b, K, ib, 8), (blasint)ib);
+    DOT_FORWARD(K, a, ia, b, ib)
+    *c = scipy_cblas_ddot(K, a, (blasint)ia, b, (blasint)ib);
 }
 static void dot_c(blasint K, const sa_c64 *a, int64_t ia, const sa_c64 *b, int64_t ib,
                   sa_c64 *c)
 {
-    scipy_cblas_cdotu_sub(K, low(a, K, ia, 8), (blasint)ia, low(b, K, ib, 8), (blasint)ib, c);
+    DOT_FORWARD(K, a, ia, b, ib)
+    scipy_cblas_cdotu_sub(K, a, (blasint)ia, b, (blasint)ib, c);
 }
 static void dot_z(blasint K, const sa_c128 *a, int64_t ia, const sa_c128 *b, int64_t ib,
                   sa_c128 *c)
 {
-    scipy_cblas_zdotu_sub(K, low(a, K, ia, 16), (blasint)ia, low(b, K, ib, 16), (blasint)ib,
-                          c);
+    DOT_FORWARD(K, a, ia, b, ib)
+    scipy_cblas_zdotu_sub(K, a, (blasint)ia, b, (blasint)ib, c);
 }
 
 BLAS_GEMM_CHUNK(s, float, 1.0f, 0.0f)
