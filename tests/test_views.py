@@ -310,3 +310,13 @@ def test_views_of_foreign_strided_arrays_stay_in_bounds(dt, shape, seed):
     assert_same_view(sa.flip(x), np.flip(n))
     assert_same_view(x[::-2], n[::-2])
     assert_same_view(sa.permute_dims(x, tuple(reversed(range(x.ndim)))), n.T)
+
+
+def test_huge_broadcast_views_raise_instead_of_crashing():
+    x = sa.broadcast_to(sa.zeros(1), (2**62, 4))  # a legal view: every element is offset 0
+    assert x.strides == (0, 0) and x.size == 2**64
+    for f in (x.to_row_major, lambda: np.asarray(x)):
+        with pytest.raises((ValueError, MemoryError)):
+            f()
+    with pytest.raises(OverflowError):
+        _ = sa.broadcast_to(sa.zeros(1), (2**64,))._c  # does not fit the C descriptor
