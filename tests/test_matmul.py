@@ -73,12 +73,17 @@ def operands(role: str, mode: str, dtype, M: int, N: int, K: int, lay_l: str, la
         x1, r1 = matrix(dtype, bl if mode != "zero" else (1,), M, K, lay_l, seed)
     if role in ("DOT", "GEMV"):
         x2, r2 = vector(dtype, K, lay_r if lay_r in VEC_LAYOUTS else "C", seed + 1)
+    elif role == "GEVM":
+        x2, r2 = matrix(dtype, bl if mode != "zero" else (1,), K, N, lay_r, seed + 1)
     else:
-        x2, r2 = matrix(dtype, br if role != "GEVM" else bl, K, N, lay_r, seed + 1)
+        x2, r2 = matrix(dtype, br, K, N, lay_r, seed + 1)
+    # a physical zero batch stride: many logical matrices alias one storage
     if mode == "zero" and role in ("GEMM", "GEMV"):
-        # a physical zero batch stride: many logical matrices alias one storage
         x1 = sa.broadcast_to(x1, (3,) + x1.shape[1:])
         r1 = np.broadcast_to(r1, (3,) + r1.shape[1:])
+    if mode == "zero" and role == "GEVM":
+        x2 = sa.broadcast_to(x2, (3,) + x2.shape[1:])
+        r2 = np.broadcast_to(r2, (3,) + r2.shape[1:])
     return x1, r1, x2, r2
 
 
