@@ -38,6 +38,7 @@ SA_ATTR SA_FN(vec) SA_FN(loadu)(const void *p)
 /* AVX-512 masked load (zero beyond n) and store of the first n < SA_NR lanes: the edge
  * columns of a tile cost one instruction instead of a scalar loop. Lanes past n are never
  * touched, so this does not read or write outside the operands. */
+#define SA_CAN_MASK 1
 SA_ATTR __mmask64 SA_FN(mask)(int64_t n)
 {
     return n >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1);
@@ -63,6 +64,35 @@ SA_ATTR void SA_FN(store_n)(SA_T *p, SA_FN(vec) x, int64_t n)
     else if (sizeof(SA_U) == 4) _mm512_mask_storeu_epi32(p, (__mmask16)m, v);
     else _mm512_mask_storeu_epi64(p, (__mmask8)m, v);
 }
+#elif defined(SA_MASK256)
+/* The AVX2 equivalent (vpmaskmov) exists for 4- and 8-byte lanes only; narrower types keep
+ * the scalar edge code (SA_CAN_MASK is a compile-time constant per dtype). */
+#define SA_CAN_MASK (sizeof(SA_U) >= 4)
+SA_ATTR __m256i SA_FN(mask)(int64_t n)
+{
+    const __m256i lane = sizeof(SA_U) == 4 ? _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)
+                                           : _mm256_setr_epi64x(0, 1, 2, 3);
+    const __m256i nn = sizeof(SA_U) == 4 ? _mm256_set1_epi32((int)n) : _mm256_set1_epi64x(n);
+    return sizeof(SA_U) == 4 ? _mm256_cmpgt_epi32(nn, lane) : _mm256_cmpgt_epi64(nn, lane);
+}
+
+SA_ATTR SA_FN(vec) SA_FN(load_n)(const SA_T *p, int64_t n)
+{
+    const __m256i m = SA_FN(mask)(n);
+    __m256i v;
+    if (sizeof(SA_U) == 4) v = _mm256_maskload_epi32((const int *)(const void *)p, m);
+    else v = _mm256_maskload_epi64((const long long *)(const void *)p, m);
+    return (SA_FN(vec))v;
+}
+
+SA_ATTR void SA_FN(store_n)(SA_T *p, SA_FN(vec) x, int64_t n)
+{
+    const __m256i m = SA_FN(mask)(n);
+    if (sizeof(SA_U) == 4) _mm256_maskstore_epi32((int *)(void *)p, m, (__m256i)x);
+    else _mm256_maskstore_epi64((long long *)(void *)p, m, (__m256i)x);
+}
+#else
+#define SA_CAN_MASK 0
 #endif
 
 /* Pack A(0..mc, 0..kc) (a points at its first element; strides rs, cs) into panels of w rows,
@@ -104,8 +134,8 @@ SA_ATTR void SA_FN(pack_b)(const SA_T *b, int64_t rs, int64_t cs, int64_t kc, in
         } else if (n == SA_NR && cs == -1) {
             for (int64_t k = 0; k < kc; ++k)
                 for (int64_t l = 0; l < SA_NR; ++l) d[k * SA_NR + l] = (SA_U)bp[k * rs - l];
-#if defined(SA_MASK512)
-        } else if (cs == 1) {
+#if defined(SA_MASK512) || defined(SA_MASK256)
+        } else if (SA_CAN_MASK && cs == 1) {
             for (int64_t k = 0; k < kc; ++k)
                 *(SA_FN(vec) *)(d + k * SA_NR) = SA_FN(load_n)(bp + k * rs, n);
 #endif
@@ -137,8 +167,8 @@ SA_ATTR void SA_FN(store)(const SA_FN(vec) *acc, int64_t w, SA_T *c, int64_t rs,
         }
         return;
     }
-#if defined(SA_MASK512)
-    if (cs == 1) {
+#if defined(SA_MASK512) || defined(SA_MASK256)
+    if (SA_CAN_MASK && cs == 1) {
         for (int64_t i = 0; i < w; ++i) {
             SA_FN(vec) v = acc[i];
             if (accumulate) v += SA_FN(load_n)(c + i * rs, n);
@@ -476,3 +506,4 @@ SA_KATTR int SA_FN(gemm)(const sa_contraction *g, int64_t count, const SA_T *a,
 }
 
 #undef SA_NR
+#undef SA_CAN_MASK

@@ -88,7 +88,9 @@ static void sa_scratch_free(void *p)
 #define SA_VB 32
 #define SA_MR 8
 #define SA_MRC 4
+#define SA_MASK256 1
 #include "generic_target.h"
+#undef SA_MASK256
 #undef SA_PRE
 #undef SA_TGT
 #undef SA_VB
