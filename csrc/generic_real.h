@@ -11,6 +11,8 @@
  *   SA_ATTR  attributes of the inlined helpers (static, always_inline, target(...))
  *   SA_KATTR attributes of the two entry points (static, target(...))
  *   SA_SCRATCH(name, bytes) / SA_SCRATCH_FREE(name)  aligned scratch (stack when small)
+ *   SA_MASK512 or SA_MASK256 (optional) use AVX-512 / AVX2 masked loads and stores for the
+ *            partial last column panel instead of scalar loops
  * No include guard: it is meant to be included many times.
  *
  * Method (the usual GotoBLAS/BLIS structure, kept small): the output is computed in register
@@ -19,8 +21,10 @@
  * layout into unit-stride loads, so the tile loop is the same code for every layout. K is cut
  * in blocks of KC so the B micro-panel (KC x NR) stays in L1; M in blocks of MC so the packed A
  * block stays in L2; N in blocks of NC. A matrix shared by every item of the batch is packed
- * once for the whole call. N == 1 (GEMV, DOT, and GEVM after transposition) uses dot products
- * on rows instead, since a tile one column wide would waste the vector.
+ * once for the whole call; an A small enough to stay in L1 is not packed at all (the tile reads
+ * it through its strides). N == 1 (GEMV, DOT, and GEVM after transposition) uses dot products
+ * on rows instead, or column updates (axpy) for a column-major A, since a tile one column wide
+ * would waste the vector.
  */
 
 typedef SA_U SA_FN(vec) __attribute__((vector_size(SA_VB)));
