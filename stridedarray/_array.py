@@ -580,14 +580,28 @@ class Array:
                 if not 0 <= i < n:
                     raise IndexError(f"index {key} is out of bounds for axis 0 with size {n}")
                 strides = self._strides
+                origin = self._origin
                 if nd == 1:
-                    return _derive(self, (), (), self._origin + i * strides[0])
-                if nd == 2:
-                    return _derive(self, (shape[1],), (strides[1],),
-                                   self._origin if 0 in shape else
-                                   self._origin + i * strides[0])
-                return _derive(self, shape[1:], strides[1:],
-                               self._origin if 0 in shape else self._origin + i * strides[0])
+                    new_shape, new_strides = (), ()
+                    origin += i * strides[0]
+                else:
+                    if nd == 2:
+                        new_shape, new_strides = (shape[1],), (strides[1],)
+                    elif nd == 3:
+                        new_shape, new_strides = (shape[1], shape[2]), (strides[1], strides[2])
+                    else:
+                        new_shape, new_strides = shape[1:], strides[1:]
+                    if 0 not in new_shape:  # else empty: keep the parent's origin
+                        origin += i * strides[0]
+                a = _new(Array)  # _derive, inlined
+                a._st = self._st
+                a._dtype = self._dtype
+                a._shape = new_shape
+                a._strides = new_strides
+                a._origin = origin
+                a._npv = None
+                a._cd = None
+                return a
         elif tk is tuple:
             view = _simple_tuple_index(self, key)
             if view is not None:
