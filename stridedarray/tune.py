@@ -225,9 +225,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quick", action="store_true", help="fewer repeats, shorter samples")
     p.add_argument("--threads", type=int, default=1, help="BLAS threads while measuring (1)")
     p.add_argument("--only", metavar="KEY", help="measure only this policy key")
+    p.add_argument("--rounds", type=int, default=3,
+                   help="sweep each key this many times, keep the median threshold (3)")
     args = p.parse_args(argv)
     if args.threads < 1:
         raise SystemExit(f"--threads must be >= 1, got {args.threads}")
+    if args.rounds < 1:
+        raise SystemExit(f"--rounds must be >= 1, got {args.rounds}")
     from stridedarray.bench.machine import machine_info, set_threads
 
     set_threads(args.threads)
@@ -238,11 +242,17 @@ def main(argv: list[str] | None = None) -> int:
                          f"{', '.join(sorted({s.key for s in SWEEPS}))}")
     results = []
     for sw in sweeps:
-        r = measure_sweep(sw, target_s=2.5e-4, repeats=5 if args.quick else 25)
+        # Several rounds, the median threshold: near a tie one round's noise decides alone.
+        rounds = [measure_sweep(sw, target_s=2.5e-4, repeats=5 if args.quick else 25)
+                  for _ in range(args.rounds)]
+        r = dict(rounds[0])
+        r["rounds"] = [q["crossover"] for q in rounds]
+        r["points"] = [q["points"] for q in rounds]
+        r["crossover"] = sorted(r["rounds"])[(len(rounds) - 1) // 2]
         results.append(r)
-        pts = "  ".join(f"{q['size']}:{q['ratio']:.2f}" for q in r["points"])
+        pts = "  ".join(f"{q['size']}:{q['ratio']:.2f}" for q in rounds[-1]["points"])
         print(f"{sw.key} <- {sw.what}: {sw.slow}/{sw.fast} time by size  {pts}"
-              f"  => {r['crossover']}", file=sys.stderr)
+              f"  => {r['rounds']} -> {r['crossover']}", file=sys.stderr)
     measured = combine(results)
     print(_table(default, current, measured))
     new = {k: measured.get(k, current.get(k, v)) for k, v in default.items()}

@@ -135,13 +135,13 @@ def test_tune_writes_a_policy_file_the_library_loads(tmp_path: Path) -> None:
 
     out = tmp_path / "policy.json"
     raw = tmp_path / "raw.json"
-    assert tune.main(["--quick", "--only", "dot_blas_min_k", "--out", str(out),
+    assert tune.main(["--quick", "--only", "dot_blas_min_k", "--rounds", "1", "--out", str(out),
                       "--raw", str(raw)]) == 0
     table = _policy.load_policy_file(out)
     assert set(table) == set(_policy.DEFAULT_POLICY)
     data = json.loads(raw.read_text())
     sweep = data["sweeps"][0]
-    assert sweep["key"] == "dot_blas_min_k" and sweep["points"]
+    assert sweep["key"] == "dot_blas_min_k" and sweep["points"] and sweep["rounds"]
     assert table["dot_blas_min_k"] == sweep["crossover"]
     # every other key keeps the value in force
     current = _policy.current_policy()
