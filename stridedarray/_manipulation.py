@@ -180,6 +180,10 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
             new_size *= n
         else:
             if new_size == size and size:
+                # A C-contiguous x (the common case) reshapes to C strides; memoized per
+                # shape, this skips the general grouping below.
+                if x._strides == _c_strides_memo(x._shape):
+                    return x._view(shape, _c_strides_memo(shape), x._origin)
                 strides = _view_strides(x._shape, x._strides, shape)
                 if strides is not None:
                     return x._view(shape, strides, x._origin)
@@ -214,6 +218,19 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
         raise ValueError(f"reshape(copy=False): an array of shape {x.shape} and strides "
                          f"{x.strides} cannot be viewed as shape {new_shape}")
     return _reshape_copy(x, new_shape)
+
+
+_C_MEMO: dict[tuple, tuple] = {}
+
+
+def _c_strides_memo(shape: tuple) -> tuple:
+    """c_strides(shape), memoized (bounded) for the reshape fast path."""
+    st = _C_MEMO.get(shape)
+    if st is None:
+        st = c_strides(shape)
+        if len(_C_MEMO) < 4096:
+            _C_MEMO[shape] = st
+    return st
 
 
 def _prod(shape: tuple) -> int:
