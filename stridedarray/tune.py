@@ -3,8 +3,9 @@
 For each crossover constant of the policy table (stridedarray._policy.DEFAULT_POLICY), a sweep
 times the same product with the two competing routes forced through `matmul_policy(force=...)`
 (forcing switches the thresholds off), over increasing sizes, interleaved sample by sample.
-The crossover is the threshold with the least summed regret over the sweep (see `crossover`),
-ties within 3% going to BLAS. The result is printed next
+The crossover is the threshold with the least summed regret (log-time lost against always
+taking the faster route) over every round and workload of a key (see `joint_threshold`), ties
+within 3% going to BLAS. The result is printed next
 to the table in force and written as the JSON policy file the library loads at import:
 $STRIDEDARRAY_POLICY if set, else ~/.config/stridedarray/policy.json (or --out PATH).
 """
@@ -148,6 +149,24 @@ def crossover(values: list[int], ratios: list[float]) -> int:
     return values[best_i] if best_i < len(values) else values[-1] * 2
 
 
+def _regret(points: list[dict], threshold: int) -> float:
+    """Summed log-time lost by running the slow route below `threshold`, the fast one from it."""
+    tie = -math.log(1.0 - TIE)
+    total = 0.0
+    for p in points:
+        x = math.log(max(p["ratio"], 1e-12))
+        total += max(0.0, x) if p["value"] < threshold else max(0.0, -x - tie)
+    return total
+
+
+def joint_threshold(point_sets: list[list[dict]]) -> int:
+    """One threshold for a key swept on several workloads (and rounds): the least total regret
+    over all of them, the smallest such value on a tie (the BLAS route on ties)."""
+    values = sorted({p["value"] for ps in point_sets for p in ps})
+    candidates = values + [values[-1] * 2]
+    return min(candidates, key=lambda v: (sum(_regret(ps, v) for ps in point_sets), v))
+
+
 def measure_sweep(sw: Sweep, target_s: float = 2.5e-4, repeats: int = 25) -> dict:
     """Time both forced routes at every size; return the points and the crossover value."""
     points = []
@@ -191,9 +210,9 @@ def _policies() -> tuple[dict, dict]:
 
 
 def combine(results: list[dict]) -> dict[str, int]:
-    """One value per key: the largest crossover when a key was measured on several workloads
-    (the fast route must win on each of them), plus the batch the conditional vector-pack rule
-    was measured at, and the floor rule folded into it."""
+    """One value per key from the per-sweep crossovers (the largest when a key was swept on
+    several workloads; `main` then refines it by joint regret over all of them), plus the batch
+    the conditional vector-pack rule was measured at, and the floor rule folded into it."""
     measured: dict[str, int] = {}
     for r in results:
         measured[r["key"]] = max(measured.get(r["key"], 0), int(r["crossover"]))
@@ -254,6 +273,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{sw.key} <- {sw.what}: {sw.slow}/{sw.fast} time by size  {pts}"
               f"  => {r['rounds']} -> {r['crossover']}", file=sys.stderr)
     measured = combine(results)
+    for key in measured:  # a key swept on several workloads: the least total regret
+        sets = [ps for r in results if r["key"] == key for ps in r["points"]]
+        if sets:
+            measured[key] = joint_threshold(sets)
+    if "vec_pack_cond_min_elems" in measured:
+        measured["vec_pack_floor_min_elems"] = measured["vec_pack_cond_min_elems"]
     print(_table(default, current, measured))
     new = {k: measured.get(k, current.get(k, v)) for k, v in default.items()}
     if args.raw:

@@ -167,3 +167,14 @@ def test_tune_crossover_rule() -> None:
     assert crossover(sizes, [0.5, 1.05, 0.8, 0.7, 1.3, 1.6]) == 32  # an early lucky point
     assert crossover(sizes, [0.5, 0.5, 0.6, 0.7, 0.8, 0.9]) == 128  # never: off here
     assert crossover(sizes, [0.98] * 6) == 2  # ties go to BLAS
+
+
+def test_tune_joint_threshold_balances_workloads() -> None:
+    from stridedarray.tune import joint_threshold
+
+    def pts(ratios: list[float]) -> list[dict]:
+        return [{"value": v, "ratio": r} for v, r in zip([8, 16, 32, 64], ratios, strict=True)]
+
+    # BLAS clearly ahead from 16 on one workload, from 32 on the other, slightly: 16 costs less
+    assert joint_threshold([pts([0.8, 1.5, 1.5, 1.5]), pts([0.8, 0.95, 1.5, 1.5])]) == 16
+    assert joint_threshold([pts([0.5, 0.5, 0.5, 0.5])]) == 128
