@@ -194,39 +194,99 @@ SA_ATTR void SA_FN(store)(const SA_FN(vec) *acc, int64_t w, SA_T *c, int64_t rs,
     }
 }
 
+/* 64-bit integer products are slow in SIMD (vpmullq is three uops). When every element of both
+ * operands lies in the 32-bit range, the product is exactly the 32 x 32 -> 64 signed multiply
+ * of the low halves (vpmuldq, one uop), so the tiles take a `narrow` flag, set only after the
+ * packed data has been checked (SA_FN(fits32)). Only on AVX-512 for int64/uint64. */
+#if defined(SA_MASK512) && defined(SA_NARROW64)
+#define SA_HAS_NARROW 1
+#define SA_MUL32(s, v) ((SA_FN(vec))_mm512_mul_epi32((__m512i)(v), _mm512_set1_epi64((long long)(s))))
+#else
+#define SA_HAS_NARROW 0
+#define SA_MUL32(s, v) ((s) * (v))
+#endif
+#define SA_MULV(s, v) ((s) * (v))
+/* tile flags: add to C instead of storing (later K blocks), and the narrow multiply */
+#define SA_ACCUMULATE 1
+#define SA_NARROW 2
+
+/* True when every element of p[0..n) (or of the strided M x K matrix a) is in the range where
+ * SA_MUL32 is exact: [-2^31, 2^31) for int64, [0, 2^31) for uint64. */
+#if SA_HAS_NARROW
+#if SA_NARROW64 == 1
+#define SA_OUT32(v) (((SA_U)(v) + (SA_U)0x80000000u) >> 32)
+#else
+#define SA_OUT32(v) ((SA_U)(v) >> 31)
+#endif
+SA_ATTR int SA_FN(fits32)(const SA_U *p, int64_t n)
+{
+    SA_U bad = 0;
+    for (int64_t i = 0; i < n; ++i) bad |= SA_OUT32(p[i]);
+    return bad == 0;
+}
+
+SA_ATTR int SA_FN(fits32_strided)(const SA_T *a, int64_t M, int64_t K, int64_t ar, int64_t ak)
+{
+    SA_U bad = 0;
+    for (int64_t i = 0; i < M; ++i)
+        for (int64_t k = 0; k < K; ++k) bad |= SA_OUT32(a[i * ar + k * ak]);
+    return bad == 0;
+}
+#undef SA_OUT32
+#else
+SA_ATTR int SA_FN(fits32)(const SA_U *p, int64_t n)
+{
+    (void)p, (void)n;
+    return 0;
+}
+
+SA_ATTR int SA_FN(fits32_strided)(const SA_T *a, int64_t M, int64_t K, int64_t ar, int64_t ak)
+{
+    (void)a, (void)M, (void)K, (void)ar, (void)ak;
+    return 0;
+}
+#endif
+
 /* The register tile: W rows of packed A times one packed B micro-panel, kc deep. Written once,
  * expanded for W = 8, 4, 2, 1; the W and NR loops are fully unrolled by the compiler and the
- * accumulators live in vector registers. */
-#define SA_REAL_TILE(W)                                                                         \
-    SA_ATTR void SA_FN(tile##W)(int64_t kc, const SA_U *restrict ap, const SA_U *restrict bp,   \
-                                SA_T *c, int64_t rs, int64_t cs, int64_t n, int accumulate)     \
-    {                                                                                           \
-        SA_FN(vec) acc[W];                                                                      \
-        for (int i = 0; i < W; ++i) acc[i] = (SA_FN(vec)){0};                                   \
+ * accumulators live in vector registers. AEL(k, i) is how element A(i, k) is read. */
+#define SA_TILE_BODY(W, AEL)                                                                    \
+    SA_FN(vec) acc[W];                                                                          \
+    for (int i = 0; i < W; ++i) acc[i] = (SA_FN(vec)){0};                                       \
+    if (SA_HAS_NARROW && (flags & SA_NARROW)) {                                                 \
         for (int64_t k = 0; k < kc; ++k) {                                                      \
             SA_FN(vec) bv = *(const SA_FN(vec) *)(bp + k * SA_NR);                              \
-            for (int i = 0; i < W; ++i) acc[i] += ap[k * W + i] * bv;                           \
+            for (int i = 0; i < W; ++i) acc[i] += SA_MUL32(AEL(k, i), bv);                      \
         }                                                                                       \
-        SA_FN(store)(acc, W, c, rs, cs, n, accumulate);                                         \
+    } else {                                                                                    \
+        for (int64_t k = 0; k < kc; ++k) {                                                      \
+            SA_FN(vec) bv = *(const SA_FN(vec) *)(bp + k * SA_NR);                              \
+            for (int i = 0; i < W; ++i) acc[i] += SA_MULV(AEL(k, i), bv);                       \
+        }                                                                                       \
+    }                                                                                           \
+    SA_FN(store)(acc, W, c, rs, cs, n, flags & SA_ACCUMULATE);
+
+#define SA_REAL_TILE(W)                                                                         \
+    SA_ATTR void SA_FN(tile##W)(int64_t kc, const SA_U *restrict ap, const SA_U *restrict bp,   \
+                                SA_T *c, int64_t rs, int64_t cs, int64_t n, int flags)          \
+    {                                                                                           \
+        const int64_t w_ = W;                                                                   \
+        SA_TILE_BODY(W, SA_APACKED)                                                             \
     }
+#define SA_APACKED(k, i) ap[(k) * w_ + (i)]
 /* The same tile reading A in place through its strides (broadcast loads from any address cost
  * the same as from packed memory): used when A is small enough to stay in L1 anyway, where
  * packing it per batch item would cost more than the multiply. */
 #define SA_REAL_TILE_DIRECT(W)                                                                  \
     SA_ATTR void SA_FN(dtile##W)(int64_t kc, const SA_T *a, int64_t ar, int64_t ak,             \
                                  const SA_U *restrict bp, SA_T *c, int64_t rs, int64_t cs,      \
-                                 int64_t n, int accumulate)                                     \
+                                 int64_t n, int flags)                                          \
     {                                                                                           \
-        SA_FN(vec) acc[W];                                                                      \
         const SA_T *row[W];                                                                     \
-        for (int i = 0; i < W; ++i) acc[i] = (SA_FN(vec)){0}, row[i] = a + i * ar;              \
-        for (int64_t k = 0; k < kc; ++k) {                                                      \
-            SA_FN(vec) bv = *(const SA_FN(vec) *)(bp + k * SA_NR);                              \
-            const int64_t o = k * ak;                                                           \
-            for (int i = 0; i < W; ++i) acc[i] += (SA_U)row[i][o] * bv;                         \
-        }                                                                                       \
-        SA_FN(store)(acc, W, c, rs, cs, n, accumulate);                                         \
+        for (int i = 0; i < W; ++i) row[i] = a + i * ar;                                        \
+        SA_TILE_BODY(W, SA_ADIRECT)                                                             \
     }
+#define SA_ADIRECT(k, i) ((SA_U)row[i][(k) * ak])
 #if SA_MR >= 8
 SA_REAL_TILE(8)
 SA_REAL_TILE_DIRECT(8)
@@ -239,31 +299,33 @@ SA_REAL_TILE_DIRECT(2)
 SA_REAL_TILE_DIRECT(1)
 #undef SA_REAL_TILE
 #undef SA_REAL_TILE_DIRECT
+#undef SA_TILE_BODY
+#undef SA_APACKED
+#undef SA_ADIRECT
 
 SA_ATTR void SA_FN(dtile)(int64_t w, int64_t kc, const SA_T *a, int64_t ar, int64_t ak,
-                          const SA_U *bp, SA_T *c, int64_t rs, int64_t cs, int64_t n,
-                          int accumulate)
+                          const SA_U *bp, SA_T *c, int64_t rs, int64_t cs, int64_t n, int flags)
 {
     switch (w) {
 #if SA_MR >= 8
-    case 8: SA_FN(dtile8)(kc, a, ar, ak, bp, c, rs, cs, n, accumulate); break;
+    case 8: SA_FN(dtile8)(kc, a, ar, ak, bp, c, rs, cs, n, flags); break;
 #endif
-    case 4: SA_FN(dtile4)(kc, a, ar, ak, bp, c, rs, cs, n, accumulate); break;
-    case 2: SA_FN(dtile2)(kc, a, ar, ak, bp, c, rs, cs, n, accumulate); break;
-    default: SA_FN(dtile1)(kc, a, ar, ak, bp, c, rs, cs, n, accumulate); break;
+    case 4: SA_FN(dtile4)(kc, a, ar, ak, bp, c, rs, cs, n, flags); break;
+    case 2: SA_FN(dtile2)(kc, a, ar, ak, bp, c, rs, cs, n, flags); break;
+    default: SA_FN(dtile1)(kc, a, ar, ak, bp, c, rs, cs, n, flags); break;
     }
 }
 
 SA_ATTR void SA_FN(tile)(int64_t w, int64_t kc, const SA_U *ap, const SA_U *bp, SA_T *c,
-                         int64_t rs, int64_t cs, int64_t n, int accumulate)
+                         int64_t rs, int64_t cs, int64_t n, int flags)
 {
     switch (w) {
 #if SA_MR >= 8
-    case 8: SA_FN(tile8)(kc, ap, bp, c, rs, cs, n, accumulate); break;
+    case 8: SA_FN(tile8)(kc, ap, bp, c, rs, cs, n, flags); break;
 #endif
-    case 4: SA_FN(tile4)(kc, ap, bp, c, rs, cs, n, accumulate); break;
-    case 2: SA_FN(tile2)(kc, ap, bp, c, rs, cs, n, accumulate); break;
-    default: SA_FN(tile1)(kc, ap, bp, c, rs, cs, n, accumulate); break;
+    case 4: SA_FN(tile4)(kc, ap, bp, c, rs, cs, n, flags); break;
+    case 2: SA_FN(tile2)(kc, ap, bp, c, rs, cs, n, flags); break;
+    default: SA_FN(tile1)(kc, ap, bp, c, rs, cs, n, flags); break;
     }
 }
 
@@ -469,20 +531,37 @@ SA_KATTR int SA_FN(gemm)(const sa_contraction *g, int64_t count, const SA_T *a,
     SA_U *abuf = (SA_U *)buf, *bbuf = abuf + a_len;
     const int64_t ar = g->a_row, ak = g->a_inner, bk = g->b_inner, bc = g->b_col;
     const int64_t cr = g->c_row, cc = g->c_col;
-    if (full_a) SA_FN(pack_a)(a + a_off[0] + da, ar, ak, M, K, abuf);
-    if (full_b) SA_FN(pack_b)(b + b_off[0] + db, bk, bc, K, N, bbuf);
+    /* narrow (SA_MUL32) is allowed while both operands were checked to fit 32 bits */
+    int a_fits = 0, b_fits = 0;
+    if (full_a) {
+        SA_FN(pack_a)(a + a_off[0] + da, ar, ak, M, K, abuf);
+        if (SA_HAS_NARROW) a_fits = SA_FN(fits32)(abuf, M * K);
+    }
+    if (full_b) {
+        SA_FN(pack_b)(b + b_off[0] + db, bk, bc, K, N, bbuf);
+        if (SA_HAS_NARROW) b_fits = SA_FN(fits32)(bbuf, Np * K);
+    }
     for (int64_t t = 0; t < count; ++t) {
         const SA_T *at = a + a_off[t] + da, *bt = b + b_off[t] + db;
         SA_T *ct = c + c_off[t] + dc;
+        /* an in-place A is checked through its strides (it is at most 16 KiB) */
+        if (SA_HAS_NARROW && direct_a) a_fits = SA_FN(fits32_strided)(at, M, K, ar, ak);
         for (int64_t jc = 0; jc < N; jc += NC) {
             const int64_t nc = N - jc < NC ? N - jc : NC;
             for (int64_t pc = 0; pc < K; pc += KC) {
                 const int64_t kc = K - pc < KC ? K - pc : KC;
-                if (!full_b) SA_FN(pack_b)(bt + pc * bk + jc * bc, bk, bc, kc, nc, bbuf);
+                if (!full_b) {
+                    SA_FN(pack_b)(bt + pc * bk + jc * bc, bk, bc, kc, nc, bbuf);
+                    if (SA_HAS_NARROW) b_fits = SA_FN(fits32)(bbuf, (nc + SA_NR - 1) / SA_NR * SA_NR * kc);
+                }
                 for (int64_t ic = 0; ic < M; ic += MC) {
                     const int64_t mc = M - ic < MC ? M - ic : MC;
-                    if (!full_a && !direct_a)
+                    if (!full_a && !direct_a) {
                         SA_FN(pack_a)(at + ic * ar + pc * ak, ar, ak, mc, kc, abuf);
+                        if (SA_HAS_NARROW) a_fits = SA_FN(fits32)(abuf, mc * kc);
+                    }
+                    const int flags = (pc > 0 ? SA_ACCUMULATE : 0) |
+                                      (SA_HAS_NARROW && a_fits && b_fits ? SA_NARROW : 0);
                     for (int64_t jr = jc; jr < jc + nc; jr += SA_NR) {
                         const int64_t n = N - jr < SA_NR ? N - jr : SA_NR;
                         const SA_U *bp = full_b ? bbuf + jr * K + pc * SA_NR : bbuf + (jr - jc) * kc;
@@ -492,11 +571,11 @@ SA_KATTR int SA_FN(gemm)(const sa_contraction *g, int64_t count, const SA_T *a,
                             SA_T *cp = ct + ir * cr + jr * cc;
                             if (direct_a) {
                                 SA_FN(dtile)(w, kc, at + ir * ar + pc * ak, ar, ak, bp, cp, cr, cc,
-                                             n, pc > 0);
+                                             n, flags);
                             } else {
                                 const SA_U *ap =
                                     full_a ? abuf + ir * K + pc * w : abuf + (ir - ic) * kc;
-                                SA_FN(tile)(w, kc, ap, bp, cp, cr, cc, n, pc > 0);
+                                SA_FN(tile)(w, kc, ap, bp, cp, cr, cc, n, flags);
                             }
                             ir += w;
                         }
@@ -511,3 +590,8 @@ SA_KATTR int SA_FN(gemm)(const sa_contraction *g, int64_t count, const SA_T *a,
 
 #undef SA_NR
 #undef SA_CAN_MASK
+#undef SA_HAS_NARROW
+#undef SA_MUL32
+#undef SA_MULV
+#undef SA_ACCUMULATE
+#undef SA_NARROW

@@ -32,6 +32,7 @@ SA_DEFINE_ENTRY(SA_T)
 #undef SA_T
 #undef SA_U
 #undef SA_IDX
+#undef SA_NARROW64
 #define SA_SUF i16
 #define SA_IDX uint16_t
 #define SA_T int16_t
@@ -42,6 +43,7 @@ SA_DEFINE_ENTRY(SA_T)
 #undef SA_T
 #undef SA_U
 #undef SA_IDX
+#undef SA_NARROW64
 #define SA_SUF i32
 #define SA_IDX uint32_t
 #define SA_T int32_t
@@ -52,7 +54,9 @@ SA_DEFINE_ENTRY(SA_T)
 #undef SA_T
 #undef SA_U
 #undef SA_IDX
+#undef SA_NARROW64
 #define SA_SUF i64
+#define SA_NARROW64 1
 #define SA_IDX uint64_t
 #define SA_T int64_t
 #define SA_U uint64_t
@@ -62,6 +66,7 @@ SA_DEFINE_ENTRY(SA_T)
 #undef SA_T
 #undef SA_U
 #undef SA_IDX
+#undef SA_NARROW64
 #define SA_SUF u8
 #define SA_IDX uint8_t
 #define SA_T uint8_t
@@ -72,6 +77,7 @@ SA_DEFINE_ENTRY(SA_T)
 #undef SA_T
 #undef SA_U
 #undef SA_IDX
+#undef SA_NARROW64
 #define SA_SUF u16
 #define SA_IDX uint16_t
 #define SA_T uint16_t
@@ -82,6 +88,7 @@ SA_DEFINE_ENTRY(SA_T)
 #undef SA_T
 #undef SA_U
 #undef SA_IDX
+#undef SA_NARROW64
 #define SA_SUF u32
 #define SA_IDX uint32_t
 #define SA_T uint32_t
@@ -92,7 +99,9 @@ SA_DEFINE_ENTRY(SA_T)
 #undef SA_T
 #undef SA_U
 #undef SA_IDX
+#undef SA_NARROW64
 #define SA_SUF u64
+#define SA_NARROW64 2
 #define SA_IDX uint64_t
 #define SA_T uint64_t
 #define SA_U uint64_t
@@ -102,6 +111,7 @@ SA_DEFINE_ENTRY(SA_T)
 #undef SA_T
 #undef SA_U
 #undef SA_IDX
+#undef SA_NARROW64
 #define SA_SUF f32
 #define SA_IDX uint32_t
 #define SA_T float
@@ -112,6 +122,7 @@ SA_DEFINE_ENTRY(SA_T)
 #undef SA_T
 #undef SA_U
 #undef SA_IDX
+#undef SA_NARROW64
 #define SA_SUF f64
 #define SA_IDX uint64_t
 #define SA_T double
@@ -122,6 +133,7 @@ SA_DEFINE_ENTRY(SA_T)
 #undef SA_T
 #undef SA_U
 #undef SA_IDX
+#undef SA_NARROW64
 #define SA_SUF c64
 #define SA_R float
 #include "generic_complex.h"

@@ -148,6 +148,28 @@ def test_integer_wraparound(dtype):
     _check(a[0], b[:, 0])  # DOT
 
 
+@pytest.mark.parametrize("dtype", ["int64", "uint64"])
+@pytest.mark.parametrize("shape", [(9, 13, 17), (40, 300, 70)])
+def test_int64_32bit_range(dtype, shape):
+    """64-bit integers that all fit 32 bits take a faster multiply: exact at the range edges,
+    and one element outside the range (in A, or in B) switches back to the full multiply."""
+    m, k, n = shape
+    rng = np.random.default_rng(11)
+    lo, hi = (-(2**31), 2**31 - 1) if dtype == "int64" else (0, 2**31 - 1)
+    a = rng.integers(lo, hi, (m, k), endpoint=True).astype(dtype)
+    b = rng.integers(lo, hi, (k, n), endpoint=True).astype(dtype)
+    a[0, 0], a[-1, -1], b[0, -1] = lo, hi, lo
+    _check(a, b)
+    _check(a[:, ::-1], b[::-1].T.copy().T)
+    for big in (hi + 1, np.iinfo(dtype).max):
+        a2 = a.copy()
+        a2[m // 2, k // 2] = big
+        _check(a2, b)
+        b2 = b.copy()
+        b2[k - 1, n - 1] = big
+        _check(a, b2)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "int32"])
 @pytest.mark.parametrize("s", [8, 12, 16, 24])
 def test_shared_operand_grid(dtype, s):
