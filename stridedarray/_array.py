@@ -210,14 +210,16 @@ def _from_ndarray(arr: np.ndarray, copy: bool | None) -> Array:
     """Wrap any ndarray keeping its strides (negative included) when its memory allows."""
     dt = _dtypes.from_numpy_dtype(arr.dtype)
     its = arr.itemsize
-    needs_copy = not arr.dtype.isnative or any(
+    # The C kernels load elements as their C type, so the memory must be aligned for it.
+    needs_copy = not arr.dtype.isnative or not arr.flags.aligned or any(
         s % its for s, n in zip(arr.strides, arr.shape, strict=True) if n > 1
     )
     if needs_copy and copy is False:
         raise ValueError(
             "asarray(copy=False): the source's byte strides "
-            f"{arr.strides} are not whole multiples of its item size {its} (or its byte order "
-            "is not native), so it cannot be viewed without a copy"
+            f"{arr.strides} are not whole multiples of its item size {its} (or its memory is "
+            "not aligned for the dtype, or its byte order is not native), so it cannot be "
+            "viewed without a copy"
         )
     if copy or needs_copy:
         arr = np.array(arr, dtype=dt.np, order="C", copy=True)
