@@ -7,12 +7,12 @@ Computation that NumPy does well runs on `x._np`, a zero-copy NumPy view of the 
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 import numpy as np
 
 from . import _dtypes
+from ._array_protocols import CPU_DEVICE, Device, _ArrayProtocols
 from ._dtypes import DType
 from ._ffi import ffi, lib
 from ._validation import c_strides
@@ -20,26 +20,8 @@ from ._validation import c_strides
 __all__ = ["Array", "Device", "CPU_DEVICE"]
 
 
-class Device:
-    """The one device stridedarray computes on: host memory."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "CPU_DEVICE"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Device)
-
-    def __hash__(self) -> int:
-        return hash("stridedarray.cpu")
-
-
-CPU_DEVICE = Device()
 _new = object.__new__  # Array.__new__ refuses direct calls; _make builds instances with this
 
-_API_VERSIONS = ("2023.12", "2024.12", "2025.12")
-_DL_CPU = 1  # kDLCPU in DLPack's DLDeviceType
 
 
 class _Storage:
@@ -240,7 +222,7 @@ def _from_ndarray(arr: np.ndarray, copy: bool | None) -> Array:
     return a
 
 
-class Array:
+class Array(_ArrayProtocols):
     """A strided view over a buffer. Create arrays with `asarray`, `zeros`, `empty`, ...
 
     Fields: `buffer`, `dtype`, `shape`, `strides` (signed, in elements), `origin`
@@ -391,95 +373,6 @@ class Array:
         if not (self.is_c_contiguous and self._origin == 0 and self._st.arr.size == self.size):
             extra += f", strides={self._strides}, origin={self._origin}"
         return f"Array({body}, dtype={self._dtype.name}{extra})"
-
-    # -- namespace, device, conversion to Python scalars ---------------------------------------
-    def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
-        """The stridedarray namespace; api_version may be None, "2023.12", "2024.12" or
-        "2025.12"."""
-        if api_version is not None and api_version not in _API_VERSIONS:
-            raise ValueError(f"api_version must be None or one of {_API_VERSIONS}, "
-                             f"got {api_version!r}")
-        if api_version is not None:
-            # Version-dependent results (list vs tuple) read it through _info.api_version();
-            # None keeps the version already requested (the latest unless one was asked for).
-            from ._info import _set_api_version
-
-            _set_api_version(api_version)
-        from ._info import namespace_for
-
-        return namespace_for(api_version)
-
-    def to_device(self, device: Device, /, *, stream: Any = None) -> Array:
-        """This array on `device` (only the CPU exists, so it returns self)."""
-        if device != CPU_DEVICE:
-            raise ValueError(f"device must be {CPU_DEVICE!r}, got {device!r}")
-        if stream is not None:
-            raise ValueError("stream must be None on the CPU device")
-        return self
-
-    def _scalar(self, what: str) -> Any:
-        if self.ndim != 0:
-            raise TypeError(f"only 0-d arrays can be converted to Python {what}; this array "
-                            f"has shape {self._shape}")
-        return self._np[()]
-
-    def __bool__(self) -> bool:
-        """Truth value of a 0-d array (complex: real or imaginary part non-zero)."""
-        return bool(self._scalar("bool"))
-
-    def __int__(self) -> int:
-        """A 0-d real array as a Python int (inf -> OverflowError, NaN -> ValueError)."""
-        v = self._scalar("int")
-        if self._dtype.kind == "c":
-            raise TypeError("int() of a complex array is not defined; take real() first")
-        return int(v)
-
-    def __index__(self) -> int:
-        """A 0-d integer array as a Python int (for use as an index)."""
-        if self._dtype.kind not in "iu":
-            raise TypeError(f"only integer arrays can be used as an index, got "
-                            f"{self._dtype.name}")
-        return int(self._scalar("int"))
-
-    def __float__(self) -> float:
-        """A 0-d real array as a Python float."""
-        v = self._scalar("float")
-        if self._dtype.kind == "c":
-            raise TypeError("float() of a complex array is not defined; take real() first")
-        return float(v)
-
-    def __complex__(self) -> complex:
-        """A 0-d array as a Python complex."""
-        return complex(self._scalar("complex"))
-
-    # -- DLPack ---------------------------------------------------------------------------------
-    def __dlpack__(self, /, *, stream: Any = None, max_version: tuple[int, int] | None = None,
-                   dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
-        """Export as a DLPack capsule (versioned DLPack 1.0 when max_version allows it).
-
-        NumPy's exporter is used on the zero-copy view, so strides (negative included) are
-        exported as they are."""
-        if stream is not None:
-            raise ValueError("stream must be None for CPU arrays")
-        if dl_device is not None and tuple(dl_device) != (_DL_CPU, 0):
-            raise BufferError(f"dl_device {dl_device} is not supported; only the CPU "
-                              f"({_DL_CPU}, 0) is")
-        kw: dict[str, Any] = {}
-        if max_version is not None:
-            kw["max_version"] = max_version
-        if copy is not None:
-            kw["copy"] = copy
-        arr = self._np
-        if not arr.flags.writeable and copy is None and (max_version is None
-                                                          or max_version[0] < 1):
-            # Legacy (unversioned) capsules have no read-only flag; NumPy refuses to export,
-            # so give the consumer a private copy.
-            kw["copy"] = True
-        return arr.__dlpack__(**kw)
-
-    def __dlpack_device__(self) -> tuple[int, int]:
-        """The DLPack device: (kDLCPU, 0)."""
-        return (_DL_CPU, 0)
 
     # -- views -------------------------------------------------------------------------------
     def _view(self, shape: tuple, strides: tuple, origin: int) -> Array:
@@ -640,130 +533,5 @@ class Array:
         return imatmul_operator(self, other)
 
 
-def _simple_tuple_index(a: Array, key: tuple) -> Array | None:
-    """The view for a tuple of ints, slices, None and one '...', else None (general path)."""
-    shape, strides = a._shape, a._strides
-    nd = len(shape)
-    # One cheap pass over the types: axes consumed (to expand '...') and axes added.
-    used = added = 0
-    for k in key:
-        tk = type(k)
-        if tk is slice or tk is int:
-            used += 1
-        elif k is None:
-            added += 1
-        elif k is not Ellipsis:
-            return None
-    if used > nd or nd - used + added > 64:
-        return None  # _basic_index / _make raise the specific error
-    origin = a._origin
-    new_shape: list = []
-    new_strides: list = []
-    empty = 0 in shape  # an empty parent has only empty children: keep its origin
-    ellipsis = False
-    ax = 0
-    for k in key:
-        tk = type(k)
-        if tk is slice:
-            s = strides[ax]
-            dim = shape[ax]
-            start, stop, step = k.indices(dim)
-            if step > 0:
-                n = (stop - start + step - 1) // step if stop > start else 0
-            else:
-                n = (start - stop - step - 1) // -step if start > stop else 0
-            if n:
-                # Derived bounds check: first and last index inside the parent's axis.
-                if not (0 <= start < dim and 0 <= start + (n - 1) * step < dim):
-                    raise IndexError(f"slice {k} escapes axis {ax} of size {dim}")
-                origin += start * s
-            else:
-                empty = True
-            new_shape.append(n)
-            new_strides.append(s * step)
-            ax += 1
-        elif tk is int:
-            n = shape[ax]
-            i = k + n if k < 0 else k
-            if not 0 <= i < n:
-                raise IndexError(f"index {k} is out of bounds for axis {ax} with size {n}")
-            origin += i * strides[ax]
-            ax += 1
-        elif k is None:
-            new_shape.append(1)
-            new_strides.append(0)
-        else:
-            if ellipsis:
-                return None  # two ellipses: _basic_index raises
-            ellipsis = True
-            m = ax + nd - used
-            new_shape.extend(shape[ax:m])
-            new_strides.extend(strides[ax:m])
-            ax = m
-    if ax < nd:
-        new_shape.extend(shape[ax:])
-        new_strides.extend(strides[ax:])
-    return _derive(a, tuple(new_shape), tuple(new_strides), a._origin if empty else origin)
-
-
-def _is_int_index(k: Any) -> bool:
-    if isinstance(k, (bool, np.bool_)):
-        return False
-    if isinstance(k, Array):
-        return k.ndim == 0 and k.dtype.kind in "iu"
-    return hasattr(k, "__index__") and not isinstance(k, np.ndarray)
-
-
-def _basic_index(a: Array, key: Any):
-    """(shape, strides, origin) for a basic index, or None when the key is not basic."""
-    if not isinstance(key, tuple):
-        key = (key,)
-    consumed = 0
-    n_ellipsis = 0
-    for k in key:
-        if k is Ellipsis:
-            n_ellipsis += 1
-        elif isinstance(k, slice) or _is_int_index(k):
-            consumed += 1
-        elif k is not None:
-            return None
-    if n_ellipsis > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    if consumed > a.ndim:
-        raise IndexError(f"too many indices: {consumed} for an array of rank {a.ndim}")
-    shape, strides = [], []
-    origin = a._origin
-    empty = False
-    axis = 0
-    for k in key:
-        if k is None:
-            shape.append(1)
-            strides.append(0)
-        elif k is Ellipsis:
-            for _ in range(a.ndim - consumed):
-                shape.append(a._shape[axis])
-                strides.append(a._strides[axis])
-                axis += 1
-        elif isinstance(k, slice):
-            n, s = a._shape[axis], a._strides[axis]
-            start, stop, step = k.indices(n)
-            length = len(range(start, stop, step))
-            if length:
-                origin += start * s
-            else:
-                empty = True
-            shape.append(length)
-            strides.append(s * step)
-            axis += 1
-        else:
-            i = operator.index(k)
-            n = a._shape[axis]
-            if not -n <= i < n:
-                raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
-            origin += (i + n if i < 0 else i) * a._strides[axis]
-            axis += 1
-    shape.extend(a._shape[axis:])
-    strides.extend(a._strides[axis:])
-    if empty:
-        origin = a._origin
-    return tuple(shape), tuple(strides), origin
+# Index parsing lives beside the class; it builds views with _derive defined above.
+from ._basic_indexing import _basic_index, _simple_tuple_index  # noqa: E402

@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from ._array import Array, _basic_index, _wrap
+from ._array import Array, _wrap
+from ._basic_indexing import _basic_index
 from ._dtypes import promote, scalar_dtype, scalar_np
 from ._validation import normalize_axis
 
