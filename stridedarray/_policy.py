@@ -30,17 +30,17 @@ __all__ = ["DEFAULT_POLICY", "BACKENDS", "matmul_policy", "current_policy", "loa
 
 # key -> seed value. Keys are stable: the tuning tool and the JSON file use them.
 DEFAULT_POLICY: dict[str, int] = {
-    "dot_blas_min_k": 128,             # DOT direct BLAS when K >= this
-    "gemm_blas_min": 8,                # GEMM direct BLAS when min(M, N, K) >= this
-    "gemm_pack_min": 16,               # GEMM pack-once BLAS when min(M, N, K) >= this
-    "gevm_compact_min_kn": 729,        # unbatched GEVM, dense matrix: K*N >= this
-    "gevm_blas_min": 32,               # unbatched GEVM, padded matrix: min(K, N) >= this
-    "gemv_blas_min": 32,               # unbatched GEMV: min(M, K) >= this
-    "batched_vec_blas_min_elems": 512,  # batched GEMV/GEVM direct: matrix elements >= this
-    "vec_pack_always_min_elems": 4096,  # reused non-positive-stride vector: pack when the
-    "vec_pack_cond_min_elems": 1024,    #   matrix has >= always elements, or >= cond elements
-    "vec_pack_cond_min_batch": 4,       #   and batch >= cond_batch, or >= floor elements and
-    "vec_pack_floor_min_elems": 576,    #   output elements >= floor_out
+    "dot_blas_min_k": 8,               # DOT direct BLAS when K >= this
+    "gemm_blas_min": 2,                # GEMM direct BLAS when min(M, N, K) >= this
+    "gemm_pack_min": 32,               # GEMM pack-once BLAS when min(M, N, K) >= this
+    "gevm_compact_min_kn": 524288,     # unbatched GEVM, dense matrix: K*N >= this
+    "gevm_blas_min": 1024,             # unbatched GEVM, padded matrix: min(K, N) >= this
+    "gemv_blas_min": 384,              # unbatched GEMV: min(M, K) >= this
+    "batched_vec_blas_min_elems": 1024,  # batched GEMV/GEVM direct: matrix elements >= this
+    "vec_pack_always_min_elems": 65536,  # reused non-positive-stride vector: pack when the
+    "vec_pack_cond_min_elems": 9216,    #   matrix has >= always elements, or >= cond elements
+    "vec_pack_cond_min_batch": 16,      #   and batch >= cond_batch, or >= floor elements and
+    "vec_pack_floor_min_elems": 9216,   #   output elements >= floor_out
     "vec_pack_floor_min_out": 128,
     "blas_enabled": 1,                 # 0: both BLAS backends decline "unavailable"
     # 1: a uniform GEMM batch is ONE ?gemm_batch_strided call (only while OpenBLAS runs one
