@@ -37,6 +37,8 @@ ffibuilder.set_source(
     # Paths relative to the project root: setuptools builds from there, and absolute paths
     # would leak the build machine's layout into the sources cffi generates.
     sources=sorted(str(p.relative_to(ROOT)) for p in CSRC.glob("*.c")),
+    # The kernels are templates in headers: a header change must rebuild the extension.
+    depends=sorted(str(p.relative_to(ROOT)) for p in CSRC.glob("*.h")),
     include_dirs=[str(CSRC.relative_to(ROOT)), scipy_openblas32.get_include_dir()],
     library_dirs=[scipy_openblas32.get_lib_dir()],
     libraries=[scipy_openblas32.get_library()],
