@@ -215,3 +215,7 @@ SA_KATTR int SA_FN(gemm)(const sa_contraction *g, int64_t count, const SA_R *a,
 }
 
 #undef SA_NR
+
+SA_DEFINE_ENTRY(SA_R)
+#undef SA_SUF
+#undef SA_R

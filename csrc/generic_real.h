@@ -595,3 +595,10 @@ SA_KATTR int SA_FN(gemm)(const sa_contraction *g, int64_t count, const SA_T *a,
 #undef SA_MULV
 #undef SA_ACCUMULATE
 #undef SA_NARROW
+
+SA_DEFINE_ENTRY(SA_T)
+#undef SA_SUF
+#undef SA_T
+#undef SA_U
+#undef SA_IDX
+#undef SA_NARROW64

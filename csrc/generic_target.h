@@ -4,6 +4,10 @@
  * attribute or nothing), SA_VB (vector bytes), SA_MR and SA_MRC (register-tile rows for real
  * and complex dtypes) defined. Defines the table SA_CAT2(sa_generic_table, SA_PRE) of type-erased
  * entry points indexed by sa_dtype. No include guard: included once per target.
+ *
+ * Each dtype block defines the template parameters (SA_SUF name suffix, SA_T/SA_U element and
+ * unsigned arithmetic types, SA_IDX, SA_NARROW64; SA_R for complex) and includes the template,
+ * which defines the dtype's entry point and undefines its parameters at its end.
  */
 
 #define SA_ATTR static inline __attribute__((always_inline)) SA_TGT
@@ -27,125 +31,59 @@
 #define SA_T int8_t
 #define SA_U uint8_t
 #include "generic_real.h"
-SA_DEFINE_ENTRY(SA_T)
-#undef SA_SUF
-#undef SA_T
-#undef SA_U
-#undef SA_IDX
-#undef SA_NARROW64
 #define SA_SUF i16
 #define SA_IDX uint16_t
 #define SA_T int16_t
 #define SA_U uint16_t
 #include "generic_real.h"
-SA_DEFINE_ENTRY(SA_T)
-#undef SA_SUF
-#undef SA_T
-#undef SA_U
-#undef SA_IDX
-#undef SA_NARROW64
 #define SA_SUF i32
 #define SA_IDX uint32_t
 #define SA_T int32_t
 #define SA_U uint32_t
 #include "generic_real.h"
-SA_DEFINE_ENTRY(SA_T)
-#undef SA_SUF
-#undef SA_T
-#undef SA_U
-#undef SA_IDX
-#undef SA_NARROW64
 #define SA_SUF i64
 #define SA_NARROW64 1
 #define SA_IDX uint64_t
 #define SA_T int64_t
 #define SA_U uint64_t
 #include "generic_real.h"
-SA_DEFINE_ENTRY(SA_T)
-#undef SA_SUF
-#undef SA_T
-#undef SA_U
-#undef SA_IDX
-#undef SA_NARROW64
 #define SA_SUF u8
 #define SA_IDX uint8_t
 #define SA_T uint8_t
 #define SA_U uint8_t
 #include "generic_real.h"
-SA_DEFINE_ENTRY(SA_T)
-#undef SA_SUF
-#undef SA_T
-#undef SA_U
-#undef SA_IDX
-#undef SA_NARROW64
 #define SA_SUF u16
 #define SA_IDX uint16_t
 #define SA_T uint16_t
 #define SA_U uint16_t
 #include "generic_real.h"
-SA_DEFINE_ENTRY(SA_T)
-#undef SA_SUF
-#undef SA_T
-#undef SA_U
-#undef SA_IDX
-#undef SA_NARROW64
 #define SA_SUF u32
 #define SA_IDX uint32_t
 #define SA_T uint32_t
 #define SA_U uint32_t
 #include "generic_real.h"
-SA_DEFINE_ENTRY(SA_T)
-#undef SA_SUF
-#undef SA_T
-#undef SA_U
-#undef SA_IDX
-#undef SA_NARROW64
 #define SA_SUF u64
 #define SA_NARROW64 2
 #define SA_IDX uint64_t
 #define SA_T uint64_t
 #define SA_U uint64_t
 #include "generic_real.h"
-SA_DEFINE_ENTRY(SA_T)
-#undef SA_SUF
-#undef SA_T
-#undef SA_U
-#undef SA_IDX
-#undef SA_NARROW64
 #define SA_SUF f32
 #define SA_IDX uint32_t
 #define SA_T float
 #define SA_U float
 #include "generic_real.h"
-SA_DEFINE_ENTRY(SA_T)
-#undef SA_SUF
-#undef SA_T
-#undef SA_U
-#undef SA_IDX
-#undef SA_NARROW64
 #define SA_SUF f64
 #define SA_IDX uint64_t
 #define SA_T double
 #define SA_U double
 #include "generic_real.h"
-SA_DEFINE_ENTRY(SA_T)
-#undef SA_SUF
-#undef SA_T
-#undef SA_U
-#undef SA_IDX
-#undef SA_NARROW64
 #define SA_SUF c64
 #define SA_R float
 #include "generic_complex.h"
-SA_DEFINE_ENTRY(SA_R)
-#undef SA_SUF
-#undef SA_R
 #define SA_SUF c128
 #define SA_R double
 #include "generic_complex.h"
-SA_DEFINE_ENTRY(SA_R)
-#undef SA_SUF
-#undef SA_R
 
 static const sa_generic_entry SA_CAT2(sa_generic_table, SA_PRE)[SA_NDTYPES] = {
     [SA_INT8] = SA_CAT3(entry, SA_PRE, i8),       [SA_INT16] = SA_CAT3(entry, SA_PRE, i16),
