@@ -85,7 +85,7 @@ def _timeout() -> str:
     from stridedarray import _ffi
 
     if getattr(_ffi, "_SET_TIMEOUT", False):
-        return "2^20 cycles (set by stridedarray)"
+        return "2^14 cycles (set by stridedarray)"
     value = os.environ.get("OPENBLAS_THREAD_TIMEOUT")
     return f"2^{value} cycles (user)" if value else "OpenBLAS default 2^28 cycles"
 
