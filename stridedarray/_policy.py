@@ -3,8 +3,9 @@
 The table is mirrored field for field by the C struct `sa_mm_policy` (csrc/sa_matmul.h) and
 passed read-only to every matmul call, so the C core holds no mutable global state.
 
-Starting values are the seed's (measured on an Apple M1 with Accelerate); the benchmark tool
-re-measures them on this machine and writes a JSON file `{"key": int, ...}` with the keys of
+The shipped values were measured on the project's reference machine (2 cores, x86-64) by
+`python -m stridedarray.tune`, which replaced the seed's Apple M1/Accelerate values (raw data
+in docs/benchmarks.md). The tuning tool re-measures them on any machine and writes a JSON file `{"key": int, ...}` with the keys of
 `DEFAULT_POLICY`. At import the file named by the environment variable `STRIDEDARRAY_POLICY`
 is loaded, else `~/.config/stridedarray/policy.json` when it exists. Missing keys keep their
 defaults; a file that cannot be used is reported with a warning and ignored as a whole.
@@ -28,7 +29,8 @@ from ._ffi import ffi
 __all__ = ["DEFAULT_POLICY", "BACKENDS", "matmul_policy", "current_policy", "load_policy_file",
            "policy_path"]
 
-# key -> seed value. Keys are stable: the tuning tool and the JSON file use them.
+# key -> value measured on the reference machine. Keys are stable: the tuning tool and the
+# JSON policy file use them.
 DEFAULT_POLICY: dict[str, int] = {
     "dot_blas_min_k": 8,               # DOT direct BLAS when K >= this
     "gemm_blas_min": 2,                # GEMM direct BLAS when min(M, N, K) >= this
