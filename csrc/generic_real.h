@@ -247,20 +247,35 @@ SA_ATTR int SA_FN(fits32_strided)(const SA_T *a, int64_t M, int64_t K, int64_t a
 }
 #endif
 
+/* Lanes in reverse order (one permute instruction). */
+SA_ATTR SA_FN(vec) SA_FN(reverse)(SA_FN(vec) v)
+{
+#if defined(__clang__)
+    SA_FN(vec) r;
+    for (int64_t l = 0; l < SA_NR; ++l) r[l] = v[SA_NR - 1 - l];
+    return r;
+#else
+    typedef SA_IDX ivec __attribute__((vector_size(SA_VB)));
+    ivec m;
+    for (int64_t l = 0; l < SA_NR; ++l) m[l] = (SA_IDX)(SA_NR - 1 - l);
+    return __builtin_shuffle(v, m);
+#endif
+}
+
 /* The register tile: W rows of packed A times one packed B micro-panel, kc deep. Written once,
  * expanded for W = 8, 4, 2, 1; the W and NR loops are fully unrolled by the compiler and the
  * accumulators live in vector registers. AEL(k, i) is how element A(i, k) is read. */
-#define SA_TILE_BODY(W, AEL)                                                                    \
+#define SA_TILE_BODY(W, AEL, BLOAD)                                                             \
     SA_FN(vec) acc[W];                                                                          \
     for (int i = 0; i < W; ++i) acc[i] = (SA_FN(vec)){0};                                       \
     if (SA_HAS_NARROW && (flags & SA_NARROW)) {                                                 \
         for (int64_t k = 0; k < kc; ++k) {                                                      \
-            SA_FN(vec) bv = *(const SA_FN(vec) *)(bp + k * SA_NR);                              \
+            SA_FN(vec) bv = BLOAD(k);                                                           \
             for (int i = 0; i < W; ++i) acc[i] += SA_MUL32(AEL(k, i), bv);                      \
         }                                                                                       \
     } else {                                                                                    \
         for (int64_t k = 0; k < kc; ++k) {                                                      \
-            SA_FN(vec) bv = *(const SA_FN(vec) *)(bp + k * SA_NR);                              \
+            SA_FN(vec) bv = BLOAD(k);                                                           \
             for (int i = 0; i < W; ++i) acc[i] += SA_MULV(AEL(k, i), bv);                       \
         }                                                                                       \
     }                                                                                           \
@@ -271,7 +286,7 @@ SA_ATTR int SA_FN(fits32_strided)(const SA_T *a, int64_t M, int64_t K, int64_t a
                                 SA_T *c, int64_t rs, int64_t cs, int64_t n, int flags)          \
     {                                                                                           \
         const int64_t w_ = W;                                                                   \
-        SA_TILE_BODY(W, SA_APACKED)                                                             \
+        SA_TILE_BODY(W, SA_APACKED, SA_BPACKED)                                                 \
     }
 #define SA_APACKED(k, i) ap[(k) * w_ + (i)]
 /* The same tile reading A in place through its strides (broadcast loads from any address cost
@@ -284,9 +299,28 @@ SA_ATTR int SA_FN(fits32_strided)(const SA_T *a, int64_t M, int64_t K, int64_t a
     {                                                                                           \
         const SA_T *row[W];                                                                     \
         for (int i = 0; i < W; ++i) row[i] = a + i * ar;                                        \
-        SA_TILE_BODY(W, SA_ADIRECT)                                                             \
+        SA_TILE_BODY(W, SA_ADIRECT, SA_BPACKED)                                                 \
     }
 #define SA_ADIRECT(k, i) ((SA_U)row[i][(k) * ak])
+#define SA_BPACKED(k) (*(const SA_FN(vec) *)(bp + (k) * SA_NR))
+/* The small-product tile (SA_FN(gemm_small)): A in place as above, and B either packed (bs =
+ * SA_NR) or read in place from rows of NR contiguous elements bs apart, forward or, when
+ * `brev`, backward (bp then points at the panel's first column, the highest address). */
+#define SA_REAL_TILE_SMALL(W)                                                                   \
+    SA_ATTR void SA_FN(stile##W)(int64_t kc, const SA_T *a, int64_t ar, int64_t ak,             \
+                                 const SA_T *bp, int64_t bs, int brev, SA_T *c, int64_t rs,     \
+                                 int64_t cs, int64_t n, int flags)                              \
+    {                                                                                           \
+        const SA_T *row[W];                                                                     \
+        for (int i = 0; i < W; ++i) row[i] = a + i * ar;                                        \
+        if (brev) {                                                                             \
+            SA_TILE_BODY(W, SA_ADIRECT, SA_BREV)                                                \
+        } else {                                                                                \
+            SA_TILE_BODY(W, SA_ADIRECT, SA_BFWD)                                                \
+        }                                                                                       \
+    }
+#define SA_BFWD(k) SA_FN(loadu)(bp + (k) * bs)
+#define SA_BREV(k) SA_FN(reverse)(SA_FN(loadu)(bp + (k) * bs - (SA_NR - 1)))
 #if SA_MR >= 8
 SA_REAL_TILE(8)
 SA_REAL_TILE_DIRECT(8)
@@ -297,11 +331,49 @@ SA_REAL_TILE(1)
 SA_REAL_TILE_DIRECT(4)
 SA_REAL_TILE_DIRECT(2)
 SA_REAL_TILE_DIRECT(1)
+#if SA_MR >= 8
+SA_REAL_TILE_SMALL(8)
+#endif
+SA_REAL_TILE_SMALL(4)
+SA_REAL_TILE_SMALL(2)
+SA_REAL_TILE_SMALL(1)
 #undef SA_REAL_TILE
 #undef SA_REAL_TILE_DIRECT
+#undef SA_REAL_TILE_SMALL
 #undef SA_TILE_BODY
 #undef SA_APACKED
 #undef SA_ADIRECT
+#undef SA_BPACKED
+#undef SA_BFWD
+#undef SA_BREV
+
+/* apacked: a is a packed panel of w rows (SA_FN(pack_a)), so the strides are the constants
+ * 1 and w and the tile addresses A through one pointer. */
+SA_ATTR void SA_FN(stile)(int64_t w, int apacked, int64_t kc, const SA_T *a, int64_t ar,
+                          int64_t ak, const SA_T *bp, int64_t bs, int brev, SA_T *c, int64_t rs,
+                          int64_t cs, int64_t n, int flags)
+{
+    switch (w) {
+#if SA_MR >= 8
+    case 8:
+        if (apacked) SA_FN(stile8)(kc, a, 1, 8, bp, bs, brev, c, rs, cs, n, flags);
+        else SA_FN(stile8)(kc, a, ar, ak, bp, bs, brev, c, rs, cs, n, flags);
+        break;
+#endif
+    case 4:
+        if (apacked) SA_FN(stile4)(kc, a, 1, 4, bp, bs, brev, c, rs, cs, n, flags);
+        else SA_FN(stile4)(kc, a, ar, ak, bp, bs, brev, c, rs, cs, n, flags);
+        break;
+    case 2:
+        if (apacked) SA_FN(stile2)(kc, a, 1, 2, bp, bs, brev, c, rs, cs, n, flags);
+        else SA_FN(stile2)(kc, a, ar, ak, bp, bs, brev, c, rs, cs, n, flags);
+        break;
+    default:
+        if (apacked) SA_FN(stile1)(kc, a, 1, 1, bp, bs, brev, c, rs, cs, n, flags);
+        else SA_FN(stile1)(kc, a, ar, ak, bp, bs, brev, c, rs, cs, n, flags);
+        break;
+    }
+}
 
 SA_ATTR void SA_FN(dtile)(int64_t w, int64_t kc, const SA_T *a, int64_t ar, int64_t ak,
                           const SA_U *bp, SA_T *c, int64_t rs, int64_t cs, int64_t n, int flags)
@@ -357,21 +429,6 @@ SA_ATTR void SA_FN(dot4)(const SA_T *rows, int64_t ld, const SA_U *x, int64_t K,
         t3 += (SA_U)r3[k] * x[k];
     }
     out[0] = t0, out[1] = t1, out[2] = t2, out[3] = t3;
-}
-
-/* Lanes in reverse order (one permute instruction). */
-SA_ATTR SA_FN(vec) SA_FN(reverse)(SA_FN(vec) v)
-{
-#if defined(__clang__)
-    SA_FN(vec) r;
-    for (int64_t l = 0; l < SA_NR; ++l) r[l] = v[SA_NR - 1 - l];
-    return r;
-#else
-    typedef SA_IDX ivec __attribute__((vector_size(SA_VB)));
-    ivec m;
-    for (int64_t l = 0; l < SA_NR; ++l) m[l] = (SA_IDX)(SA_NR - 1 - l);
-    return __builtin_shuffle(v, m);
-#endif
 }
 
 /* sum_k r[k] * x[dir*k] with dir = +1 or -1: a single row, four accumulators; a reversed x is
@@ -499,6 +556,67 @@ SA_KATTR int SA_FN(gemv)(const sa_contraction *g, int64_t count, const SA_T *a,
     return 0;
 }
 
+/* Small products, every operand in L1 (A and B at most 16 KiB each, K within one block): the
+ * blocking loops of SA_FN(gemm) and their bookkeeping cost more than the arithmetic here, so
+ * the item loop calls the register tiles directly. A is read in place. B's full column panels
+ * are read in place when its rows are contiguous (b_col = +1 or -1, the reversed rows with a
+ * lane permute); the rest of B (all of it for other strides, else the last partial panel) is
+ * packed, and packed again only when an item's B is not the previous item's (so a shared B,
+ * or a run of items sharing one, is packed once). A is packed the same way when the first two
+ * items share it (a broadcast lhs), and otherwise read in place through its strides. Kept out
+ * of line so that its tile loops get the registers to themselves. */
+SA_KATTR __attribute__((noinline)) int SA_FN(gemm_small)(const sa_contraction *g, int64_t count, const SA_T *a,
+                              const int64_t *a_off, int64_t da, const SA_T *b,
+                              const int64_t *b_off, int64_t db, SA_T *c, const int64_t *c_off,
+                              int64_t dc)
+{
+    const int64_t M = g->M, N = g->N, K = g->K;
+    const int64_t ar = g->a_row, ak = g->a_inner, bk = g->b_inner, bc = g->b_col;
+    const int64_t cr = g->c_row, cc = g->c_col;
+    /* columns [0, j0) are read in place, [j0, N) from the packed copy */
+    const int64_t j0 = bc == 1 || bc == -1 ? N / SA_NR * SA_NR : 0;
+    const int64_t packed_len = (N - j0 + SA_NR - 1) / SA_NR * SA_NR * K;
+    const int apacked = count > 1 && a_off[1] == a_off[0];
+    /* rounded up so the B panels behind it stay 64-byte aligned */
+    const int64_t a_len = apacked ? (M * K + 63) / 64 * 64 : 0;
+    SA_SCRATCH(buf, (size_t)(a_len + packed_len + 1) * sizeof(SA_U));
+    if (!buf) return -2;
+    SA_U *abuf = (SA_U *)buf, *bbuf = abuf + a_len;
+    int a_fits = 0, b_fits = 0;
+    for (int64_t t = 0; t < count; ++t) {
+        const SA_T *at = a + a_off[t] + da, *bt = b + b_off[t] + db;
+        SA_T *ct = c + c_off[t] + dc;
+        if (t == 0 || a_off[t] != a_off[t - 1]) {
+            if (apacked) SA_FN(pack_a)(at, ar, ak, M, K, abuf);
+            if (SA_HAS_NARROW) a_fits = SA_FN(fits32_strided)(at, M, K, ar, ak);
+        }
+        if (t == 0 || b_off[t] != b_off[t - 1]) {
+            if (j0 < N) SA_FN(pack_b)(bt + j0 * bc, bk, bc, K, N - j0, bbuf);
+            if (SA_HAS_NARROW) b_fits = SA_FN(fits32_strided)(bt, K, N, bk, bc);
+        }
+        const int flags = SA_HAS_NARROW && a_fits && b_fits ? SA_NARROW : 0;
+        for (int64_t j = 0; j < N; j += SA_NR) {
+            const int64_t n = N - j < SA_NR ? N - j : SA_NR;
+            const int in_place = j < j0;
+            const SA_T *bp = in_place ? bt + j * bc : (const SA_T *)(bbuf + (j - j0) * K);
+            const int64_t bs = in_place ? bk : SA_NR;
+            for (int64_t i = 0; i < M;) {
+                int64_t w = SA_MR;
+                while (w > M - i) w >>= 1;
+                SA_T *cp = ct + i * cr + j * cc;
+                const SA_T *ap = apacked ? (const SA_T *)(abuf + i * K) : at + i * ar;
+                if (in_place && bc == -1)
+                    SA_FN(stile)(w, apacked, K, ap, ar, ak, bp, bs, 1, cp, cr, cc, n, flags);
+                else
+                    SA_FN(stile)(w, apacked, K, ap, ar, ak, bp, bs, 0, cp, cr, cc, n, flags);
+                i += w;
+            }
+        }
+    }
+    SA_SCRATCH_FREE(buf);
+    return 0;
+}
+
 /* General M x K @ K x N, N > 1; the dispatcher has made c_col >= 0 and prefers |c_col| == 1. */
 SA_KATTR int SA_FN(gemm)(const sa_contraction *g, int64_t count, const SA_T *a,
                         const int64_t *a_off, int64_t da, const SA_T *b, const int64_t *b_off,
@@ -515,6 +633,8 @@ SA_KATTR int SA_FN(gemm)(const sa_contraction *g, int64_t count, const SA_T *a,
     const int64_t NC = (int64_t)(1024 * 1024 / (KC * sizeof(SA_U))) / SA_NR * SA_NR;
     const int64_t Mp = (M + SA_MR - 1) / SA_MR * SA_MR;
     const int64_t Np = (N + SA_NR - 1) / SA_NR * SA_NR;
+    if (K <= KC && M * K * (int64_t)sizeof(SA_T) <= 16384 && Np * K * (int64_t)sizeof(SA_U) <= 16384)
+        return SA_FN(gemm_small)(g, count, a, a_off, da, b, b_off, db, c, c_off, dc);
     const int64_t kc_max = K < KC ? K : KC;
     /* A matrix shared by the whole batch is packed once, in full, if it fits the budget. */
     const int64_t full_budget = (int64_t)(4 * 1024 * 1024 / sizeof(SA_U));
