@@ -5,10 +5,11 @@ passed read-only to every matmul call, so the C core holds no mutable global sta
 
 The shipped values were measured on the project's reference machine (2 cores, x86-64) by
 `python -m stridedarray.tune`, which replaced the seed's Apple M1/Accelerate values (raw data
-in docs/benchmarks.md). The tuning tool re-measures them on any machine and writes a JSON file
-`{"key": int, ...}` with the keys of `DEFAULT_POLICY`. At import the file named by the
-environment variable `STRIDEDARRAY_POLICY` is loaded, else `~/.config/stridedarray/policy.json` when it exists. Missing keys keep their
-defaults; a file that cannot be used is reported with a warning and ignored as a whole.
+in docs/benchmarks.md). The tuning tool re-measures them on any machine and writes a JSON
+file `{"key": int, ...}` with the keys of `DEFAULT_POLICY`. At import the file named by the
+environment variable `STRIDEDARRAY_POLICY` is loaded, else `~/.config/stridedarray/policy.json`
+when it exists. Missing keys keep their defaults; a file that cannot be used is reported with
+a warning and ignored as a whole.
 
 `matmul_policy(force=None, **thresholds)` changes the policy for a block of code. It is a
 contextvars-based context manager, so threads and async tasks do not see each other's changes.
