@@ -516,21 +516,9 @@ class Array(_ArrayProtocols):
 
         setitem(self, key, value)
 
-    # -- matmul operators (planned in the C core) ---------------------------------------------
-    def __matmul__(self, other: Any) -> Array:
-        from ._matmul import matmul_operator
-
-        return matmul_operator(self, other)
-
-    def __rmatmul__(self, other: Any) -> Array:
-        from ._matmul import rmatmul_operator
-
-        return rmatmul_operator(self, other)
-
-    def __imatmul__(self, other: Any) -> Array:
-        from ._matmul import imatmul_operator
-
-        return imatmul_operator(self, other)
+    # The matmul operators (__matmul__, __rmatmul__, __imatmul__) and the element-wise
+    # operators are bound onto the class by _matmul.py and _elementwise.py when the package
+    # imports them: `@` then calls `matmul` directly, with no wrapper frame on its hot path.
 
 
 # Index parsing lives beside the class; it builds views with _derive defined above.

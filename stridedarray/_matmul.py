@@ -151,11 +151,6 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     return out
 
 
-def matmul_operator(x1: Array, x2: Any) -> Array:
-    """`x1 @ x2`: TypeError for a non-array right operand."""
-    return matmul(x1, x2)
-
-
 def rmatmul_operator(x2: Array, x1: Any) -> Any:
     """`x1 @ x2` reached through x2.__rmatmul__: NotImplemented for a non-array x1."""
     if not isinstance(x1, Array):
