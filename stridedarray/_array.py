@@ -501,12 +501,12 @@ class Array(_ArrayProtocols):
             view = _simple_tuple_index(self, key)
             if view is not None:
                 return view
-        basic = _basic_index(self, key)
-        if basic is None:
+        view = _basic_index(self, key)
+        if view is None:
             from ._indexing import getitem_advanced
 
             return getitem_advanced(self, key)
-        return self._view(*basic)
+        return view
 
     def __setitem__(self, key: Any, value: Any) -> None:
         """Assign `value` (broadcast) to the selected elements."""

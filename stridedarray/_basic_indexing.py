@@ -32,7 +32,7 @@ def _simple_tuple_index(a: Array, key: tuple) -> Array | None:
         elif k is not Ellipsis:
             return None
     if used > nd or nd - used + added > 64:
-        return None  # _basic_index / _make raise the specific error
+        return None  # _basic_index raises the specific error
     origin = a._origin
     new_shape: list = []
     new_strides: list = []
@@ -91,56 +91,34 @@ def _is_int_index(k: Any) -> bool:
     return hasattr(k, "__index__") and not isinstance(k, np.ndarray)
 
 
-def _basic_index(a: Array, key: Any):
-    """(shape, strides, origin) for a basic index, or None when the key is not basic."""
+def _basic_index(a: Array, key: Any) -> Array | None:
+    """The view for any basic index, or None when the key is not basic (advanced indexing).
+
+    Normalizes the key (integer-likes such as NumPy ints or 0-d integer Arrays become ints),
+    raises the specific IndexError for malformed keys, and builds the view with the same code
+    as the tuple fast path."""
     if not isinstance(key, tuple):
         key = (key,)
+    items = []
     consumed = 0
     n_ellipsis = 0
     for k in key:
         if k is Ellipsis:
             n_ellipsis += 1
-        elif isinstance(k, slice) or _is_int_index(k):
+        elif isinstance(k, slice):
             consumed += 1
+        elif _is_int_index(k):
+            consumed += 1
+            k = operator.index(k)
         elif k is not None:
             return None
+        items.append(k)
     if n_ellipsis > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     if consumed > a.ndim:
         raise IndexError(f"too many indices: {consumed} for an array of rank {a.ndim}")
-    shape, strides = [], []
-    origin = a._origin
-    empty = False
-    axis = 0
-    for k in key:
-        if k is None:
-            shape.append(1)
-            strides.append(0)
-        elif k is Ellipsis:
-            for _ in range(a.ndim - consumed):
-                shape.append(a._shape[axis])
-                strides.append(a._strides[axis])
-                axis += 1
-        elif isinstance(k, slice):
-            n, s = a._shape[axis], a._strides[axis]
-            start, stop, step = k.indices(n)
-            length = len(range(start, stop, step))
-            if length:
-                origin += start * s
-            else:
-                empty = True
-            shape.append(length)
-            strides.append(s * step)
-            axis += 1
-        else:
-            i = operator.index(k)
-            n = a._shape[axis]
-            if not -n <= i < n:
-                raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
-            origin += (i + n if i < 0 else i) * a._strides[axis]
-            axis += 1
-    shape.extend(a._shape[axis:])
-    strides.extend(a._strides[axis:])
-    if empty:
-        origin = a._origin
-    return tuple(shape), tuple(strides), origin
+    view = _simple_tuple_index(a, tuple(items))
+    if view is None:  # the only case left: the result would exceed the rank limit
+        rank = a.ndim - consumed + sum(k is None for k in items)
+        raise ValueError(f"arrays have at most 64 dimensions, got {rank}")
+    return view

@@ -68,11 +68,11 @@ def _numpy_key(a: Array, key: Any) -> Any:
 def setitem(a: Array, key: Any, value: Any) -> None:
     """Assign `value`, broadcast to the selection, into `a` (overlap-safe through NumPy)."""
     v = _value_for(a, value)
-    basic = _basic_index(a, key)
-    if basic is None:
+    view = _basic_index(a, key)
+    if view is None:
         a._np[_numpy_key(a, key)] = v
     else:
-        a._view(*basic)._np[...] = v
+        view._np[...] = v
 
 
 def getitem_advanced(a: Array, key: Any) -> Array:
