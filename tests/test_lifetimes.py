@@ -1,0 +1,374 @@
+"""Lifetimes (issue 7, item 4): views keep their storage alive, results do not keep inputs.
+
+A view holds its `_Storage`, which holds the exporter's memory (the NumPy array, bytes,
+bytearray, memoryview or array.array handed to `asarray`). Deleting the base Array, the
+exporter and every other reference must leave the view readable with the same values; once the
+view goes too, the exporter must be freed (its weakref dies after gc.collect()). Copies
+(`to_row_major`, `_pack`, `matmul`) must not keep their inputs, and exports (DLPack capsules,
+`numpy.asarray(x)`) must keep the storage they share. Packed C temporaries are freed after every
+matmul, also one that fails part-way (fault injection through stridedarray._diagnostics).
+
+Each test reads values after the owners are gone and after `_churn` has reused freed memory, so
+a dangling pointer shows up as wrong values here and as a report under the sanitizer build
+(tools/sanitize runs this file). Nothing here depends on timing.
+"""
+
+from __future__ import annotations
+
+import array
+import gc
+import sys
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import NUMERIC_DTYPES, basic_indices, fill
+
+import stridedarray as sa
+
+
+@contextmanager
+def gc_off() -> Iterator[None]:
+    """Automatic collection off, so an object in a cycle dies exactly at gc.collect()."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _dead(*refs: weakref.ref) -> bool:
+    """True when every referent is gone after a full collection."""
+    gc.collect()
+    return all(r() is None for r in refs)
+
+
+def _alive(*refs: weakref.ref) -> bool:
+    """True when every referent survives a full collection."""
+    gc.collect()
+    return all(r() is not None for r in refs)
+
+
+def _churn(nbytes: int = 1 << 16) -> None:
+    """Allocate and scribble over recently freed memory, so a view left pointing at freed
+    storage would read the sentinel (and ASan would report the read)."""
+    junk = [np.full(max(nbytes // 8, 16) + k, -7777.0) for k in range(16)]
+    junk += [bytearray(b"\xa5" * (nbytes + k)) for k in range(16)]
+    del junk
+
+
+def _check_values(v: sa.Array, expected: np.ndarray) -> None:
+    """The view reads `expected` through every path: NumPy view, C pack, a C matmul."""
+    np.testing.assert_array_equal(np.asarray(v), expected)
+    np.testing.assert_array_equal(np.asarray(v.to_row_major()), expected)
+    if v.ndim == 2 and v.dtype in NUMERIC_DTYPES:
+        ones = sa.ones((v.shape[1], 1), dtype=v.dtype)
+        np.testing.assert_array_equal(np.asarray(v @ ones),
+                                      expected @ np.ones((v.shape[1], 1), expected.dtype))
+
+
+def _owning(shape: tuple[int, ...], dtype: type) -> np.ndarray:
+    """A fresh C-contiguous array that owns its memory, with distinct values."""
+    a = np.arange(int(np.prod(shape))).astype(dtype).reshape(shape).copy()
+    assert a.base is None
+    return a
+
+
+# -- NumPy exporters ---------------------------------------------------------------------------
+# (name, make the owner, derive the array handed to asarray from it)
+# The owners own their memory (`base is None`): NumPy collapses a view's base to the array
+# that owns the memory, so a weakref to an intermediate view (e.g. `arange(..).reshape(..)`)
+# says nothing about the memory.
+NUMPY_SOURCES = [
+    ("c-contiguous", lambda: _owning((6, 8), np.float64), lambda o: o),
+    ("reversed", lambda: _owning((6, 8), np.float64), lambda o: o[::-1, ::-1]),
+    ("step-two", lambda: _owning((12, 8), np.int32), lambda o: o[::2, 1::2]),
+    ("fortran", lambda: np.asfortranarray(_owning((6, 8), np.float32)), lambda o: o),
+    ("transposed complex", lambda: _owning((6, 8), np.complex128) * (1 + 2j), lambda o: o.T),
+    ("read-only", lambda: _owning((6, 8), np.int64), lambda o: o),
+]
+
+
+@pytest.mark.parametrize("name,make,derive", NUMPY_SOURCES, ids=[s[0] for s in NUMPY_SOURCES])
+def test_view_keeps_numpy_exporter_alive(name, make, derive):
+    owner = make()
+    assert owner.base is None
+    if name == "read-only":
+        owner.flags.writeable = False
+    src = derive(owner)
+    x = sa.asarray(src)
+    # slice of transpose of flip, then a step-two slice: a chain of four views
+    v = sa.flip(x, axis=0).T[1:, ::-2]
+    expected = np.flip(src, axis=0).T[1:, ::-2].copy()
+    refs = (weakref.ref(owner), weakref.ref(x._st), weakref.ref(x._st.arr))
+    del owner, src, x
+    assert _alive(*refs), "a live view must keep its storage and the exporter"
+    _churn()
+    _check_values(v, expected)
+    del v
+    assert _dead(*refs), "the exporter must be freed with its last view"
+
+
+# -- a random chain of views over a fresh exporter ----------------------------------------------
+def _step(data: st.DataObject, x: sa.Array, ref: np.ndarray) -> tuple[sa.Array, np.ndarray]:
+    """Apply one random view operation to both the Array and the NumPy reference."""
+    nd = ref.ndim
+    kind = data.draw(st.sampled_from(["index", "flip", "permute", "mT", "expand", "squeeze",
+                                      "broadcast"]))
+    if kind == "index":
+        key = data.draw(basic_indices(ref.shape, allow_none=nd < 5))
+        r = ref[key]
+        if not isinstance(r, np.ndarray):  # NumPy copies a selected scalar; keep the 0-d view
+            r = ref[(*key, ...) if isinstance(key, tuple) else (key, ...)]
+        return x[key], r
+    if kind == "flip" and nd:
+        axis = data.draw(st.none() | st.integers(-nd, nd - 1))
+        return sa.flip(x, axis=axis), np.flip(ref, axis=axis)
+    if kind == "permute":
+        perm = tuple(data.draw(st.permutations(range(nd))))
+        return sa.permute_dims(x, perm), np.transpose(ref, perm)
+    if kind == "mT" and nd >= 2:
+        return x.mT, np.swapaxes(ref, -1, -2)
+    if kind == "expand" and nd < 5:
+        axis = data.draw(st.integers(-nd - 1, nd))
+        return sa.expand_dims(x, axis=axis), np.expand_dims(ref, axis)
+    if kind == "squeeze" and 1 in ref.shape:
+        axis = ref.shape.index(1)
+        return sa.squeeze(x, axis=axis), np.squeeze(ref, axis=axis)
+    if kind == "broadcast" and nd < 5:
+        target = (data.draw(st.integers(0, 3)),) + tuple(
+            data.draw(st.integers(1, 3)) if n == 1 else n for n in ref.shape)
+        return sa.broadcast_to(x, target), np.broadcast_to(ref, target)
+    return x, ref
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), dt=st.sampled_from(NUMERIC_DTYPES),
+       shape=st.lists(st.integers(1, 5), min_size=1, max_size=3).map(tuple),
+       seed=st.integers(0, 2**32 - 1), nops=st.integers(1, 6))
+def test_random_view_chain_outlives_everything(data, dt, shape, seed, nops):
+    owner = fill(dt, shape, seed)
+    x = sa.asarray(owner)
+    ref = owner.copy()  # the reference chain runs on a private copy
+    v = x
+    for _ in range(nops):
+        v, ref = _step(data, v, ref)
+    expected = ref.copy()
+    del ref
+    wr = weakref.ref(owner)
+    del owner, x  # intermediate views were rebound away already
+    assert _alive(wr)
+    _churn()
+    np.testing.assert_array_equal(np.asarray(v), expected)
+    np.testing.assert_array_equal(np.asarray(v.to_row_major()), expected)
+    del v
+    assert _dead(wr)
+
+
+# -- non-NumPy buffer exporters --------------------------------------------------------------------
+class WeakBytearray(bytearray):
+    """A bytearray that can be weakly referenced (the builtin cannot)."""
+
+
+def _f64_bytes(n: int) -> bytes:
+    return array.array("d", [float(k) for k in range(n)]).tobytes()
+
+
+# (name, make the exporter, dtype asarray gives it)
+BUFFER_SOURCES = [
+    ("bytearray", lambda: WeakBytearray(_f64_bytes(24)), np.uint8),
+    ("memoryview", lambda: memoryview(WeakBytearray(_f64_bytes(24))).cast("d", (4, 6)),
+     np.float64),
+    ("array.array", lambda: array.array("i", range(24)), np.int32),
+]
+
+
+@pytest.mark.parametrize("name,make,npdt", BUFFER_SOURCES, ids=[s[0] for s in BUFFER_SOURCES])
+def test_view_keeps_buffer_exporter_alive(name, make, npdt):
+    src = make()
+    x = sa.asarray(src)
+    assert x.dtype.np == np.dtype(npdt)
+    v = sa.flip(x, axis=-1)[1::2]
+    expected = np.flip(np.array(src, dtype=npdt), axis=-1)[1::2].copy()
+    # A memoryview's memory belongs to the object under it (`.obj`); NumPy's view holds the
+    # shared buffer, not the memoryview object, so the owner is what must stay alive.
+    owner = src.obj if isinstance(src, memoryview) else src
+    refs = [weakref.ref(owner), weakref.ref(x._st)]
+    del owner
+    del src, x
+    assert _alive(*refs)
+    _churn()
+    np.testing.assert_array_equal(np.asarray(v), expected)
+    np.testing.assert_array_equal(np.asarray(v.to_row_major()), expected)
+    del v
+    assert _dead(*refs)
+
+
+def test_view_keeps_bytes_alive():
+    """bytes cannot be weakly referenced: its reference count shows who holds it."""
+    src = _f64_bytes(12)
+    base = sys.getrefcount(src)
+    x = sa.asarray(src)
+    v = sa.reshape(x, (12, 8))[::-1, 0]  # the lowest byte of each float64, reversed
+    expected = np.frombuffer(src, np.uint8).reshape(12, 8)[::-1, 0].copy()
+    wr = weakref.ref(x._st)
+    del x
+    gc.collect()
+    assert sys.getrefcount(src) > base and wr() is not None
+    assert v.readonly
+    _churn()
+    np.testing.assert_array_equal(np.asarray(v), expected)
+    del v
+    assert _dead(wr)
+    assert sys.getrefcount(src) == base, "the last view must release the bytes"
+
+
+# -- copies do not keep their inputs ------------------------------------------------------------
+def _owners(*arrays: np.ndarray) -> tuple[list[sa.Array], list[weakref.ref]]:
+    return [sa.asarray(a) for a in arrays], [weakref.ref(a) for a in arrays]
+
+
+COPIES = [
+    ("to_row_major", lambda a: a[::-1, ::2].to_row_major()),
+    ("_pack (cast)", lambda a: a.T[::-1]._pack(sa.float32)),
+    ("asarray copy", lambda a: sa.asarray(a[1:], copy=True)),
+    ("astype", lambda a: sa.astype(a.mT, sa.complex128)),
+]
+
+
+@pytest.mark.parametrize("name,op", COPIES, ids=[c[0] for c in COPIES])
+def test_copies_do_not_keep_input_alive(name, op):
+    owner = _owning((6, 8), np.float64)
+    expected = np.asarray(op(sa.asarray(owner.copy())))
+    (x,), (wr,) = _owners(owner)
+    y = op(x)
+    del owner, x
+    assert _dead(wr), f"{name} result must not hold its input's storage"
+    _churn()
+    np.testing.assert_array_equal(np.asarray(y), expected)
+
+
+# (name, lhs, rhs, forced route or None): every route, pack-once and casts
+MATMUL_CASES = [
+    ("blas", lambda: np.arange(64.0).reshape(8, 8), lambda: np.ones((8, 8)), "blas"),
+    ("pack-once reversed lhs reused",
+     lambda: np.arange(3 * 40 * 40.0).reshape(1, 120, 40)[:, ::-3],
+     lambda: np.arange(5 * 40 * 40.0).reshape(5, 40, 40), "pack_blas"),
+    ("cross broadcasting", lambda: np.arange(2 * 64 * 64.0).reshape(2, 1, 64, 64)[..., ::-1],
+     lambda: np.arange(3 * 64 * 64.0).reshape(1, 3, 64, 64)[:, :, ::-1], "pack_blas"),
+    ("generic int64", lambda: np.arange(36).reshape(6, 6)[::-1],
+     lambda: np.arange(36).reshape(6, 6).T, "generic"),
+    ("mixed dtypes (cast)", lambda: np.arange(60, dtype=np.float32).reshape(6, 10)[:, ::-1],
+     lambda: np.arange(50.0).reshape(10, 5), None),
+    ("reference int8 @ uint8", lambda: np.arange(20, dtype=np.int8).reshape(4, 5),
+     lambda: np.arange(15, dtype=np.uint8).reshape(5, 3), "reference"),
+]
+
+
+@pytest.mark.parametrize("name,mk1,mk2,force", MATMUL_CASES, ids=[c[0] for c in MATMUL_CASES])
+def test_matmul_result_does_not_keep_inputs_alive(name, mk1, mk2, force):
+    a, b = mk1(), mk2()
+    base_a = a if a.base is None else a.base
+    base_b = b if b.base is None else b.base
+    dt = sa.result_type(sa.asarray(a), sa.asarray(b)).np
+    expected = np.matmul(a.astype(dt), b.astype(dt))
+    x1, x2 = sa.asarray(a), sa.asarray(b)
+    wrs = [weakref.ref(base_a), weakref.ref(base_b), weakref.ref(x1._st), weakref.ref(x2._st)]
+    with sa.matmul_policy(force=force):
+        z = x1 @ x2
+    del a, b, base_a, base_b, x1, x2
+    assert _dead(*wrs), "a matmul result must not hold its operands' storage"
+    _churn()
+    np.testing.assert_array_equal(np.asarray(z), expected)
+
+
+# -- exports keep the storage they share -----------------------------------------------------------
+@pytest.mark.parametrize("max_version", [None, (1, 0)], ids=["legacy", "versioned"])
+def test_dlpack_capsule_keeps_storage_alive(max_version):
+    owner = _owning((5, 8), np.float64)
+    x = sa.asarray(owner)
+    v = x[::-1, 1::3]
+    cap = v.__dlpack__(max_version=max_version)
+    # The capsule holds NumPy's view of the memory, not our _Storage wrapper: what it must
+    # keep alive is the memory's owner.
+    refs = (weakref.ref(owner),)
+    del owner, x, v
+    assert _alive(*refs), "an unconsumed capsule must keep the memory"
+    del cap  # never consumed: its deleter releases the storage
+    assert _dead(*refs)
+
+
+def test_numpy_from_dlpack_keeps_storage_alive():
+    owner = _owning((5, 8), np.float64)
+    x = sa.asarray(owner)
+    y = np.from_dlpack(x.mT[::-1])
+    expected = owner.T[::-1].copy()
+    refs = (weakref.ref(owner),)  # the memory's owner (see the capsule test)
+    del owner, x
+    assert _alive(*refs)
+    _churn()
+    np.testing.assert_array_equal(y, expected)
+    del y
+    assert _dead(*refs)
+
+
+def test_from_dlpack_import_keeps_producer_alive():
+    owner = _owning((5, 8), np.float64)
+    y = sa.from_dlpack(owner[::-1, ::2])
+    expected = owner[::-1, ::2].copy()
+    wr = weakref.ref(owner)
+    del owner
+    assert _alive(wr)
+    _churn()
+    _check_values(y, expected)
+    del y
+    assert _dead(wr)
+
+
+def test_numpy_asarray_keeps_storage_alive():
+    owner = _owning((5, 8), np.float64)
+    x = sa.asarray(owner)
+    v = sa.flip(x)[:, ::2]
+    n = np.asarray(v)
+    expected = np.flip(owner)[:, ::2].copy()
+    refs = (weakref.ref(owner), weakref.ref(x._st), weakref.ref(v))
+    del owner, x, v
+    assert _alive(*refs), "numpy.asarray(x) must keep x (and its storage) alive"
+    _churn()
+    np.testing.assert_array_equal(n, expected)
+    del n
+    assert _dead(*refs)
+
+
+# -- reference cycles ----------------------------------------------------------------------------
+class _Holder:
+    """An object in a reference cycle with itself, holding a view."""
+
+    def __init__(self, view: sa.Array) -> None:
+        self.view = view
+        self.me = self
+
+
+def test_view_in_reference_cycle_collected_by_gc():
+    with gc_off():
+        owner = _owning((5, 6), np.float64)
+        x = sa.asarray(owner)
+        v = x.T[::-1]
+        expected = owner.T[::-1].copy()
+        lst: list = [v]
+        lst.append(lst)  # the list refers to itself
+        holder = _Holder(v[1:])
+        refs = (weakref.ref(owner), weakref.ref(x._st), weakref.ref(v))
+        del owner, x, v
+        np.testing.assert_array_equal(np.asarray(lst[0]), expected)
+        del lst, holder
+        # Only the cycles hold the storage now, and automatic collection is off.
+        assert all(r() is not None for r in refs)
+        gc.collect()
+        assert all(r() is None for r in refs), "gc must collect views held only by cycles"
