@@ -172,8 +172,8 @@ def test_threads_match_serial_run_bit_for_bit():
                     if got != expected[i]:
                         name = (MATMULS + VIEW_OPS)[i][0]
                         failures.append(f"thread {t} iteration {it}: {name}: route "
-                                        f"{got[1]} (serial {expected[i][1]}), result bit-identical: "
-                                        f"{got[0] == expected[i][0]}")
+                                        f"{got[1]} (serial {expected[i][1]}), result "
+                                        f"bit-identical: {got[0] == expected[i][0]}")
                     done[t] += 1
         except Exception as e:  # noqa: BLE001 - reported by the main thread
             failures.append(f"thread {t}: {type(e).__name__}: {e}")
