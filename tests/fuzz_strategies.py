@@ -1,0 +1,343 @@
+"""Descriptor fuzzing strategies (issue 7): random strided descriptors over one base buffer.
+
+    from fuzz_strategies import descriptors, bad_descriptors, operands, matmul_cases, ...
+
+* `descriptors(...)`      a `Fuzzed` pair: an Array made by the private constructor `_make` over a
+                          C-contiguous base buffer, and the equal NumPy array made by
+                          `as_strided` on the same buffer (byte strides = element strides *
+                          itemsize, offset by the origin). Ranks 0-5, extents 0 and 1, signed
+                          strides with zeros and overlaps, wild strides on extent-1 axes, random
+                          origins; always inside the buffer.
+* `bad_descriptors(...)`  (base, dtype, shape, strides, origin) reaching outside the buffer.
+* `operands(...)`         any of: a fuzzed descriptor, a `broadcast_to` of one, a chain of views
+                          from tests/strategies.py `views()`.
+* `view_chain(...)`       random views applied to an (Array, ndarray) pair in lockstep.
+* `matmul_cases(...)`     two operands of matmul-compatible shapes (every role, broadcast batch
+                          dims, K = 0, 0-size batches) over fuzzed descriptors, dtype pairs.
+* `addresses(...)`        element offsets of every logical element, from our descriptor and
+                          from NumPy's, to compare views address by address.
+
+Values: `kind` "small" (|v| <= 4; floats non-integral, 0.25 <= |v| <= 2), "full" (integers
+over their whole range: exercises wraparound), "special" (floats as "small" plus NaN and +-inf;
+complex NaN only), "nan" (NaN only). Special buffers have no zeros, because BLAS may skip a zero
+times inf, which IEEE says is NaN: the bad-input table covers that, this suite does not.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from hypothesis import strategies as st
+from strategies import basic_indices, views
+
+import stridedarray as sa
+from stridedarray._array import Array, _make, _Storage
+from stridedarray._dtypes import DTYPES, DType, promote
+
+NUMERIC = tuple(d for d in DTYPES if d.kind != "b")
+# Strides an extent-1 axis may carry: it never moves, so any value is legal (also beyond int32).
+WILD_STRIDES = (0, 1, -1, 7, -7, 1000, -1000, 2**31 + 1, -(2**31) - 1, 2**40, -(2**40))
+
+
+class Fuzzed(NamedTuple):
+    """An Array `x` and the NumPy array `ref` over the same `base` buffer (same values,
+    same element addresses). `desc` is (shape, strides, origin, nbuf) for failure reports."""
+
+    x: Array
+    ref: np.ndarray
+    base: np.ndarray
+    desc: tuple
+
+
+def values(dtype: DType, n: int, seed: int, kind: str = "small") -> np.ndarray:
+    """A 1-D C-contiguous buffer of n elements of `dtype` (see the module doc for `kind`)."""
+    rng = np.random.default_rng(seed)
+    if dtype.kind == "b":
+        return rng.integers(0, 2, n).astype(bool)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype.np)
+        lo, hi = (int(info.min), int(info.max)) if kind == "full" else (
+            max(int(info.min), -4), min(int(info.max), 4))
+        return rng.integers(lo, hi, n, dtype=dtype.np, endpoint=True)
+    v = rng.uniform(0.25, 2.0, n) * rng.choice([-1.0, 1.0], n)
+    if dtype.kind == "c":
+        v = v + 1j * rng.uniform(0.25, 2.0, n) * rng.choice([-1.0, 1.0], n)
+    if kind in ("special", "nan") and n:
+        pick = rng.integers(0, n, max(1, n // 8))
+        # complex: NaN only (in the real part). C99 Annex G leaves complex products with
+        # infinities to the implementation, and NumPy itself differs by layout: its BLAS dot of
+        # two (-inf+0j) vectors is nan+nanj, its strided loop inf+nanj.
+        nan_only = dtype.kind == "c" or kind == "nan"
+        v[pick] = rng.choice([np.nan] if nan_only else [np.nan, np.inf, -np.inf],
+                             len(pick))
+    return v.astype(dtype.np)
+
+
+def offset_span(shape: tuple, strides: tuple) -> tuple[int, int]:
+    """Lowest and highest element offset relative to the origin (0, 0 for an empty shape)."""
+    lo = hi = 0
+    if 0 in shape:
+        return 0, 0
+    for n, s in zip(shape, strides, strict=True):
+        d = (n - 1) * s
+        lo, hi = (lo + d, hi) if d < 0 else (lo, hi + d)
+    return lo, hi
+
+
+def numpy_view(base: np.ndarray, shape: tuple, strides: tuple, origin: int) -> np.ndarray:
+    """The NumPy array a descriptor means: as_strided on base, offset by origin."""
+    its = base.itemsize
+    flat = base.reshape(-1)  # C-contiguous, so a view (a views() base may have any shape)
+    start = flat[min(origin, flat.size):]
+    return np.lib.stride_tricks.as_strided(
+        start, shape=shape, strides=tuple(s * its for s in strides), writeable=True)
+
+
+@st.composite
+def strides_for(draw, shape: tuple, max_abs: int = 6) -> tuple:
+    """Signed element strides for `shape`: a dense layout (any axis order, signs, padding,
+    step two) or fully random (zeros and overlaps included); wild values on extent-1 axes."""
+    nd = len(shape)
+    if draw(st.booleans()):
+        order = draw(st.permutations(range(nd)))
+        out = [0] * nd
+        step = draw(st.sampled_from([1, 1, 1, 2]))
+        for ax in reversed(order):
+            out[ax] = step * draw(st.sampled_from([1, 1, -1]))
+            step *= shape[ax] + draw(st.sampled_from([0, 0, 0, 1, 2]))
+    else:
+        out = [draw(st.integers(-max_abs, max_abs)) for _ in range(nd)]
+    for k in range(nd):
+        if shape[k] == 1 and draw(st.integers(0, 3)) == 0:
+            out[k] = draw(st.sampled_from(WILD_STRIDES))
+    return tuple(out)
+
+
+def _extents(max_side: int) -> st.SearchStrategy:
+    # Small extents dominate; 0 and 1 are frequent on purpose.
+    return st.one_of(st.sampled_from([0, 1, 1, 2]), st.integers(0, max_side))
+
+
+@st.composite
+def fuzz_shapes(draw, min_rank: int = 0, max_rank: int = 5, max_side: int = 4,
+                max_size: int = 600) -> tuple:
+    """A shape of rank min_rank..max_rank whose element count stays below max_size."""
+    shape = tuple(draw(st.lists(_extents(max_side), min_size=min_rank, max_size=max_rank)))
+    size = 1
+    out = []
+    for n in shape:  # clip, keeping the rank, so the product stays bounded
+        n = min(n, max(max_size // max(size, 1), 1))
+        size *= max(n, 1)
+        out.append(n)
+    return tuple(out)
+
+
+@st.composite
+def descriptors(draw, dtype: DType | st.SearchStrategy | None = None,
+                shape: tuple | None = None, kind: str | None = None, base: np.ndarray | None = None,
+                readonly: bool = False, max_rank: int = 5, max_side: int = 4) -> Fuzzed:
+    """A valid random descriptor (see the module doc). `base` shares an existing buffer when it
+    is large enough for the drawn layout (else a fresh buffer is made)."""
+    if isinstance(dtype, st.SearchStrategy):
+        dtype = draw(dtype)
+    dt = dtype if dtype is not None else draw(st.sampled_from(DTYPES))
+    shape = draw(fuzz_shapes(max_rank=max_rank, max_side=max_side)) if shape is None else shape
+    strides = draw(strides_for(shape))
+    lo, hi = offset_span(shape, strides)
+    if base is not None and 0 not in shape and hi - lo + 1 > base.size:
+        base = None  # the shared buffer is too small for this layout: use a fresh one
+    if base is None:
+        empty = 0 in shape
+        need = 0 if empty else hi - lo + 1
+        nbuf = need + draw(st.integers(0, 3))
+        if kind is None:
+            kind = draw(st.sampled_from(["small", "small", "full", "special"]))
+        base = values(dt, nbuf, draw(st.integers(0, 2**32 - 1)), kind)
+        if readonly:
+            base.setflags(write=False)
+    nbuf = base.size
+    if 0 in shape:
+        origin = draw(st.integers(0, nbuf))
+    else:
+        first, last = -lo, nbuf - 1 - hi  # the origins that keep [lo, hi] inside the buffer
+        origin = draw(st.integers(first, last))
+    x = _make(_Storage(base), dt, shape, strides, origin)
+    return Fuzzed(x, numpy_view(base, shape, strides, origin), base,
+                  (shape, strides, origin, nbuf))
+
+
+@st.composite
+def bad_descriptors(draw) -> tuple:
+    """(base, dtype, shape, strides, origin): a non-empty descriptor with at least one
+    reachable element outside the buffer (before its start or past its end)."""
+    dt = draw(st.sampled_from(DTYPES))
+    shape = draw(fuzz_shapes(max_rank=5, max_side=4).filter(lambda s: 0 not in s))
+    strides = draw(strides_for(shape))
+    lo, hi = offset_span(shape, strides)
+    nbuf = draw(st.integers(0, hi - lo + 4))
+    miss = draw(st.integers(1, 2**40 if draw(st.booleans()) else 5))
+    if nbuf < hi - lo + 1 and draw(st.booleans()):
+        origin = draw(st.integers(min(-lo, nbuf) - 5, max(-lo, nbuf) + 5))  # any origin fails
+    elif draw(st.booleans()):
+        origin = -lo - miss  # reaches below offset 0
+    else:
+        origin = nbuf - 1 - hi + miss  # reaches past the end
+    return values(dt, nbuf, 0), dt, shape, strides, origin
+
+
+def addresses(x: Array) -> np.ndarray:
+    """Element offset (in the storage) of every logical element, from our descriptor."""
+    off = np.full(x.shape, x.origin, dtype=np.int64)
+    for k, (n, s) in enumerate(zip(x.shape, x.strides, strict=True)):
+        idx = np.arange(n, dtype=np.int64) * (s if n > 1 else 0)
+        off = off + idx.reshape((n,) + (1,) * (x.ndim - k - 1))
+    return off
+
+
+def numpy_addresses(ref: np.ndarray, base: np.ndarray) -> np.ndarray:
+    """Element offset (in `base`) of every logical element of a NumPy view of `base`."""
+    its = base.itemsize
+    start = ref.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    off = np.full(ref.shape, start // its, dtype=np.int64)
+    for k, (n, s) in enumerate(zip(ref.shape, ref.strides, strict=True)):
+        idx = np.arange(n, dtype=np.int64) * (s // its if n > 1 else 0)
+        off = off + idx.reshape((n,) + (1,) * (ref.ndim - k - 1))
+    return off
+
+
+@st.composite
+def view_chain(draw, x: Array, ref: np.ndarray, max_ops: int = 4,
+               broadcast: bool = True) -> tuple[Array, np.ndarray, tuple]:
+    """Random views (basic index, permute_dims, flip, reshape, broadcast_to, mT) applied to x
+    and ref in lockstep; returns both results and the list of operations."""
+    ops = []
+    kinds = ["index", "permute", "flip", "reshape", "mT"] + (["broadcast"] if broadcast else [])
+    for _ in range(draw(st.integers(0, max_ops))):
+        kind = draw(st.sampled_from(kinds))
+        nd = ref.ndim
+        if kind == "index":
+            key = draw(basic_indices(ref.shape, allow_none=nd < 5))
+            k = key if isinstance(key, tuple) else (key,)
+            x, ref = x[key], ref[(*k, Ellipsis) if Ellipsis not in k else k]
+        elif kind == "permute":
+            key = tuple(draw(st.permutations(range(nd))))
+            x, ref = sa.permute_dims(x, key), np.transpose(ref, key)
+        elif kind == "flip":
+            key = draw(st.none() | st.lists(st.integers(0, max(nd - 1, 0)), unique=True,
+                                            max_size=nd).map(tuple))
+            x, ref = sa.flip(x, axis=key), (np.flip(ref, axis=key) if nd else ref[...])
+        elif kind == "mT" and nd >= 2:
+            key = None
+            x, ref = x.mT, np.swapaxes(ref, -1, -2)
+        elif kind == "reshape":
+            key = draw(st.sampled_from(_reshape_targets(ref.shape)))
+            try:
+                new_ref = ref.reshape(key, copy=False)
+            except ValueError:
+                continue  # NumPy cannot view it; reshape copies are tested elsewhere
+            x, ref = sa.reshape(x, key, copy=False), new_ref
+        elif kind == "broadcast" and nd < 5:
+            lead = tuple(draw(st.lists(st.integers(0, 3), max_size=2)))
+            key = lead + tuple(draw(st.integers(0, 3)) if n == 1 else n for n in ref.shape)
+            x, ref = sa.broadcast_to(x, key), np.broadcast_to(ref, key)
+        else:
+            continue
+        ops.append((kind, key))
+    return x, ref, tuple(ops)
+
+
+def _reshape_targets(shape: tuple) -> list[tuple]:
+    """A few shapes with the same element count: flat, split, merged, extent-1 axes added."""
+    size = int(np.prod(shape, dtype=np.int64))
+    out = [(size,), shape + (1,), (1,) + shape]
+    if len(shape) >= 2:
+        out.append(shape[:-2] + (shape[-2] * shape[-1],))
+        out.append((shape[0] * shape[1],) + shape[2:])
+    for d in (2, 3):
+        if size and size % d == 0:
+            out.append((d, size // d))
+    if size == 0:
+        out += [(0,), (0, 2), (3, 0)]
+    return [t for t in out if len(t) <= 6]
+
+
+@st.composite
+def operands(draw, dtype: DType | None = None, broadcast: bool = True) -> Fuzzed:
+    """One of: a fuzzed descriptor, broadcast_to of one, or a strategies.views() chain (then
+    `base` is that chain's base buffer)."""
+    dt = dtype if dtype is not None else draw(st.sampled_from(DTYPES))
+    source = draw(st.sampled_from(["desc", "desc", "broadcast", "views"] if broadcast
+                                  else ["desc", "desc", "views"]))
+    if source == "views":
+        p = draw(views(dt, max_dims=4, max_side=4, broadcast=broadcast))
+        return Fuzzed(p.x, p.ref, p.base_np, ("views",) + p.ops)
+    f = draw(descriptors(dt, max_rank=4 if source == "broadcast" else 5))
+    if source == "desc":
+        return f
+    lead = tuple(draw(st.lists(st.integers(0, 3), max_size=1)))
+    target = lead + tuple(draw(st.integers(0, 3)) if n == 1 else n for n in f.x.shape)
+    return Fuzzed(sa.broadcast_to(f.x, target), np.broadcast_to(f.ref, target), f.base,
+                  f.desc + (("broadcast_to", target),))
+
+
+class MatmulCase(NamedTuple):
+    """Two operands for `x1 @ x2` (their bases may be one buffer) and the promoted dtype (None
+    when the pair does not promote: matmul must raise TypeError)."""
+
+    a: Fuzzed
+    b: Fuzzed
+    dtype: DType | None
+
+
+def _promoted(d1: DType, d2: DType) -> DType | None:
+    try:
+        return promote(d1, d2)
+    except TypeError:
+        return None
+
+
+@st.composite
+def matmul_cases(draw, big: bool = False) -> MatmulCase:
+    """Operands of compatible shapes for every role: 1-D/2-D/batched, batch dims that
+    broadcast (extent 1 against n, 0-size batches), K = 0; dtype pairs (mostly equal, some
+    mixed, rarely bool). `big` allows core extents up to 40 (kernel blocks, BLAS crossovers)."""
+    d1 = draw(st.sampled_from(NUMERIC))
+    roll = draw(st.integers(0, 19))
+    if roll == 0:
+        d1, d2 = draw(st.sampled_from([(sa.bool, d1), (d1, sa.bool)]))
+    elif roll < 7:
+        d2 = draw(st.sampled_from(NUMERIC))
+    else:
+        d2 = d1
+    side = st.integers(0, 40) if big else _extents(5)
+    m, n, k = draw(side), draw(side), draw(side)
+    vec1, vec2 = draw(st.integers(0, 4)) == 0, draw(st.integers(0, 4)) == 0
+    domain = tuple(draw(st.lists(st.sampled_from([0, 1, 1, 2, 3]), max_size=1 if big else 3)))
+
+    def batch_of() -> tuple:
+        nb = draw(st.integers(0, len(domain)))
+        return tuple(e if draw(st.integers(0, 2)) else 1 for e in domain[len(domain) - nb:])
+
+    s1 = (k,) if vec1 else batch_of() + (m, k)
+    s2 = (k,) if vec2 else batch_of() + (k, n)
+    both = draw(st.sampled_from(["small", "full", "special"]))
+    if d1.kind not in "fc" or d2.kind not in "fc":
+        both = "full" if both == "full" else "small"
+    if both == "special" and draw(st.booleans()):
+        both = "small"
+    if both == "special" and "c" in (d1.kind, d2.kind):
+        both = "nan"  # a real inf cast to complex meets the same Annex G freedom (see values)
+    a = draw(descriptors(d1, shape=s1, kind=both))
+    if d1 is d2 and draw(st.integers(0, 3)) == 0:
+        # the rhs over the lhs's buffer (aliasing inputs), when it fits
+        b = draw(descriptors(d2, shape=s2, base=a.base))
+    else:
+        b = draw(descriptors(d2, shape=s2, kind=both))
+    if draw(st.integers(0, 5)) == 0 and len(s1) >= 2 and (vec2 or len(s1) >= len(s2)):
+        # a broadcast_to lhs: physical zero strides on a new leading batch axis (which the
+        # rhs, with fewer batch axes, broadcasts against)
+        lead = (draw(st.integers(0, 3)),)
+        a = Fuzzed(sa.broadcast_to(a.x, lead + s1), np.broadcast_to(a.ref, lead + s1), a.base,
+                   a.desc + (("broadcast_to", lead + s1),))
+    return MatmulCase(a, b, _promoted(d1, d2) if sa.bool not in (d1, d2) else None)

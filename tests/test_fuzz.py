@@ -1,0 +1,402 @@
+"""Fuzz suite (issue 7 item 2): random descriptors, differential against NumPy.
+
+Every test is one body run under two budgets: the CI variant (about 120 examples each, 600+ in
+all) and a `@pytest.mark.slow` variant (20,000+ in all; `pytest -m slow tests/test_fuzz.py`).
+The strategies are in tests/fuzz_strategies.py: descriptors made by the private constructor
+`_make` over a C-contiguous buffer with ranks 0-5, extents 0 and 1, signed strides with zeros and
+overlaps, wild strides on extent-1 axes and random origins; `broadcast_to` views; the view chains
+of tests/strategies.py. Every read-only operation is also checked to leave its inputs' bytes
+unchanged. Nothing here depends on timing, so the slow suite runs under the sanitizer build too.
+
+Writes through a destination whose own elements alias (zero or overlapping strides): allowed,
+as NumPy allows it for `as_strided(..., writeable=True)` views. Which of the values aimed at one
+address lands there is order-dependent, so `test_setitem` checks only what is well defined:
+nothing outside the destination's address set changes, and every address in it holds one of the
+values assigned to it (all of them equal to the scalar when the value is a scalar).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from math import prod
+
+import numpy as np
+import pytest
+from fuzz_strategies import (
+    Fuzzed,
+    addresses,
+    bad_descriptors,
+    descriptors,
+    matmul_cases,
+    numpy_addresses,
+    offset_span,
+    operands,
+    view_chain,
+)
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import basic_indices, views
+
+import stridedarray as sa
+from stridedarray._array import _make, _Storage
+from stridedarray._dtypes import DTYPES, promote
+
+_FUZZ = settings(deadline=None, derandomize=False,
+                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
+                                        HealthCheck.data_too_large])
+
+
+def both_budgets(strategy: st.SearchStrategy, ci: int, slow: int) -> Callable:
+    """Make a (CI, slow) pair of hypothesis tests from one body taking one drawn case."""
+
+    def make(body: Callable) -> tuple[Callable, Callable]:
+        fast = settings(_FUZZ, max_examples=ci)(given(strategy)(body))
+        long = pytest.mark.slow(settings(_FUZZ, max_examples=slow)(given(strategy)(body)))
+        return fast, long
+
+    return make
+
+
+def snapshot(*bases: np.ndarray) -> list[bytes]:
+    """The bytes of each buffer, to show that an operation did not write its inputs."""
+    return [b.tobytes() for b in bases]
+
+
+def same_values(got: np.ndarray, expected: np.ndarray) -> None:
+    """Equal shape, dtype and values (NaN equal to NaN)."""
+    assert got.shape == expected.shape, (got.shape, expected.shape)
+    assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
+    np.testing.assert_array_equal(got, expected)
+
+
+# -- descriptors, to_row_major and _pack ------------------------------------------------------
+
+def _pack_targets(f: Fuzzed) -> list:
+    """Destination dtypes whose C cast from f's values is defined (C leaves a float to integer
+    conversion undefined for negative-to-unsigned, out-of-range and non-finite values)."""
+    src = f.x.dtype
+    if src.kind not in "fc":
+        return list(DTYPES)
+    v = np.asarray(f.ref)
+    finite = bool(np.isfinite(v).all())
+    nonneg = finite and bool((v.real >= 0).all())
+    return [d for d in DTYPES
+            if d.kind not in "iu" or (finite and (d.kind == "i" or nonneg))]
+
+
+@st.composite
+def _descriptor_cases(draw) -> tuple:
+    f = draw(operands())
+    return f, draw(st.sampled_from(_pack_targets(f)))
+
+
+def _check_descriptor(case: tuple) -> None:
+    f, dst = case
+    x, ref, base = f.x, f.ref, f.base
+    before = snapshot(base)
+    # the descriptor is in bounds and means what NumPy means
+    assert x.buffer is base
+    if x.size:
+        lo, hi = offset_span(x.shape, x.strides)
+        assert 0 <= x.origin + lo and x.origin + hi < base.size
+        assert np.shares_memory(np.asarray(x), base)
+    np.testing.assert_array_equal(addresses(x), numpy_addresses(ref, base))
+    same_values(np.asarray(x), ref)
+    # rebuilding it through the validating constructor gives the same array
+    same_values(np.asarray(x._view(x.shape, x.strides, x.origin)), ref)
+    # to_row_major: a C-contiguous copy that shares nothing with the input
+    out = x.to_row_major()
+    got = np.asarray(out)
+    same_values(got, np.ascontiguousarray(ref).reshape(ref.shape))
+    assert out.is_c_contiguous and out.origin == 0 and got.flags.c_contiguous
+    assert not np.shares_memory(got, base)
+    # _pack: the same with a cast; equal to NumPy's astype
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        expected = np.ascontiguousarray(ref).reshape(ref.shape).astype(dst.np)
+        packed = x._pack(dst)
+    same_values(np.asarray(packed), expected)
+    assert packed.dtype is dst and packed.is_c_contiguous
+    assert not np.shares_memory(np.asarray(packed), base)
+    assert snapshot(base) == before
+
+
+test_descriptors, test_descriptors_slow = both_budgets(_descriptor_cases(), 120, 4000)(
+    _check_descriptor)
+
+
+def _check_bad_descriptor(case: tuple) -> None:
+    base, dt, shape, strides, origin = case
+    before = snapshot(base)
+    with pytest.raises(ValueError, match="out of bounds"):
+        _make(_Storage(base), dt, shape, strides, origin)
+    if base.size:  # the same descriptor asked of an existing array over the buffer
+        x = _make(_Storage(base), dt, (base.size,), (1,), 0)
+        with pytest.raises(ValueError, match="out of bounds"):
+            x._view(shape, strides, origin)
+    with pytest.raises(ValueError):  # rank mismatch
+        _make(_Storage(base), dt, shape, strides + (1,), origin)
+    assert snapshot(base) == before
+
+
+test_bad_descriptors, test_bad_descriptors_slow = both_budgets(bad_descriptors(), 120, 2000)(
+    _check_bad_descriptor)
+
+
+# -- matmul and matmul_explain ----------------------------------------------------------------
+
+_POLICIES = (
+    {}, {"force": "blas"}, {"force": "pack_blas"}, {"force": "generic"},
+    {"force": "reference"}, {"blas_enabled": 0}, {"gemm_batch_strided": 1, "gemm_pack_min": 0},
+    {k: 0 for k in ("dot_blas_min_k", "gemm_blas_min", "gemm_pack_min", "gevm_compact_min_kn",
+                    "gevm_blas_min", "gemv_blas_min", "batched_vec_blas_min_elems",
+                    "vec_pack_always_min_elems")},
+)
+_EPS = {"float32": 2.0**-23, "float64": 2.0**-52, "complex64": 2.0**-23,
+        "complex128": 2.0**-52}
+
+
+def _expected_product(a: np.ndarray, b: np.ndarray, dt) -> np.ndarray:
+    """NumPy's product after casting both to the Array API promoted dtype (integers wrap)."""
+    with np.errstate(all="ignore"):
+        return np.matmul(a.astype(dt.np), b.astype(dt.np))
+
+
+def _close(got: np.ndarray, expected: np.ndarray, k: int, dt) -> None:
+    """Floats: NaN/inf at the same places, finite values within a bound scaled by K; the
+    operands' values are at most 2 in magnitude (per real part), so products are <= 8."""
+    assert got.shape == expected.shape and got.dtype == expected.dtype
+    parts = (lambda z: (z.real, z.imag)) if dt.kind == "c" else (lambda z: (z,))
+    tol = 16 * (k + 1) * _EPS[dt.name]
+    for g, e in zip(parts(got), parts(expected), strict=True):
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(e))
+        np.testing.assert_array_equal(np.where(np.isinf(g), g, 0), np.where(np.isinf(e), e, 0))
+        fin = np.isfinite(e)
+        np.testing.assert_allclose(g[fin], e[fin], rtol=tol, atol=8 * tol)
+
+
+def _packed_elements(shape: tuple, strides: tuple, vec: bool) -> tuple[int, int]:
+    """(elements, matrices) a pack of this operand copies: a batch axis with a physical zero
+    stride is packed once (docs/matmul.md)."""
+    core = 1 if vec else 2
+    mats = 1
+    for n, s in zip(shape[:-core], strides[:-core], strict=True):
+        mats *= 1 if (n > 1 and s == 0) else n
+    n = mats * prod(shape[-core:])
+    return n, (mats if n else 0)
+
+
+def _check_explain(x1: sa.Array, x2: sa.Array, dt, out_shape: tuple, policy: dict) -> None:
+    d = sa.matmul_explain(x1, x2).to_dict()
+    s1, s2 = x1.shape, x2.shape
+    vec1, vec2 = len(s1) == 1, len(s2) == 1
+    role = {(True, True): "DOT", (True, False): "GEVM", (False, True): "GEMV",
+            (False, False): "GEMM"}[vec1, vec2]
+    assert d["role"] == role and d["dtype"] == dt.name
+    assert d["out_shape"] == out_shape
+    M = 1 if vec1 else s1[-2]
+    N = 1 if vec2 else s2[-1]
+    K = s1[-1]
+    assert (d["M"], d["N"], d["K"]) == (M, N, K)
+    batch = out_shape[:len(out_shape) - (not vec1) - (not vec2)]
+    C = prod(batch)
+    assert d["C"] == C and prod(d["batch_shape"]) == C
+    # supplied matrices visited: the operand's own batch extents (none when the domain is empty)
+    assert d["U_lhs"] == (prod(s1[:-2]) if C else 0)
+    assert d["U_rhs"] == (prod(s2[:-2]) if C else 0)
+    assert d["flops"] == (8 if dt.kind == "c" else 2) * C * M * N * K
+    # the route is a known backend, it accepted, and those after it were not tried
+    names = [v["backend"] for v in d["verdicts"]]
+    assert names == ["blas", "pack_blas", "generic", "reference"]
+    route = names.index(d["route"])
+    assert d["verdicts"][route]["outcome"] == "accepted"
+    assert all(v["outcome"] == "not tried" for v in d["verdicts"][route + 1:])
+    assert all(v["outcome"] != "accepted" for v in d["verdicts"][:route])
+    if dt.kind in "iu":
+        assert d["route"] in ("generic", "reference")
+    if d["route"] == "reference":
+        assert policy.get("force") == "reference"
+    if d["route"] in ("generic", "reference"):
+        assert d["blas_calls"] == 0
+    # packed payload: each packed operand's elements times the itemsize; 0 when nothing is
+    cast = set(d["cast"])
+    assert cast == {n for n, x in (("lhs", x1), ("rhs", x2)) if x.dtype is not dt}
+    if d["route"] != "pack_blas":
+        assert set(d["packed"]) == cast
+    elems = mats = 0
+    for name, x, vec in (("lhs", x1, vec1), ("rhs", x2, vec2)):
+        if name in d["packed"]:
+            n, m = _packed_elements(x.shape, x.strides, vec)
+            elems, mats = elems + n, mats + m
+    assert d["payload_bytes"] == elems * dt.itemsize, (d["payload_bytes"], elems)
+    assert d["packed_matrices"] == mats
+    if not d["packed"]:
+        assert d["payload_bytes"] == 0 and d["packed_matrices"] == 0
+
+
+@st.composite
+def _matmul_draw(draw) -> tuple:
+    return draw(matmul_cases(big=draw(st.integers(0, 9)) == 0)), draw(st.sampled_from(_POLICIES))
+
+
+def _check_matmul(case: tuple) -> None:
+    mc, policy = case
+    a, b, dt = mc
+    before = snapshot(a.base, b.base)
+    if dt is None:  # bool operand, or a pair the standard does not promote
+        with pytest.raises(TypeError):
+            a.x @ b.x
+        with pytest.raises(TypeError):
+            sa.matmul_explain(a.x, b.x)
+        assert snapshot(a.base, b.base) == before
+        return
+    expected = _expected_product(np.asarray(a.ref), np.asarray(b.ref), dt)
+    with sa.matmul_policy(**policy):
+        _check_explain(a.x, b.x, dt, expected.shape, policy)
+        assert snapshot(a.base, b.base) == before  # explaining does not touch the inputs
+        out = a.x @ b.x
+    got = np.asarray(out)
+    assert out.dtype is dt and out.is_c_contiguous
+    assert not np.shares_memory(got, a.base) and not np.shares_memory(got, b.base)
+    if dt.kind in "iu":
+        same_values(got, expected)
+    else:
+        _close(got, expected, a.x.shape[-1], dt)
+    assert snapshot(a.base, b.base) == before
+
+
+test_matmul, test_matmul_slow = both_budgets(_matmul_draw(), 150, 6000)(_check_matmul)
+
+
+# -- views ------------------------------------------------------------------------------------
+
+@st.composite
+def _view_cases(draw) -> tuple:
+    f = draw(operands())
+    xv, refv, ops = draw(view_chain(f.x, f.ref))
+    return f, xv, refv, ops
+
+
+def _check_views(case: tuple) -> None:
+    f, xv, refv, ops = case
+    before = snapshot(f.base)
+    assert xv.buffer is f.base  # a view never copies
+    same_values(np.asarray(xv), refv)
+    np.testing.assert_array_equal(addresses(xv), numpy_addresses(refv, f.base))
+    if xv.size:
+        lo, hi = offset_span(xv.shape, xv.strides)
+        assert 0 <= xv.origin + lo and xv.origin + hi < f.base.size
+        assert np.shares_memory(np.asarray(xv), f.base)
+    assert snapshot(f.base) == before
+
+
+test_views, test_views_slow = both_budgets(_view_cases(), 120, 4000)(_check_views)
+
+
+# -- __setitem__ ------------------------------------------------------------------------------
+
+def _scalar_for(draw, dt) -> object:
+    """A Python scalar the standard lets us assign into dtype dt."""
+    if dt.kind == "b":
+        return draw(st.booleans())
+    if dt.kind in "iu":
+        info = np.iinfo(dt.np)
+        return draw(st.integers(int(info.min), int(info.max)))
+    choices = [st.integers(-100, 100), st.floats(allow_nan=True, width=32)]
+    if dt.kind == "c":
+        choices.append(st.complex_numbers(max_magnitude=1e6))
+    return draw(st.one_of(choices))
+
+
+def rebase(ref: np.ndarray, base: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """The NumPy view of `new` at the addresses `ref` has in `base`."""
+    its = base.itemsize
+    start = (ref.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // its
+    flat = new.reshape(-1)  # a views() base may have any shape; it is C-contiguous
+    return np.lib.stride_tricks.as_strided(flat[min(start, flat.size):], ref.shape, ref.strides,
+                                           writeable=True)
+
+
+@st.composite
+def _setitem_cases(draw) -> tuple:
+    dt = draw(st.sampled_from(DTYPES))
+    readonly = draw(st.integers(0, 9)) == 0
+    if readonly:
+        dest = draw(descriptors(dt, readonly=True))
+    elif draw(st.booleans()):
+        dest = draw(descriptors(dt))
+    else:
+        p = draw(views(dt, max_dims=4, max_side=4, broadcast=False))
+        dest = Fuzzed(p.x, p.ref, p.base_np, ("views",) + p.ops)
+    key = draw(basic_indices(dest.ref.shape))
+    k = key if isinstance(key, tuple) else (key,)
+    sel = dest.ref[(*k, Ellipsis) if Ellipsis not in k else k]
+    how = draw(st.sampled_from(["scalar", "array", "overlap", "flip"]))
+    if how == "scalar":
+        return dest, key, how, _scalar_for(draw, dt), None
+    if how == "flip":
+        return dest, key, how, sa.flip(dest.x[key]), np.flip(sel) if sel.ndim else sel
+    # a value broadcastable to the selection: a suffix of its shape, some extents set to 1
+    nb = draw(st.integers(0, sel.ndim))
+    vshape = tuple(1 if draw(st.integers(0, 3)) == 0 else n for n in sel.shape[sel.ndim - nb:])
+    if how == "overlap":  # another descriptor over the destination's own buffer
+        v = draw(descriptors(dt, shape=vshape, base=dest.base))
+    else:
+        vdt = draw(st.sampled_from(DTYPES)) if draw(st.integers(0, 3)) == 0 else dt
+        v = draw(descriptors(vdt, shape=vshape))
+    return dest, key, how, v.x, v.ref
+
+
+def _check_setitem(case: tuple) -> None:
+    dest, key, how, value, vref = case
+    base = dest.base.reshape(-1)  # a flat view (a views() base may have any shape)
+    before = base.copy()
+    if not base.flags.writeable:
+        with pytest.raises(ValueError, match="read-only"):
+            dest.x[key] = value
+        assert base.tobytes() == before.tobytes()
+        return
+    dt = dest.x.dtype
+    if isinstance(value, sa.Array) and value.dtype is not dt:
+        try:
+            ok = promote(value.dtype, dt) is dt
+        except TypeError:
+            ok = False
+        if not ok:
+            with pytest.raises(TypeError):
+                dest.x[key] = value
+            assert base.tobytes() == before.tobytes()
+            return
+    # NumPy on a copy of the buffer: the same view (and value view, if it shares the buffer)
+    expected = before.copy()
+    k = key if isinstance(key, tuple) else (key,)
+    k = (*k, Ellipsis) if Ellipsis not in k else k
+    ref_dest = rebase(dest.ref, base, expected)[k]
+    if vref is not None and np.shares_memory(vref, base):
+        vnp = rebase(vref, base, expected)
+    else:
+        vnp = vref if vref is not None else value
+    sel_addr = addresses(dest.x[key]).ravel()
+    aliased = len(np.unique(sel_addr)) < sel_addr.size
+    # what each selected element is aimed at, read before any write
+    aimed = np.broadcast_to(np.asarray(vnp).astype(dt.np) if vref is not None
+                            else np.asarray(value, dtype=dt.np), ref_dest.shape).ravel().copy()
+    if not aliased:
+        ref_dest[...] = vnp
+    dest.x[key] = value
+    if not aliased:
+        np.testing.assert_array_equal(base.view(np.uint8), expected.view(np.uint8))
+        return
+    # an aliasing destination: outside its address set nothing changed; inside, each
+    # address holds one of the values aimed at it
+    outside = np.ones(base.size, bool)
+    outside[sel_addr] = False
+    assert base[outside].tobytes() == before[outside].tobytes()
+    for addr in np.unique(sel_addr):
+        got = base[addr:addr + 1].tobytes()
+        assert got in {aimed[i:i + 1].tobytes() for i in np.flatnonzero(sel_addr == addr)}
+
+
+test_setitem, test_setitem_slow = both_budgets(_setitem_cases(), 120, 4000)(_check_setitem)
+
