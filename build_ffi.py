@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent
 CSRC = ROOT / "csrc"
 
 # Order matters: a header may use types declared by an earlier one.
-API_HEADERS = ["sa_array.h", "sa_matmul.h"]
+API_HEADERS = ["sa_array.h", "sa_alloc.h", "sa_matmul.h"]
 
 ffibuilder = FFI()
 ffibuilder.cdef(

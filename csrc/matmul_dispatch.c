@@ -7,8 +7,6 @@
  * batch traversal; after acceptance the backend owns the operation and a failure is
  * terminal. A YES backend that declines is an internal error, not a fallback.
  */
-#include <stdlib.h>
-
 #include "matmul_internal.h"
 
 /* The optimized generic kernel lives in csrc/matmul_generic.c (another author). Referenced
@@ -177,13 +175,13 @@ static char *pack_operand(const sa_array *src, int is_vec, int dtype, int plan_o
     int64_t n = size_of(&once);
     char *buf = NULL;
     if (!plan_only && n > 0) {
-        buf = (char *)malloc((size_t)n * (size_t)sa_itemsize(dtype));
+        buf = (char *)sa_alloc(SA_ALLOC_PACK, (size_t)n * (size_t)sa_itemsize(dtype));
         if (buf == NULL) {
             *err = SA_MM_ERR_NOMEM;
             return NULL;
         }
         if (sa_to_row_major(&once, buf, dtype) != 0) {
-            free(buf);
+            sa_free(buf);
             *err = SA_MM_ERR_DTYPE;
             return NULL;
         }
@@ -221,7 +219,7 @@ int sa_matmul(const sa_array *lhs, const sa_array *rhs, int out_dtype, char *out
         if (!err && cast_r)
             cast_b = pack_operand(rhs, p.rhs_vec, out_dtype, plan_only, &cb, &p.f, &err);
         if (err) {
-            free(cast_a);
+            sa_free(cast_a);
             return err;
         }
         payload = p.f.payload_bytes;
@@ -321,10 +319,10 @@ int sa_matmul(const sa_array *lhs, const sa_array *rhs, int out_dtype, char *out
     default: r = run_generic(&p, sa_generic_matmul_ref); break;
     }
 done:
-    free(cast_a);
-    free(cast_b);
-    free(pk_a);
-    free(pk_b);
+    sa_free(cast_a);
+    sa_free(cast_b);
+    sa_free(pk_a);
+    sa_free(pk_b);
     return r;
 }
 

@@ -49,23 +49,16 @@ typedef int (*sa_generic_entry)(const sa_contraction *g, int64_t count, const ch
         if (name != (void *)name##_stack) sa_scratch_free(name);                               \
     } while (0)
 
-/* 64-byte aligned heap block; the pointer malloc returned is kept just below it (portable,
- * unlike aligned_alloc on some C runtimes). NULL on failure or size overflow. */
+/* Heap scratch comes from the core's allocator (sa_alloc.c): 64-byte aligned, counted as
+ * SA_ALLOC_SCRATCH, NULL on failure (the kernels then return -2 before touching anything). */
 static void *sa_scratch_alloc(size_t bytes)
 {
-    if (bytes > SIZE_MAX - 128) return NULL;
-    char *raw = malloc(bytes + 128);
-    if (!raw) return NULL;
-    char *p = raw + 64 + (64 - (uintptr_t)raw % 64) % 64;
-    memcpy(p - sizeof raw, &raw, sizeof raw);
-    return p;
+    return sa_alloc(SA_ALLOC_SCRATCH, bytes);
 }
 
 static void sa_scratch_free(void *p)
 {
-    char *raw;
-    memcpy(&raw, (char *)p - sizeof raw, sizeof raw);
-    free(raw);
+    sa_free(p);
 }
 
 #if defined(__x86_64__) || defined(__i386__)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sa_array.h"
+#include "sa_alloc.h"
 
 typedef float _Complex sa_c64;
 typedef double _Complex sa_c128;
@@ -34,6 +35,12 @@ typedef double _Complex sa_c128;
     X(SA_COMPLEX128, sa_c128, c128)
 
 #define SA_FOR_EACH_DTYPE(X) SA_FOR_EACH_REAL_DTYPE(X) SA_FOR_EACH_COMPLEX_DTYPE(X)
+
+/* Every heap block of the C core: 64-byte aligned, counted per category (SA_ALLOC_PACK or
+ * SA_ALLOC_SCRATCH, see sa_alloc.h), NULL on failure or injected failure. sa_free(NULL) is a
+ * no-op. Kernels must handle NULL: fail cleanly, free what they hold, report the error. */
+void *sa_alloc(int category, size_t bytes);
+void sa_free(void *p);
 
 /* Debug builds (NDEBUG undefined) check every offset a kernel is about to touch. */
 #define SA_ASSERT_IN_BUFFER(arr, off) assert((off) >= 0 && (off) < (arr)->nbuf)

@@ -88,8 +88,10 @@ def _raise(x1: Array, x2: Array, rc: int) -> None:
     # Python validated shapes and dtypes already, so a code here is either out of memory or
     # a broken invariant.
     if rc == _ERR_NOMEM:
-        raise MemoryError(f"matmul: out of memory packing operands for {x1._shape} @ "
-                          f"{x2._shape}")
+        # the C core could not allocate an operand pack/cast or the generic kernel's scratch
+        # (it freed what it held; see stridedarray._diagnostics for the counters)
+        raise MemoryError(f"matmul: out of memory packing operands or kernel scratch for "
+                          f"{x1._shape} @ {x2._shape}")
     raise RuntimeError(f"matmul: C core error {rc} for shapes {x1._shape} @ {x2._shape} "
                        f"({x1._dtype.name}, {x2._dtype.name})")
 
