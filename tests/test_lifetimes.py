@@ -372,3 +372,103 @@ def test_view_in_reference_cycle_collected_by_gc():
         assert all(r() is not None for r in refs)
         gc.collect()
         assert all(r() is None for r in refs), "gc must collect views held only by cycles"
+
+
+# -- packed temporaries are freed, also when the call fails ---------------------------------------
+try:
+    from stridedarray import _diagnostics as diag
+except ImportError:  # the C core's allocation accounting (issue 7) is not built in
+    diag = None
+needs_diag = pytest.mark.skipif(diag is None, reason="needs stridedarray._diagnostics")
+
+
+def _ints(shape: tuple[int, ...], dtype: type, seed: int) -> sa.Array:
+    return sa.asarray(np.random.default_rng(seed).integers(-100, 100, shape).astype(dtype))
+
+
+def _floats(shape: tuple[int, ...], dtype: type, seed: int) -> sa.Array:
+    return sa.asarray(np.random.default_rng(seed).standard_normal(shape).astype(dtype))
+
+
+# (name, forced route, operands): calls that allocate in C (packs, casts, generic scratch).
+ALLOCATING = [
+    ("pack_blas reversed lhs reused", "pack_blas",
+     lambda: (_floats((1, 48, 48), np.float64, 0)[..., ::-1], _floats((6, 48, 48), np.float64, 1))),
+    ("pack_blas cross broadcasting", "pack_blas",
+     lambda: (_floats((2, 1, 40, 40), np.float32, 2)[..., ::-1],
+              _floats((1, 3, 40, 40), np.float32, 3)[..., ::-1, :])),
+    ("pack_blas reused reversed vector", "pack_blas",
+     lambda: (_floats((8, 64, 64), np.float64, 4), _floats((64,), np.float64, 5)[::-1])),
+    ("cast f32 @ f64", None,
+     lambda: (_floats((3, 40, 30), np.float32, 6), _floats((30, 20), np.float64, 7)[::-1])),
+    ("generic int8 @ uint8: two casts and heap scratch", "generic",
+     lambda: (_ints((3, 64, 96), np.int8, 8)[..., ::-1], _ints((96, 80), np.uint8, 9))),
+    ("generic f64 heap scratch", "generic",
+     lambda: (_floats((96, 128), np.float64, 10)[::-1], _floats((128, 112), np.float64, 11))),
+]
+
+
+def _expected(x1: sa.Array, x2: sa.Array) -> np.ndarray:
+    dt = sa.result_type(x1, x2).np
+    return np.matmul(np.asarray(x1).astype(dt), np.asarray(x2).astype(dt))
+
+
+def _c_counts() -> dict[str, dict[str, int]]:
+    return diag.c_alloc_stats()
+
+
+def _assert_balanced(before: dict, after: dict) -> None:
+    """Every C block allocated since `before` was freed."""
+    for cat in ("pack", "scratch"):
+        b, a = before[cat], after[cat]
+        assert a["current"] == b["current"], (cat, before, after)
+        assert a["allocations"] - b["allocations"] == a["frees"] - b["frees"], (cat, b, a)
+
+
+@needs_diag
+def test_packed_temporaries_freed_after_many_calls():
+    calls = [(force, *mk()) for _, force, mk in ALLOCATING]
+    expected = [_expected(x1, x2) for _, x1, x2 in calls]
+    s0 = _c_counts()
+    for _ in range(30):
+        for (force, x1, x2), want in zip(calls, expected, strict=True):
+            with sa.matmul_policy(force=force):
+                z = x1 @ x2
+            np.testing.assert_allclose(np.asarray(z), want, rtol=1e-5, atol=1e-5)
+    s1 = _c_counts()
+    _assert_balanced(s0, s1)
+    assert s1["pack"]["allocations"] - s0["pack"]["allocations"] >= 30 * len(calls) - 30
+    assert s1["scratch"]["allocations"] > s0["scratch"]["allocations"]
+
+
+@needs_diag
+@pytest.mark.parametrize("name,force,make", ALLOCATING, ids=[c[0] for c in ALLOCATING])
+def test_failed_allocation_frees_everything(name, force, make):
+    """The k-th C allocation of the call fails, for every k the call reaches: MemoryError,
+    nothing leaked, inputs unchanged, and the next identical call gives NumPy's result."""
+    x1, x2 = make()
+    want = _expected(x1, x2)
+    in1, in2 = np.asarray(x1).copy(), np.asarray(x2).copy()
+    s0 = _c_counts()
+    with sa.matmul_policy(force=force):
+        x1 @ x2
+    s1 = _c_counts()
+    needed = sum(s1[c]["allocations"] - s0[c]["allocations"] for c in ("pack", "scratch"))
+    assert needed >= 1, f"{name}: the call allocates nothing in C"
+    for k in range(min(needed, 3)):  # k = 0, 1, 2 where the call makes that many
+        before = _c_counts()
+        with diag.fail_c_alloc_after(k), sa.matmul_policy(force=force):
+            with pytest.raises(MemoryError):
+                x1 @ x2
+        _churn()
+        _assert_balanced(before, _c_counts())
+        np.testing.assert_array_equal(np.asarray(x1), in1)
+        np.testing.assert_array_equal(np.asarray(x2), in2)
+        with sa.matmul_policy(force=force):
+            z = x1 @ x2
+        np.testing.assert_allclose(np.asarray(z), want, rtol=1e-5, atol=1e-5)
+    # the injection is disarmed after its block, also after an error inside it
+    with pytest.raises(MemoryError), diag.fail_c_alloc_after(0), sa.matmul_policy(force=force):
+        x1 @ x2
+    with sa.matmul_policy(force=force):
+        np.testing.assert_allclose(np.asarray(x1 @ x2), want, rtol=1e-5, atol=1e-5)
