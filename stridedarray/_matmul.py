@@ -46,8 +46,9 @@ def _check_operands(x1: Any, x2: Any) -> Any:
     """TypeError unless both are Arrays of numeric dtypes; the promoted dtype otherwise."""
     for name, x in (("x1", x1), ("x2", x2)):
         if not isinstance(x, Array):
+            hint = " (convert it with stridedarray.asarray)" if isinstance(x, np.ndarray) else ""
             raise TypeError(f"matmul: {name} must be a stridedarray Array, got "
-                            f"{type(x).__name__}")
+                            f"{type(x).__name__}{hint}")
     for name, x in (("x1", x1), ("x2", x2)):
         if x._dtype.kind == "b":
             raise TypeError(f"matmul: {name} has dtype bool; matmul needs a numeric dtype")
@@ -58,8 +59,9 @@ def _out_shape(s1: tuple, s2: tuple) -> tuple:
     """The Array API output shape of matmul; ValueError naming the shapes on a mismatch."""
     n1, n2 = len(s1), len(s2)
     if n1 == 0 or n2 == 0:
-        raise ValueError(f"matmul: operands must have at least one dimension, got shapes "
-                         f"{s1} and {s2} (use multiply for 0-d arrays)")
+        name = "x1" if n1 == 0 else "x2"
+        raise ValueError(f"matmul: {name} is 0-d; both operands must have at least one "
+                         f"dimension, got shapes {s1} and {s2} (use multiply for 0-d arrays)")
     k1 = s1[-1]
     k2 = s2[0] if n2 == 1 else s2[-2]
     if k1 != k2:
