@@ -472,3 +472,43 @@ def test_failed_allocation_frees_everything(name, force, make):
         x1 @ x2
     with sa.matmul_policy(force=force):
         np.testing.assert_allclose(np.asarray(x1 @ x2), want, rtol=1e-5, atol=1e-5)
+
+
+# -- the exporter cannot pull the memory from under a live view -----------------------------------
+def test_exporter_cannot_resize_or_release_under_a_view():
+    """While a view lives, the exporter's memory stays exported: resizing a bytearray,
+    array.array or NumPy owner is refused (a realloc would leave the view dangling), and
+    releasing the memoryview handed to asarray leaves the view's own export intact."""
+    ba = WeakBytearray(_f64_bytes(8))
+    x = sa.asarray(ba)[::-2]
+    expected = np.frombuffer(bytes(ba), np.uint8)[::-2].copy()
+    with pytest.raises(BufferError):
+        ba.extend(b"\0" * 4096)
+    arr = array.array("d", range(8))
+    y = sa.flip(sa.asarray(arr))
+    with pytest.raises(BufferError):
+        arr.extend(range(4096))
+    owner = _owning((16,), np.float64)
+    z = sa.asarray(owner)[::-1]
+    with pytest.raises(ValueError):
+        owner.resize(4096)
+    src = WeakBytearray(_f64_bytes(8))
+    m = memoryview(src).cast("d")
+    w = sa.asarray(m)[1::3]
+    m.release()  # releases this memoryview only; asarray holds its own export
+    with pytest.raises(BufferError):
+        src.extend(b"\0" * 4096)
+    wr = weakref.ref(src)
+    del src, m
+    _churn()
+    np.testing.assert_array_equal(np.asarray(x), expected)
+    np.testing.assert_array_equal(np.asarray(y), np.arange(8.0)[::-1])
+    np.testing.assert_array_equal(np.asarray(z), np.arange(16.0)[::-1])
+    np.testing.assert_array_equal(np.asarray(w), np.arange(8.0)[1::3])
+    del x, y, z
+    gc.collect()
+    ba.extend(b"\0" * 8)  # the last views are gone: the exporters are free again
+    arr.extend(range(8))
+    owner.resize(32)
+    del w
+    assert _dead(wr)

@@ -70,13 +70,17 @@ CASES: list[tuple[str, Callable[[], tuple[sa.Array, sa.Array]], str, tuple[str, 
 def _measure(x1: sa.Array, x2: sa.Array) -> dict:
     """One matmul with both meters running: C pack/scratch deltas and tracemalloc's peak."""
     gc.collect()
-    diag.reset_c_alloc_peak()
-    c0 = diag.c_alloc_stats()
-    tracemalloc.reset_peak()
-    t0, _ = tracemalloc.get_traced_memory()
-    z = x1 @ x2
-    t1, tpeak = tracemalloc.get_traced_memory()
-    c1 = diag.c_alloc_stats()
+    gc.disable()  # a collection inside the call would free unrelated memory and skew t1 - t0
+    try:
+        diag.reset_c_alloc_peak()
+        c0 = diag.c_alloc_stats()
+        tracemalloc.reset_peak()
+        t0, _ = tracemalloc.get_traced_memory()
+        z = x1 @ x2
+        t1, tpeak = tracemalloc.get_traced_memory()
+        c1 = diag.c_alloc_stats()
+    finally:
+        gc.enable()
     out = {"z": z, "traced_peak": tpeak - t0, "traced_kept": t1 - t0}
     for cat in ("pack", "scratch"):
         out[cat] = {"peak": c1[cat]["peak"] - c0[cat]["current"],
