@@ -207,10 +207,13 @@ def numpy_addresses(ref: np.ndarray, base: np.ndarray) -> np.ndarray:
 
 
 @st.composite
-def view_chain(draw, x: Array, ref: np.ndarray, max_ops: int = 4,
+def view_chain(draw, x: Array, ref: np.ndarray, base: np.ndarray, max_ops: int = 4,
                broadcast: bool = True) -> tuple[Array, np.ndarray, tuple]:
     """Random views (basic index, permute_dims, flip, reshape, broadcast_to, mT) applied to x
-    and ref in lockstep; returns both results and the list of operations."""
+    and ref (a view of `base`) in lockstep; returns both results and the operations. A reshape
+    op is ("reshape", shape) when both sides viewed; ("reshape", shape, "copy" or "numpy
+    views") when we could not view; ("reshape", shape, "numpy copies", values, view) when only we
+    viewed: then `values` is NumPy's (copied) result and `view` ours, for the test to compare."""
     ops = []
     kinds = ["index", "permute", "flip", "reshape", "mT"] + (["broadcast"] if broadcast else [])
     for _ in range(draw(st.integers(0, max_ops))):
@@ -235,8 +238,19 @@ def view_chain(draw, x: Array, ref: np.ndarray, max_ops: int = 4,
             try:
                 new_ref = ref.reshape(key, copy=False)
             except ValueError:
-                continue  # NumPy cannot view it; reshape copies are tested elsewhere
-            x, ref = sa.reshape(x, key, copy=False), new_ref
+                new_ref = None  # NumPy needs a copy
+            try:
+                new_x = sa.reshape(x, key, copy=False)
+            except ValueError:
+                # we need a copy too (NumPy viewing what we cannot is reported by the test)
+                ops.append(("reshape", key, "copy" if new_ref is None else "numpy views"))
+                continue
+            if new_ref is None:
+                # we view what NumPy copies (e.g. across a zero or overlapping stride): the
+                # values must still be the reshape's, and the chain goes on from our view
+                ops.append(("reshape", key, "numpy copies", ref.reshape(key), new_x))
+                new_ref = numpy_view(base, new_x.shape, new_x.strides, new_x.origin)
+            x, ref = new_x, new_ref
         elif kind == "broadcast" and nd < 5:
             lead = tuple(draw(st.lists(st.integers(0, 3), max_size=2)))
             key = lead + tuple(draw(st.integers(0, 3)) if n == 1 else n for n in ref.shape)
@@ -321,6 +335,7 @@ def matmul_cases(draw, big: bool = False) -> MatmulCase:
 
     s1 = (k,) if vec1 else batch_of() + (m, k)
     s2 = (k,) if vec2 else batch_of() + (k, n)
+    a = None
     both = draw(st.sampled_from(["small", "full", "special"]))
     if d1.kind not in "fc" or d2.kind not in "fc":
         both = "full" if both == "full" else "small"
@@ -328,7 +343,18 @@ def matmul_cases(draw, big: bool = False) -> MatmulCase:
         both = "small"
     if both == "special" and "c" in (d1.kind, d2.kind):
         both = "nan"  # a real inf cast to complex meets the same Annex G freedom (see values)
-    a = draw(descriptors(d1, shape=s1, kind=both))
+    if draw(st.integers(0, 4)) == 0:
+        # an lhs from a tests/strategies.py views() chain (its shape decides K and the batch)
+        p = draw(views(d1, max_dims=4, max_side=4))
+        if p.ref.ndim:
+            a = Fuzzed(p.x, p.ref, p.base_np, ("views",) + p.ops)
+            s1, k = p.ref.shape, p.ref.shape[-1]
+            b1 = s1[:-2]
+            s2 = (k,) if vec2 else tuple(draw(st.sampled_from([1, e])) for e in b1[
+                len(b1) - draw(st.integers(0, len(b1))):]) + (k, n)
+            both = "small"
+    if a is None:
+        a = draw(descriptors(d1, shape=s1, kind=both))
     if d1 is d2 and draw(st.integers(0, 3)) == 0:
         # the rhs over the lhs's buffer (aliasing inputs), when it fits
         b = draw(descriptors(d2, shape=s2, base=a.base))
