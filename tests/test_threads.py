@@ -28,6 +28,7 @@ import pytest
 
 import stridedarray as sa
 from stridedarray._ffi import lib
+from stridedarray._policy import current_policy
 
 NTHREADS = 6
 ITERATIONS = 60
@@ -207,9 +208,8 @@ def test_matmul_policy_is_per_thread():
     errors: list[str] = []
 
     def record(who: str) -> None:
-        pol = sa.current_policy() if hasattr(sa, "current_policy") else None
-        force = pol["force"] if pol else None
-        seen[who].append((force, sa.matmul_explain(a, b)["route"]))
+        pol = current_policy()
+        seen[who].append((pol["force"], pol["gemm_blas_min"], sa.matmul_explain(a, b)["route"]))
 
     def thread_a() -> None:
         try:
@@ -250,12 +250,11 @@ def test_matmul_policy_is_per_thread():
     assert not errors, errors
     default_route = sa.matmul_explain(a, b)["route"]
     assert default_route == "blas"
-    assert [r for _, r in seen["A"]] == ["generic", "generic", default_route]
-    assert [r for _, r in seen["B"]] == [default_route, "reference", "reference",
-                                         default_route]
-    if hasattr(sa, "current_policy"):
-        assert [f for f, _ in seen["A"]] == ["generic", "generic", None]
-        assert [f for f, _ in seen["B"]] == [None, "reference", "reference", None]
+    base = current_policy()["gemm_blas_min"]
+    assert seen["A"] == [("generic", base, "generic"), ("generic", base, "generic"),
+                         (None, base, default_route)]
+    assert seen["B"] == [(None, base, default_route), ("reference", 1000, "reference"),
+                         ("reference", 1000, "reference"), (None, base, default_route)]
 
 
 # -- Part 2: the GIL is released during the C calls ------------------------------------------------
