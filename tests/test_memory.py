@@ -93,7 +93,9 @@ def _measure(x1: sa.Array, x2: sa.Array) -> dict:
 @pytest.mark.parametrize("name,operands,route,packed", CASES, ids=[c[0] for c in CASES])
 def test_peak_extra_memory_is_payload_plus_output(name, operands, route, packed):
     x1, x2 = operands()
+    c0 = diag.c_alloc_stats()
     e = sa.matmul_explain(x1, x2)
+    assert diag.c_alloc_stats() == c0, "explain plans the packs but must not make them"
     assert e["route"] == route and set(e["packed"]) == set(packed), str(e)
     payload = e["payload_bytes"]
     assert payload > 0
@@ -117,6 +119,35 @@ def test_peak_extra_memory_is_payload_plus_output(name, operands, route, packed)
     want = np.matmul(np.asarray(x1).astype(m["z"].dtype.np),
                      np.asarray(x2).astype(m["z"].dtype.np))
     np.testing.assert_allclose(np.asarray(m["z"]), want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape,view", [
+    ((300, 200), lambda x: x[::-1, ::-1]),
+    ((40, 30, 20), lambda x: sa.permute_dims(x, (2, 0, 1))[:, ::-2]),
+    ((500,), lambda x: sa.broadcast_to(x[::-1], (7, 500))),
+])
+def test_to_row_major_allocates_only_its_output(shape, view):
+    """to_row_major copies in C into an output NumPy allocates: no C heap block, and traced
+    memory grows by the output's bytes plus a few Python objects."""
+    v = view(_rng_array(shape))
+    v.to_row_major()  # warm up
+    out_bytes = v.size * 8
+    gc.collect()
+    tracemalloc.start()
+    gc.disable()
+    try:
+        c0 = diag.c_alloc_stats()
+        t0, _ = tracemalloc.get_traced_memory()
+        y = v.to_row_major()
+        t1, peak = tracemalloc.get_traced_memory()
+        c1 = diag.c_alloc_stats()
+    finally:
+        gc.enable()
+        tracemalloc.stop()
+    assert c1 == c0
+    assert out_bytes <= peak - t0 <= out_bytes + PY_OBJECTS
+    assert out_bytes <= t1 - t0 <= out_bytes + PY_OBJECTS
+    np.testing.assert_array_equal(np.asarray(y), np.asarray(v))
 
 
 def _small_calls(n: int) -> list[tuple[str | None, sa.Array, sa.Array]]:
