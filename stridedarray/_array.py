@@ -15,7 +15,7 @@ from . import _dtypes
 from ._array_protocols import CPU_DEVICE, Device, _ArrayProtocols
 from ._dtypes import DType
 from ._ffi import ffi, lib
-from ._validation import c_strides
+from ._validation import c_strides, check_size
 
 __all__ = ["Array", "Device", "CPU_DEVICE"]
 
@@ -182,7 +182,11 @@ def _make_c(arr: np.ndarray, dt: DType) -> Array:
 def _alloc(dtype: DType, shape: tuple) -> Array:
     """A new uninitialised C-contiguous array; memory comes from NumPy's allocator (huge
     pages for large blocks, which matters for big matmul outputs)."""
-    arr = np.empty(shape, dtype.np)
+    try:
+        arr = np.empty(shape, dtype.np)
+    except ValueError:
+        check_size(shape, dtype.np.itemsize)  # the specific error for shapes too large
+        raise
     a = _make(_Storage(arr), dtype, shape, c_strides(shape), 0)
     a._npv = arr
     return a
@@ -350,7 +354,11 @@ class Array(_ArrayProtocols):
 
     def _pack(self, dtype: DType) -> Array:
         """Row-major copy converted to `dtype` in the same pass (the pack-once primitive)."""
-        out = np.empty(self._shape, dtype.np)
+        try:
+            out = np.empty(self._shape, dtype.np)
+        except ValueError:
+            check_size(self._shape, dtype.np.itemsize)
+            raise
         if out.size and lib.sa_to_row_major(self._c, ffi.from_buffer(out), dtype.code) != 0:
             out[...] = self._np  # pairs the C core declines (e.g. to bool) cast through NumPy
         a = _make(_Storage(out), dtype, self._shape, c_strides(self._shape), 0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any
 
@@ -10,7 +11,7 @@ import numpy as np
 from . import _dtypes
 from ._array import CPU_DEVICE, Array, Device, _alloc, _from_ndarray, _wrap
 from ._dtypes import DType
-from ._validation import normalize_shape
+from ._validation import check_size, normalize_shape
 
 __all__ = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full",
            "full_like", "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros",
@@ -181,7 +182,12 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
     if dt is None:
         ints = all(isinstance(v, int) for v in (start, stop, step))
         dt = _dtypes.int64 if ints else _dtypes.float64
-    return _wrap(np.arange(start, stop, step, dtype=dt.np))
+    try:
+        return _wrap(np.arange(start, stop, step, dtype=dt.np))
+    except ValueError:
+        n = max(0, math.ceil((stop - start) / step))
+        check_size((n,), dt.np.itemsize, f"arange({start}, {stop}, {step}): the length")
+        raise
 
 
 def _check_array(x: Any, name: str = "x") -> Array:
@@ -228,6 +234,7 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0,
     _check_device(device)
     dt = _check_dtype(dtype) or _dtypes.float64
     rows, cols = normalize_shape((n_rows, n_rows if n_cols is None else n_cols), "n_rows/n_cols")
+    check_size((rows, cols), dt.np.itemsize, "eye: (n_rows, n_cols)")
     return _wrap(np.eye(rows, cols, k=operator.index(k), dtype=dt.np))
 
 
@@ -244,6 +251,7 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
         raise TypeError(f"linspace: dtype must be a floating-point dtype"
                         f"{' (complex for complex bounds)' if cplx else ''}, got {dt.name}")
     (n,) = normalize_shape((num,), "num")
+    check_size((n,), dt.np.itemsize, "linspace: num")
     return _wrap(np.linspace(start, stop, n, endpoint=bool(endpoint), dtype=dt.np))
 
 

@@ -17,7 +17,7 @@ from . import _dtypes
 from ._array import Array, _derive, _wrap
 from ._utility import check_array as _check_array
 from ._utility import versioned_seq
-from ._validation import c_strides, normalize_axes, normalize_axis
+from ._validation import MAX_BYTES, c_strides, check_size, normalize_axes, normalize_axis
 
 __all__ = ["permute_dims", "matrix_transpose", "flip", "broadcast_to", "expand_dims",
            "squeeze", "reshape", "broadcast_arrays", "broadcast_shapes", "concat", "moveaxis",
@@ -81,7 +81,21 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     """Broadcast to `shape` (a view; broadcast axes get stride 0)."""
     _check_array(x)
     if type(shape) is not tuple or any(type(s) is not int for s in shape):
-        shape = tuple(operator.index(s) for s in shape)
+        try:
+            shape = tuple(operator.index(s) for s in shape)
+        except TypeError:
+            raise TypeError(f"broadcast_to: shape must be a tuple of ints, got {shape!r}") from None
+    # One pass for both size checks (this is a view function): negative extents, and a byte
+    # size beyond int64 (a stride-0 view can claim any count; NumPy refuses those too).
+    nbytes = x._dtype.np.itemsize
+    for s in shape:
+        if s > 0:
+            nbytes *= s
+        elif s < 0:
+            raise ValueError(f"cannot broadcast an array of shape {x.shape} to shape {shape}: "
+                             "negative extent")
+    if nbytes > MAX_BYTES:
+        check_size(shape, x._dtype.np.itemsize, "broadcast_to: shape")
     lead = len(shape) - x.ndim
     if lead < 0:
         raise ValueError(f"cannot broadcast an array of shape {x.shape} to the shape {shape} "
@@ -94,8 +108,6 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
             strides.append(0)
         else:
             raise ValueError(f"cannot broadcast an array of shape {x.shape} to shape {shape}")
-    if any(s < 0 for s in shape):
-        raise ValueError(f"shape {shape} has a negative extent")
     if len(shape) > 64:
         raise ValueError(f"arrays have at most 64 dimensions, got {len(shape)}")
     # Stride 0 repeats an element x already reaches: the offsets are x's (derived check).
@@ -189,7 +201,11 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
                     return x._view(shape, strides, x._origin)
     if not isinstance(shape, Sequence):
         shape = (shape,)
-    shape = [operator.index(s) for s in shape]
+    try:
+        shape = [operator.index(s) for s in shape]
+    except TypeError:
+        raise TypeError(f"reshape: shape must be an int or a tuple of ints, got {shape!r}") \
+            from None
     if shape.count(-1) > 1:
         raise ValueError(f"shape {tuple(shape)} may contain at most one -1")
     if any(s < -1 for s in shape):
@@ -204,6 +220,7 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
                              f"{tuple(shape)}")
         shape[shape.index(-1)] = x.size // known
     new_shape = tuple(shape)
+    check_size(new_shape, x._dtype.np.itemsize, "reshape: shape")
     if _prod(new_shape) != x.size:
         raise ValueError(f"cannot reshape an array of shape {x.shape} (size {x.size}) into "
                          f"shape {new_shape}")

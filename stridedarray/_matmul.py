@@ -18,7 +18,7 @@ from . import _dtypes
 from ._array import Array, _Storage
 from ._ffi import ffi, lib
 from ._policy import DEFAULT_POLICY, _current, current_policy, matmul_policy
-from ._validation import c_strides
+from ._validation import c_strides, check_size
 
 __all__ = ["matmul", "matmul_explain", "matmul_policy"]
 
@@ -126,7 +126,11 @@ def matmul(x1: Array, x2: Array, /) -> Array:
                 _GEOMETRY.clear()
             _GEOMETRY[key] = geo
         shape, strides, size = geo
-    arr = _empty(shape, dt.np)
+    try:
+        arr = _empty(shape, dt.np)
+    except ValueError:  # NumPy refuses sizes beyond int64: say which shape, in our words
+        check_size(shape, dt.np.itemsize, f"matmul: the output shape of {s1} @ {s2},")
+        raise
     ptr = _from_buffer(arr)
     c1 = x1._cd  # the cached C descriptors; made on first use by the _c property
     if c1 is None:

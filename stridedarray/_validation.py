@@ -5,7 +5,12 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 
-__all__ = ["AxisError", "normalize_axis", "normalize_axes", "normalize_shape", "c_strides"]
+__all__ = ["AxisError", "normalize_axis", "normalize_axes", "normalize_shape", "c_strides",
+           "check_size", "MAX_BYTES"]
+
+# The largest array, in bytes: NumPy's limit (its sizes are signed 64-bit), which every Array
+# meets because it has a zero-copy NumPy view; the C core's offsets are int64 too.
+MAX_BYTES = 2**63 - 1
 
 
 class AxisError(ValueError, IndexError):
@@ -44,7 +49,25 @@ def normalize_shape(shape: int | Sequence[int], name: str = "shape") -> tuple[in
         raise TypeError(f"{name} must be an int or a sequence of ints, got {shape!r}") from None
     if any(s < 0 for s in out):
         raise ValueError(f"{name} must not contain negative extents, got {out}")
+    if len(out) > 64:
+        raise ValueError(f"{name} has {len(out)} entries; arrays have at most 64 dimensions")
     return out
+
+
+def check_size(shape: tuple[int, ...], itemsize: int, name: str = "shape") -> None:
+    """ValueError when a shape cannot describe any array: the product of its non-zero extents
+    times the item size does not fit a signed 64-bit integer (NumPy's rule, zero-size too).
+
+    A ValueError, not a MemoryError: no machine could hold it, so the argument is at fault;
+    sizes that fit but cannot be allocated here still raise NumPy's MemoryError."""
+    n = itemsize
+    for s in shape:
+        if s:
+            n *= s
+    if n > MAX_BYTES:
+        raise ValueError(f"{name} {tuple(shape)} is too large: its non-zero extents times the "
+                         f"item size ({itemsize} bytes) make {n} bytes, more than an array can "
+                         "address (2**63 - 1 bytes)")
 
 
 def c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:

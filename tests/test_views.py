@@ -313,10 +313,8 @@ def test_views_of_foreign_strided_arrays_stay_in_bounds(dt, shape, seed):
 
 
 def test_huge_broadcast_views_raise_instead_of_crashing():
-    x = sa.broadcast_to(sa.zeros(1), (2**62, 4))  # a legal view: every element is offset 0
-    assert x.strides == (0, 0) and x.size == 2**64
-    for f in (x.to_row_major, lambda: np.asarray(x)):
-        with pytest.raises((ValueError, MemoryError)):
-            f()
-    with pytest.raises(OverflowError):
-        _ = sa.broadcast_to(sa.zeros(1), (2**64,))._c  # does not fit the C descriptor
+    # Element counts (times the item size) beyond int64 are refused when the view is made,
+    # as NumPy refuses them (issue 7's bad-input table has the full set of rows).
+    for shape in ((2**62, 4), (2**64,)):
+        with pytest.raises(ValueError, match="too large"):
+            sa.broadcast_to(sa.zeros(1), shape)
