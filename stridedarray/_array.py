@@ -55,6 +55,15 @@ def _offset_range(shape, strides, origin):
     return lo, hi
 
 
+def _used_strides(shape: tuple, strides: tuple) -> tuple:
+    """The strides with those no index ever multiplies set to 0: an extent-1 axis's, and all
+    of an empty array's. The same elements, with strides that fit int64 whenever the
+    descriptor passed _make (a used stride spans at most the buffer)."""
+    if 0 in shape:
+        return (0,) * len(shape)
+    return tuple(0 if n == 1 else s for n, s in zip(shape, strides, strict=True))
+
+
 def _make(st: _Storage, dtype: DType, shape: tuple, strides: tuple, origin: int) -> Array:
     """The one constructor: bounds-check a descriptor and build the Array.
 
@@ -324,10 +333,19 @@ class Array(_ArrayProtocols):
         v = self._npv
         if v is None:
             its = self._dtype.np.itemsize
-            v = np.ndarray(
-                self._shape, self._dtype.np, buffer=self._st.arr, offset=self._origin * its,
-                strides=tuple(s * its for s in self._strides),
-            )
+            try:
+                v = np.ndarray(
+                    self._shape, self._dtype.np, buffer=self._st.arr, offset=self._origin * its,
+                    strides=tuple(s * its for s in self._strides),
+                )
+            except (ValueError, OverflowError):
+                # Strides NumPy cannot hold (e.g. 2**70 on an extent-1 axis, made by slicing
+                # it with a step over and over) are never used: zero them. Too large: say so.
+                check_size(self._shape, its)
+                v = np.ndarray(
+                    self._shape, self._dtype.np, buffer=self._st.arr, offset=self._origin * its,
+                    strides=tuple(s * its for s in _used_strides(self._shape, self._strides)),
+                )
             self._npv = v
         return v
 
@@ -343,8 +361,12 @@ class Array(_ArrayProtocols):
             d.ndim = len(self._shape)
             d.dtype = self._dtype.code
             n = len(self._shape)
-            d.shape[0:n] = self._shape
-            d.strides[0:n] = self._strides
+            try:
+                d.shape[0:n] = self._shape
+                d.strides[0:n] = self._strides
+            except OverflowError:  # beyond int64: see _np
+                check_size(self._shape, self._dtype.np.itemsize)
+                d.strides[0:n] = _used_strides(self._shape, self._strides)
             self._cd = d
         return d
 
