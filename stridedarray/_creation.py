@@ -75,6 +75,8 @@ def asarray(
             view = memoryview(obj)
         except TypeError:
             view = None
+        except ValueError as e:  # a released memoryview (or an exporter that refuses)
+            raise ValueError(f"asarray: obj cannot export its memory: {e}") from None
         if view is not None:
             arr = np.asarray(view)
         else:
@@ -91,6 +93,9 @@ def asarray(
         arr = arr.astype(dtype.np)
         copy = None
     return _from_ndarray(arr, copy)
+
+
+_NUMBER = (bool, int, float, complex, np.bool_, np.number)
 
 
 def _from_python(obj: Any, dtype: DType | None) -> np.ndarray:
@@ -111,11 +116,28 @@ def _from_python(obj: Any, dtype: DType | None) -> np.ndarray:
                                 "pass dtype=uint64 explicitly")
     except OverflowError as e:
         raise OverflowError(str(e)) from None
-    if arr.dtype == object and any(isinstance(v, int) for v in arr.flat):
-        raise OverflowError("Python int out of range for the default integer dtype int64")
+    except ValueError as e:
+        # NumPy's wording ("setting an array element with a sequence...") names neither the
+        # argument nor the fault; these are the two structural ones.
+        msg = str(e)
+        if "inhomogeneous" in msg:
+            raise ValueError(f"asarray: obj is a ragged nested sequence (sublists of one level "
+                             f"differ in length or mix scalars and sequences): {msg}") from None
+        if "maximum number of dimension" in msg:
+            raise ValueError("asarray: obj is nested more than 64 levels deep (or contains "
+                             "itself); arrays have at most 64 dimensions") from None
+        into = target.name if target else "an array"
+        raise ValueError(f"asarray: cannot convert obj to {into}: {msg}") from None
     if arr.dtype == object or arr.dtype.kind not in "biufc":
-        raise TypeError(f"cannot make an array from {type(obj).__name__} "
-                        f"(NumPy infers {arr.dtype})")
+        bad = [v for v in arr.flat if not isinstance(v, _NUMBER)] if arr.dtype == object else []
+        if arr.dtype == object and not bad:
+            # Only numbers, yet NumPy fell back to object: an int beyond 64 bits.
+            raise OverflowError("Python int out of range for the default integer dtype int64")
+        what = type(bad[0]).__name__ if bad else {"U": "str", "S": "bytes"}.get(
+            arr.dtype.kind, str(arr.dtype))
+        where = "" if arr.ndim == 0 else f"a {type(obj).__name__} containing "
+        raise TypeError(f"asarray: obj must be an array, a buffer, or a Python bool, int, float "
+                        f"or complex (or nested sequences of them); got {where}{what}")
     return arr
 
 
