@@ -1,0 +1,486 @@
+"""The bad-input table (issue 7, item 3), run by tests/test_bad_input.py one child at a time.
+
+A row is (id, setup, call, expected exception, message fragment). `setup` binds the inputs
+(every Array, ndarray, bytes, bytearray and memoryview it binds is snapshotted and must be
+unchanged after the call); `call` is the statement under test. Rows with `exc=None` must not
+raise; their `check` asserts on what the call bound (usually `r`). The choices made where the
+issue is silent are written next to the rows they concern.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Case:
+    """One row: build inputs, make the call, expect an exception (or run `check`)."""
+
+    id: str
+    setup: str
+    call: str
+    exc: type[BaseException] | tuple[type[BaseException], ...] | None
+    match: str = ""
+    check: str = ""
+    warns: bool = False  # the call may emit warnings (otherwise a warning fails the row)
+
+    @property
+    def exc_name(self) -> str:
+        """The expected exception class name(s), for messages."""
+        if isinstance(self.exc, tuple):
+            return " or ".join(e.__name__ for e in self.exc)
+        return "no exception" if self.exc is None else self.exc.__name__
+
+
+CASES: list[Case] = []
+
+
+def row(id: str, setup: str, call: str, exc: Any, match: str = "", check: str = "",  # noqa: A002
+        warns: bool = False) -> None:
+    """Append one row to the table."""
+    CASES.append(Case(id, setup, call, exc, match, check, warns))
+
+
+# -- matmul: 0-d operands, on every route into matmul (operator, function, reflected, in-place)
+S0 = "a0 = sa.asarray(2.0); m = sa.ones((2, 2)); v = sa.ones(2)"
+for rid, call, arg in [
+    ("matmul_0d_lhs_operator", "a0 @ m", "x1"), ("matmul_0d_rhs_operator", "m @ a0", "x2"),
+    ("matmul_0d_lhs_function", "sa.matmul(a0, v)", "x1"),
+    ("matmul_0d_rhs_function", "sa.matmul(v, a0)", "x2"),
+    ("matmul_0d_both", "a0 @ a0", "x1"),
+    ("matmul_0d_linalg", "sa.linalg.matmul(m, a0)", "x2"),
+    ("matmul_0d_rmatmul", "m.__rmatmul__(a0)", "x1"),
+    ("matmul_0d_imatmul_rhs", "m @= a0", "x2"), ("matmul_0d_imatmul_lhs", "a0 @= m", "x1"),
+    ("matmul_0d_explain", "sa.matmul_explain(a0, m)", "x1"),
+]:
+    row(rid, S0, call, ValueError, f"{arg} is 0-d")
+
+# -- matmul: contracted dimension and batch shape mismatches
+for rid, s1, s2, frag in [
+    ("matmul_k_1d_1d", (3,), (4,), "contracted dimensions differ"),
+    ("matmul_k_2d_2d", (2, 3), (4, 5), "contracted dimensions differ"),
+    ("matmul_k_1d_2d", (3,), (4, 2), "contracted dimensions differ"),
+    ("matmul_k_2d_1d", (2, 3), (4,), "contracted dimensions differ"),
+    ("matmul_k_batched", (2, 3, 4), (2, 5, 6), "contracted dimensions differ"),
+    ("matmul_k_empty", (0, 3), (4, 0), "contracted dimensions differ"),
+    ("matmul_k_vector_batched", (3,), (2, 4, 5), "contracted dimensions differ"),
+    ("matmul_batch_mismatch", (2, 3, 4), (3, 4, 5), "do not broadcast"),
+    ("matmul_batch_mismatch_4d", (2, 1, 3, 4), (5, 3, 4, 5), "do not broadcast"),
+    ("matmul_batch_mismatch_zero", (0, 3, 4), (2, 4, 5), "do not broadcast"),
+]:
+    S = f"a = sa.ones({s1}); b = sa.ones({s2})"
+    row(rid, S, "a @ b", ValueError, frag)
+    row(rid + "_function", S, "sa.matmul(a, b)", ValueError, frag)
+row("matmul_k_imatmul", "a = sa.ones((2, 3)); b = sa.ones((4, 3))", "a @= b", ValueError,
+    "contracted dimensions differ")
+row("matmul_imatmul_shape_change", "a = sa.ones((2, 3)); b = sa.ones((3, 4))", "a @= b",
+    ValueError, "would change x1's shape")
+row("matmul_imatmul_dtype_change", "a = sa.ones((2, 2), dtype=sa.float32); b = sa.ones((2, 2))",
+    "a @= b", ValueError, "would change x1's dtype")
+
+# -- matmul: dtypes. bool has no matmul; mixed kinds have no promotion in the standard.
+SB = ("t = sa.ones((2, 2), dtype=sa.bool); f = sa.ones((2, 2)); "
+      "i8 = sa.ones((2, 2), dtype=sa.int8); u64 = sa.ones((2, 2), dtype=sa.uint64); "
+      "i64 = sa.ones((2, 2), dtype=sa.int64)")
+row("matmul_bool_bool", SB, "t @ t", TypeError, "x1 has dtype bool")
+row("matmul_bool_rhs", SB, "f @ t", TypeError, "x2 has dtype bool")
+row("matmul_bool_lhs_function", SB, "sa.matmul(t, f)", TypeError, "x1 has dtype bool")
+row("matmul_bool_imatmul", SB, "t @= t", TypeError, "x1 has dtype bool")
+row("matmul_bool_explain", SB, "sa.matmul_explain(f, t)", TypeError, "x2 has dtype bool")
+row("matmul_int_float", SB, "i8 @ f", TypeError, "no type promotion between int8 and float64")
+row("matmul_uint64_int64", SB, "u64 @ i64", TypeError, "no type promotion")
+
+# -- object dtype: NumPy object arrays are not arrays of an Array API dtype
+SO = "o = np.array([[1, 2], [3, 4]], dtype=object); m = sa.ones((2, 2))"
+row("asarray_object_ints", SO, "sa.asarray(o)", TypeError, "dtype object")
+row("asarray_object_mixed", "o = np.array([1.0, 'a', None], dtype=object)", "sa.asarray(o)",
+    TypeError, "dtype object")
+row("asarray_object_dtype_given", SO, "sa.asarray(o, dtype=sa.float64)", TypeError,
+    "dtype object")
+row("matmul_object_rhs", SO, "m @ o", TypeError, "x2 must be a stridedarray Array")
+row("matmul_object_lhs", SO, "o @ m", TypeError, "unsupported operand")
+
+# -- non-array operands. The standard's matmul takes arrays only: a list, a string, None or a
+# NumPy array is refused with TypeError naming x1 or x2 (no implicit asarray: a NumPy array
+# is not one of our arrays, and converting silently would hide a copy or a dtype change).
+# `ndarray @ Array` raises too: Array sets __array_ufunc__ = None, so NumPy defers to us and
+# we decline, as for any non-array.
+SN = "m = sa.ones((2, 2)); n = np.ones((2, 2))"
+for rid, call, exc, frag in [
+    ("matmul_str_rhs", "m @ 'x'", TypeError, "x2 must be a stridedarray Array, got str"),
+    ("matmul_str_lhs", "'x' @ m", TypeError, "unsupported operand"),
+    ("matmul_none_rhs", "m @ None", TypeError, "x2 must be a stridedarray Array, got NoneType"),
+    ("matmul_list_rhs", "sa.matmul(m, [[1.0, 0.0], [0.0, 1.0]])", TypeError,
+     "x2 must be a stridedarray Array, got list"),
+    ("matmul_list_lhs", "sa.matmul([[1.0]], m)", TypeError, "x1 must be a stridedarray Array"),
+    ("matmul_numpy_rhs", "m @ n", TypeError, "x2 must be a stridedarray Array, got ndarray"),
+    ("matmul_numpy_lhs", "n @ m", TypeError, "unsupported operand"),
+    ("matmul_numpy_function", "sa.matmul(n, m)", TypeError, "x1 must be a stridedarray Array"),
+    ("matmul_numpy_imatmul", "m @= n", TypeError, "x2 must be a stridedarray Array"),
+    ("matmul_numpy_explain", "sa.matmul_explain(m, n)", TypeError, "x2 must be a stridedarray"),
+    ("matmul_none_imatmul", "m @= None", TypeError, "x2 must be a stridedarray Array"),
+]:
+    row(rid, SN, call, exc, frag)
+row("matmul_numpy_hint", SN, "m @ n", TypeError, "stridedarray.asarray")
+
+# -- Python scalars where arrays are required
+SP = "m = sa.ones((2, 2)); v = sa.ones(3)"
+for rid, call, frag in [
+    ("scalar_matmul_lhs", "sa.matmul(2.0, m)", "x1 must be"),
+    ("scalar_matmul_rhs_operator", "m @ 2.0", "x2 must be"),
+    ("scalar_matmul_lhs_operator", "2.0 @ m", "unsupported operand"),
+    ("scalar_matmul_int_operator", "m @ 2", "x2 must be"),
+    ("scalar_imatmul", "m @= 2.0", "x2 must be"),
+    ("scalar_matrix_transpose", "sa.matrix_transpose(2.0)", "x must be"),
+    ("scalar_linalg_matrix_transpose", "sa.linalg.matrix_transpose(1)", "x must be"),
+    ("scalar_permute_dims", "sa.permute_dims(2.0, (0,))", "x must be"),
+    ("scalar_reshape", "sa.reshape(2.0, (1,))", "x must be"),
+    ("scalar_broadcast_to", "sa.broadcast_to(2.0, (2,))", "x must be"),
+    ("scalar_flip", "sa.flip(2.0)", "x must be"),
+    ("scalar_expand_dims", "sa.expand_dims(2.0)", "x must be"),
+    ("scalar_astype", "sa.astype(2.0, sa.float32)", "x must be"),
+    ("scalar_sum", "sa.sum(2.0)", "x must be"),
+    ("scalar_sin", "sa.sin(2.0)", "x must be"),
+    ("scalar_sort", "sa.sort(2.0)", "x must be"),
+    ("scalar_take", "sa.take(2.0, sa.asarray([0]))", "x must be"),
+    ("scalar_tensordot", "sa.tensordot(2.0, m)", "x1 must be"),
+    ("scalar_vecdot", "sa.vecdot(v, 2.0)", "x2 must be"),
+    ("scalar_linalg_inv", "sa.linalg.inv(2.0)", "x must be"),
+    ("scalar_linalg_det", "sa.linalg.det(2.0)", "x must be"),
+    ("scalar_linalg_cholesky", "sa.linalg.cholesky([[1.0]])", "x must be"),
+    ("scalar_linalg_solve", "sa.linalg.solve(m, 2.0)", "x2 must be"),
+    ("scalar_linalg_outer", "sa.linalg.outer(2.0, v)", "x1 must be"),
+    ("scalar_linalg_cross", "sa.linalg.cross(v, 2.0)", "x2 must be"),
+    ("scalar_linalg_vector_norm", "sa.linalg.vector_norm(2.0)", "x must be"),
+    ("scalar_linalg_matrix_norm", "sa.linalg.matrix_norm(2.0)", "x must be"),
+    ("scalar_linalg_trace", "sa.linalg.trace(2.0)", "x must be"),
+    ("scalar_linalg_diagonal", "sa.linalg.diagonal(2.0)", "x must be"),
+    ("scalar_linalg_matrix_power", "sa.linalg.matrix_power(2.0, 2)", "x must be"),
+    ("scalar_linalg_svd", "sa.linalg.svd(2.0)", "x must be"),
+    ("scalar_linalg_eigh", "sa.linalg.eigh(2.0)", "x must be"),
+    ("scalar_fft", "sa.fft.fft(2.0)", "x must be"),
+]:
+    row(rid, SP, call, TypeError, frag)
+
+# -- shapes whose element count or byte size does not fit 64 bits. Decision: ValueError, because
+# such a shape cannot describe any array on any machine (a property of the argument, the class
+# NumPy uses too); MemoryError is kept for sizes that are representable but cannot be
+# allocated here. The limit is NumPy's: the product of the non-zero extents times the item
+# size must fit a signed 64-bit integer (every Array has a zero-copy NumPy view, and the C core
+# does its offset arithmetic in int64). Zero-size arrays are held to the same rule.
+for rid, call in [
+    ("huge_zeros_2_32_sq", "sa.zeros((2**32, 2**32))"),
+    ("huge_zeros_2_62_x_8", "sa.zeros((2**62, 8))"),
+    ("huge_empty_2_63", "sa.empty((2**63,))"),
+    ("huge_empty_int_2_64", "sa.empty(2**64)"),
+    ("huge_ones_int8", "sa.ones((2**40, 2**40), dtype=sa.int8)"),
+    ("huge_full", "sa.full((2**31, 2**31, 4), 1.5)"),
+    ("huge_full_bytes", "sa.full((2**61,), 1.5)"),
+    ("huge_many_extents", "sa.zeros((1000,) * 8)"),
+    ("huge_zero_size", "sa.zeros((2**40, 2**40, 0))"),
+    ("huge_empty_like_dtype", "sa.empty((2**60, 2), dtype=sa.complex128)"),
+    ("huge_eye", "sa.eye(2**32)"),
+    ("huge_linspace", "sa.linspace(0.0, 1.0, 2**62)"),
+    ("huge_arange", "sa.arange(2**62)"),
+    ("huge_reshape_empty", "sa.reshape(sa.zeros(0), (2**40, 2**40, 0))"),
+    ("huge_reshape_extent_2_63", "sa.reshape(sa.zeros(0), (2**63, 0))"),
+    ("huge_broadcast_2_32_sq", "sa.broadcast_to(sa.ones(1), (2**32, 2**32))"),
+    ("huge_broadcast_2_62_x_8", "sa.broadcast_to(sa.ones(1), (2**62, 8))"),
+    ("huge_broadcast_2_63", "sa.broadcast_to(sa.ones(1), (2**63,))"),
+    ("huge_broadcast_bytes", "sa.broadcast_to(sa.ones(1), (2**61,))"),
+    ("huge_broadcast_arrays", "sa.broadcast_arrays(sa.broadcast_to(sa.ones((1, 1)), (2**32, 1)), "
+     "sa.broadcast_to(sa.ones((1, 1)), (1, 2**32)))"),
+    ("huge_matmul_output", "x = sa.broadcast_to(sa.ones((1, 1)), (2**40, 1)); "
+     "y = sa.broadcast_to(sa.ones((1, 1)), (1, 2**40)); x @ y"),
+    ("huge_matmul_batched_output", "x = sa.broadcast_to(sa.ones((1, 1, 1)), (2**40, 1, 1)); "
+     "y = sa.broadcast_to(sa.ones((1, 1, 1, 1)), (2**40, 1, 1, 1)); x @ y"),
+]:
+    row(rid, "", call, ValueError, "too large")
+# Representable but not allocatable (more than the 47-bit address space): NumPy's MemoryError.
+row("huge_empty_representable", "", "sa.empty((2**59,))", MemoryError, "unable to allocate")
+row("huge_matmul_output_representable", "x = sa.broadcast_to(sa.ones((1, 1)), (2**29, 1)); "
+    "y = sa.broadcast_to(sa.ones((1, 1)), (1, 2**29))", "x @ y", MemoryError,
+    "unable to allocate")
+row("huge_to_row_major", "x = sa.broadcast_to(sa.ones((1, 1)), (2**29, 2**29))",
+    "x.to_row_major()", MemoryError, "unable to allocate")
+# A huge stride on an extent-1 axis (repeated step-two slicing of a length-1 axis) is legal:
+# the stride is never used, so the array must work everywhere.
+SH = ("x = sa.ones((1, 1))\nfor _ in range(70):\n    x = x[::2]\n"
+      "y = sa.ones(1)[::2**64]")
+row("huge_stride_extent_one_matmul", SH, "r = x @ x; q = y @ y",
+    None, check="assert float(r[0, 0]) == 1.0 and float(q) == 1.0")
+row("huge_stride_extent_one_elementwise", SH, "r = x + 1.0; q = np.asarray(y)",
+    None, check="assert float(r[0, 0]) == 2.0 and q.tolist() == [1.0]")
+row("huge_stride_extent_one_pack", SH, "r = x.to_row_major()", None,
+    check="assert r.shape == (1, 1) and float(r[0, 0]) == 1.0")
+
+# -- negative dimensions
+for rid, call, frag in [
+    ("negative_zeros", "sa.zeros((2, -1))", "negative"),
+    ("negative_empty", "sa.empty(-1)", "negative"),
+    ("negative_ones", "sa.ones((-3,))", "negative"),
+    ("negative_full", "sa.full((-3,), 1.0)", "negative"),
+    ("negative_eye_rows", "sa.eye(-1)", "negative"),
+    ("negative_eye_cols", "sa.eye(2, -1)", "negative"),
+    ("negative_linspace_num", "sa.linspace(0.0, 1.0, -1)", "negative"),
+    ("negative_reshape", "sa.reshape(sa.ones(4), (-2, -2))", "negative"),
+    ("negative_reshape_with_infer", "sa.reshape(sa.ones(4), (-1, -4))", "negative"),
+    ("negative_broadcast_to", "sa.broadcast_to(sa.ones(1), (-1,))", "negative"),
+    ("negative_broadcast_to_inner", "sa.broadcast_to(sa.ones(1), (2, -1))", "negative"),
+    ("negative_broadcast_to_lead", "sa.broadcast_to(sa.ones(()), (-1, 3))", "negative"),
+]:
+    row(rid, "", call, ValueError, frag)
+for rid, call, frag in [
+    ("shape_float_zeros", "sa.zeros(2.5)", "shape must be"),
+    ("shape_str_zeros", "sa.zeros('3')", "shape must be"),
+    ("shape_float_reshape", "sa.reshape(sa.ones(4), (2.0, 2))", "shape must be"),
+    ("shape_float_broadcast_to", "sa.broadcast_to(sa.ones(1), (2.0,))", "shape must be"),
+    ("shape_int_broadcast_to", "sa.broadcast_to(sa.ones(1), 2)", "shape must be"),
+    ("dtype_str_zeros", "sa.zeros(2, dtype='float64')", "dtype must be"),
+    ("dtype_numpy_asarray", "sa.asarray([1], dtype=np.float64)", "dtype must be"),
+]:
+    row(rid, "", call, TypeError, frag)
+row("rank_65_zeros", "", "sa.zeros((1,) * 65)", ValueError, "64 dimensions")
+row("rank_65_index_none", "x = sa.zeros((1,) * 64)", "x[None]", ValueError, "64 dimensions")
+
+# -- descriptors outside their buffer: _make (the one validating constructor) and x._view.
+# Decision on NumPy sources: `asarray` trusts the memory a NumPy array claims (as NumPy does;
+# numpy.lib.stride_tricks.as_strided is documented as unchecked, and the exporter of the
+# base may be foreign memory whose extent we cannot know), so an as_strided view pointing
+# outside its base cannot be detected. What we check is our own descriptors: every view is
+# bounds-checked against the window asarray derived from the NumPy array's strides.
+SD = ("from stridedarray._array import _make, _Storage\n"
+      "buf = np.arange(4.0); st = _Storage(buf); x = sa.asarray(buf)")
+for rid, call, frag in [
+    ("descriptor_make_past_end", "_make(st, sa.float64, (5,), (1,), 0)", "out of bounds"),
+    ("descriptor_make_negative_origin", "_make(st, sa.float64, (1,), (1,), -1)",
+     "out of bounds"),
+    ("descriptor_make_origin_past_end", "_make(st, sa.float64, (1,), (1,), 4)", "out of bounds"),
+    ("descriptor_make_rank_mismatch", "_make(st, sa.float64, (2,), (1, 1), 0)",
+     "but strides"),
+    ("descriptor_view_stride", "x._view((2,), (3,), 2)", "out of bounds"),
+    ("descriptor_view_negative_stride", "x._view((2,), (-1,), 0)", "out of bounds"),
+    ("descriptor_view_2d", "x._view((2, 2), (1, 3), 0)", "out of bounds"),
+    ("descriptor_view_3d", "x._view((2, 2, 2), (2, 1, 1), 1)", "out of bounds"),
+    ("descriptor_view_huge", "x._view((2**62,), (2**62,), 0)", "out of bounds"),
+    # Stride-0 descriptors claiming more than int64 bytes pass _make (every offset is in the
+    # buffer); the first use that needs the NumPy view or the C descriptor says "too large".
+    ("descriptor_view_huge_zero_stride", "v = x._view((2**40, 2**40), (0, 0), 0); v + 1.0",
+     "too large"),
+    ("descriptor_view_extent_2_64", "v = x._view((2**64,), (0,), 0); v @ v", "too large"),
+]:
+    row(rid, SD, call, ValueError, frag)
+SW = ("base = np.arange(8.0)\n"
+      "win = np.lib.stride_tricks.sliding_window_view(base, 3)[::-2]\n"  # overlapping, reversed
+      "x = sa.asarray(win)")
+row("descriptor_asarray_overlapping_numpy", SW, "r = (x @ sa.ones(3))._np", None,
+    check="assert np.array_equal(r, win @ np.ones(3))")
+row("descriptor_view_outside_numpy_window", SW, "x._view((3, 3), (1, 1), 3)", ValueError,
+    "out of bounds")
+
+# -- writes to read-only arrays: from bytes, a read-only NumPy array, a read-only memoryview;
+# every write route (setitem, advanced setitem, in-place operators, @=) and views of them.
+SR = ("n = np.frombuffer(bytes(32), dtype=np.float64).reshape(2, 2)\n"
+      "a = sa.asarray(n); i = sa.asarray(np.frombuffer(bytes(32), dtype=np.int64))\n"
+      "b = sa.asarray(bytes(16)); m = sa.ones((2, 2))")
+for rid, call in [
+    ("readonly_bytes_setitem", "b[0] = 1"),
+    ("readonly_bytes_fill", "b[...] = 0"),
+    ("readonly_bytes_iadd", "b += 1"),
+    ("readonly_numpy_setitem", "a[0, 0] = 1.0"),
+    ("readonly_numpy_setitem_array", "a[...] = m"),
+    ("readonly_numpy_setitem_advanced", "a[sa.asarray([0])] = 1.0"),
+    ("readonly_numpy_setitem_mask", "a[sa.asarray([[True, False], [False, True]])] = 1.0"),
+    ("readonly_iadd", "a += 1.0"), ("readonly_isub", "a -= 1.0"), ("readonly_imul", "a *= 2.0"),
+    ("readonly_itruediv", "a /= 2.0"), ("readonly_ipow", "a **= 2.0"),
+    ("readonly_ifloordiv", "i //= 2"), ("readonly_imod", "i %= 2"), ("readonly_iand", "i &= 1"),
+    ("readonly_ior", "i |= 1"), ("readonly_ixor", "i ^= 1"), ("readonly_ilshift", "i <<= 1"),
+    ("readonly_irshift", "i >>= 1"),
+    ("readonly_imatmul", "a @= m"),
+    ("readonly_view_transpose", "v = a.mT; v[...] = 1.0"),
+    ("readonly_view_row", "v = a[0]; v[0] = 1.0"),
+    ("readonly_view_flip_iadd", "v = sa.flip(a); v += 1.0"),
+    ("readonly_view_reshape", "v = sa.reshape(a, (4,)); v[1] = 1.0"),
+    ("readonly_from_dlpack", "v = sa.from_dlpack(a); v[0, 0] = 1.0"),
+    ("readonly_asarray_again", "v = sa.asarray(a, copy=False); v[0, 0] = 1.0"),
+    ("readonly_numpy_export", "np.asarray(a)[0, 0] = 1.0"),
+]:
+    row(rid, SR, call, ValueError, "read-only")
+row("readonly_memoryview_of_bytes", "src = bytes(8); a = sa.asarray(memoryview(src))",
+    "a[0] = 1", ValueError, "read-only")
+row("readonly_memoryview_toreadonly",
+    "src = bytearray(8); a = sa.asarray(memoryview(src).toreadonly())", "a[0] = 1",
+    ValueError, "read-only")
+row("readonly_matmul_reads_fine", SR, "r = a @ m", None,
+    check="assert np.array_equal(r._np, np.zeros((2, 2)))")
+
+# -- memoryviews: a released one is refused; an Array made from one that is released later
+# keeps the memory alive (NumPy's import holds its own export of the bytearray, so the
+# release does not free it and the bytearray cannot be resized under the Array).
+row("memoryview_released", "mv = memoryview(bytearray(8)); mv.release()", "sa.asarray(mv)",
+    ValueError, "released")
+row("memoryview_released_copy", "mv = memoryview(bytearray(8)); mv.release()",
+    "sa.asarray(mv, copy=True)", ValueError, "released")
+SM = "ba = bytearray(range(16)); mv = memoryview(ba); a = sa.asarray(mv); mv.release()"
+row("memoryview_released_after_read", SM, "r = a + 0", None,
+    check="assert r._np.tolist() == list(range(16))")
+row("memoryview_released_after_matmul", SM,
+    "r = sa.astype(a, sa.float64) @ sa.ones(16)", None, check="assert float(r) == 120.0")
+row("memoryview_released_then_resize", SM, "ba.extend(b'x')", BufferError, "")
+
+# -- Python nested sequences
+for rid, call, exc, frag in [
+    ("list_ragged", "sa.asarray([[1, 2], [3]])", ValueError, "ragged"),
+    ("list_ragged_inner", "sa.asarray([[1], [2, 3]])", ValueError, "ragged"),
+    ("list_ragged_scalar_and_list", "sa.asarray([[1, 2], 3])", ValueError, "ragged"),
+    ("list_ragged_arrays", "sa.asarray([sa.ones(2), sa.ones(3)])", ValueError, "ragged"),
+    ("list_ragged_3d", "sa.asarray([[[1, 2]], [[3]]])", ValueError, "ragged"),
+    ("list_str_element", "sa.asarray([[1, 'a']])", TypeError, "str"),
+    ("list_none_element", "sa.asarray([1, None])", TypeError, "NoneType"),
+    ("list_dict_element", "sa.asarray([1, {}])", TypeError, "dict"),
+    ("list_int_too_large", "sa.asarray([[1, 2**70]])", OverflowError, "int64"),
+    ("list_negative_for_uint", "sa.asarray([1, -1], dtype=sa.uint8)", OverflowError, "uint8"),
+    ("list_too_deep", "x = [1]\nfor _ in range(64):\n    x = [x]\nsa.asarray(x)", ValueError,
+     "64"),
+    ("list_recursive", "x = []\nx.append(x)\nsa.asarray(x)", ValueError, "64"),
+    ("obj_set", "sa.asarray({1, 2})", TypeError, "set"),
+    ("obj_generator", "sa.asarray(k for k in range(3))", TypeError, "generator"),
+    ("obj_str", "sa.asarray('abc')", TypeError, "str"),
+    ("obj_none", "sa.asarray(None)", TypeError, "NoneType"),
+    ("obj_list_copy_false", "sa.asarray([1.0], copy=False)", ValueError, "without copying"),
+]:
+    row(rid, "", call, exc, frag)
+row("list_mixed_numbers", "", "r = sa.asarray([1, 2.5, 1j])", None,
+    check="assert r.dtype == sa.complex128 and r._np.tolist() == [1, 2.5, 1j]")
+row("list_deep_64_ok", "x = [1.0]\nfor _ in range(63):\n    x = [x]", "r = sa.asarray(x)", None,
+    check="assert r.ndim == 64")
+
+
+# -- NaN and infinity: not errors. They must propagate as IEEE 754 says (NaN in, NaN out in the
+# affected positions; inf * 0 = NaN; +inf and -inf in one sum = NaN), on every matmul route.
+# Reference: NumPy's element-wise multiply and sum in float64/complex128 (no BLAS, so no
+# kernel shortcut can hide a NaN). Real dtypes must match the NaN and +-inf pattern exactly.
+# Decision for complex infinities: the product (inf + 0j)(b + cj) has no single IEEE answer
+# (the textbook formula gives inf + nan*j or inf + inf*j, BLAS kernels and C99 Annex G differ),
+# so for complex dtypes the set of non-finite outputs must match exactly (and with NaN inputs,
+# the set of outputs with a NaN part), not which part is NaN.
+def ieee_operands(s1: tuple, s2: tuple, dtype: str, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """Operands with non-zero finite values and one planted NaN or infinity (see `kind`)."""
+    rng = np.random.default_rng(len(s1) * 7 + len(s2) + sum(s1) + sum(s2))
+
+    def make(shape: tuple) -> np.ndarray:
+        x = rng.uniform(0.5, 2.0, shape) * rng.choice([-1.0, 1.0], shape)
+        if np.dtype(dtype).kind == "c":
+            x = x + 1j * rng.uniform(0.5, 2.0, shape)
+        return x.astype(dtype)
+
+    a, b = make(s1), make(s2)
+    first = (0,) * a.ndim  # a[..., 0, 0]: row 0, inner index 0 of the first matrix
+    if kind == "nan":
+        a[first] = np.nan
+        b[(0,) * (b.ndim - 1) + (-1,)] = np.nan  # and one in b's last column
+    elif kind == "inf":
+        a[first] = np.inf
+        b[(0,) * (b.ndim - 2) + (-1, -1) if b.ndim > 1 else (-1,)] = -np.inf
+    elif kind == "inf0":
+        a[first] = np.inf
+        if b.ndim == 1:
+            b[0] = 0
+        else:
+            b[..., 0, :] = 0  # the inner index the infinity meets: inf * 0
+    return a, b
+
+
+def ieee_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """matmul by element-wise products and sums in double precision (the IEEE reference)."""
+    wide = np.complex128 if np.iscomplexobj(a) or np.iscomplexobj(b) else np.float64
+    a2 = a.astype(wide)[..., None, :] if a.ndim == 1 else a.astype(wide)
+    b2 = b.astype(wide)[..., :, None] if b.ndim == 1 else b.astype(wide)
+    with np.errstate(all="ignore"):
+        r = (a2[..., :, :, None] * b2[..., None, :, :]).sum(axis=-2)
+    if a.ndim == 1:
+        r = r[..., 0, :]
+    if b.ndim == 1:
+        r = r[..., 0]
+    return r
+
+
+def ieee_same(r: Any, ref: np.ndarray, bound: Any = None, nan_exact: bool = True) -> None:
+    """AssertionError unless `r` has `ref`'s NaN/inf pattern and close finite values."""
+    got = np.asarray(r._np if hasattr(r, "_np") else r)
+    ref = np.asarray(ref)
+    assert got.shape == ref.shape, (got.shape, ref.shape)
+    if got.dtype.kind == "c":
+        fin_got = np.isfinite(got.real) & np.isfinite(got.imag)
+        fin_ref = np.isfinite(ref.real) & np.isfinite(ref.imag)
+        assert np.array_equal(fin_got, fin_ref), f"non-finite outputs differ:\n{got}\n{ref}"
+        if nan_exact:
+            nan_got = np.isnan(got.real) | np.isnan(got.imag)
+            nan_ref = np.isnan(ref.real) | np.isnan(ref.imag)
+            assert np.array_equal(nan_got, nan_ref), f"NaN outputs differ:\n{got}\n{ref}"
+    else:
+        assert np.array_equal(np.isnan(got), np.isnan(ref)), f"NaN differ:\n{got}\n{ref}"
+        assert np.array_equal(np.isposinf(got), np.isposinf(ref)), f"+inf:\n{got}\n{ref}"
+        assert np.array_equal(np.isneginf(got), np.isneginf(ref)), f"-inf:\n{got}\n{ref}"
+        fin_ref = np.isfinite(ref)
+    eps = np.finfo(got.dtype).eps
+    scale = np.abs(ref) if bound is None else np.asarray(bound)
+    with np.errstate(all="ignore"):
+        err = np.abs(got - ref)
+    ok = err[fin_ref] <= 64 * eps * (scale[fin_ref] + 1.0)
+    assert ok.all(), f"finite values differ:\n{got}\n{ref}"
+
+
+def ieee_check_matmul(r: Any, a: np.ndarray, b: np.ndarray, kind: str) -> None:
+    """`r` (a matmul result) against the IEEE reference for operands `a`, `b`."""
+    fa = np.where(np.isfinite(a), np.abs(a), 0)
+    fb = np.where(np.isfinite(b), np.abs(b), 0)
+    bound = np.abs(ieee_matmul(fa, fb))
+    complex_inf = np.iscomplexobj(a) and kind != "nan"
+    ieee_same(r, ieee_matmul(a, b), bound, nan_exact=not complex_inf)
+
+
+HELPERS: dict[str, Any] = {"np": np, "ieee_operands": ieee_operands,
+                           "ieee_matmul": ieee_matmul, "ieee_same": ieee_same,
+                           "ieee_check_matmul": ieee_check_matmul}
+
+# role -> (lhs shape, rhs shape, lhs layout, rhs layout); layouts: "c" C-contiguous,
+# "rev" last axis reversed (negative stride: BLAS cannot read it; pack-once can), "t" the
+# transpose of a C-contiguous array (BLAS's transposed operand).
+IEEE_ROLES = {
+    "dot": ((64,), (64,), "c", "c"),
+    "dot_small": ((3,), (3,), "c", "c"),
+    "dot_reversed": ((64,), (64,), "rev", "rev"),
+    "gevm": ((40,), (40, 48), "c", "c"),
+    "gemv": ((48, 40), (40,), "c", "c"),
+    "gemm": ((40, 40), (40, 40), "c", "t"),
+    "gemm_small": ((3, 3), (3, 3), "c", "c"),
+    "gemm_reused_reversed": ((1, 40, 40), (5, 40, 40), "rev", "c"),
+    "gemv_batched": ((5, 40, 40), (40,), "c", "rev"),
+}
+IEEE_FORCES = (None, "blas", "pack_blas", "generic", "reference")
+IEEE_KINDS = ("nan", "inf", "inf0")
+
+
+def _layout(name: str, src: str, layout: str) -> str:
+    if layout == "rev":
+        return f"{name} = sa.flip(sa.asarray(np.ascontiguousarray({src}[..., ::-1])), axis=-1)"
+    if layout == "t":
+        return f"{name} = sa.asarray(np.ascontiguousarray(np.swapaxes({src}, -1, -2))).mT"
+    return f"{name} = sa.asarray({src})"
+
+
+for force in IEEE_FORCES:
+    for role, (s1, s2, l1, l2) in IEEE_ROLES.items():
+        for dt in ("float32", "float64", "complex64", "complex128"):
+            setup, call, check = [], [f"with sa.matmul_policy(force={force!r}):"], []
+            for k in IEEE_KINDS:
+                setup += [f"an_{k}, bn_{k} = ieee_operands({s1}, {s2}, {dt!r}, {k!r})",
+                          _layout(f"a_{k}", f"an_{k}", l1), _layout(f"b_{k}", f"bn_{k}", l2)]
+                call.append(f"    r_{k} = a_{k} @ b_{k}")
+                check.append(f"ieee_check_matmul(r_{k}, an_{k}, bn_{k}, {k!r})")
+            row(f"ieee_matmul_{force or 'default'}_{role}_{dt}", "\n".join(setup),
+                "\n".join(call), None, check="\n".join(check))

@@ -1,0 +1,223 @@
+"""The bad-input table (issue 7, item 3): every row of tests/bad_input_cases.py, run in a child.
+
+Each case runs in a subprocess, so a segfault or abort is reported as a crash of that case
+(with the signal and the child's stderr) instead of killing pytest. To stay fast the cases are
+batched: one child runs many cases and prints a START marker before each and a RESULT line after
+it; when a child dies, the case that started without a result is the one that crashed, and the
+cases after it are run again in a fresh child. In the child, every case
+
+1. builds its inputs (`setup`), and snapshots every input it bound: an Array's descriptor and
+   the bytes of its whole storage, a NumPy array's flags and the bytes of its root base, the
+   contents of bytes/bytearray/memoryview sources;
+2. makes the call, checking the exception type and that its message contains the fragment
+   (case-insensitive), or for rows that must not raise, runs the row's check on the result;
+3. snapshots the same objects again and requires them unchanged.
+
+Run one case by hand: `python tests/test_bad_input.py CASE_ID` (prints its result).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import traceback
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bad_input_cases import CASES, Case  # noqa: E402
+
+_BY_ID = {c.id: c for c in CASES}
+_START, _RESULT = "@@START ", "@@RESULT "
+_WORKERS = 2  # the reference machine has 2 cores
+_BATCH_TIMEOUT = 120.0  # seconds for one child; a hang is reported against the running case
+
+
+# -- child side --------------------------------------------------------------------------------
+def _root(a: Any) -> Any:
+    """The ndarray at the bottom of a NumPy base chain (the memory a view borrows)."""
+    import numpy as np
+
+    while isinstance(getattr(a, "base", None), np.ndarray):
+        a = a.base
+    return a
+
+
+def _state(v: Any) -> Any:
+    """What must not change about one input, or None when `v` is not an input we track."""
+    import numpy as np
+
+    import stridedarray as sa
+
+    if isinstance(v, sa.Array):
+        st = v._st.arr  # the whole storage (a flat window for strided NumPy sources)
+        return ("Array", v.dtype.name, v.shape, v.strides, v.origin, st.tobytes())
+    if isinstance(v, np.ndarray):
+        root = _root(v)
+        body = root.tobytes() if root.nbytes <= 1 << 24 else None
+        return ("ndarray", v.dtype.str, v.shape, v.strides, v.flags.writeable, body)
+    if isinstance(v, (bytes, bytearray)):
+        return (type(v).__name__, bytes(v))
+    if isinstance(v, memoryview):
+        try:
+            return ("memoryview", v.tobytes())
+        except ValueError:
+            return ("memoryview", "released")
+    return None
+
+
+def _snapshot(objs: dict[str, Any]) -> dict[str, Any]:
+    return {k: s for k, v in objs.items() if (s := _state(v)) is not None}
+
+
+def run_case(case: Case) -> dict[str, Any]:
+    """Run one case in this process; {"ok": bool, "detail": str}."""
+    from bad_input_cases import HELPERS
+
+    import stridedarray as sa
+
+    ns: dict[str, Any] = {"sa": sa, **HELPERS}
+    try:
+        exec(case.setup, ns)
+    except Exception:
+        return {"ok": False, "detail": "setup failed:\n" + traceback.format_exc()}
+    inputs = {k: v for k, v in ns.items() if not k.startswith("_") and k not in HELPERS}
+    before = _snapshot(inputs)
+    err: BaseException | None = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            exec(case.call, ns)
+        except Exception as e:  # noqa: BLE001 - every exception is a result to check
+            err = e
+    problems: list[str] = []
+    if case.exc is None:
+        if err is not None:
+            problems.append("expected no exception, got "
+                            + "".join(traceback.format_exception(err)))
+        elif case.check:
+            try:
+                exec(case.check, ns)
+            except Exception:
+                problems.append("check failed:\n" + traceback.format_exc())
+    elif err is None:
+        problems.append(f"expected {case.exc_name} matching {case.match!r}, nothing raised")
+    elif not isinstance(err, case.exc):
+        problems.append(f"expected {case.exc_name} matching {case.match!r}, got "
+                        + "".join(traceback.format_exception(err)))
+    elif case.match.lower() not in str(err).lower():
+        problems.append(f"{type(err).__name__} message {str(err)!r} lacks {case.match!r}")
+    if caught and not case.warns:
+        problems.append("warnings during the call: "
+                        + "; ".join(f"{w.category.__name__}: {w.message}" for w in caught))
+    after = _snapshot(inputs)
+    for k, s in before.items():
+        if after.get(k) != s:
+            problems.append(f"input {k!r} changed: {s!r:.200} -> {after.get(k)!r:.200}")
+    return {"ok": not problems, "detail": "\n".join(problems)}
+
+
+def child_main(ids: list[str]) -> None:
+    """Run the named cases in order, printing a START marker before and a RESULT after each."""
+    out = sys.stdout
+    for cid in ids:
+        out.write(_START + cid + "\n")
+        out.flush()
+        res = run_case(_BY_ID[cid])
+        res["id"] = cid
+        out.write(_RESULT + json.dumps(res) + "\n")
+        out.flush()
+
+
+# -- parent side -------------------------------------------------------------------------------
+def _describe_death(rc: int) -> str:
+    if rc < 0:
+        try:
+            return f"killed by signal {signal.Signals(-rc).name}"
+        except ValueError:
+            return f"killed by signal {-rc}"
+    return f"exited with status {rc}"
+
+
+def _run_batch(ids: list[str]) -> dict[str, dict]:
+    """Run `ids` in children; a crash names its case and the rest are run in a new child."""
+    results: dict[str, dict] = {}
+    todo = list(ids)
+    while todo:
+        proc = subprocess.Popen([sys.executable, "-X", "faulthandler", __file__, "--child", *todo],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                cwd=Path(__file__).resolve().parent, env=os.environ.copy())
+        try:
+            out, err = proc.communicate(timeout=_BATCH_TIMEOUT)
+            death = _describe_death(proc.returncode)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+            death = f"hung (killed after {_BATCH_TIMEOUT:.0f} s)"
+        running = None
+        for line in out.splitlines():
+            if line.startswith(_START):
+                running = line[len(_START):]
+            elif line.startswith(_RESULT):
+                res = json.loads(line[len(_RESULT):])
+                results[res["id"]] = res
+                running = None
+        if running is None and all(i in results for i in todo):
+            break
+        if running is None:  # died before its first marker (e.g. at import)
+            running = next(i for i in todo if i not in results)
+        results[running] = {"ok": False, "detail": f"CRASH: the child {death} while running "
+                            f"this case; its stderr:\n{err[-4000:]}"}
+        todo = todo[todo.index(running) + 1:]
+    return results
+
+
+def _run_all(ids: list[str]) -> dict[str, dict]:
+    """Split `ids` over _WORKERS children running concurrently."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    chunks = [ids[k::_WORKERS] for k in range(_WORKERS)]
+    results: dict[str, dict] = {}
+    with ThreadPoolExecutor(_WORKERS) as pool:
+        for part in pool.map(_run_batch, [c for c in chunks if c]):
+            results.update(part)
+    return results
+
+
+@pytest.fixture(scope="module")
+def bad_input_results(request: pytest.FixtureRequest) -> dict[str, dict]:
+    """Results of the selected cases (all of them unless -k narrowed the selection)."""
+    wanted = [item.callspec.params["case_id"] for item in request.session.items
+              if getattr(item, "originalname", None) == "test_bad_input"
+              and hasattr(item, "callspec")]
+    return _run_all(wanted or list(_BY_ID))
+
+
+@pytest.mark.parametrize("case_id", list(_BY_ID))
+def test_bad_input(case_id: str, bad_input_results: dict[str, dict]) -> None:
+    """One row of the bad-input table: the expected exception (or result), inputs unchanged."""
+    res = bad_input_results[case_id]
+    if not res["ok"]:
+        case = _BY_ID[case_id]
+        pytest.fail(f"case {case_id}\n  setup: {case.setup!r}\n  call:  {case.call!r}\n"
+                    f"{res['detail']}", pytrace=False)
+
+
+def test_table_ids_unique() -> None:
+    """Every row has its own id (a duplicate would silently shadow a row)."""
+    assert len(_BY_ID) == len(CASES)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--child"]:
+        child_main(sys.argv[2:])
+    else:
+        for cid, res in _run_all(sys.argv[1:] or list(_BY_ID)).items():
+            print(cid, "ok" if res["ok"] else "FAIL\n" + res["detail"])
