@@ -6,11 +6,21 @@ elementwise product (a K = 1 matmul would turn -0 products into +0). Decompositi
 accept floating-point input only: NumPy would silently promote integers to float64, which the
 standard leaves undefined. Singular input raises `LinAlgError`, NumPy's own class re-exported,
 so `except numpy.linalg.LinAlgError` catches it too.
+
+NaN and infinity are not errors. LAPACK leaves their result unspecified (NumPy's `inv` of a
+matrix holding a NaN raises "Singular matrix", `det` returns 0.0, `eigh` returns finite
+eigenvalues, `svd` raises "did not converge"), so the functions built on an iterative or
+pivoting factorization (det, slogdet, inv, solve, eig, eigvals, eigh, eigvalsh, svd, svdvals,
+pinv, and the 2/-2/nuclear matrix norms) give NaN for every output of a matrix that holds a
+NaN or an infinity, and the usual result for the other matrices of a stack (`_nonfinite_nan`).
+`matrix_rank` of such a matrix raises ValueError (an integer cannot be NaN). Products,
+cholesky and qr propagate NaN and infinity by arithmetic and are left as they are.
 """
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
+from collections.abc import Callable
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
@@ -76,6 +86,35 @@ def _float_matrix(x: Array, name: str, square: bool = False) -> np.ndarray:
     return x._np
 
 
+def _bad_matrices(a: np.ndarray) -> np.ndarray | None:
+    """Mask over the stack of the matrices holding a NaN or an infinity, or None if none do."""
+    fin = np.isfinite(a)  # O(n^2) next to the O(n^3) factorization it guards
+    if fin.all():
+        return None
+    return ~fin.all(axis=(-2, -1))
+
+
+def _nonfinite_nan(f: Callable[..., Any], a: np.ndarray, *args: Any, **kw: Any) -> Any:
+    """f(a, ...) where every output of a matrix holding a NaN or an infinity is NaN.
+
+    LAPACK's result for such input is unspecified (an error, a finite number or garbage), so
+    those matrices are replaced by the identity for the call and their outputs overwritten."""
+    bad = _bad_matrices(a)
+    if bad is None:
+        return f(a, *args, **kw)
+    clean = a.copy()
+    clean[bad] = np.eye(a.shape[-2], a.shape[-1], dtype=a.dtype)
+    out = f(clean, *args, **kw)
+    many = isinstance(out, tuple)
+    fixed = []
+    for o in out if many else (out,):
+        o = np.array(o)  # a writable copy (0-d for one determinant)
+        if o.dtype.kind in "fc":
+            o[bad] = np.nan
+        fixed.append(o)
+    return type(out)(*fixed) if many else fixed[0]
+
+
 def _complex_of(dt: np.dtype) -> np.dtype:
     return np.dtype(np.complex64) if dt in (np.float32, np.complex64) else \
         np.dtype(np.complex128)
@@ -117,7 +156,7 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
 
 def det(x: Array, /) -> Array:
     """Determinant of a (stack of) square matrix."""
-    return _wrap(np.linalg.det(_float_matrix(x, "det", square=True)))
+    return _wrap(_nonfinite_nan(np.linalg.det, _float_matrix(x, "det", square=True)))
 
 
 def diagonal(x: Array, /, *, offset: int = 0) -> Array:
@@ -141,19 +180,19 @@ def diagonal(x: Array, /, *, offset: int = 0) -> Array:
 
 def eigh(x: Array, /) -> EighResult:
     """Eigenvalues (ascending) and eigenvectors of a Hermitian/symmetric matrix."""
-    w, v = np.linalg.eigh(_float_matrix(x, "eigh", square=True))
+    w, v = _nonfinite_nan(np.linalg.eigh, _float_matrix(x, "eigh", square=True))
     return EighResult(_wrap(w), _wrap(v))
 
 
 def eigvalsh(x: Array, /) -> Array:
     """Eigenvalues (ascending) of a Hermitian/symmetric matrix."""
-    return _wrap(np.linalg.eigvalsh(_float_matrix(x, "eigvalsh", square=True)))
+    return _wrap(_nonfinite_nan(np.linalg.eigvalsh, _float_matrix(x, "eigvalsh", square=True)))
 
 
 def eig(x: Array, /) -> EigResult:
     """Eigenvalues and right eigenvectors of a general square matrix (always complex)."""
     a = _float_matrix(x, "eig", square=True)
-    w, v = np.linalg.eig(a)
+    w, v = _nonfinite_nan(np.linalg.eig, a)
     # NumPy returns real arrays when every eigenvalue is real; the standard says complex.
     ct = _complex_of(a.dtype)
     return EigResult(_wrap(w.astype(ct, copy=False)), _wrap(v.astype(ct, copy=False)))
@@ -162,12 +201,12 @@ def eig(x: Array, /) -> EigResult:
 def eigvals(x: Array, /) -> Array:
     """Eigenvalues of a general square matrix (always complex)."""
     a = _float_matrix(x, "eigvals", square=True)
-    return _wrap(np.linalg.eigvals(a).astype(_complex_of(a.dtype), copy=False))
+    return _wrap(_nonfinite_nan(np.linalg.eigvals, a).astype(_complex_of(a.dtype), copy=False))
 
 
 def inv(x: Array, /) -> Array:
     """Inverse of a (stack of) square matrix; LinAlgError if singular."""
-    return _wrap(np.linalg.inv(_float_matrix(x, "inv", square=True)))
+    return _wrap(_nonfinite_nan(np.linalg.inv, _float_matrix(x, "inv", square=True)))
 
 
 _MATRIX_ORDS = ("fro", "nuc", 1, 2, -1, -2, np.inf, -np.inf)
@@ -179,6 +218,11 @@ def matrix_norm(x: Array, /, *, keepdims: bool = False,
     a = _float_matrix(x, "matrix_norm")
     if ord not in _MATRIX_ORDS:
         raise ValueError(f"linalg.matrix_norm: ord must be one of {_MATRIX_ORDS}, got {ord!r}")
+    if ord in ("nuc", 2, -2):  # singular values: LAPACK (see the module docstring)
+        r = _nonfinite_nan(np.linalg.matrix_norm, a, ord=ord)
+        if keepdims:
+            r = np.asarray(r)[..., None, None]
+        return _wrap(r)
     return _wrap(np.linalg.matrix_norm(a, keepdims=bool(keepdims), ord=ord))
 
 
@@ -213,6 +257,9 @@ def matrix_power(x: Array, n: int, /) -> Array:
 def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """Number of singular values above rtol * largest (per matrix in a stack)."""
     a = _float_matrix(x, "matrix_rank")
+    if a.size and not np.isfinite(a).all():
+        raise ValueError("linalg.matrix_rank: x holds a NaN or an infinity; the rank of such "
+                         "a matrix is undefined (an integer result cannot be NaN)")
     r = rtol._np if isinstance(rtol, Array) else rtol
     return _wrap(np.asarray(np.linalg.matrix_rank(a, rtol=r), dtype=np.int64))
 
@@ -242,7 +289,7 @@ def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
         # The standard's default: machine epsilon times max(M, N).
         rtol = np.finfo(a.dtype).eps * max(a.shape[-2:])
     r = rtol._np if isinstance(rtol, Array) else rtol
-    return _wrap(np.linalg.pinv(a, rtol=r).astype(a.dtype, copy=False))
+    return _wrap(_nonfinite_nan(np.linalg.pinv, a, rtol=r).astype(a.dtype, copy=False))
 
 
 def qr(x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRResult:
@@ -256,7 +303,7 @@ def qr(x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRRe
 
 def slogdet(x: Array, /) -> SlogdetResult:
     """Sign and log of the absolute determinant (stable for large/small determinants)."""
-    s, ld = np.linalg.slogdet(_float_matrix(x, "slogdet", square=True))
+    s, ld = _nonfinite_nan(np.linalg.slogdet, _float_matrix(x, "slogdet", square=True))
     return SlogdetResult(_wrap(s), _wrap(ld))
 
 
@@ -266,18 +313,28 @@ def solve(x1: Array, x2: Array, /) -> Array:
     check_array(x2, "x2")
     check_kind(x2, "fc", "linalg.solve", "floating-point", "x2")
     dt = _dtypes.promote(x1.dtype, x2.dtype).np
-    return _wrap(np.linalg.solve(a.astype(dt, copy=False), x2._np.astype(dt, copy=False)))
+    a, b = a.astype(dt, copy=False), x2._np.astype(dt, copy=False)
+    bad = _bad_matrices(a)
+    if bad is None:
+        return _wrap(np.linalg.solve(a, b))
+    # As _nonfinite_nan, with the mask broadcast over the batch x1 and x2 share.
+    clean = a.copy()
+    clean[bad] = np.eye(a.shape[-1], dtype=dt)
+    out = np.linalg.solve(clean, b)
+    out[np.broadcast_to(bad, out.shape[:-1] if b.ndim == 1 else out.shape[:-2])] = np.nan
+    return _wrap(out)
 
 
 def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     """Singular value decomposition x = U @ diag(S) @ Vh."""
-    u, s, vh = np.linalg.svd(_float_matrix(x, "svd"), full_matrices=bool(full_matrices))
+    u, s, vh = _nonfinite_nan(np.linalg.svd, _float_matrix(x, "svd"),
+                              full_matrices=bool(full_matrices))
     return SVDResult(_wrap(u), _wrap(s), _wrap(vh))
 
 
 def svdvals(x: Array, /) -> Array:
     """Singular values, descending."""
-    return _wrap(np.linalg.svd(_float_matrix(x, "svdvals"), compute_uv=False))
+    return _wrap(_nonfinite_nan(np.linalg.svd, _float_matrix(x, "svdvals"), compute_uv=False))
 
 
 def trace(x: Array, /, *, offset: int = 0, dtype: DType | None = None) -> Array:
