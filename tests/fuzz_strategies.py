@@ -36,6 +36,7 @@ from stridedarray._array import Array, _make, _Storage
 from stridedarray._dtypes import DTYPES, DType, promote
 
 NUMERIC = tuple(d for d in DTYPES if d.kind != "b")
+BLAS_DTYPES = tuple(d for d in DTYPES if d.kind in "fc")
 # Strides an extent-1 axis may carry: it never moves, so any value is legal (also beyond int32).
 WILD_STRIDES = (0, 1, -1, 7, -7, 1000, -1000, 2**31 + 1, -(2**31) - 1, 2**40, -(2**40))
 
@@ -114,16 +115,18 @@ def strides_for(draw, shape: tuple, max_abs: int = 6) -> tuple:
     return tuple(out)
 
 
-def _extents(max_side: int) -> st.SearchStrategy:
+def _extents(max_side: int, min_side: int = 0) -> st.SearchStrategy:
     # Small extents dominate; 0 and 1 are frequent on purpose.
-    return st.one_of(st.sampled_from([0, 1, 1, 2]), st.integers(0, max_side))
+    return st.one_of(st.sampled_from([n for n in (0, 1, 1, 2) if n >= min_side]),
+                     st.integers(min_side, max_side))
 
 
 @st.composite
 def fuzz_shapes(draw, min_rank: int = 0, max_rank: int = 5, max_side: int = 4,
-                max_size: int = 600) -> tuple:
+                max_size: int = 600, min_side: int = 0) -> tuple:
     """A shape of rank min_rank..max_rank whose element count stays below max_size."""
-    shape = tuple(draw(st.lists(_extents(max_side), min_size=min_rank, max_size=max_rank)))
+    shape = tuple(draw(st.lists(_extents(max_side, min_side), min_size=min_rank,
+                                max_size=max_rank)))
     size = 1
     out = []
     for n in shape:  # clip, keeping the rank, so the product stays bounded
@@ -172,7 +175,7 @@ def bad_descriptors(draw) -> tuple:
     """(base, dtype, shape, strides, origin): a non-empty descriptor with at least one
     reachable element outside the buffer (before its start or past its end)."""
     dt = draw(st.sampled_from(DTYPES))
-    shape = draw(fuzz_shapes(max_rank=5, max_side=4).filter(lambda s: 0 not in s))
+    shape = draw(fuzz_shapes(max_rank=5, max_side=4, min_side=1))
     strides = draw(strides_for(shape))
     lo, hi = offset_span(shape, strides)
     nbuf = draw(st.integers(0, hi - lo + 4))
@@ -315,19 +318,30 @@ def _promoted(d1: DType, d2: DType) -> DType | None:
 def matmul_cases(draw, big: bool = False) -> MatmulCase:
     """Operands of compatible shapes for every role: 1-D/2-D/batched, batch dims that
     broadcast (extent 1 against n, 0-size batches), K = 0; dtype pairs (mostly equal, some
-    mixed, rarely bool). `big` allows core extents up to 40 (kernel blocks, BLAS crossovers)."""
-    d1 = draw(st.sampled_from(NUMERIC))
+    mixed, rarely bool). `big` allows core extents up to 40 (BLAS crossovers), sometimes one up to
+    600 (the generic kernel's blocks)."""
+    # half the draws are BLAS dtypes, so the BLAS routes are reached often enough
+    d1 = draw(st.sampled_from(NUMERIC) | st.sampled_from(BLAS_DTYPES))
     roll = draw(st.integers(0, 19))
     if roll == 0:
         d1, d2 = draw(st.sampled_from([(sa.bool, d1), (d1, sa.bool)]))
+    elif roll == 1:
+        d2 = draw(st.sampled_from(NUMERIC))  # mostly a pair the standard does not promote
     elif roll < 7:
-        d2 = draw(st.sampled_from(NUMERIC))
+        d2 = draw(st.sampled_from([d for d in NUMERIC if _promoted(d1, d) is not None]))
     else:
         d2 = d1
-    side = st.integers(0, 40) if big else _extents(5)
+    # a zero extent in 1 of ~16 draws per dimension (an empty product takes no route)
+    side = st.integers(0, 40) if big else st.sampled_from([0] + [1, 2, 3, 4, 5] * 3)
     m, n, k = draw(side), draw(side), draw(side)
+    if big and draw(st.booleans()):
+        # one long dimension: crosses the generic kernel's K, M and N blocks (KC = 256, MC and
+        # NC a few hundred) while the product stays cheap
+        which = draw(st.integers(0, 2))
+        long = draw(st.integers(41, 600))
+        m, n, k = (long if which == i else v for i, v in enumerate((m, n, k)))
     vec1, vec2 = draw(st.integers(0, 4)) == 0, draw(st.integers(0, 4)) == 0
-    domain = tuple(draw(st.lists(st.sampled_from([0, 1, 1, 2, 3]), max_size=1 if big else 3)))
+    domain = tuple(draw(st.lists(st.sampled_from([0, 1, 1, 2, 2, 3, 3]), max_size=1 if big else 3)))
 
     def batch_of() -> tuple:
         nb = draw(st.integers(0, len(domain)))

@@ -147,8 +147,9 @@ test_bad_descriptors, test_bad_descriptors_slow = both_budgets(bad_descriptors()
 
 # -- matmul and matmul_explain ----------------------------------------------------------------
 
-_POLICIES = (
-    {}, {"force": "blas"}, {"force": "pack_blas"}, {"force": "generic"},
+_POLICIES = (  # the shipped policy, each backend forced, BLAS off, every threshold at 0
+    {}, {}, {"force": "blas"}, {"force": "pack_blas"}, {"force": "pack_blas"},
+    {"force": "generic"},
     {"force": "reference"}, {"blas_enabled": 0}, {"gemm_batch_strided": 1, "gemm_pack_min": 0},
     {k: 0 for k in ("dot_blas_min_k", "gemm_blas_min", "gemm_pack_min", "gevm_compact_min_kn",
                     "gevm_blas_min", "gemv_blas_min", "batched_vec_blas_min_elems",
