@@ -443,9 +443,35 @@ def ieee_check_matmul(r: Any, a: np.ndarray, b: np.ndarray, kind: str) -> None:
     ieee_same(r, ieee_matmul(a, b), bound, nan_exact=not complex_inf)
 
 
+def ieee_stack(dtype: str, kind: str, n: int = 4) -> np.ndarray:
+    """Three Hermitian positive-definite n x n matrices; matrix 1 holds a NaN or an infinity."""
+    rng = np.random.default_rng(n)
+    x = rng.uniform(-1.0, 1.0, (3, n, n))
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.uniform(-1.0, 1.0, (3, n, n))
+    x = ((x + np.conj(np.swapaxes(x, -1, -2))) / 2 + n * np.eye(n)).astype(dtype)
+    x[1, 0, 0] = np.nan if kind == "nan" else np.inf
+    return x
+
+
+def lapack_check(r: Any, ref: Any, x: np.ndarray) -> None:
+    """Every output of matrix 1 is NaN; matrices 0 and 2 give NumPy's `ref(m, keep)` on them."""
+    keep = [0, 2]
+    outs = r if isinstance(r, tuple) else (r,)
+    want = ref(x[keep], keep)
+    wants = want if isinstance(want, tuple) else (want,)
+    assert len(outs) == len(wants)
+    rtol = 1e-4 if x.dtype in (np.float32, np.complex64) else 1e-9
+    for o, w in zip(outs, wants, strict=True):
+        o = np.asarray(o._np)
+        assert np.isnan(o[1]).all(), f"matrix 1 (non-finite) gave {o[1]}"
+        np.testing.assert_allclose(o[keep], w, rtol=rtol, atol=rtol)
+
+
 HELPERS: dict[str, Any] = {"np": np, "ieee_operands": ieee_operands,
                            "ieee_matmul": ieee_matmul, "ieee_same": ieee_same,
-                           "ieee_check_matmul": ieee_check_matmul}
+                           "ieee_check_matmul": ieee_check_matmul, "ieee_stack": ieee_stack,
+                           "lapack_check": lapack_check}
 
 # role -> (lhs shape, rhs shape, lhs layout, rhs layout); layouts: "c" C-contiguous,
 # "rev" last axis reversed (negative stride: BLAS cannot read it; pack-once can), "t" the
@@ -484,3 +510,71 @@ for force in IEEE_FORCES:
                 check.append(f"ieee_check_matmul(r_{k}, an_{k}, bn_{k}, {k!r})")
             row(f"ieee_matmul_{force or 'default'}_{role}_{dt}", "\n".join(setup),
                 "\n".join(call), None, check="\n".join(check))
+
+
+# -- NaN and infinity in linalg. Products and reductions propagate by arithmetic: compared with
+# NumPy's own function on the same values (NaN and +-inf pattern exact for real dtypes, the
+# non-finite set for complex ones, as above). The LAPACK-backed functions: LAPACK's result
+# for non-finite input is unspecified (NumPy raises "Singular matrix" or "SVD did not
+# converge", or returns det 0.0 or finite eigenvalues), so the decision is that every output
+# of a matrix holding a NaN or an infinity is NaN, and the other matrices of the stack are
+# NumPy's result for them alone. matrix_rank cannot return NaN: it raises ValueError.
+IEEE_LINALG = {  # id -> (our call on x / y, NumPy's reference on xn / yn)
+    "vecdot": ("sa.vecdot(x, y)", "np.vecdot(xn, yn)"),
+    "tensordot": ("sa.tensordot(x, y, axes=([-1], [-2]))",
+                  "np.tensordot(xn, yn, axes=([-1], [-2]))"),
+    "linalg_matmul": ("sa.linalg.matmul(x, y)", "xn @ yn"),
+    # Power 2: one product, so one IEEE answer (x @ (x @ x) and (x @ x) @ x can differ in
+    # where inf - inf makes a NaN, and NumPy and we associate a cube differently).
+    "matrix_power": ("sa.linalg.matrix_power(x, 2)", "np.linalg.matrix_power(xn, 2)"),
+    "outer": ("sa.linalg.outer(x[0, 0], y[1, 0])", "np.multiply.outer(xn[0, 0], yn[1, 0])"),
+    "cross": ("sa.linalg.cross(x[..., :3], y[..., :3])", "np.cross(xn[..., :3], yn[..., :3])"),
+    "trace": ("sa.linalg.trace(x)", "np.trace(xn, axis1=-2, axis2=-1)"),
+    "diagonal": ("sa.linalg.diagonal(x)", "np.diagonal(xn, axis1=-2, axis2=-1)"),
+    "vector_norm_2": ("sa.linalg.vector_norm(x, axis=-1)", "np.linalg.vector_norm(xn, axis=-1)"),
+    "vector_norm_1": ("sa.linalg.vector_norm(x, axis=-1, ord=1)",
+                      "np.linalg.vector_norm(xn, axis=-1, ord=1)"),
+    "vector_norm_inf": ("sa.linalg.vector_norm(x, axis=-1, ord=float('inf'))",
+                        "np.linalg.vector_norm(xn, axis=-1, ord=np.inf)"),
+    "vector_norm_minf": ("sa.linalg.vector_norm(x, axis=-1, ord=-float('inf'))",
+                         "np.linalg.vector_norm(xn, axis=-1, ord=-np.inf)"),
+    "matrix_norm_fro": ("sa.linalg.matrix_norm(x)", "np.linalg.matrix_norm(xn)"),
+    "matrix_norm_1": ("sa.linalg.matrix_norm(x, ord=1)", "np.linalg.matrix_norm(xn, ord=1)"),
+    "matrix_norm_inf": ("sa.linalg.matrix_norm(x, ord=float('inf'))",
+                        "np.linalg.matrix_norm(xn, ord=np.inf)"),
+    "cholesky": ("sa.linalg.cholesky(x)", "np.linalg.cholesky(xn)"),
+    "qr_r": ("sa.linalg.qr(x).R", "np.linalg.qr(xn).R"),
+}
+IEEE_LAPACK = {  # id -> (our call on x, NumPy's reference on the finite matrices m)
+    "det": ("sa.linalg.det(x)", "np.linalg.det(m)"),
+    "slogdet": ("tuple(sa.linalg.slogdet(x))", "tuple(np.linalg.slogdet(m))"),
+    "inv": ("sa.linalg.inv(x)", "np.linalg.inv(m)"),
+    "solve": ("sa.linalg.solve(x, y)", "np.linalg.solve(m, yn[keep])"),
+    "solve_vector": ("sa.linalg.solve(x, y[0, 0])", "np.linalg.solve(m, yn[0, 0])"),
+    "eigh": ("tuple(sa.linalg.eigh(x))", "tuple(np.linalg.eigh(m))"),
+    "eigvalsh": ("sa.linalg.eigvalsh(x)", "np.linalg.eigvalsh(m)"),
+    "eig_values": ("sa.linalg.eig(x)[0]", "np.linalg.eig(m)[0]"),
+    "eigvals": ("sa.linalg.eigvals(x)", "np.linalg.eigvals(m)"),
+    "svd": ("tuple(sa.linalg.svd(x))", "tuple(np.linalg.svd(m))"),
+    "svdvals": ("sa.linalg.svdvals(x)", "np.linalg.svd(m, compute_uv=False)"),
+    "pinv": ("sa.linalg.pinv(x)", "np.linalg.pinv(m, rtol=np.finfo(m.dtype).eps * 4)"),
+    "matrix_norm_2": ("sa.linalg.matrix_norm(x, ord=2)", "np.linalg.matrix_norm(m, ord=2)"),
+    "matrix_norm_m2": ("sa.linalg.matrix_norm(x, ord=-2)", "np.linalg.matrix_norm(m, ord=-2)"),
+    "matrix_norm_nuc": ("sa.linalg.matrix_norm(x, ord='nuc')",
+                        "np.linalg.matrix_norm(m, ord='nuc')"),
+}
+for dt in ("float32", "float64", "complex128"):
+    for k in ("nan", "inf"):
+        S = (f"xn = ieee_stack({dt!r}, {k!r}); yn = ieee_stack({dt!r}, 'nan')[::-1].copy()\n"
+             "yn[0] = yn[2]; x = sa.asarray(xn); y = sa.asarray(yn)")
+        exact = dt != "complex128" or k == "nan"
+        for name, (ours, ref) in IEEE_LINALG.items():
+            if name == "cross" and dt == "complex128":
+                continue  # complex cross products are covered by the real rows
+            row(f"ieee_linalg_{name}_{dt}_{k}", S, f"r = {ours}", None,
+                check=f"ieee_same(r, {ref}, nan_exact={exact})")
+        for name, (ours, ref) in IEEE_LAPACK.items():
+            row(f"ieee_lapack_{name}_{dt}_{k}", S, f"r = {ours}", None,
+                check=f"lapack_check(r, lambda m, keep: {ref}, xn)")
+        row(f"ieee_lapack_matrix_rank_{dt}_{k}", S, "sa.linalg.matrix_rank(x)", ValueError,
+            "NaN or an infinity")
