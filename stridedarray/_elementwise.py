@@ -159,6 +159,15 @@ def _operands(name: str, cat: str, x1: Any, x2: Any) -> tuple[Any, Any, DType]:
     return n1, n2, dt
 
 
+def _check_broadcast(name: str, s1: tuple, s2: tuple) -> None:
+    """ValueError naming x1 and x2 when their shapes do not broadcast."""
+    try:
+        np.broadcast_shapes(s1, s2)
+    except ValueError:
+        raise ValueError(f"{name}: x1 of shape {s1} and x2 of shape {s2} do not broadcast "
+                         "(extents must be equal or 1, aligned from the right)") from None
+
+
 def _describe(x: Any) -> str:
     return x.dtype.name if isinstance(x, Array) else f"Python {type(x).__name__}"
 
@@ -215,9 +224,13 @@ def _make_binary(name: str, cat: str, uf: Callable, fix: Callable | None) -> Cal
 
     def f(x1: Array | _Scalar, x2: Array | _Scalar, /) -> Array:
         n1, n2, dt = _operands(name, cat, x1, x2)
-        if fix is None and dt.kind in quiet_kinds:
-            return _wrap(uf(n1, n2))
-        return _wrap(_apply2(uf, fix, n1, n2))
+        try:
+            if fix is None and dt.kind in quiet_kinds:
+                return _wrap(uf(n1, n2))
+            return _wrap(_apply2(uf, fix, n1, n2))
+        except ValueError:
+            _check_broadcast(name, n1.shape, n2.shape)  # NumPy's message names no argument
+            raise
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Element-wise {name} of x1 and x2 (dtype category: {cat})."

@@ -69,10 +69,18 @@ def setitem(a: Array, key: Any, value: Any) -> None:
     """Assign `value`, broadcast to the selection, into `a` (overlap-safe through NumPy)."""
     v = _value_for(a, value)
     view = _basic_index(a, key)
-    if view is None:
-        a._np[_numpy_key(a, key)] = v
-    else:
-        view._np[...] = v
+    try:
+        if view is None:
+            a._np[_numpy_key(a, key)] = v
+        else:
+            view._np[...] = v
+    except ValueError as e:
+        if "could not broadcast" not in str(e):
+            raise
+        # NumPy's "could not broadcast input array from shape ..." does not name the value.
+        sel = view.shape if view is not None else a._np[_numpy_key(a, key)].shape
+        raise ValueError(f"value of shape {np.shape(v)} cannot be broadcast to the selection "
+                         f"of shape {sel}") from None
 
 
 def getitem_advanced(a: Array, key: Any) -> Array:
