@@ -64,6 +64,12 @@ def _used_strides(shape: tuple, strides: tuple) -> tuple:
     return tuple(0 if n == 1 else s for n, s in zip(shape, strides, strict=True))
 
 
+def _negative_extent(shape: tuple) -> None:
+    """A descriptor with a negative extent is malformed (it would reach C as a negative
+    count); the public functions refuse such shapes earlier, _make is the backstop."""
+    raise ValueError(f"descriptor has a negative extent: shape {shape}")
+
+
 def _make(st: _Storage, dtype: DType, shape: tuple, strides: tuple, origin: int) -> Array:
     """The one constructor: bounds-check a descriptor and build the Array.
 
@@ -77,17 +83,19 @@ def _make(st: _Storage, dtype: DType, shape: tuple, strides: tuple, origin: int)
     empty = False
     if nd == 1:
         n = shape[0]
-        if n:
+        if n > 0:
             d = (n - 1) * strides[0]
             if d < 0:
                 lo += d
             else:
                 hi += d
+        elif n:
+            _negative_extent(shape)
         else:
             empty = True
     elif nd == 2:
         n, m = shape
-        if n and m:
+        if n > 0 and m > 0:
             d = (n - 1) * strides[0]
             if d < 0:
                 lo += d
@@ -98,6 +106,8 @@ def _make(st: _Storage, dtype: DType, shape: tuple, strides: tuple, origin: int)
                 lo += d
             else:
                 hi += d
+        elif n < 0 or m < 0:
+            _negative_extent(shape)
         else:
             empty = True
     else:
@@ -106,9 +116,11 @@ def _make(st: _Storage, dtype: DType, shape: tuple, strides: tuple, origin: int)
         for k in range(nd):
             n = shape[k]
             if n != 1:
-                if not n:
+                if n <= 0:
+                    if n:
+                        _negative_extent(shape)
                     empty = True
-                    break
+                    continue  # not break: a later extent may still be negative
                 d = (n - 1) * strides[k]
                 if d < 0:
                     lo += d

@@ -173,8 +173,15 @@ def descriptors(draw, dtype: DType | st.SearchStrategy | None = None,
 @st.composite
 def bad_descriptors(draw) -> tuple:
     """(base, dtype, shape, strides, origin): a non-empty descriptor with at least one
-    reachable element outside the buffer (before its start or past its end)."""
+    reachable element outside the buffer (before its start or past its end), or (one case in
+    five) a descriptor with a negative extent somewhere, any origin."""
     dt = draw(st.sampled_from(DTYPES))
+    if draw(st.integers(0, 4)) == 0:
+        shape = list(draw(fuzz_shapes(min_rank=1, max_rank=5, max_side=4)))
+        shape[draw(st.integers(0, len(shape) - 1))] = draw(st.integers(-(2**40), -1))
+        strides = tuple(draw(st.integers(-6, 6)) for _ in shape)
+        nbuf = draw(st.integers(0, 40))
+        return values(dt, nbuf, 0), dt, tuple(shape), strides, draw(st.integers(-2, nbuf + 2))
     shape = draw(fuzz_shapes(max_rank=5, max_side=4, min_side=1))
     strides = draw(strides_for(shape))
     lo, hi = offset_span(shape, strides)

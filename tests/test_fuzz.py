@@ -130,15 +130,35 @@ test_descriptors, test_descriptors_slow = both_budgets(_descriptor_cases(), 120,
 def _check_bad_descriptor(case: tuple) -> None:
     base, dt, shape, strides, origin = case
     before = snapshot(base)
-    with pytest.raises(ValueError, match="out of bounds"):
+    why = "negative extent" if any(n < 0 for n in shape) else "out of bounds"
+    with pytest.raises(ValueError, match=why):
         _make(_Storage(base), dt, shape, strides, origin)
     if base.size:  # the same descriptor asked of an existing array over the buffer
         x = _make(_Storage(base), dt, (base.size,), (1,), 0)
-        with pytest.raises(ValueError, match="out of bounds"):
+        with pytest.raises(ValueError, match=why):
             x._view(shape, strides, origin)
     with pytest.raises(ValueError):  # rank mismatch
         _make(_Storage(base), dt, shape, strides + (1,), origin)
     assert snapshot(base) == before
+
+
+@pytest.mark.parametrize("shape, strides, origin", [
+    ((-3,), (-1,), 0),          # reached [0, 4] of 10 elements: was accepted
+    ((-1, 4), (0, 1), 2),
+    ((4, -2), (1, -1), 5),
+    ((2, 0, -1), (1, 1, 1), 0),  # a negative extent after a zero one (the scan stopped there)
+    ((0, 3, -5, 1), (0, 0, 0, 0), 0),
+])
+def test_negative_extent_is_refused(shape: tuple, strides: tuple, origin: int) -> None:
+    """Regression (found by the bad stream): _make accepted a descriptor with a negative
+    extent whose span happened to land inside the buffer, and it reached the C core (a dot
+    product with K = -3 "succeeded" with -6 FLOPs in its ledger)."""
+    base = np.arange(10.0)
+    with pytest.raises(ValueError, match="negative extent"):
+        _make(_Storage(base), sa.float64, shape, strides, origin)
+    with pytest.raises(ValueError, match="negative extent"):
+        sa.asarray(base)._view(shape, strides, origin)
+    np.testing.assert_array_equal(base, np.arange(10.0))
 
 
 test_bad_descriptors, test_bad_descriptors_slow = both_budgets(bad_descriptors(), 120, 2000)(
