@@ -38,7 +38,9 @@ from stridedarray._dtypes import DTYPES, DType, promote
 NUMERIC = tuple(d for d in DTYPES if d.kind != "b")
 BLAS_DTYPES = tuple(d for d in DTYPES if d.kind in "fc")
 # Strides an extent-1 axis may carry: it never moves, so any value is legal (also beyond int32).
-WILD_STRIDES = (0, 1, -1, 7, -7, 1000, -1000, 2**31 + 1, -(2**31) - 1, 2**40, -(2**40))
+# Beyond int64 too: repeated x[::2] of a length-1 axis doubles its stride without bound.
+WILD_STRIDES = (0, 1, -1, 7, -7, 1000, -1000, 2**31 + 1, -(2**31) - 1, 2**40, -(2**40),
+                2**63 - 1, -(2**63), 2**70, -(2**70))
 
 
 class Fuzzed(NamedTuple):
@@ -91,8 +93,11 @@ def numpy_view(base: np.ndarray, shape: tuple, strides: tuple, origin: int) -> n
     its = base.itemsize
     flat = base.reshape(-1)  # C-contiguous, so a view (a views() base may have any shape)
     start = flat[min(origin, flat.size):]
+    # an extent-1 axis never moves: NumPy gets stride 0 there (its strides are int64)
     return np.lib.stride_tricks.as_strided(
-        start, shape=shape, strides=tuple(s * its for s in strides), writeable=True)
+        start, shape=shape, strides=tuple(s * its if n != 1 else 0
+                                          for n, s in zip(shape, strides, strict=True)),
+        writeable=True)
 
 
 @st.composite
