@@ -90,7 +90,8 @@ def asarray(
             raise ValueError(f"asarray(copy=False) cannot convert {arr.dtype} to "
                              f"{dtype.name} without a copy")
         _dtypes.from_numpy_dtype(arr.dtype)  # reject unsupported sources before casting
-        arr = arr.astype(dtype.np)
+        with np.errstate(invalid="ignore", over="ignore"):  # as astype: NaN -> int is quiet
+            arr = arr.astype(dtype.np)
         copy = None
     return _from_ndarray(arr, copy)
 

@@ -38,7 +38,8 @@ def _accumulate(fn: Callable, name: str, x: Array, axis: int | None, dtype: DTyp
     else:
         ax = normalize_axis(axis, x.ndim)
     dt = sum_dtype(x, dtype, name)
-    return _wrap(fn(x._np, axis=ax, dtype=dt.np, include_initial=bool(include_initial)))
+    with np.errstate(invalid="ignore", over="ignore"):  # inf + -inf is NaN: the answer
+        return _wrap(fn(x._np, axis=ax, dtype=dt.np, include_initial=bool(include_initial)))
 
 
 def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype: DType | None = None,
@@ -81,7 +82,9 @@ def _sumlike(fn: Callable, name: str, x: Array, axis: _Axis, dtype: DType | None
     check_array(x)
     check_kind(x, "iufc", name, "numeric")
     dt = sum_dtype(x, dtype, name)
-    return _wrap(fn(x._np, axis=reduce_axes(axis, x.ndim), dtype=dt.np, keepdims=keepdims))
+    # NaN (inf + -inf, inf * 0) and inf (overflow) are the IEEE answers, not warnings.
+    with np.errstate(invalid="ignore", over="ignore"):
+        return _wrap(fn(x._np, axis=reduce_axes(axis, x.ndim), dtype=dt.np, keepdims=keepdims))
 
 
 def sum(x: Array, /, *, axis: _Axis = None, dtype: DType | None = None,  # noqa: A001
