@@ -28,6 +28,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -38,6 +39,118 @@ _BY_ID = {c.id: c for c in CASES}
 _START, _RESULT = "@@START ", "@@RESULT "
 _WORKERS = 2  # the reference machine has 2 cores
 _BATCH_TIMEOUT = 120.0  # seconds for one child; a hang is reported against the running case
+
+
+# -- the checks rows call (HELPERS) ----------------------------------------------------------
+def ieee_operands(s1: tuple, s2: tuple, dtype: str, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """Operands with non-zero finite values and one planted NaN or infinity (see `kind`)."""
+    rng = np.random.default_rng(len(s1) * 7 + len(s2) + sum(s1) + sum(s2))
+
+    def make(shape: tuple) -> np.ndarray:
+        x = rng.uniform(0.5, 2.0, shape) * rng.choice([-1.0, 1.0], shape)
+        if np.dtype(dtype).kind == "c":
+            x = x + 1j * rng.uniform(0.5, 2.0, shape)
+        return x.astype(dtype)
+
+    a, b = make(s1), make(s2)
+    first = (0,) * a.ndim  # a[..., 0, 0]: row 0, inner index 0 of the first matrix
+    if kind == "nan":
+        a[first] = np.nan
+        b[(0,) * (b.ndim - 1) + (-1,)] = np.nan  # and one in b's last column
+    elif kind == "inf":
+        a[first] = np.inf
+        b[(0,) * (b.ndim - 2) + (-1, -1) if b.ndim > 1 else (-1,)] = -np.inf
+    elif kind == "inf0":
+        a[first] = np.inf
+        if b.ndim == 1:
+            b[0] = 0
+        else:
+            b[..., 0, :] = 0  # the inner index the infinity meets: inf * 0
+    return a, b
+
+
+def ieee_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """matmul by element-wise products and sums in double precision (the IEEE reference)."""
+    wide = np.complex128 if np.iscomplexobj(a) or np.iscomplexobj(b) else np.float64
+    a2 = a.astype(wide)[..., None, :] if a.ndim == 1 else a.astype(wide)
+    b2 = b.astype(wide)[..., :, None] if b.ndim == 1 else b.astype(wide)
+    with np.errstate(all="ignore"):
+        r = (a2[..., :, :, None] * b2[..., None, :, :]).sum(axis=-2)
+    if a.ndim == 1:
+        r = r[..., 0, :]
+    if b.ndim == 1:
+        r = r[..., 0]
+    return r
+
+
+def ieee_same(r: Any, ref: np.ndarray, bound: Any = None, nan_exact: bool = True) -> None:
+    """AssertionError unless `r` has `ref`'s NaN/inf pattern and close finite values."""
+    got = np.asarray(r._np if hasattr(r, "_np") else r)
+    ref = np.asarray(ref)
+    assert got.shape == ref.shape, (got.shape, ref.shape)
+    if got.dtype.kind == "c":
+        fin_got = np.isfinite(got.real) & np.isfinite(got.imag)
+        fin_ref = np.isfinite(ref.real) & np.isfinite(ref.imag)
+        assert np.array_equal(fin_got, fin_ref), f"non-finite outputs differ:\n{got}\n{ref}"
+        if nan_exact:
+            nan_got = np.isnan(got.real) | np.isnan(got.imag)
+            nan_ref = np.isnan(ref.real) | np.isnan(ref.imag)
+            assert np.array_equal(nan_got, nan_ref), f"NaN outputs differ:\n{got}\n{ref}"
+    elif got.dtype.kind == "f":
+        assert np.array_equal(np.isnan(got), np.isnan(ref)), f"NaN differ:\n{got}\n{ref}"
+        assert np.array_equal(np.isposinf(got), np.isposinf(ref)), f"+inf:\n{got}\n{ref}"
+        assert np.array_equal(np.isneginf(got), np.isneginf(ref)), f"-inf:\n{got}\n{ref}"
+        fin_ref = np.isfinite(ref)
+    if got.dtype.kind not in "fc":
+        assert np.array_equal(got, ref), f"values differ:\n{got}\n{ref}"
+        return
+    eps = np.finfo(got.dtype).eps
+    scale = np.abs(ref) if bound is None else np.asarray(bound)
+    with np.errstate(all="ignore"):
+        err = np.abs(got - ref)
+    ok = err[fin_ref] <= 64 * eps * (scale[fin_ref] + 1.0)
+    assert ok.all(), f"finite values differ:\n{got}\n{ref}"
+
+
+def ieee_check_matmul(r: Any, a: np.ndarray, b: np.ndarray, kind: str) -> None:
+    """`r` (a matmul result) against the IEEE reference for operands `a`, `b`."""
+    fa = np.where(np.isfinite(a), np.abs(a), 0)
+    fb = np.where(np.isfinite(b), np.abs(b), 0)
+    bound = np.abs(ieee_matmul(fa, fb))
+    complex_inf = np.iscomplexobj(a) and kind != "nan"
+    ieee_same(r, ieee_matmul(a, b), bound, nan_exact=not complex_inf)
+
+
+def ieee_stack(dtype: str, kind: str, n: int = 4) -> np.ndarray:
+    """Three Hermitian positive-definite n x n matrices; matrix 1 holds a NaN or an infinity."""
+    rng = np.random.default_rng(n)
+    x = rng.uniform(-1.0, 1.0, (3, n, n))
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.uniform(-1.0, 1.0, (3, n, n))
+    x = ((x + np.conj(np.swapaxes(x, -1, -2))) / 2 + n * np.eye(n)).astype(dtype)
+    x[1, 0, 0] = np.nan if kind == "nan" else np.inf
+    return x
+
+
+def lapack_check(r: Any, ref: Any, x: np.ndarray) -> None:
+    """Every output of matrix 1 is NaN; matrices 0 and 2 give NumPy's `ref(m, keep)` on them."""
+    keep = [0, 2]
+    outs = r if isinstance(r, tuple) else (r,)
+    want = ref(x[keep], keep)
+    wants = want if isinstance(want, tuple) else (want,)
+    assert len(outs) == len(wants)
+    rtol = 1e-4 if x.dtype in (np.float32, np.complex64) else 1e-9
+    for o, w in zip(outs, wants, strict=True):
+        o = np.asarray(o._np)
+        assert np.isnan(o[1]).all(), f"matrix 1 (non-finite) gave {o[1]}"
+        np.testing.assert_allclose(o[keep], w, rtol=rtol, atol=rtol)
+
+
+# Names the rows' code can use besides `sa`.
+HELPERS: dict[str, Any] = {"np": np, "ieee_operands": ieee_operands,
+                           "ieee_matmul": ieee_matmul, "ieee_same": ieee_same,
+                           "ieee_check_matmul": ieee_check_matmul, "ieee_stack": ieee_stack,
+                           "lapack_check": lapack_check}
 
 
 # -- child side --------------------------------------------------------------------------------
@@ -79,8 +192,6 @@ def _snapshot(objs: dict[str, Any]) -> dict[str, Any]:
 
 def run_case(case: Case) -> dict[str, Any]:
     """Run one case in this process; {"ok": bool, "detail": str}."""
-    from bad_input_cases import HELPERS
-
     import stridedarray as sa
 
     ns: dict[str, Any] = {"sa": sa, **HELPERS}
@@ -130,7 +241,10 @@ def child_main(ids: list[str]) -> None:
     for cid in ids:
         out.write(_START + cid + "\n")
         out.flush()
-        res = run_case(_BY_ID[cid])
+        try:
+            res = run_case(_BY_ID[cid])
+        except Exception:  # the runner itself failed: report it against this case
+            res = {"ok": False, "detail": "runner error:\n" + traceback.format_exc()}
         res["id"] = cid
         out.write(_RESULT + json.dumps(res) + "\n")
         out.flush()
@@ -171,7 +285,13 @@ def _run_batch(ids: list[str]) -> dict[str, dict]:
                 running = None
         if running is None and all(i in results for i in todo):
             break
-        if running is None:  # died before its first marker (e.g. at import)
+        if running is None and not any(i in results for i in todo):
+            # died before its first marker (at import): every case would; fail them all once
+            for i in todo:
+                results[i] = {"ok": False, "detail": f"CRASH: the child {death} before running "
+                              f"any case; its stderr:\n{err[-4000:]}"}
+            break
+        if running is None:  # died between two cases
             running = next(i for i in todo if i not in results)
         results[running] = {"ok": False, "detail": f"CRASH: the child {death} while running "
                             f"this case; its stderr:\n{err[-4000:]}"}
