@@ -103,9 +103,22 @@ def numpy_view(base: np.ndarray, shape: tuple, strides: tuple, origin: int) -> n
 @st.composite
 def strides_for(draw, shape: tuple, max_abs: int = 6) -> tuple:
     """Signed element strides for `shape`: a dense layout (any axis order, signs, padding,
-    step two) or fully random (zeros and overlaps included); wild values on extent-1 axes."""
+    step two), a BLAS-friendly one (row-major batch, C or F matrix, padded leading dimension)
+    or fully random (zeros and overlaps included); wild values on extent-1 axes."""
     nd = len(shape)
-    if draw(st.booleans()):
+    mode = draw(st.sampled_from(["dense", "random", "blas"]))
+    if mode == "blas":
+        # row-major batch, the last two axes C or F ordered, a padded leading dimension: what
+        # direct BLAS (and its one-call strided batch) can take as it is
+        order = list(range(nd))
+        if nd >= 2 and draw(st.booleans()):
+            order[-2:] = order[-1], order[-2]
+        out = [0] * nd
+        step = 1
+        for i, ax in enumerate(reversed(order)):
+            out[ax] = step
+            step *= shape[ax] + (draw(st.integers(0, 2)) if i == 0 else 0)
+    elif mode == "dense":
         order = draw(st.permutations(range(nd)))
         out = [0] * nd
         step = draw(st.sampled_from([1, 1, 1, 2]))

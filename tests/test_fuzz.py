@@ -18,7 +18,8 @@ values assigned to it (all of them equal to the scalar when the value is a scala
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from math import prod
 
 import numpy as np
@@ -41,6 +42,7 @@ from strategies import basic_indices, views
 import stridedarray as sa
 from stridedarray._array import _make, _Storage
 from stridedarray._dtypes import DTYPES, promote
+from stridedarray._ffi import lib
 from stridedarray._validation import c_strides
 
 _FUZZ = settings(deadline=None, derandomize=False,
@@ -170,13 +172,30 @@ test_bad_descriptors, test_bad_descriptors_slow = both_budgets(bad_descriptors()
 _POLICIES = (  # the shipped policy, each backend forced, BLAS off, every threshold at 0
     {}, {}, {"force": "blas"}, {"force": "pack_blas"}, {"force": "pack_blas"},
     {"force": "generic"},
-    {"force": "reference"}, {"blas_enabled": 0}, {"gemm_batch_strided": 1, "gemm_pack_min": 0},
+    {"force": "reference"}, {"blas_enabled": 0},
+    {"gemm_batch_strided": 1, "gemm_blas_min": 0, "gemm_pack_min": 0},
+    {"gemm_batch_strided": 1, "gemm_blas_min": 0, "gemm_pack_min": 0},
     {k: 0 for k in ("dot_blas_min_k", "gemm_blas_min", "gemm_pack_min", "gevm_compact_min_kn",
                     "gevm_blas_min", "gemv_blas_min", "batched_vec_blas_min_elems",
                     "vec_pack_always_min_elems")},
 )
 _EPS = {"float32": 2.0**-23, "float64": 2.0**-52, "complex64": 2.0**-23,
         "complex128": 2.0**-52}
+
+
+@contextmanager
+def _blas_threads(n: int | None) -> Iterator[None]:
+    """OpenBLAS at n threads inside the block (the one-call ?gemm_batch_strided route is
+    taken only at one thread); None leaves it alone."""
+    if n is None:
+        yield
+        return
+    old = lib.scipy_openblas_get_num_threads()
+    lib.scipy_openblas_set_num_threads(n)
+    try:
+        yield
+    finally:
+        lib.scipy_openblas_set_num_threads(old)
 
 
 def _expected_product(a: np.ndarray, b: np.ndarray, dt) -> np.ndarray:
@@ -291,8 +310,13 @@ def _check_explain(x1: sa.Array, x2: sa.Array, dt, out_shape: tuple, policy: dic
         assert d["route"] in ("generic", "reference")
     if d["route"] == "reference":
         assert policy.get("force") == "reference"
-    if d["route"] in ("generic", "reference"):
+    if d["route"] in ("generic", "reference") or not C * M * N * K:
         assert d["blas_calls"] == 0
+    else:  # one call per contraction, or one strided batch call (only when switched on)
+        assert d["blas_calls"] == C or (d["blas_calls"] == 1 and role == "GEMM"
+                                        and policy.get("gemm_batch_strided") == 1)
+        event("one ?gemm_batch_strided call" if d["blas_calls"] == 1 and C > 1 else
+              "BLAS call per contraction")
     # packed payload: each packed operand's elements times the itemsize; 0 when nothing is
     cast = set(d["cast"])
     assert cast == {n for n, x in (("lhs", x1), ("rhs", x2)) if x.dtype is not dt}
@@ -326,7 +350,8 @@ def _check_matmul(case: tuple) -> None:
         assert snapshot(a.base, b.base) == before
         return
     expected = _expected_product(np.asarray(a.ref), np.asarray(b.ref), dt)
-    with sa.matmul_policy(**policy):
+    with sa.matmul_policy(**policy), _blas_threads(1 if policy.get("gemm_batch_strided")
+                                                   else None):
         _check_explain(a.x, b.x, dt, expected.shape, policy)
         assert snapshot(a.base, b.base) == before  # explaining does not touch the inputs
         out = a.x @ b.x
