@@ -1,7 +1,7 @@
 """Fuzz suite (issue 7 item 2): random descriptors, differential against NumPy.
 
-Every test is one body run under two budgets: the CI variant (about 120 examples each, 600+ in
-all) and a `@pytest.mark.slow` variant (20,000+ in all; `pytest -m slow tests/test_fuzz.py`).
+Every test is one body run under two budgets: the CI variant (200-250 examples each, 1,050 in
+all) and a `@pytest.mark.slow` variant (21,000 in all; `pytest -m slow tests/test_fuzz.py`).
 The strategies are in tests/fuzz_strategies.py: descriptors made by the private constructor
 `_make` over a C-contiguous buffer with ranks 0-5, extents 0 and 1, signed strides with zeros and
 overlaps, wild strides on extent-1 axes and random origins; `broadcast_to` views; the view chains
@@ -125,7 +125,7 @@ def _check_descriptor(case: tuple) -> None:
     assert snapshot(base) == before
 
 
-test_descriptors, test_descriptors_slow = both_budgets(_descriptor_cases(), 120, 4000)(
+test_descriptors, test_descriptors_slow = both_budgets(_descriptor_cases(), 200, 4000)(
     _check_descriptor)
 
 
@@ -163,7 +163,7 @@ def test_negative_extent_is_refused(shape: tuple, strides: tuple, origin: int) -
     np.testing.assert_array_equal(base, np.arange(10.0))
 
 
-test_bad_descriptors, test_bad_descriptors_slow = both_budgets(bad_descriptors(), 120, 2000)(
+test_bad_descriptors, test_bad_descriptors_slow = both_budgets(bad_descriptors(), 200, 3000)(
     _check_bad_descriptor)
 
 
@@ -364,9 +364,29 @@ def _check_matmul(case: tuple) -> None:
         scale = _magnitude(np.asarray(a.ref)) * _magnitude(np.asarray(b.ref))
         _close(got, expected, a.x.shape[-1], dt, scale)
     assert snapshot(a.base, b.base) == before
+    if out.shape == a.x.shape and a.x.dtype is dt and a.base.flags.writeable:
+        _check_imatmul(a, b, got, policy)
 
 
-test_matmul, test_matmul_slow = both_budgets(_matmul_draw(), 150, 6000)(_check_matmul)
+def _check_imatmul(a: Fuzzed, b: Fuzzed, product: np.ndarray, policy: dict) -> None:
+    """`x1 @= x2` writes the product (the same bits as `x1 @ x2`) at x1's addresses and
+    nothing else, also when x2 shares x1's buffer (the product is made before the write)."""
+    addr = addresses(a.x).ravel()
+    if len(np.unique(addr)) < addr.size:
+        return  # a self-aliasing x1 (see test_setitem for writes through those)
+    base = a.base.reshape(-1)
+    expected = base.copy()
+    expected[addr] = product.ravel()
+    x1 = a.x
+    with sa.matmul_policy(**policy), _blas_threads(1 if policy.get("gemm_batch_strided")
+                                                   else None):
+        x1 @= b.x
+    assert x1 is a.x
+    event("x1 @= x2" + (" sharing a buffer" if b.base is a.base else ""))
+    np.testing.assert_array_equal(base.view(np.uint8), expected.view(np.uint8))
+
+
+test_matmul, test_matmul_slow = both_budgets(_matmul_draw(), 250, 6000)(_check_matmul)
 
 
 # -- views ------------------------------------------------------------------------------------
@@ -400,7 +420,7 @@ def _check_views(case: tuple) -> None:
     assert snapshot(f.base) == before
 
 
-test_views, test_views_slow = both_budgets(_view_cases(), 120, 4000)(_check_views)
+test_views, test_views_slow = both_budgets(_view_cases(), 200, 4000)(_check_views)
 
 
 # -- __setitem__ ------------------------------------------------------------------------------
@@ -508,5 +528,5 @@ def _check_setitem(case: tuple) -> None:
         assert got in {aimed[i:i + 1].tobytes() for i in np.flatnonzero(sel_addr == addr)}
 
 
-test_setitem, test_setitem_slow = both_budgets(_setitem_cases(), 120, 4000)(_check_setitem)
+test_setitem, test_setitem_slow = both_budgets(_setitem_cases(), 200, 4000)(_check_setitem)
 
