@@ -237,13 +237,15 @@ def numpy_addresses(ref: np.ndarray, base: np.ndarray) -> np.ndarray:
 @st.composite
 def view_chain(draw, x: Array, ref: np.ndarray, base: np.ndarray, max_ops: int = 4,
                broadcast: bool = True) -> tuple[Array, np.ndarray, tuple]:
-    """Random views (basic index, permute_dims, flip, reshape, broadcast_to, mT) applied to x
-    and ref (a view of `base`) in lockstep; returns both results and the operations. A reshape
-    op is ("reshape", shape) when both sides viewed; ("reshape", shape, "copy" or "numpy
-    views") when we could not view; ("reshape", shape, "numpy copies", values, view) when only we
-    viewed: then `values` is NumPy's (copied) result and `view` ours, for the test to compare."""
+    """Random views (basic index, permute_dims, flip, reshape, broadcast_to, mT, expand_dims,
+    squeeze) applied to x and ref (a view of `base`) in lockstep; returns both results and the
+    operations. A reshape op is ("reshape", shape) when both sides viewed; ("reshape", shape,
+    "copy" or "numpy views") when we could not view; ("reshape", shape, "numpy copies", values,
+    view) when only we viewed: then `values` is NumPy's (copied) result and `view` ours, for
+    the test to compare."""
     ops = []
-    kinds = ["index", "permute", "flip", "reshape", "mT"] + (["broadcast"] if broadcast else [])
+    kinds = ["index", "permute", "flip", "reshape", "mT", "expand", "squeeze"] + (
+        ["broadcast"] if broadcast else [])
     for _ in range(draw(st.integers(0, max_ops))):
         kind = draw(st.sampled_from(kinds))
         nd = ref.ndim
@@ -279,6 +281,13 @@ def view_chain(draw, x: Array, ref: np.ndarray, base: np.ndarray, max_ops: int =
                 ops.append(("reshape", key, "numpy copies", ref.reshape(key), new_x))
                 new_ref = numpy_view(base, new_x.shape, new_x.strides, new_x.origin)
             x, ref = new_x, new_ref
+        elif kind == "expand" and nd < 6:
+            key = draw(st.integers(-nd - 1, nd))
+            x, ref = sa.expand_dims(x, axis=key), np.expand_dims(ref, key)
+        elif kind == "squeeze" and 1 in ref.shape:
+            ones = [k for k, n in enumerate(ref.shape) if n == 1]
+            key = tuple(draw(st.lists(st.sampled_from(ones), min_size=1, unique=True)))
+            x, ref = sa.squeeze(x, axis=key), np.squeeze(ref, axis=key)
         elif kind == "broadcast" and nd < 5:
             lead = tuple(draw(st.lists(st.integers(0, 3), max_size=2)))
             key = lead + tuple(draw(st.integers(0, 3)) if n == 1 else n for n in ref.shape)

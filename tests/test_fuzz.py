@@ -108,6 +108,12 @@ def _check_descriptor(case: tuple) -> None:
     same_values(np.asarray(x), ref)
     # rebuilding it through the validating constructor gives the same array
     same_values(np.asarray(x._view(x.shape, x.strides, x.origin)), ref)
+    # interop both ways: asarray keeps NumPy's strides (zero-copy), DLPack exports ours
+    y = sa.asarray(ref)
+    same_values(np.asarray(y), ref)
+    np.testing.assert_array_equal(numpy_addresses(np.asarray(y), base),
+                                  numpy_addresses(ref, base))
+    same_values(np.from_dlpack(x), ref)
     # to_row_major: a C-contiguous copy that shares nothing with the input
     out = x.to_row_major()
     got = np.asarray(out)
