@@ -585,3 +585,26 @@ row("ieee_asarray_nan_to_int", "xn = np.array([np.nan, np.inf, 1.0])",
     check="assert r.shape == (3,) and int(r[2]) == 1  # NaN/inf -> int: unspecified values")
 row("ieee_astype_nan_to_int", "x = sa.asarray([np.nan, np.inf, 1.0])",
     "r = sa.astype(x, sa.int32)", None, check="assert r.shape == (3,) and int(r[2]) == 1")
+
+
+# -- foreign memory asarray cannot view: dtypes outside the standard are refused by name;
+# byte-swapped or unaligned sources are copied (copy=None) or refused (copy=False).
+for rid, src in [
+    ("float16", "np.zeros(2, np.float16)"), ("datetime64", "np.zeros(2, 'datetime64[s]')"),
+    ("unicode", "np.zeros(2, 'U3')"), ("structured", "np.zeros(2, [('a', 'i4')])"),
+    ("longdouble", "np.zeros(2, np.longdouble)"), ("bytes_format", "memoryview(b'ab').cast('c')"),
+    ("array_unicode", "array.array('u', 'ab')"),
+]:
+    row(f"asarray_dtype_{rid}", f"import array\nsrc = {src}", "sa.asarray(src)", TypeError,
+        "unsupported dtype")
+SU = ("raw = bytearray(np.arange(1.0, 3.0).tobytes()); raw.insert(0, 0)\n"
+      "unaligned = np.frombuffer(raw, dtype=np.float64, count=2, offset=1)\n"
+      "swapped = np.arange(1.0, 3.0).astype('>f8')")
+row("asarray_unaligned_copy_false", SU, "sa.asarray(unaligned, copy=False)", ValueError,
+    "copy=False")
+row("asarray_byteswapped_copy_false", SU, "sa.asarray(swapped, copy=False)", ValueError,
+    "copy=False")
+row("asarray_unaligned_copies", SU, "r = sa.asarray(unaligned) @ sa.ones(2)", None,
+    check="assert float(r) == 3.0")
+row("asarray_byteswapped_copies", SU, "r = sa.asarray(swapped) @ sa.ones(2)", None,
+    check="assert float(r) == 3.0")

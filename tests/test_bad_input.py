@@ -156,8 +156,6 @@ HELPERS: dict[str, Any] = {"np": np, "ieee_operands": ieee_operands,
 # -- child side --------------------------------------------------------------------------------
 def _root(a: Any) -> Any:
     """The ndarray at the bottom of a NumPy base chain (the memory a view borrows)."""
-    import numpy as np
-
     while isinstance(getattr(a, "base", None), np.ndarray):
         a = a.base
     return a
@@ -165,8 +163,6 @@ def _root(a: Any) -> Any:
 
 def _state(v: Any) -> Any:
     """What must not change about one input, or None when `v` is not an input we track."""
-    import numpy as np
-
     import stridedarray as sa
 
     if isinstance(v, sa.Array):
@@ -187,6 +183,7 @@ def _state(v: Any) -> Any:
 
 
 def _snapshot(objs: dict[str, Any]) -> dict[str, Any]:
+    """The state of every tracked input, by name (taken of the same objects before and after)."""
     return {k: s for k, v in objs.items() if (s := _state(v)) is not None}
 
 
