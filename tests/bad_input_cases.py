@@ -341,9 +341,6 @@ for rid, call, exc, frag in [
     ("list_dict_element", "sa.asarray([1, {}])", TypeError, "dict"),
     ("list_int_too_large", "sa.asarray([[1, 2**70]])", OverflowError, "int64"),
     ("list_negative_for_uint", "sa.asarray([1, -1], dtype=sa.uint8)", OverflowError, "uint8"),
-    ("list_too_deep", "x = [1]\nfor _ in range(64):\n    x = [x]\nsa.asarray(x)", ValueError,
-     "64"),
-    ("list_recursive", "x = []\nx.append(x)\nsa.asarray(x)", ValueError, "64"),
     ("obj_set", "sa.asarray({1, 2})", TypeError, "set"),
     ("obj_generator", "sa.asarray(k for k in range(3))", TypeError, "generator"),
     ("obj_str", "sa.asarray('abc')", TypeError, "str"),
@@ -351,6 +348,10 @@ for rid, call, exc, frag in [
     ("obj_list_copy_false", "sa.asarray([1.0], copy=False)", ValueError, "without copying"),
 ]:
     row(rid, "", call, exc, frag)
+row("list_too_deep", "x = [1]\nfor _ in range(64):\n    x = [x]", "sa.asarray(x)", ValueError,
+    "64")
+row("list_recursive", "x = []\nx.append(x)", "sa.asarray(x)", ValueError, "64")
+row("list_ragged_kept", "x = [[1.0, 2.0], [3.0]]", "sa.asarray(x)", ValueError, "ragged")
 row("list_mixed_numbers", "", "r = sa.asarray([1, 2.5, 1j])", None,
     check="assert r.dtype == sa.complex128 and r._np.tolist() == [1, 2.5, 1j]")
 row("list_deep_64_ok", "x = [1.0]\nfor _ in range(63):\n    x = [x]", "r = sa.asarray(x)", None,

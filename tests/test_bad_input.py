@@ -8,7 +8,7 @@ cases after it are run again in a fresh child. In the child, every case
 
 1. builds its inputs (`setup`), and snapshots every input it bound: an Array's descriptor and
    the bytes of its whole storage, a NumPy array's flags and the bytes of its root base, the
-   contents of bytes/bytearray/memoryview sources;
+   contents of bytes/bytearray/memoryview sources and of lists and tuples;
 2. makes the call, checking the exception type and that its message contains the fragment
    (case-insensitive), or for rows that must not raise, runs the row's check on the result;
 3. snapshots the same objects again and requires them unchanged.
@@ -174,6 +174,8 @@ def _state(v: Any) -> Any:
         return ("ndarray", v.dtype.str, v.shape, v.strides, v.flags.writeable, body)
     if isinstance(v, (bytes, bytearray)):
         return (type(v).__name__, bytes(v))
+    if isinstance(v, (list, tuple)):  # nested Python sources (repr copes with self-nesting)
+        return (type(v).__name__, repr(v))
     if isinstance(v, memoryview):
         try:
             return ("memoryview", v.tobytes())
