@@ -456,11 +456,20 @@ def rebase(ref: np.ndarray, base: np.ndarray, new: np.ndarray) -> np.ndarray:
 @st.composite
 def _setitem_cases(draw) -> tuple:
     dt = draw(st.sampled_from(DTYPES))
-    readonly = draw(st.integers(0, 9)) == 0
+    readonly = draw(st.integers(0, 9)) == 7  # not 0: hypothesis favours the minimum
+    source = draw(st.sampled_from(["desc", "random", "broadcast", "views"]))
     if readonly:
         dest = draw(descriptors(dt, readonly=True))
-    elif draw(st.booleans()):
-        dest = draw(descriptors(dt))
+    elif source in ("desc", "random"):
+        # random strides: zero and overlapping ones make self-aliasing destinations
+        dest = draw(descriptors(dt, layout="overlap" if source == "random" else None))
+    elif source == "broadcast":  # writes through broadcast_to are allowed (they alias)
+        f = draw(descriptors(dt, max_rank=4))
+        lead = tuple(draw(st.lists(st.integers(0, 3), max_size=1)))
+        target = lead + tuple(draw(st.integers(0, 3)) if n == 1 else n for n in f.x.shape)
+        ref = np.lib.stride_tricks.as_strided(f.ref, target, np.broadcast_to(f.ref, target)
+                                              .strides, writeable=True)
+        dest = Fuzzed(sa.broadcast_to(f.x, target), ref, f.base, f.desc + (target,))
     else:
         p = draw(views(dt, max_dims=4, max_side=4, broadcast=False))
         dest = Fuzzed(p.x, p.ref, p.base_np, ("views",) + p.ops)
