@@ -18,7 +18,8 @@
                           from NumPy's, to compare views address by address.
 
 Values: `kind` "small" (|v| <= 4; floats non-integral, 0.25 <= |v| <= 2), "full" (integers
-over their whole range: exercises wraparound), "special" (floats as "small" plus NaN and +-inf;
+over their whole range: exercises wraparound), "edge" (small integers with a few at the edges
+of the 32-bit and the dtype's range), "special" (floats as "small" plus NaN and +-inf;
 complex NaN only), "nan" (NaN only). Special buffers have no zeros, because BLAS may skip a zero
 times inf, which IEEE says is NaN: the bad-input table covers that, this suite does not.
 """
@@ -36,6 +37,8 @@ from stridedarray._array import Array, _make, _Storage
 from stridedarray._dtypes import DTYPES, DType, promote
 
 NUMERIC = tuple(d for d in DTYPES if d.kind != "b")
+EDGES = (0, 1, -1, 2**31 - 1, -(2**31), 2**31, -(2**31) - 1, 2**32 - 1, 2**32, 127, -128, 255,
+         2**15, -(2**15) - 1, 2**16 - 1)
 BLAS_DTYPES = tuple(d for d in DTYPES if d.kind in "fc")
 # Strides an extent-1 axis may carry: it never moves, so any value is legal (also beyond int32).
 # Beyond int64 too: repeated x[::2] of a length-1 axis doubles its stride without bound.
@@ -62,7 +65,16 @@ def values(dtype: DType, n: int, seed: int, kind: str = "small") -> np.ndarray:
         info = np.iinfo(dtype.np)
         lo, hi = (int(info.min), int(info.max)) if kind == "full" else (
             max(int(info.min), -4), min(int(info.max), 4))
-        return rng.integers(lo, hi, n, dtype=dtype.np, endpoint=True)
+        v = rng.integers(lo, hi, n, dtype=dtype.np, endpoint=True)
+        if kind == "edge" and n:
+            # small values with a few at the edges of the 32-bit range (the generic kernel
+            # multiplies 64-bit integers 32 x 32 -> 64 only when every element fits) and of
+            # the dtype's own range
+            edges = [e for e in EDGES + (int(info.min), int(info.max), int(info.min) + 1,
+                                         int(info.max) - 1) if info.min <= e <= info.max]
+            pick = rng.integers(0, n, rng.integers(1, max(2, n // 4), endpoint=True))
+            v[pick] = rng.choice(np.array(edges, dtype=dtype.np), len(pick))
+        return v
     v = rng.uniform(0.25, 2.0, n) * rng.choice([-1.0, 1.0], n)
     if dtype.kind == "c":
         v = v + 1j * rng.uniform(0.25, 2.0, n) * rng.choice([-1.0, 1.0], n)
@@ -151,6 +163,9 @@ def fuzz_shapes(draw, min_rank: int = 0, max_rank: int = 5, max_side: int = 4,
     ranks = sorted(range(min_rank, max_rank + 1), key=lambda r: abs(r - 2.4))
     rank = draw(st.sampled_from(ranks))
     shape = tuple(draw(_extents(max_side, min_side)) for _ in range(rank))
+    if rank and draw(st.integers(0, 7)) == 5:
+        # now and then a long last axis: the copy loops' vectorized runs (8-64 lanes)
+        shape = shape[:-1] + (draw(st.integers(5, 70)),)
     size = 1
     out = []
     for n in shape:  # clip, keeping the rank, so the product stays bounded
@@ -181,7 +196,7 @@ def descriptors(draw, dtype: DType | st.SearchStrategy | None = None,
         need = 0 if empty else hi - lo + 1
         nbuf = need + draw(st.integers(0, 3))
         if kind is None:
-            kind = draw(st.sampled_from(["small", "small", "full", "special"]))
+            kind = draw(st.sampled_from(["small", "small", "full", "edge", "special"]))
         base = values(dt, nbuf, draw(st.integers(0, 2**32 - 1)), kind)
         if readonly:
             base.setflags(write=False)
@@ -392,9 +407,9 @@ def matmul_cases(draw, big: bool = False) -> MatmulCase:
     s1 = (k,) if vec1 else batch_of() + (m, k)
     s2 = (k,) if vec2 else batch_of() + (k, n)
     a = None
-    both = draw(st.sampled_from(["small", "full", "special"]))
+    both = draw(st.sampled_from(["small", "full", "special", "edge"]))
     if d1.kind not in "fc" or d2.kind not in "fc":
-        both = "full" if both == "full" else "small"
+        both = both if both in ("full", "edge") else "small"
     if both == "special" and draw(st.booleans()):
         both = "small"
     if both == "special" and "c" in (d1.kind, d2.kind):
