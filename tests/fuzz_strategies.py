@@ -426,7 +426,10 @@ def matmul_cases(draw, big: bool = False) -> MatmulCase:
             both = "small"
     if a is None:
         a = draw(descriptors(d1, shape=s1, kind=both))
-    if d1 is d2 and draw(st.integers(0, 3)) == 0:
+    s1 = a.ref.shape
+    if d1 is d2 and len(s1) >= 2 and s1[-1] == s1[-2] and draw(st.integers(0, 7)) == 3:
+        b = a  # x @ x (and x @= x): one square operand on both sides
+    elif d1 is d2 and draw(st.integers(0, 3)) == 0:
         # the rhs over the lhs's buffer (aliasing inputs), when it fits
         b = draw(descriptors(d2, shape=s2, base=a.base))
     else:
