@@ -6,8 +6,20 @@ into the one extension, linked against the OpenBLAS shipped in the `scipy-openbl
 
 During development, `python setup.py build_ext --inplace` rebuilds the extension in place
 (`pip install -e .` does the same through pip).
+
+Environment switch:
+    STRIDEDARRAY_SANITIZE=1   build the C core for AddressSanitizer and UndefinedBehaviorSanitizer:
+        `-fsanitize=address,undefined -fno-omit-frame-pointer -O1 -g -UNDEBUG -fno-wrapv`,
+        linked with `-fsanitize=address,undefined`. These flags come after Python's own CFLAGS
+        (`-DNDEBUG -O3 -fwrapv`), and for GCC the last -O, -D/-U and -f(no-)wrapv win: the
+        build is -O1, the C debug asserts (assert, SA_ASSERT_IN_BUFFER) are live, and signed
+        overflow is undefined again so UBSan reports it. UBSan recovers (reports and goes on)
+        so that one run lists every report; tools/sanitize counts them. Such an extension only
+        loads with the ASan runtime preloaded (LD_PRELOAD=$(gcc -print-file-name=libasan.so));
+        tools/sanitize does all of this in a scratch virtual environment.
 """
 
+import os
 from pathlib import Path
 
 import scipy_openblas32
@@ -18,6 +30,11 @@ CSRC = ROOT / "csrc"
 
 # Order matters: a header may use types declared by an earlier one.
 API_HEADERS = ["sa_array.h", "sa_alloc.h", "sa_matmul.h"]
+
+SANITIZE = os.environ.get("STRIDEDARRAY_SANITIZE", "") == "1"
+SANITIZE_COMPILE = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-O1", "-g",
+                    "-UNDEBUG", "-fno-wrapv"]
+SANITIZE_LINK = ["-fsanitize=address,undefined"]
 
 ffibuilder = FFI()
 ffibuilder.cdef(
@@ -44,5 +61,7 @@ ffibuilder.set_source(
     libraries=[scipy_openblas32.get_library()],
     # A regular install puts the wheel's library beside us in site-packages; an editable
     # install does not, and relies on `import scipy_openblas32` (RTLD_GLOBAL) in _ffi.py.
-    extra_link_args=["-Wl,-rpath,$ORIGIN/../scipy_openblas32/lib"],
+    extra_link_args=["-Wl,-rpath,$ORIGIN/../scipy_openblas32/lib"]
+    + (SANITIZE_LINK if SANITIZE else []),
+    extra_compile_args=SANITIZE_COMPILE if SANITIZE else [],
 )
