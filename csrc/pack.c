@@ -34,6 +34,63 @@ static int coalesce(const sa_array *a, int64_t *shape, int64_t *strides)
     return n;
 }
 
+/* Float -> integer conversion, defined for every input.
+ *
+ * C leaves a float-to-integer cast undefined when the truncated value does not fit (NaN, the
+ * infinities, anything out of range), and GCC's vectorized loops then give whatever the
+ * instruction they picked gives. NumPy's own results for such values differ between its
+ * contiguous (SIMD) and strided loops, so there is no single answer to copy. The rule here is
+ * spelled out and UB-free; it is what the x86-64 scalar conversions give, which is what NumPy's
+ * strided loops give for all but uint32:
+ *   - int8/int16/uint8/uint16/int32: truncate to int32 (NaN and values outside int32 give
+ *     INT32_MIN), then keep the low bits (two's complement wrap);
+ *   - int64 and uint32: truncate to int64 (NaN and values outside int64 give INT64_MIN), then
+ *     keep the low bits;
+ *   - uint64: values >= 2^63 are taken as 2^63 + the int64 conversion of x - 2^63 (so 2^64 and
+ *     above wrap to 0), everything else (NaN included) as the int64 conversion.
+ * Values whose truncation fits the destination convert exactly as C says. */
+static inline int32_t sa_f2int32(double x)
+{
+    return x > -2147483649.0 && x < 2147483648.0 ? (int32_t)x : INT32_MIN;
+}
+
+static inline int64_t sa_f2int64(double x)
+{
+    return x >= -9223372036854775808.0 && x < 9223372036854775808.0 ? (int64_t)x : INT64_MIN;
+}
+
+static inline uint64_t sa_f2uint64(double x)
+{
+    if (x >= 9223372036854775808.0)
+        return (uint64_t)sa_f2int64(x - 9223372036854775808.0) ^ ((uint64_t)1 << 63);
+    return (uint64_t)sa_f2int64(x);
+}
+
+/* SA_FROM_FLOAT_<dst>(x): a double converted to the destination type by the rule above (or by
+ * a plain C conversion for bool and floating destinations, which is always defined). */
+#define SA_FROM_FLOAT_bool(x) ((uint8_t)((x) != 0))
+#define SA_FROM_FLOAT_i8(x) ((int8_t)(uint8_t)(uint32_t)sa_f2int32(x))
+#define SA_FROM_FLOAT_i16(x) ((int16_t)(uint16_t)(uint32_t)sa_f2int32(x))
+#define SA_FROM_FLOAT_i32(x) sa_f2int32(x)
+#define SA_FROM_FLOAT_i64(x) sa_f2int64(x)
+#define SA_FROM_FLOAT_u8(x) ((uint8_t)(uint32_t)sa_f2int32(x))
+#define SA_FROM_FLOAT_u16(x) ((uint16_t)(uint32_t)sa_f2int32(x))
+#define SA_FROM_FLOAT_u32(x) ((uint32_t)(uint64_t)sa_f2int64(x))
+#define SA_FROM_FLOAT_u64(x) sa_f2uint64(x)
+#define SA_FROM_FLOAT_f32(x) ((float)(x))
+#define SA_FROM_FLOAT_f64(x) ((double)(x))
+#define SA_FROM_FLOAT_c64(x) ((sa_c64)(x))
+#define SA_FROM_FLOAT_c128(x) ((sa_c128)(x))
+
+/* One element converted from the source to the destination type: real floating sources go
+ * through SA_FROM_FLOAT_<dst>; every other pair is a C conversion that is always defined. Only
+ * the selected _Generic branch is evaluated. A float source gives the same result through
+ * double (the conversion to double is exact). */
+#define SA_CONVERT(dtype_, dsfx, v)                                                        \
+    _Generic((v), float: SA_FROM_FLOAT_##dsfx((double)(v)),                                \
+                  double: SA_FROM_FLOAT_##dsfx((double)(v)),                               \
+                  default: (dtype_)(v))
+
 /* The copy loops are built for AVX2 and AVX-512 too, picked at load time by the CPU (GCC's
  * function multiversioning): a reversed run is loads plus lane shuffles, twice or four times
  * as wide there as in the baseline SSE2 build. No compiler flag is involved. */
@@ -62,13 +119,17 @@ static int coalesce(const sa_array *a, int64_t *shape, int64_t *strides)
              * stride the compiler vectorizes them (loads plus lane shuffles). The general \
              * stride is a gather it does not vectorize. */                                 \
             if (istr == 1)                                                                 \
-                for (int64_t i = 0; i < inner; ++i) d[i] = (dtype_)p[i];                   \
+                for (int64_t i = 0; i < inner; ++i)                                        \
+                    d[i] = SA_CONVERT(dtype_, dsfx, p[i]);                                 \
             else if (istr == -1)                                                           \
-                for (int64_t i = 0; i < inner; ++i) d[i] = (dtype_)p[-i];                  \
+                for (int64_t i = 0; i < inner; ++i)                                        \
+                    d[i] = SA_CONVERT(dtype_, dsfx, p[-i]);                                \
             else if (istr == 2)                                                            \
-                for (int64_t i = 0; i < inner; ++i) d[i] = (dtype_)p[2 * i];               \
+                for (int64_t i = 0; i < inner; ++i)                                        \
+                    d[i] = SA_CONVERT(dtype_, dsfx, p[2 * i]);                             \
             else                                                                           \
-                for (int64_t i = 0; i < inner; ++i) d[i] = (dtype_)p[i * istr];            \
+                for (int64_t i = 0; i < inner; ++i)                                        \
+                    d[i] = SA_CONVERT(dtype_, dsfx, p[i * istr]);                          \
             d += inner;                                                                    \
             int k = n - 2;                                                                 \
             for (; k >= 0; --k) {                                                          \
