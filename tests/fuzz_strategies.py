@@ -372,6 +372,41 @@ def _promoted(d1: DType, d2: DType) -> DType | None:
 
 
 @st.composite
+def reuse_cases(draw) -> MatmulCase:
+    """What the pack_blas route is for: a floating operand BLAS cannot read as it is
+    (reversed, step-two or otherwise dense-but-odd strides) shared by a whole batch of the
+    other operand, at sizes either side of the pack crossovers. Sometimes a mixed float pair
+    (the shared operand is cast while it is packed), sometimes the shared operand is a vector."""
+    d1 = draw(st.sampled_from(BLAS_DTYPES))
+    d2 = d1 if draw(st.integers(0, 3)) else draw(st.sampled_from(
+        [d for d in BLAS_DTYPES if _promoted(d1, d) is not None]))
+    m, n, k = (draw(st.integers(1, 12)) for _ in range(3))
+    batch = tuple(draw(st.lists(st.integers(2, 4), min_size=1, max_size=2)))
+    shared_lhs = draw(st.booleans())
+    vec = draw(st.integers(0, 3)) == 0
+    s_shared = ((k,) if vec else (m, k)) if shared_lhs else ((k,) if vec else (k, n))
+    s_batched = batch + ((k, n) if shared_lhs else (m, k))
+    # (a vector read with step two is fine for BLAS, a reversed one is not)
+    odd = draw(st.sampled_from(["flip last"] if vec else ["flip last", "flip first", "step two"]))
+    drawn_shape = s_shared[:-1] + (2 * s_shared[-1] - 1,) if odd == "step two" else s_shared
+    shared = draw(descriptors(d1 if shared_lhs else d2, shape=drawn_shape, kind="small",
+                              layout="dense"))
+    key = {"flip last": (..., slice(None, None, -1)), "flip first": (slice(None, None, -1),),
+           "step two": (..., slice(None, None, 2))}[odd]
+    shared = Fuzzed(shared.x[key], shared.ref[key], shared.base, shared.desc + ((odd,),))
+    if not vec and draw(st.integers(0, 3)) == 0:
+        # the shared matrix under a broadcast batch axis (physical zero strides)
+        lead = batch[-1:]
+        shared = Fuzzed(sa.broadcast_to(shared.x, lead + s_shared),
+                        np.broadcast_to(shared.ref, lead + s_shared), shared.base,
+                        shared.desc + (("broadcast_to", lead + s_shared),))
+    other = draw(descriptors(d2 if shared_lhs else d1, shape=s_batched, kind="small",
+                             layout=draw(st.sampled_from(["blas", "blas", "blas", "dense"]))))
+    a, b = (shared, other) if shared_lhs else (other, shared)
+    return MatmulCase(a, b, _promoted(a.x.dtype, b.x.dtype))
+
+
+@st.composite
 def matmul_cases(draw, big: bool = False) -> MatmulCase:
     """Operands of compatible shapes for every role: 1-D/2-D/batched, batch dims that
     broadcast (extent 1 against n, 0-size batches), K = 0; dtype pairs (mostly equal, some
