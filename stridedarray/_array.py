@@ -64,6 +64,18 @@ def _used_strides(shape: tuple, strides: tuple) -> tuple:
     return tuple(0 if n == 1 else s for n, s in zip(shape, strides, strict=True))
 
 
+def _c_strides_for(shape: tuple, strides: tuple, nbuf: int) -> tuple:
+    """The strides the C descriptor gets: as they are, except that a stride no index multiplies
+    (an extent-1 axis, or any axis of an empty array) and that is larger than the buffer is
+    set to 0. Such strides can be anything (slicing an extent-1 axis with a step again and
+    again multiplies its stride; _make does not bound them), and C's stride arithmetic
+    (negating a stride, reversing an axis) would overflow on e.g. -2**63. Strides within the
+    buffer are kept, since the BLAS layout checks read them as NumPy does."""
+    if 0 in shape:
+        return tuple(0 if abs(s) > nbuf else s for s in strides)
+    return tuple(0 if n == 1 and abs(s) > nbuf else s for n, s in zip(shape, strides, strict=True))
+
+
 def _negative_extent(shape: tuple) -> None:
     """A descriptor with a negative extent is malformed (it would reach C as a negative
     count); the public functions refuse such shapes earlier, _make is the backstop."""
@@ -372,13 +384,17 @@ class Array(_ArrayProtocols):
             d.origin = self._origin
             d.ndim = len(self._shape)
             d.dtype = self._dtype.code
-            n = len(self._shape)
+            shape = self._shape
+            n = len(shape)
+            strides = self._strides
+            if 1 in shape or 0 in shape:
+                strides = _c_strides_for(shape, strides, d.nbuf)
             try:
-                d.shape[0:n] = self._shape
-                d.strides[0:n] = self._strides
+                d.shape[0:n] = shape
             except OverflowError:  # beyond int64: see _np
-                check_size(self._shape, self._dtype.np.itemsize)
-                d.strides[0:n] = _used_strides(self._shape, self._strides)
+                check_size(shape, self._dtype.np.itemsize)
+                raise
+            d.strides[0:n] = strides
             self._cd = d
         return d
 

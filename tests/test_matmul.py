@@ -179,6 +179,36 @@ def test_empty_dimensions(dtype):
                 check(sa.asarray(r1) @ sa.asarray(r2), r1 @ r2, r1, r2, (s1, s2, backend))
 
 
+def _wild_unit_axis(x: sa.Array, axis: int) -> sa.Array:
+    """x with the stride of its extent-1 `axis` taken to -2**63 or below by public slicing
+    (reverse, then steps of two): a stride no index uses, which C must not negate or
+    overflow on (exactly -2**63 when the axis started with stride 1)."""
+    key = [slice(None)] * x.ndim
+    key[axis] = slice(None, None, -1)
+    x = x[tuple(key)]
+    key[axis] = slice(None, None, 2)
+    while x.strides[axis] > -2**63:
+        x = x[tuple(key)]
+    return x
+
+
+@pytest.mark.parametrize("backend", [None, *BACKENDS])
+@pytest.mark.parametrize("dtype", [sa.int16, sa.float64, sa.complex64], ids=lambda d: d.name)
+def test_wild_strides_on_extent_one_axes(backend, dtype):
+    """K = 1, M = 1 and a batch of 1 whose strides are -2**63: the product is unaffected (the
+    sanitizer build reported the overflowing negations these once caused in the C core)."""
+    for s1, s2, axis1, axis2 in [((3, 1), (1, 4), 1, 0), ((1, 5), (5,), 0, 0),
+                                 ((1, 3, 2), (2, 2), 0, 0), ((4, 1), (1,), 1, 0),
+                                 ((2, 3), (3, 1), 0, 1)]:
+        r1, r2 = fill(dtype, s1, 1), fill(dtype, s2, 2)
+        x1 = _wild_unit_axis(sa.asarray(r1), axis1)
+        x2 = _wild_unit_axis(sa.asarray(r2), axis2) if s2[axis2] == 1 else sa.asarray(r2)
+        n1, n2 = np.asarray(x1), np.asarray(x2)
+        with sa.matmul_policy(force=backend):
+            check(x1 @ x2, n1 @ n2, n1, n2, (s1, s2, backend))
+            assert sa.matmul_explain(x1, x2)["route"] in BACKENDS
+
+
 def test_dot_is_zero_d_and_vector_shapes():
     """vector @ vector is 0-d (Array API), not (1,) as in the seed."""
     a = sa.asarray(np.arange(5.0))
