@@ -336,6 +336,12 @@ def _reshape_targets(shape: tuple) -> list[tuple]:
     return [t for t in out if len(t) <= 6]
 
 
+def broadcast_fuzzed(f: Fuzzed, target: tuple) -> Fuzzed:
+    """`broadcast_to(f, target)` on both sides, recorded in the description."""
+    return Fuzzed(sa.broadcast_to(f.x, target), np.broadcast_to(f.ref, target), f.base,
+                  f.desc + (("broadcast_to", target),))
+
+
 @st.composite
 def operands(draw, dtype: DType | None = None, broadcast: bool = True) -> Fuzzed:
     """One of: a fuzzed descriptor, broadcast_to of one, or a strategies.views() chain (then
@@ -351,8 +357,7 @@ def operands(draw, dtype: DType | None = None, broadcast: bool = True) -> Fuzzed
         return f
     lead = tuple(draw(st.lists(st.integers(0, 3), max_size=1)))
     target = lead + tuple(draw(st.integers(0, 3)) if n == 1 else n for n in f.x.shape)
-    return Fuzzed(sa.broadcast_to(f.x, target), np.broadcast_to(f.ref, target), f.base,
-                  f.desc + (("broadcast_to", target),))
+    return broadcast_fuzzed(f, target)
 
 
 class MatmulCase(NamedTuple):
@@ -374,7 +379,7 @@ def _promoted(d1: DType, d2: DType) -> DType | None:
 @st.composite
 def reuse_cases(draw) -> MatmulCase:
     """What the pack_blas route is for: a floating operand BLAS cannot read as it is
-    (reversed, step-two or otherwise dense-but-odd strides) shared by a whole batch of the
+    (a dense layout with an axis reversed or read with step two) shared by a whole batch of the
     other operand, at sizes either side of the pack crossovers. Sometimes a mixed float pair
     (the shared operand is cast while it is packed), sometimes the shared operand is a vector."""
     d1 = draw(st.sampled_from(BLAS_DTYPES))
@@ -396,10 +401,7 @@ def reuse_cases(draw) -> MatmulCase:
     shared = Fuzzed(shared.x[key], shared.ref[key], shared.base, shared.desc + ((odd,),))
     if not vec and draw(st.integers(0, 3)) == 0:
         # the shared matrix under a broadcast batch axis (physical zero strides)
-        lead = batch[-1:]
-        shared = Fuzzed(sa.broadcast_to(shared.x, lead + s_shared),
-                        np.broadcast_to(shared.ref, lead + s_shared), shared.base,
-                        shared.desc + (("broadcast_to", lead + s_shared),))
+        shared = broadcast_fuzzed(shared, batch[-1:] + s_shared)
     other = draw(descriptors(d2 if shared_lhs else d1, shape=s_batched, kind="small",
                              layout=draw(st.sampled_from(["blas", "blas", "blas", "dense"]))))
     a, b = (shared, other) if shared_lhs else (other, shared)
@@ -472,7 +474,5 @@ def matmul_cases(draw, big: bool = False) -> MatmulCase:
     if draw(st.integers(0, 5)) == 0 and len(s1) >= 2 and (vec2 or len(s1) >= len(s2)):
         # a broadcast_to lhs: physical zero strides on a new leading batch axis (which the
         # rhs, with fewer batch axes, broadcasts against)
-        lead = (draw(st.integers(0, 3)),)
-        a = Fuzzed(sa.broadcast_to(a.x, lead + s1), np.broadcast_to(a.ref, lead + s1), a.base,
-                   a.desc + (("broadcast_to", lead + s1),))
+        a = broadcast_fuzzed(a, (draw(st.integers(0, 3)),) + s1)
     return MatmulCase(a, b, _promoted(d1, d2) if sa.bool not in (d1, d2) else None)
