@@ -55,22 +55,14 @@ def _offset_range(shape, strides, origin):
     return lo, hi
 
 
-def _used_strides(shape: tuple, strides: tuple) -> tuple:
-    """The strides with those no index ever multiplies set to 0: an extent-1 axis's, and all
-    of an empty array's. The same elements, with strides that fit int64 whenever the
-    descriptor passed _make (a used stride spans at most the buffer)."""
-    if 0 in shape:
-        return (0,) * len(shape)
-    return tuple(0 if n == 1 else s for n, s in zip(shape, strides, strict=True))
-
-
-def _c_strides_for(shape: tuple, strides: tuple, nbuf: int) -> tuple:
-    """The strides the C descriptor gets: as they are, except that a stride no index multiplies
-    (an extent-1 axis, or any axis of an empty array) and that is larger than the buffer is
-    set to 0. Such strides can be anything (slicing an extent-1 axis with a step again and
-    again multiplies its stride; _make does not bound them), and C's stride arithmetic
-    (negating a stride, reversing an axis) would overflow on e.g. -2**63. Strides within the
-    buffer are kept, since the BLAS layout checks read them as NumPy does."""
+def _bounded_strides(shape: tuple, strides: tuple, nbuf: int) -> tuple:
+    """The strides with those no index multiplies (an extent-1 axis's, and all of an empty
+    array's) set to 0 when they are larger than the buffer. Such strides can be anything
+    (slicing an extent-1 axis with a step again and again multiplies its stride; _make does
+    not bound them), beyond int64 or NumPy's reach, and C's stride arithmetic (negating a
+    stride, reversing an axis) would overflow on e.g. -2**63. Every other stride is at most
+    the buffer's size once the descriptor passed _make, and is kept: the BLAS layout checks
+    read strides as NumPy does."""
     if 0 in shape:
         return tuple(0 if abs(s) > nbuf else s for s in strides)
     return tuple(0 if n == 1 and abs(s) > nbuf else s for n, s in zip(shape, strides, strict=True))
@@ -368,7 +360,8 @@ class Array(_ArrayProtocols):
                 check_size(self._shape, its)
                 v = np.ndarray(
                     self._shape, self._dtype.np, buffer=self._st.arr, offset=self._origin * its,
-                    strides=tuple(s * its for s in _used_strides(self._shape, self._strides)),
+                    strides=tuple(s * its for s in _bounded_strides(self._shape, self._strides,
+                                                                     self._st.nbuf)),
                 )
             self._npv = v
         return v
@@ -388,7 +381,7 @@ class Array(_ArrayProtocols):
             n = len(shape)
             strides = self._strides
             if 1 in shape or 0 in shape:
-                strides = _c_strides_for(shape, strides, d.nbuf)
+                strides = _bounded_strides(shape, strides, d.nbuf)
             try:
                 d.shape[0:n] = shape
             except OverflowError:  # beyond int64: see _np
