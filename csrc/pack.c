@@ -66,8 +66,9 @@ static inline uint64_t sa_f2uint64(double x)
     return (uint64_t)sa_f2int64(x);
 }
 
-/* SA_FROM_FLOAT_<dst>(x): a double converted to the destination type by the rule above (or by
- * a plain C conversion for bool and floating destinations, which is always defined). */
+/* SA_FROM_FLOAT_<dst>(x): a double converted to the destination type by the rule above; a
+ * floating destination is a plain C conversion (always defined), bool means "nonzero" (the
+ * macro instantiates every pair, though lookup() sends float -> bool to NumPy). */
 #define SA_FROM_FLOAT_bool(x) ((uint8_t)((x) != 0))
 #define SA_FROM_FLOAT_i8(x) ((int8_t)(uint8_t)(uint32_t)sa_f2int32(x))
 #define SA_FROM_FLOAT_i16(x) ((int16_t)(uint16_t)(uint32_t)sa_f2int32(x))
