@@ -278,9 +278,8 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
     return _wrap(np.linspace(start, stop, n, endpoint=bool(endpoint), dtype=dt.np))
 
 
-def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...] | list[Array]:
-    """Coordinate matrices from 1-D coordinate vectors ("xy" Cartesian or "ij" matrix);
-    a tuple from 2025.12, a list for an older requested API version."""
+def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
+    """Coordinate matrices from 1-D coordinate vectors ("xy" Cartesian or "ij" matrix)."""
     if indexing not in ("xy", "ij"):
         raise ValueError(f"indexing must be 'xy' or 'ij', got {indexing!r}")
     for i, a in enumerate(arrays):
@@ -290,10 +289,7 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...] | list[A
         if a.dtype is not arrays[0].dtype:
             raise TypeError(f"meshgrid: all arrays must share one dtype; arrays[0] is "
                             f"{arrays[0].dtype.name}, arrays[{i}] is {a.dtype.name}")
-    from ._info import api_version
-
-    out = [_wrap(g) for g in np.meshgrid(*(a._np for a in arrays), indexing=indexing)]
-    return tuple(out) if api_version() >= "2025.12" else out
+    return tuple(_wrap(g) for g in np.meshgrid(*(a._np for a in arrays), indexing=indexing))
 
 
 def _tri(name: str, f: Any, x: Array, k: int) -> Array:

@@ -26,8 +26,8 @@ class Info:
 
     __slots__ = ("_version",)
 
-    def __init__(self, version: str | None = None) -> None:
-        self._version = version  # None: whatever version was last requested (api_version())
+    def __init__(self, version: str = "2025.12") -> None:
+        self._version = version  # the API version whose answers this object gives
 
     def capabilities(self) -> dict[str, Any]:
         """Optional features this library supports."""
@@ -41,8 +41,7 @@ class Info:
 
     def devices(self) -> tuple[Device, ...] | list[Device]:
         """All supported devices (a tuple since 2025.12, a list before)."""
-        version = self._version or api_version()
-        return (CPU_DEVICE,) if version >= "2025.12" else [CPU_DEVICE]
+        return (CPU_DEVICE,) if self._version >= "2025.12" else [CPU_DEVICE]
 
     def default_dtypes(self, *, device: Device | None = None) -> dict[str, DType]:
         """Default dtypes for floating, complex, integral and indexing results."""
@@ -69,19 +68,6 @@ class Info:
 
 _INFO = Info()
 
-# The API version last requested through `x.__array_namespace__(api_version=...)`; functions
-# whose results changed between versions (list vs tuple) consult it via api_version().
-_requested_version = ["2025.12"]
-
-
-def api_version() -> str:
-    """The Array API version requested (default "2025.12", the library's own)."""
-    return _requested_version[0]
-
-
-def _set_api_version(version: str) -> None:
-    _requested_version[0] = version
-
 
 def __array_namespace_info__() -> Info:
     """The inspection namespace object (capabilities, devices, default and supported dtypes)."""
@@ -91,13 +77,26 @@ def __array_namespace_info__() -> Info:
 _NAMESPACES: dict[str, types.ModuleType] = {}
 
 
+def _as_list(func: Any) -> Any:
+    """`func` returning a list of its tuple result: sequences of arrays were lists before
+    2025.12."""
+
+    def f(*args: Any, **kwargs: Any) -> Any:
+        return list(func(*args, **kwargs))
+
+    f.__name__ = f.__qualname__ = func.__name__
+    f.__doc__ = func.__doc__
+    return f
+
+
 def namespace_for(version: str | None) -> types.ModuleType:
     """The namespace `x.__array_namespace__(api_version=version)` returns.
 
     The current version is the package itself. An older version gets a module object with the
     same functions whose version-dependent answers follow that version (its
-    `__array_api_version__`, and `devices()` returning a list before 2025.12); it is made
-    once per version."""
+    `__array_api_version__`, and lists instead of tuples before 2025.12 from `devices()`,
+    `meshgrid` and `broadcast_arrays`); it is made once per version. Nothing is global: a
+    caller asking for 2023.12 leaves every other caller's namespace as it was."""
     import stridedarray
 
     if version is None or version == stridedarray.__array_api_version__:
@@ -110,5 +109,8 @@ def namespace_for(version: str | None) -> types.ModuleType:
         info = Info(version)
         ns.__array_api_version__ = version
         ns.__array_namespace_info__ = lambda: info
+        if version < "2025.12":
+            for name in ("meshgrid", "broadcast_arrays"):
+                setattr(ns, name, _as_list(getattr(stridedarray, name)))
         _NAMESPACES[version] = ns
     return ns

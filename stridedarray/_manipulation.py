@@ -16,7 +16,6 @@ import numpy as np
 from . import _dtypes
 from ._array import Array, _derive, _wrap
 from ._utility import check_array as _check_array
-from ._utility import versioned_seq
 from ._validation import MAX_BYTES, c_strides, check_size, normalize_axes, normalize_axis
 
 __all__ = ["permute_dims", "matrix_transpose", "flip", "broadcast_to", "expand_dims",
@@ -280,12 +279,12 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(out)
 
 
-def broadcast_arrays(*arrays: Array) -> list[Array] | tuple[Array, ...]:
-    """Broadcast arrays against each other (views). A list before API 2025.12, a tuple since."""
+def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
+    """Broadcast arrays against each other (views)."""
     for i, a in enumerate(arrays):
         _check_array(a, f"arrays[{i}]")
     shape = broadcast_shapes(*(a.shape for a in arrays))
-    return versioned_seq([broadcast_to(a, shape) for a in arrays])
+    return tuple(broadcast_to(a, shape) for a in arrays)
 
 
 def moveaxis(x: Array, source: int | tuple[int, ...], destination: int | tuple[int, ...],

@@ -19,26 +19,6 @@ from ._validation import normalize_axes, normalize_axis
 
 __all__ = ["all", "any", "diff"]
 
-_DEFAULT_VERSION = "2025.12"
-
-
-def api_version() -> str:
-    """The API version requested through `x.__array_namespace__(api_version=...)`.
-
-    The getter lives in `_info` (helper P1); until it exists the library's own version holds."""
-    from . import _info
-
-    getter = getattr(_info, "api_version", None) or getattr(_info, "get_api_version", None)
-    if callable(getter):
-        return getter()
-    return getattr(_info, "_API_VERSION", _DEFAULT_VERSION)
-
-
-def versioned_seq(items: Sequence[Array]) -> list[Array] | tuple[Array, ...]:
-    """Sequences of arrays were lists before 2025.12 and are tuples since."""
-    return list(items) if api_version() < "2025.12" else tuple(items)
-
-
 def check_array(x: object, name: str = "x") -> Array:
     """`x` itself if it is an Array, else a TypeError naming the argument."""
     if not isinstance(x, Array):
