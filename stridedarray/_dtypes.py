@@ -34,6 +34,11 @@ class DType:
         self.bits = bits
 
     @property
+    def dtype(self) -> np.dtype:
+        """The NumPy dtype: NumPy reads this attribute, so np.dtype(sa.float64) works."""
+        return self.np
+
+    @property
     def itemsize(self) -> int:
         """Bytes per element."""
         return self.np.itemsize
@@ -76,6 +81,11 @@ KIND_OF = {
 }
 KIND_OF["integral"] = KIND_OF["signed integer"] | KIND_OF["unsigned integer"]
 KIND_OF["numeric"] = KIND_OF["integral"] | KIND_OF["real floating"] | KIND_OF["complex floating"]
+
+
+def by_name(name: str) -> DType:
+    """The dtype called `name` ("float64", ...)."""
+    return _BY_NAME[name]
 
 
 def from_numpy_dtype(npdt: np.dtype) -> DType:
