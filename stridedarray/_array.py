@@ -259,11 +259,6 @@ class Array(_ArrayProtocols):
 
     __slots__ = ("_st", "_dtype", "_shape", "_strides", "_origin", "_npv", "_cd", "__weakref__")
 
-    # NumPy's binary operators and ufuncs defer to us instead of silently converting an Array
-    # to an ndarray (so `ndarray + Array` raises TypeError instead of returning an ndarray);
-    # explicit conversion with numpy.asarray(x) still shares memory.
-    __array_ufunc__ = None
-
     def __new__(cls, *args: Any, **kwargs: Any) -> Array:
         raise TypeError(
             "stridedarray.Array is not created directly; use asarray, empty, zeros, ones, "

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import _special_cases as _sc
-from ._array import Array, _wrap
+from ._array import Array, _from_ndarray, _wrap
 from ._dtypes import DTYPES, DType, promote, scalar_dtype, scalar_np
 
 _K = {
@@ -283,6 +283,9 @@ __all__ = sorted(_FUNCS)
 
 
 # -- operators on the Array class ----------------------------------------------------------
+# With an ndarray or NumPy scalar operand, `op` and `rop` return NotImplemented and Python
+# hands the operation to NumPy's operator, which reaches Array.__array_ufunc__: mixed
+# NumPy/stridedarray arithmetic follows one rule in both orders (see _numpy_dispatch).
 _OPERAND_TYPES = (Array, builtins.bool, int, float, complex)
 
 
@@ -301,7 +304,11 @@ def _binary_operator(fname: str) -> tuple[Callable, Callable, Callable]:
 
     def iop(self: Array, other: Any) -> Array:
         if not isinstance(other, _OPERAND_TYPES):
-            return NotImplemented
+            if not isinstance(other, np.ndarray | np.generic):
+                return NotImplemented
+            # Not NotImplemented: Python would fall back to `self = self op other`, a new
+            # array, and views of self would silently miss the update.
+            other = _from_ndarray(np.asarray(other), None)
         r = func(self, other)
         if r.dtype is not self.dtype:
             raise TypeError(f"in-place {fname}: the result dtype {r.dtype.name} differs from "

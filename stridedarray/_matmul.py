@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import _dtypes
-from ._array import Array, _Storage
+from ._array import Array, _from_ndarray, _Storage
 from ._ffi import ffi, lib
 from ._policy import DEFAULT_POLICY, _current, current_policy, matmul_policy
 from ._validation import c_strides, check_size
@@ -159,6 +159,14 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     return out
 
 
+def matmul_operator(x1: Array, x2: Any) -> Any:
+    """`x1 @ x2`: NotImplemented for a NumPy x2, so NumPy's operator takes it and the product
+    reaches Array.__array_ufunc__ (one rule for NumPy operands in both orders)."""
+    if type(x2) is not Array and isinstance(x2, np.ndarray | np.generic):
+        return NotImplemented
+    return matmul(x1, x2)
+
+
 def rmatmul_operator(x2: Array, x1: Any) -> Any:
     """`x1 @ x2` reached through x2.__rmatmul__: NotImplemented for a non-array x1."""
     if not isinstance(x1, Array):
@@ -171,6 +179,8 @@ def imatmul_operator(x1: Array, x2: Any) -> Array:
 
     The product is computed into fresh storage first and then copied, because x1 may alias
     either operand (reading it while writing it would corrupt the result)."""
+    if isinstance(x2, np.ndarray | np.generic):
+        x2 = _from_ndarray(np.asarray(x2), None)  # in place, as the other operators
     if not isinstance(x2, Array):
         _check_operands(x1, x2)
     if x1.readonly:
@@ -285,6 +295,6 @@ def matmul_explain(x1: Array, x2: Array, /) -> MatmulExplain:
 # `x @ y` costs one Python call: the operators are bound to the functions that implement
 # them (the dunders in _array.py, which import this module lazily, are replaced here when
 # the namespace is imported).
-Array.__matmul__ = matmul  # type: ignore[method-assign]
+Array.__matmul__ = matmul_operator  # type: ignore[method-assign]
 Array.__rmatmul__ = rmatmul_operator  # type: ignore[method-assign]
 Array.__imatmul__ = imatmul_operator  # type: ignore[method-assign]

@@ -183,10 +183,10 @@ def test_bool_int_float_complex_index():
         assert type(conv(sa.asarray(1, dtype=sa.int16))) is conv
 
 
-def test_numpy_operands_do_not_take_over():
+def test_numpy_operands_follow_numpys_rule_in_both_orders():
+    # Details and the differential tests: test_numpy_protocols.py.
     x = sa.ones(2)
-    with pytest.raises(TypeError):
-        np.ones(2) + x  # noqa: B018 - NumPy would otherwise return an ndarray
-    with pytest.raises(TypeError):
-        x + np.ones(2)  # noqa: B018
+    for r in (np.ones(2) + x, x + np.ones(2), x @ np.ones(2), np.ones(2) @ x):
+        assert isinstance(r, sa.Array)
+    np.testing.assert_array_equal(np.asarray(np.ones(2) + x), [2.0, 2.0])
     np.testing.assert_array_equal(np.asarray(x), [1.0, 1.0])  # explicit conversion works

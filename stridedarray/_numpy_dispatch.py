@@ -1,0 +1,133 @@
+"""NumPy's function protocols on stridedarray arrays: NEP 13 (`__array_ufunc__`) and NEP 18
+(`__array_function__`).
+
+The rule, one for every NumPy entry point (`np.<ufunc>(x)`, `np.<function>(x)`, `ndarray op x`
+and `x op ndarray`): NumPy computes what it computes on the arrays' zero-copy NumPy views, with
+NumPy's own type promotion, warnings and errors, and the array results come back as
+stridedarray arrays. An ndarray result of a dtype the standard has is wrapped without a copy (a
+view NumPy returns stays a view of our buffer); a NumPy scalar becomes a 0-d array; tuples and
+lists (`np.divmod`, `np.linalg.eigh`, `np.split`) are converted item by item; anything else
+(Python scalars, NumPy dtypes, arrays of dtypes outside the standard such as float16, strings
+or datetimes) comes back as NumPy gives it. Results written into `out=` arguments are those
+arguments themselves. One exception to "NumPy computes": `np.matmul` (and so `ndarray @ x`) of
+two arrays of one numeric dtype runs stridedarray's planned matmul, so that libraries that
+call NumPy's matmul on array chunks (Dask) reach the C core.
+
+This is the choice CuPy, sparse and Dask arrays made: code written for NumPy keeps working on
+our arrays and keeps our type. Objects of other libraries that take part in these protocols
+(Dask or xarray arrays, pandas objects) are deferred to (NotImplemented), as NEP 13/18 ask.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._array import Array, _wrap
+from ._dtypes import from_numpy_dtype
+
+__all__ = ["array_ufunc", "array_function"]
+
+# Types we convert ourselves; any other argument type that defines the protocol is deferred to.
+_OURS = (Array, np.ndarray, np.generic)
+
+
+def _foreign(objs: Any, protocol: str) -> bool:
+    """True when an argument belongs to another library implementing `protocol`."""
+    return any(getattr(type(o), protocol, None) is not None and not isinstance(o, _OURS)
+               for o in objs)
+
+
+def _to_numpy(obj: Any) -> Any:
+    """`obj` with every Array, also inside lists and tuples, replaced by its NumPy view."""
+    if isinstance(obj, Array):
+        return obj._np
+    t = type(obj)
+    if t is list or t is tuple:
+        return t(_to_numpy(o) for o in obj)
+    return obj
+
+
+def _supported(npdt: np.dtype) -> bool:
+    try:
+        from_numpy_dtype(npdt)
+    except TypeError:
+        return False
+    return True
+
+
+def _to_ours(r: Any) -> Any:
+    """NumPy's result with its arrays and scalars of standard dtypes as stridedarray arrays."""
+    t = type(r)
+    if t is np.ndarray or isinstance(r, np.generic):
+        return _wrap(r) if _supported(r.dtype) else r
+    if t is list:
+        return [_to_ours(o) for o in r]
+    if isinstance(r, tuple):
+        items = [_to_ours(o) for o in r]
+        return t(*items) if hasattr(r, "_fields") else t(items)  # namedtuples keep their type
+    return r
+
+
+def _matmul_operands(inputs: tuple) -> tuple[Array, Array] | None:
+    """Both operands of np.matmul as Arrays when stridedarray's matmul computes the product:
+    arrays (or ndarrays) of one numeric dtype, each of rank >= 1."""
+    if len(inputs) != 2:
+        return None
+    from ._creation import asarray
+
+    ops = []
+    for x in inputs:
+        if isinstance(x, np.ndarray):
+            if not _supported(x.dtype):
+                return None
+            x = asarray(x)
+        elif not isinstance(x, Array):
+            return None
+        if x.ndim == 0:
+            return None
+        ops.append(x)
+    a, b = ops
+    if a.dtype is not b.dtype or a.dtype.kind == "b":
+        return None
+    return a, b
+
+
+def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
+    """`Array.__array_ufunc__`: the ufunc on NumPy views, results as Arrays (module rule)."""
+    out = kwargs.get("out")
+    if _foreign(inputs, "__array_ufunc__") or (out is not None and _foreign(
+            out if isinstance(out, tuple) else (out,), "__array_ufunc__")):
+        return NotImplemented
+    if ufunc is np.matmul and method == "__call__" and not kwargs:
+        ops = _matmul_operands(inputs)
+        if ops is not None:
+            from ._matmul import matmul
+
+            return matmul(*ops)
+    nin = tuple(_to_numpy(x) for x in inputs)
+    if out is not None:
+        kwargs = dict(kwargs, out=_to_numpy(out))
+    r = getattr(ufunc, method)(*nin, **kwargs)
+    if out is not None:
+        # NumPy returns the out arrays: give back the caller's own objects.
+        outs = out if isinstance(out, tuple) else (out,)
+        if method == "at":
+            return None
+        return outs[0] if len(outs) == 1 else outs
+    return _to_ours(r)
+
+
+def array_function(func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
+    """`Array.__array_function__`: NumPy's implementation on NumPy views (module rule)."""
+    for t in types:
+        if not issubclass(t, _OURS):
+            return NotImplemented
+    impl = getattr(func, "_implementation", func)  # skips a second round of dispatch
+    out = kwargs.get("out")
+    nkwargs = {k: _to_numpy(v) for k, v in kwargs.items()}
+    r = impl(*_to_numpy(args), **nkwargs)
+    if out is not None and r is nkwargs["out"]:
+        return out
+    return _to_ours(r)

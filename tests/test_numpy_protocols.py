@@ -1,0 +1,295 @@
+"""NumPy's protocols on stridedarray arrays: `__array__` (NumPy 2 copy semantics), NEP 13
+(`np.<ufunc>(x)`, `ndarray op x`, `x op ndarray`) and NEP 18 (`np.<function>(x)`), compared
+with NumPy on the same values: NumPy computes on the zero-copy views and array results come
+back as stridedarray arrays; plus `np.dtype` of our dtypes and the per-request namespace."""
+
+from __future__ import annotations
+
+import operator
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import NUMERIC_DTYPES, dtypes, views
+
+import stridedarray as sa
+
+SUPPORTED = tuple(sa.__array_namespace_info__().dtypes().values())
+
+
+def _equal(got, want) -> None:
+    """`got` is an Array (or a tuple of them) holding NumPy's result `want`."""
+    if isinstance(want, tuple):
+        assert type(got) is type(want) and len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            _equal(g, w)
+        return
+    if np.asarray(want).dtype not in {d.np for d in SUPPORTED}:
+        # a dtype outside the standard (float16 from np.sin of bool): NumPy's result as is
+        assert type(got) is type(want)
+        np.testing.assert_array_equal(got, want)
+        return
+    want = np.asarray(want)
+    assert isinstance(got, sa.Array), type(got)
+    assert got.dtype.np == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+# -- __array__ ------------------------------------------------------------------------------
+@settings(max_examples=100)
+@given(views(broadcast=False))
+def test_dunder_array_is_zero_copy_and_copies_only_when_asked(p):
+    v = p.x.__array__()
+    np.testing.assert_array_equal(v, p.ref)
+    if p.ref.size:
+        assert np.shares_memory(v, p.base_np)
+        assert np.shares_memory(np.asarray(p.x, copy=False), p.base_np)
+    c = p.x.__array__(copy=True)
+    np.testing.assert_array_equal(c, p.ref)
+    assert not np.shares_memory(c, p.base_np)
+    other = np.float32 if p.ref.dtype != np.float32 else np.float64
+    if p.ref.dtype.kind != "c":
+        np.testing.assert_array_equal(p.x.__array__(dtype=other), p.ref.astype(other))
+    with pytest.raises(ValueError, match="copy"):
+        p.x.__array__(dtype=other, copy=False)
+    assert p.x.__array__(dtype=p.ref.dtype, copy=False).dtype == p.ref.dtype
+
+
+def test_numpy_constructors_use_the_protocols():
+    x = sa.reshape(sa.arange(6.0), (2, 3))[:, ::-1]
+    assert np.array(x, copy=False).base is not None
+    np.testing.assert_array_equal(np.array(x, dtype=np.int16), [[2, 1, 0], [5, 4, 3]])
+    with pytest.raises(ValueError):
+        np.array(x, dtype=np.int16, copy=False)
+
+
+# -- dtypes -----------------------------------------------------------------------------------
+@given(dtypes())
+def test_numpy_reads_our_dtypes(dt):
+    assert np.dtype(dt) == dt.np
+    assert np.dtype(sa.ones(1, dtype=dt).dtype) == dt.np
+    # ... and they still compare as the standard says among themselves
+    assert dt == dt and all(dt != d for d in sa.__array_namespace_info__().dtypes().values()
+                            if d is not dt)
+    assert dt != dt.name
+
+
+# -- sequence protocol, tolist, format, to_device -------------------------------------------------
+@settings(max_examples=100)
+@given(views())
+def test_len_iter_tolist_follow_numpy(p):
+    assert p.x.tolist() == p.ref.tolist()
+    if p.ref.ndim == 0:
+        for f in (len, iter, list):
+            with pytest.raises(TypeError, match="0-d"):
+                f(p.x)
+        return
+    assert len(p.x) == len(p.ref)
+    rows = list(p.x)
+    assert len(rows) == len(p.ref)
+    for row, ref_row in zip(rows, p.ref, strict=True):
+        _equal(row, ref_row)
+        if ref_row.size and p.x.size:
+            assert np.shares_memory(np.asarray(row), p.base_np)  # views, not copies
+
+
+def test_format_and_to_device():
+    x = sa.asarray(3.14159)
+    assert format(x, ".2f") == "3.14" and f"{x:>8.3f}" == "   3.142"
+    assert format(sa.asarray(7, dtype=sa.int8), "03d") == "007"
+    assert format(sa.ones(2)) == str(sa.ones(2))
+    with pytest.raises(TypeError, match="0-d"):
+        format(sa.ones(2), ".2f")
+    y = sa.ones(2)
+    assert y.to_device("cpu") is y and y.to_device(y.device) is y
+    assert sa.asarray([1.0], device="cpu").device == y.device
+    with pytest.raises(ValueError, match="device"):
+        y.to_device("cuda")
+
+
+def test_namespace_version_is_per_request():
+    x = sa.ones(2)
+    old = x.__array_namespace__(api_version="2023.12")
+    assert old.__array_api_version__ == "2023.12"
+    assert isinstance(old.__array_namespace_info__().devices(), list)
+    assert isinstance(old.meshgrid(sa.ones(2), sa.ones(3)), list)
+    assert isinstance(old.broadcast_arrays(sa.ones(2), sa.ones(2)), list)
+    # the request changed nothing for anyone else
+    assert x.__array_namespace__() is sa and x.__array_namespace__(api_version=None) is sa
+    assert isinstance(sa.__array_namespace_info__().devices(), tuple)
+    assert isinstance(sa.meshgrid(sa.ones(2), sa.ones(3)), tuple)
+    assert isinstance(sa.broadcast_arrays(sa.ones(2), sa.ones(2)), tuple)
+
+
+# -- NEP 13: ufuncs and mixed operators ----------------------------------------------------------
+UNARY = [np.sin, np.exp, np.log, np.sqrt, np.negative, np.absolute, np.isnan, np.floor,
+         np.square, np.sign, np.logical_not, np.invert, np.conjugate]
+BINARY = [np.add, np.subtract, np.multiply, np.true_divide, np.floor_divide, np.power,
+          np.maximum, np.equal, np.less, np.logical_and, np.bitwise_xor, np.arctan2,
+          np.hypot, np.remainder]
+
+
+def _numpy(f, *args, **kwargs):
+    """NumPy's result, or the exception type it raises."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return f(*args, **kwargs)
+        except (TypeError, ValueError, OverflowError, ZeroDivisionError) as e:
+            return type(e)
+
+
+def _check_like_numpy(f, args_ours, args_np, **kwargs):
+    want = _numpy(f, *args_np, **kwargs)
+    if isinstance(want, type):
+        with pytest.raises(want), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            f(*args_ours, **kwargs)
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = f(*args_ours, **kwargs)
+    _equal(got, want)
+
+
+@settings(max_examples=150)
+@given(views(), st.sampled_from(UNARY))
+def test_unary_ufuncs_compute_numpys_answer_and_return_arrays(p, uf):
+    _check_like_numpy(uf, (p.x,), (p.ref,))
+
+
+@settings(max_examples=200)
+@given(views(max_dims=3), views(max_dims=2), st.sampled_from(BINARY),
+       st.sampled_from(["Array,Array", "ndarray,Array", "Array,ndarray", "Array,scalar"]))
+def test_binary_ufuncs_with_numpy_operands_in_either_order(p, q, uf, mix):
+    a, b = p.x, q.x
+    if mix == "ndarray,Array":
+        a = np.array(p.ref)
+    elif mix == "Array,ndarray":
+        b = np.array(q.ref)
+    elif mix == "Array,scalar":
+        b, q_ref = np.float32(1.5), np.float32(1.5)
+    ref_b = q.ref if mix != "Array,scalar" else q_ref
+    _check_like_numpy(uf, (a, b), (p.ref, ref_b))
+
+
+OPERATORS = [operator.add, operator.sub, operator.mul, operator.truediv, operator.lt,
+             operator.eq, operator.matmul, operator.and_]
+
+
+@settings(max_examples=200)
+@given(views(max_dims=3), views(max_dims=3), st.sampled_from(OPERATORS), st.booleans())
+def test_operators_between_ndarray_and_array_follow_numpy(p, q, op, array_first):
+    if array_first:
+        _check_like_numpy(op, (p.x, np.array(q.ref)), (p.ref, q.ref))
+    else:
+        _check_like_numpy(op, (np.array(p.ref), q.x), (p.ref, q.ref))
+
+
+@settings(max_examples=100)
+@given(views(dtypes(NUMERIC_DTYPES), broadcast=False, max_dims=3))
+def test_in_place_operator_with_ndarray_writes_into_the_view(p):
+    other = np.ones(p.ref.shape[-1:] if p.ref.ndim else (), dtype=p.ref.dtype)
+    want = _numpy(operator.iadd, np.array(p.ref), other)
+    x = p.x
+    before = id(x)
+    if isinstance(want, type):
+        with pytest.raises(want):
+            x += other
+        return
+    x += other
+    assert id(x) == before  # in place, not a new array bound to the name
+    np.testing.assert_array_equal(np.asarray(p.x), want)
+    np.testing.assert_array_equal(p.ref, want)  # the shared buffer holds the update
+
+
+def test_ufunc_methods_and_out_arguments():
+    x = sa.reshape(sa.arange(12.0), (3, 4))
+    n = np.arange(12.0).reshape(3, 4)
+    _equal(np.add.reduce(x, axis=1), np.add.reduce(n, axis=1))
+    _equal(np.multiply.outer(x[0], x[:, 0]), np.multiply.outer(n[0], n[:, 0]))
+    _equal(np.add.accumulate(x[::-1], axis=0), np.add.accumulate(n[::-1], axis=0))
+    out = sa.zeros((3, 4))
+    assert np.add(x, 1.0, out=out) is out
+    np.testing.assert_array_equal(np.asarray(out), n + 1)
+    view = out[:, ::-2]
+    assert np.multiply(x[:, :2], 10.0, out=(view,)) is view
+    np.testing.assert_array_equal(np.asarray(out)[:, ::-2], n[:, :2] * 10)
+    acc = sa.zeros(4)
+    assert np.add.at(acc, np.array([0, 0, 3]), 1.0) is None
+    np.testing.assert_array_equal(np.asarray(acc), [2.0, 0.0, 0.0, 1.0])
+    read_only = sa.asarray(bytes(4))
+    with pytest.raises(ValueError, match="read-only"):
+        np.add(sa.ones(4, dtype=sa.uint8), 1, out=read_only)
+    assert read_only.tolist() == [0, 0, 0, 0]
+
+
+def test_numpy_warnings_are_numpys():
+    with pytest.warns(RuntimeWarning):
+        np.log(sa.zeros(2))
+
+
+def test_np_matmul_runs_the_planned_matmul(monkeypatch):
+    import stridedarray._matmul as mm
+
+    calls = []
+    real = mm.matmul
+    monkeypatch.setattr(mm, "matmul", lambda a, b: calls.append(1) or real(a, b))
+    a = sa.reshape(sa.arange(6.0), (2, 3))
+    n = np.arange(12.0).reshape(3, 4)
+    _equal(np.matmul(a[::-1], n), np.arange(6.0).reshape(2, 3)[::-1] @ n)
+    _equal(n.T @ a.T, n.T @ np.arange(6.0).reshape(2, 3).T)
+    assert len(calls) == 2
+    # int8 @ float64 is NumPy's promotion, computed by NumPy
+    _equal(np.matmul(sa.ones((2, 2), dtype=sa.int8), np.ones((2, 2))), np.full((2, 2), 2.0))
+
+
+# -- NEP 18: functions ---------------------------------------------------------------------------
+@settings(max_examples=150)
+@given(views(), st.sampled_from(["sum", "mean", "max", "argmax", "cumsum", "sort", "unique",
+                                 "transpose", "ravel", "flip", "diff", "nonzero", "copy"]),
+       st.booleans())
+def test_numpy_functions_on_views_match_numpy(p, name, with_axis):
+    f = getattr(np, name)
+    kwargs = {}
+    if with_axis and p.ref.ndim and name not in ("unique", "transpose", "ravel", "nonzero",
+                                                 "copy"):
+        kwargs["axis"] = -1
+    _check_like_numpy(f, (p.x,), (p.ref,), **kwargs)
+
+
+def test_numpy_function_results_keep_views_and_types():
+    x = sa.reshape(sa.arange(6.0), (2, 3))
+    t = np.transpose(x)
+    assert isinstance(t, sa.Array) and np.shares_memory(np.asarray(t), np.asarray(x))
+    _equal(np.concatenate([x, np.ones((1, 3))]), np.concatenate([np.asarray(x),
+                                                                 np.ones((1, 3))]))
+    assert np.shape(x) == (2, 3) and np.ndim(x) == 2
+    assert np.array_equal(x, np.asarray(x)) is True
+    assert np.result_type(x) == np.float64
+    r = np.linalg.eigh(sa.eye(2))
+    assert type(r).__name__ == "EighResult" and isinstance(r.eigenvalues, sa.Array)
+    parts = np.split(sa.arange(4.0), 2)
+    assert isinstance(parts, list) and all(isinstance(q, sa.Array) for q in parts)
+    h = np.astype(x, np.float16)  # a dtype outside the standard stays NumPy's
+    assert type(h) is np.ndarray and h.dtype == np.float16
+    out = sa.zeros(3)
+    assert np.sum(x, axis=0, out=out) is out
+
+
+class _Foreign:
+    """Another library's array type taking part in NumPy's protocols."""
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return "foreign ufunc"
+
+    def __array_function__(self, func, types, args, kwargs):
+        return "foreign function"
+
+
+def test_other_libraries_arrays_are_deferred_to():
+    x = sa.ones(2)
+    assert np.add(x, _Foreign()) == "foreign ufunc"
+    assert np.concatenate([x, _Foreign()]) == "foreign function"
