@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import types
 from typing import Any
 
@@ -81,11 +82,10 @@ def _as_list(func: Any) -> Any:
     """`func` returning a list of its tuple result: sequences of arrays were lists before
     2025.12."""
 
+    @functools.wraps(func)  # keeps the signature (inspect follows __wrapped__)
     def f(*args: Any, **kwargs: Any) -> Any:
         return list(func(*args, **kwargs))
 
-    f.__name__ = f.__qualname__ = func.__name__
-    f.__doc__ = func.__doc__
     return f
 
 
