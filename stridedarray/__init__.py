@@ -4,7 +4,9 @@ The namespace is assembled from one module per chapter of the Array API standard
 module's `__all__` lists exactly the public names it contributes.
 """
 
-from . import _dtypes, fft, linalg  # noqa: F401 - fft, linalg: the extensions
+# fft, linalg: the extensions; _ndarray_methods binds NumPy's methods onto Array; _dask
+# registers Array with Dask.
+from . import _dask, _dtypes, _ndarray_methods, fft, linalg  # noqa: F401
 from ._array import Array
 from ._constants import *  # noqa: F403
 from ._creation import *  # noqa: F403
@@ -37,7 +39,9 @@ from ._sorting import *  # noqa: F403
 from ._statistical import *  # noqa: F403
 from ._utility import *  # noqa: F403
 
+_dask.install()  # registers Array with Dask now or when dask.array is imported
+
 __version__ = "0.1.0"
 __array_api_version__ = "2025.12"
 
-del _dtypes
+del _dask, _dtypes

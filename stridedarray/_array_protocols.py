@@ -150,6 +150,17 @@ class _ArrayProtocols:
 
         return array_function(func, types, args, kwargs)
 
+    # Dask's tensordot picks the chunk with the highest priority to choose the implementation:
+    # above ndarray's 0, so a product with a NumPy chunk runs on ours.
+    __array_priority__ = 10.0
+
+    def __dask_tokenize__(self) -> tuple:
+        """Dask's token: the same for equal dtype, shape and values, whatever the layout, and
+        different from an ndarray's with the same values (the chunk types differ)."""
+        from dask.base import normalize_token
+
+        return ("stridedarray.Array", normalize_token(self._np))
+
     # -- pickling and copying --------------------------------------------------------------------
     def __reduce_ex__(self, protocol: Any) -> tuple:
         """Pickle the elements this array reaches, not its whole buffer (rule in `_payload`);

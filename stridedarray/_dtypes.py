@@ -38,6 +38,14 @@ class DType:
         """The NumPy dtype: NumPy reads this attribute, so np.dtype(sa.float64) works."""
         return self.np
 
+    def __getattr__(self, name: str) -> object:
+        """NumPy's dtype attributes (`type`, `char`, `str`, `byteorder`, `fields`, ...) from
+        the NumPy dtype: libraries that hold our dtype where they expect NumPy's (Dask reads
+        its chunks' dtype, pandas and xarray inspect it) find what they look for."""
+        if name.startswith("__"):
+            raise AttributeError(name)  # protocol lookups (copy, pickle) are not NumPy's
+        return getattr(object.__getattribute__(self, "np"), name)
+
     @property
     def itemsize(self) -> int:
         """Bytes per element."""
@@ -49,8 +57,24 @@ class DType:
     def __reduce__(self) -> str:
         return self.name
 
-    # Identity equality (the default) is what the standard asks for: a dtype equals only
-    # itself. Unlike NumPy, `float64 == "float64"` is False.
+    def __eq__(self, other: object) -> builtins_bool:
+        """Among our dtypes, identity (the standard's rule: a dtype equals only itself). A NumPy
+        dtype or scalar type compares as NumPy's dtypes do (`x.dtype == np.float64`, as NumPy
+        code and Dask write it); strings never compare equal (`float64 == "float64"` is
+        False, unlike NumPy)."""
+        if isinstance(other, DType):
+            return self is other
+        if isinstance(other, np.dtype) or (isinstance(other, type)
+                                           and issubclass(other, np.generic)):
+            return self.np == other
+        return NotImplemented
+
+    def __ne__(self, other: object) -> builtins_bool:
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    def __hash__(self) -> int:
+        return hash(self.np)  # equal to the NumPy dtype it equals
 
 
 # The order matches the C enum sa_dtype in csrc/sa_array.h.

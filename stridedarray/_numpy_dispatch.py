@@ -8,9 +8,11 @@ stridedarray arrays. An ndarray result of a dtype the standard has is wrapped wi
 view NumPy returns stays a view of our buffer); a NumPy scalar becomes a 0-d array; tuples and
 lists (`np.divmod`, `np.linalg.eigh`, `np.split`) are converted item by item; anything else
 (Python scalars, NumPy dtypes, arrays of dtypes outside the standard such as float16, strings
-or datetimes) comes back as NumPy gives it. Results written into `out=` arguments are those
-arguments themselves. One exception to "NumPy computes": `np.matmul` (and so `ndarray @ x`) of
-two arrays of one numeric dtype runs stridedarray's planned matmul, so that libraries that
+or datetimes) comes back as NumPy gives it, except from the `*_like` creation functions, which
+promise an array of their argument's kind and raise TypeError for such a dtype. Results
+written into `out=` arguments are those arguments themselves. One exception to "NumPy
+computes": `np.matmul` (and so `ndarray @ x`) of two arrays of one numeric dtype runs
+stridedarray's planned matmul, so that libraries that
 call NumPy's matmul on array chunks (Dask) reach the C core.
 
 This is the choice CuPy, sparse and Dask arrays made: code written for NumPy keeps working on
@@ -130,4 +132,14 @@ def array_function(func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
     r = impl(*_to_numpy(args), **nkwargs)
     if out is not None and r is nkwargs["out"]:
         return out
+    if func in _LIKE and not _supported(r.dtype):
+        # np.empty_like(x, ...) promises an array of x's kind; we cannot hold this dtype.
+        raise TypeError(f"numpy.{func.__name__}: stridedarray arrays cannot hold dtype "
+                        f"{r.dtype}; call it on numpy.asarray(x) for a NumPy array")
     return _to_ours(r)
+
+
+# Functions that make a new array of their argument's kind: a dtype outside the standard
+# raises TypeError instead of silently returning an ndarray (as CuPy does; Dask relies on it
+# to choose its dict-based path for arg reductions).
+_LIKE = frozenset({np.empty_like, np.zeros_like, np.ones_like, np.full_like})

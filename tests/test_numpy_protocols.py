@@ -293,3 +293,64 @@ def test_other_libraries_arrays_are_deferred_to():
     x = sa.ones(2)
     assert np.add(x, _Foreign()) == "foreign ufunc"
     assert np.concatenate([x, _Foreign()]) == "foreign function"
+
+
+# -- NumPy's ndarray methods ----------------------------------------------------------------------
+METHOD_CALLS = {
+    "sum": ((), {}), "mean": ((), {}), "max": ((), {"axis": -1}), "min": ((), {}),
+    "argmax": ((), {"axis": -1}), "argmin": ((), {}), "cumsum": ((), {"axis": -1}),
+    "ravel": ((), {}), "flatten": ((), {}), "squeeze": ((), {}), "copy": ((), {}),
+    "transpose": ((), {}), "astype": ((np.float32,), {}), "reshape": ((-1,), {}),
+    "round": ((), {}), "std": ((), {}), "var": ((), {"axis": 0}), "prod": ((), {}),
+    "any": ((), {"axis": -1}), "all": ((), {}), "nonzero": ((), {}), "clip": ((0, 10), {}),
+    "conj": ((), {}), "swapaxes": ((0, -1), {}), "repeat": ((2,), {"axis": 0}),
+    "take": ((np.array([0, -1]),), {"axis": 0}), "item": ((0,), {}), "cumprod": ((), {}),
+}
+
+
+@settings(max_examples=200)
+@given(views(), st.sampled_from(sorted(METHOD_CALLS)))
+def test_ndarray_methods_match_numpy(p, name):
+    args, kwargs = METHOD_CALLS[name]
+    if p.ref.ndim == 0 and ("axis" in kwargs or name in ("swapaxes", "repeat", "take")):
+        kwargs = {}
+        args = () if name != "repeat" else (2,)
+        if name in ("swapaxes", "take"):
+            return
+    want = _numpy(getattr(np.ndarray, name), p.ref, *args, **kwargs)
+    if isinstance(want, type):
+        with pytest.raises(want), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            getattr(p.x, name)(*args, **kwargs)
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = getattr(p.x, name)(*args, **kwargs)
+    if name == "item":
+        assert got == want and type(got) is type(want)
+        return
+    _equal(got, want)
+
+
+@settings(max_examples=100)
+@given(views(dtypes("real floating"), broadcast=False, max_dims=3))
+def test_in_place_methods_write_into_the_buffer(p):
+    if p.ref.ndim == 0:
+        return
+    want = np.sort(p.ref, axis=-1)
+    assert p.x.sort(axis=-1) is None
+    np.testing.assert_array_equal(p.ref, want)  # sorted in the shared buffer
+    p.x.fill(2.5)
+    assert (p.ref == 2.5).all()
+
+
+def test_our_dtypes_answer_numpys_dtype_attributes_and_comparisons():
+    for dt in SUPPORTED:
+        n = dt.np
+        assert (dt.type, dt.char, dt.str, dt.kind, dt.itemsize) == (n.type, n.char, n.str,
+                                                                     n.kind, n.itemsize)
+        assert dt == n and n == dt and dt == n.type and hash(dt) == hash(n)
+        assert dt != n.name  # strings never compare equal
+        assert all(dt != other and dt != other.np for other in SUPPORTED if other is not dt)
+    with pytest.raises(AttributeError):
+        sa.float64.no_such_attribute  # noqa: B018

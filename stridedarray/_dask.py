@@ -1,0 +1,116 @@
+"""stridedarray arrays as Dask chunks: the registrations Dask offers to third-party array types.
+
+Dask computes on any "NumPy-like" chunk type. Most of what it asks of a chunk, our arrays
+already answer through NumPy's protocols (NEP 13/18, `_numpy_dispatch`) and NumPy's methods
+(`_ndarray_methods`). What remains goes through Dask's own extension points, registered here:
+
+* `dask.array.register_chunk_type(Array)`: a Dask array and a stridedarray array combine
+  (`dask_array + x`) with the Dask array in charge, instead of both declining;
+* `tensordot_lookup`: `da.tensordot`/`da.dot` contract chunks with stridedarray's tensordot,
+  which runs on the planned matmul core;
+* `numel_lookup`/`nannumel_lookup`: the element counts of `mean`/`var` reductions stay our
+  arrays instead of being coerced to ndarray;
+* `dask.sizeof.sizeof`: the bytes a chunk holds (its elements' window in the buffer, a
+  broadcast counted once), which Dask's memory accounting and spilling read.
+
+Tokenization needs no registration: `Array.__dask_tokenize__` (in `_array_protocols`) hashes
+dtype, shape and values, so the same array gets the same token every time.
+
+When this runs: at `import stridedarray` if `dask.array` is already imported, otherwise right
+after `dask.array` finishes importing (a one-shot import hook, `_install`). Nothing in Dask is
+patched; every registration is one Dask documents for other array libraries.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.util
+import sys
+from typing import Any
+
+from ._array import Array, _offset_range
+
+__all__ = ["register", "install"]
+
+_registered = False
+
+
+def _chunk_nbytes(x: Array) -> int:
+    """Bytes of memory a chunk keeps alive for its elements: the window of its buffer that
+    holds them (a step-two view counts its gaps, a broadcast its one copy), at most the
+    whole buffer; a small view of a huge buffer counts only its own window."""
+    if x.size == 0:
+        return 0
+    lo, hi = _offset_range(x.shape, x.strides, x.origin)
+    return (hi - lo + 1) * x.dtype.itemsize
+
+
+def _tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
+    """Dask's tensordot on chunks: stridedarray's when both are arrays of one numeric dtype."""
+    import numpy as np
+
+    from ._creation import asarray
+    from ._linalg_functions import tensordot
+
+    a = asarray(a) if isinstance(a, np.ndarray) else a
+    b = asarray(b) if isinstance(b, np.ndarray) else b
+    if (isinstance(a, Array) and isinstance(b, Array) and a.dtype is b.dtype
+            and a.dtype.kind != "b"):
+        if isinstance(axes, int):
+            return tensordot(a, b, axes=axes)
+        return tensordot(a, b, axes=(tuple(axes[0]), tuple(axes[1])))
+    return np.tensordot(a, b, axes=axes)
+
+
+def register() -> None:
+    """Register stridedarray's Array with Dask (idempotent); needs `dask.array` importable."""
+    global _registered
+    if _registered:
+        return
+    _registered = True
+    from dask.array.backends import _numel_arraylike
+    from dask.array.chunk_types import register_chunk_type
+    from dask.array.dispatch import nannumel_lookup, numel_lookup, tensordot_lookup
+    from dask.sizeof import sizeof
+
+    register_chunk_type(Array)
+    tensordot_lookup.register(Array, _tensordot)
+    numel_lookup.register(Array, _numel_arraylike)
+
+    def _nannumel(x: Array, **kwargs: Any) -> Any:
+        import numpy as np
+
+        return np.sum(~np.isnan(x), **kwargs)
+
+    nannumel_lookup.register(Array, _nannumel)
+    sizeof.register(Array, _chunk_nbytes)
+
+
+class _AfterDaskArray(importlib.abc.MetaPathFinder):
+    """Finds nothing itself: when `dask.array` is about to be imported, it wraps that one
+    module's loader so that `register()` runs once the module has finished executing."""
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if fullname != "dask.array":
+            return None
+        sys.meta_path.remove(self)  # one shot; the lookup below must not find us again
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None:
+            return spec
+        loader = spec.loader
+        exec_module = loader.exec_module
+
+        def exec_then_register(module: Any) -> None:
+            exec_module(module)
+            register()
+
+        loader.exec_module = exec_then_register  # type: ignore[method-assign]
+        return spec
+
+
+def install() -> None:
+    """Register now if `dask.array` is imported, else when it is (called by the package)."""
+    if "dask.array" in sys.modules and hasattr(sys.modules["dask.array"], "Array"):
+        register()
+    elif not any(isinstance(f, _AfterDaskArray) for f in sys.meta_path):
+        sys.meta_path.insert(0, _AfterDaskArray())
