@@ -62,26 +62,49 @@ def _tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
     return np.tensordot(a, b, axes=axes)
 
 
+def _numel(x: Array, **kwargs: Any) -> Any:
+    """Element count of a chunk along `axis` (Dask's mean/var reductions), as one of our
+    arrays of `dtype` (default float64), shaped as the reduction with `keepdims`."""
+    import math
+
+    import numpy as np
+
+    shape = x.shape
+    keepdims = kwargs.get("keepdims", False)
+    axis = kwargs.get("axis")
+    dtype = kwargs.get("dtype", np.float64)
+    if axis is None:
+        axes = set(range(len(shape)))
+    else:
+        axes = {a % len(shape) for a in (axis if isinstance(axis, tuple | list) else [axis])}
+    count = math.prod(shape[a] for a in axes)
+    if keepdims:
+        out_shape = tuple(1 if k in axes else n for k, n in enumerate(shape))
+    else:
+        out_shape = tuple(n for k, n in enumerate(shape) if k not in axes)
+    return np.full_like(x, count, shape=out_shape, dtype=dtype)
+
+
+def _nannumel(x: Array, **kwargs: Any) -> Any:
+    """Count of the chunk's non-NaN elements (Dask's nanmean/nanvar reductions)."""
+    import numpy as np
+
+    return np.sum(~np.isnan(x), **kwargs)
+
+
 def register() -> None:
     """Register stridedarray's Array with Dask (idempotent); needs `dask.array` importable."""
     global _registered
     if _registered:
         return
     _registered = True
-    from dask.array.backends import _numel_arraylike
     from dask.array.chunk_types import register_chunk_type
     from dask.array.dispatch import nannumel_lookup, numel_lookup, tensordot_lookup
     from dask.sizeof import sizeof
 
     register_chunk_type(Array)
     tensordot_lookup.register(Array, _tensordot)
-    numel_lookup.register(Array, _numel_arraylike)
-
-    def _nannumel(x: Array, **kwargs: Any) -> Any:
-        import numpy as np
-
-        return np.sum(~np.isnan(x), **kwargs)
-
+    numel_lookup.register(Array, _numel)
     nannumel_lookup.register(Array, _nannumel)
     sizeof.register(Array, _chunk_nbytes)
 

@@ -178,3 +178,28 @@ def test_tune_joint_threshold_balances_workloads() -> None:
     # BLAS clearly ahead from 16 on one workload, from 32 on the other, slightly: 16 costs less
     assert joint_threshold([pts([0.8, 1.5, 1.5, 1.5]), pts([0.8, 0.95, 1.5, 1.5])]) == 16
     assert joint_threshold([pts([0.5, 0.5, 0.5, 0.5])]) == 128
+
+
+def test_dask_scale_out_bench_writes_its_table_csv_json_and_plot(tmp_path: Path) -> None:
+    pytest.importorskip("distributed")
+    proc = subprocess.run(
+        [sys.executable, "-m", "stridedarray.bench", "--dask", "--quick", "--dask-batch", "8",
+         "--dask-chunk", "4", "--dask-size", "16", "--out", str(tmp_path)],
+        capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    rows = _dask_rows((tmp_path / "dask.md").read_text())
+    assert [(r[0], r[1]) for r in rows] == [("numpy", "1"), ("numpy", "2"),
+                                            ("stridedarray", "1"), ("stridedarray", "2")]
+    assert all(r[2] != "-" and r[3].endswith("x") for r in rows)
+    with open(tmp_path / "dask.csv") as f:
+        samples = list(csv.DictReader(f))
+    assert len(samples) == 2 * 2 * 2 and all(float(s["seconds"]) > 0 for s in samples)
+    summary = json.loads((tmp_path / "dask.json").read_text())
+    assert summary["params"] == {"batch": 8, "chunk": 4, "size": 16, "repeats": 2}
+    assert (tmp_path / "dask.png").stat().st_size > 0
+
+
+def _dask_rows(text: str) -> list[list[str]]:
+    rows = [ln for ln in text.splitlines() if ln.startswith("| ") and "---" not in ln]
+    assert rows[0].split("|")[1].strip() == "chunks"
+    return [[c.strip() for c in ln.strip("|").split("|")] for ln in rows[1:]]

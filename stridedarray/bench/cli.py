@@ -72,7 +72,36 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--list", action="store_true", help="list the selected cases and exit")
     p.add_argument("--seed", type=int, default=0, help="random seed of the operand values")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    d = p.add_argument_group("Dask scale-out (--dask)")
+    d.add_argument("--dask", action="store_true",
+                   help="instead: the design workload on a dask.distributed cluster of 1 and 2 "
+                        "worker processes, stridedarray chunks beside NumPy chunks")
+    d.add_argument("--dask-batch", type=int, default=1024, metavar="B",
+                   help="batch size B of (1,S,S)[..., ::-1] @ (B,S,S) (default 1024; "
+                        "--quick: 128)")
+    d.add_argument("--dask-chunk", type=int, default=32, metavar="C",
+                   help="matrices per chunk along the batch axis (default 32)")
+    d.add_argument("--dask-size", type=int, default=256, metavar="S", help="S (default 256)")
     return p
+
+
+def _dask_main(args: argparse.Namespace) -> int:
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise SystemExit("--dask needs dask.distributed: pip install 'stridedarray[dask]'") \
+            from None
+    from .dask_scaling import run
+
+    batch = 128 if args.quick and args.dask_batch == 1024 else args.dask_batch
+    for name, v in (("--dask-batch", batch), ("--dask-chunk", args.dask_chunk),
+                    ("--dask-size", args.dask_size)):
+        if v < 1:
+            raise SystemExit(f"{name} must be >= 1, got {v}")
+    run(args.out, batch, min(args.dask_chunk, batch), args.dask_size,
+        repeats=2 if args.quick else 3, workers=(1, 2))
+    print(f"wrote {args.out / 'dask.md'}, dask.csv, dask.json, dask.png")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -80,6 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.threads < 1:
         raise SystemExit(f"--threads must be >= 1, got {args.threads}")
+    if args.dask:
+        return _dask_main(args)
     cases = select_cases(args.quick, args.filter)
     if args.list:
         print("\n".join(c.name for c in cases))
