@@ -1,0 +1,75 @@
+"""tools/run-peer-suites: the parts that need no peer suite (which backend a test id belongs
+to, how a stridedarray test finds its array-api-strict twin, the array-api-extra patch).
+The suites themselves are run by hand; docs/interop.md gives the counts."""
+
+import importlib.machinery
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+TOOL = Path(__file__).resolve().parent.parent / "tools" / "run-peer-suites"
+
+
+@pytest.fixture(scope="module")
+def tool():
+    loader = importlib.machinery.SourceFileLoader("run_peer_suites", str(TOOL))
+    spec = importlib.util.spec_from_loader("run_peer_suites", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def test_backend_of(tool):
+    sk = tool.SUITES["sklearn"]
+    ex = tool.SUITES["extra"]
+    assert tool.backend_of("m.py::test_a[None-stridedarray-None-float64]", sk) == "stridedarray"
+    assert tool.backend_of("m.py::test_a[array_api_strict-device1-float32]", sk) == \
+        "array_api_strict"
+    assert tool.backend_of(
+        "t.py::test_estimators[Ridge()-check_array_api_input(array_namespace=stridedarray,"
+        "device_name=None,dtype_name=float32)]", sk) == "stridedarray"
+    # array_api_strictest is its own backend, not array_api_strict
+    assert tool.backend_of("t.py::test_x[array_api_strictest-triu]", ex) == "array_api_strictest"
+    assert tool.backend_of("t.py::test_x[array_api_strict-triu]", ex) == "array_api_strict"
+    # a name outside the parameters, or no tracked backend, or two of them: None
+    assert tool.backend_of("t.py::test_array_api_strict_only", sk) is None
+    assert tool.backend_of("t.py::test_x[numpy-None-None]", sk) is None
+    assert tool.backend_of("t.py::test_x[stridedarray to array_api_strict]", sk) is None
+
+
+def test_twin_key(tool):
+    pairs = [
+        ("m.py::test_a[w0-1-stridedarray-None-float64]",
+         "m.py::test_a[w0-1-array_api_strict-CPU_DEVICE-float64]"),
+        ("t.py::test_estimators[Ridge()-check_array_api_input(array_namespace=stridedarray,"
+         "device_name=None,dtype_name=float32)]",
+         "t.py::test_estimators[Ridge()-check_array_api_input(array_namespace=array_api_strict,"
+         "device_name=device1,dtype_name=float32)]"),
+        ("t.py::test_at[stridedarray-max-True-None]",
+         "t.py::test_at[array_api_strict-max-True-None]"),
+    ]
+    for sa_id, strict_id in pairs:
+        assert tool.twin_key(sa_id, "stridedarray") == tool.twin_key(strict_id,
+                                                                     "array_api_strict")
+    # different dtypes are different tests
+    assert tool.twin_key("m.py::t[stridedarray-None-float64]", "stridedarray") != \
+        tool.twin_key("m.py::t[array_api_strict-device1-float32]", "array_api_strict")
+
+
+def test_prepare_extra(tool, tmp_path):
+    src = tmp_path / "extra"
+    lib = src / "src/array_api_extra/_lib"
+    lib.mkdir(parents=True)
+    (src / "tests/main").mkdir(parents=True)
+    (src / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
+    enum = ('class Backend(Enum):\n    NUMPY = "numpy"\n' + tool.BACKEND_ANCHOR
+            + '    CUPY = "cupy"\n')
+    (lib / "_backends.py").write_text(enum)
+    tree = tool.prepare_extra(src, tmp_path / "scratch")
+    patched = (tree / "src/array_api_extra/_lib/_backends.py").read_text()
+    assert patched == enum.replace(tool.BACKEND_ANCHOR, tool.BACKEND_ANCHOR + tool.BACKEND_LINE)
+    assert (lib / "_backends.py").read_text() == enum  # the original is untouched
+    (lib / "_backends.py").write_text("class Backend(Enum):\n    NUMPY = 'numpy'\n")
+    with pytest.raises(SystemExit):
+        tool.prepare_extra(src, tmp_path / "scratch")
