@@ -137,7 +137,7 @@ def _numpy(f, *args, **kwargs):
         warnings.simplefilter("ignore")
         try:
             return f(*args, **kwargs)
-        except (TypeError, ValueError, OverflowError, ZeroDivisionError) as e:
+        except (TypeError, ValueError, IndexError, OverflowError, ZeroDivisionError) as e:
             return type(e)
 
 
