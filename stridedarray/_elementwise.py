@@ -19,9 +19,10 @@ from typing import Any
 
 import numpy as np
 
+from . import _fpe
 from . import _special_cases as _sc
 from ._array import Array, _from_ndarray, _wrap
-from ._dtypes import DTYPES, DType, promote, scalar_dtype, scalar_np
+from ._dtypes import DTYPES, DType, complex128, float64, promote, scalar_dtype, scalar_np
 
 _K = {
     "all": "biufc",
@@ -137,26 +138,42 @@ def _check_unary(name: str, cat: str, x: Any) -> None:
         raise TypeError(f"{name}: x must have a {cat} dtype, got {x.dtype.name}")
 
 
-def _operands(name: str, cat: str, x1: Any, x2: Any) -> tuple[Any, Any, DType]:
-    """NumPy operands for a binary function and the dtype the standard gives the result's
-    inputs; scalars become 0-d NumPy arrays of the array's (or the promoted) dtype."""
+def _scalar_operand(value: Any, dt: DType) -> Any:
+    """A Python scalar as the NumPy operand of dtype `dt` (the array's): the scalar itself
+    where NumPy's own weak-scalar rule gives exactly that conversion (a bool with bool, an int
+    with integers after our range check, a float with float64 or complex128), else a 0-d
+    array of `dt` (float32/complex64: quietly inf beyond their range; subclasses of int)."""
+    t = type(value)
+    if t is float:
+        if dt is float64 or dt is complex128:
+            return value
+    elif t is int:
+        if dt.kind in "iu":
+            return value
+    elif t is bool and dt.kind == "b":
+        return value
+    return scalar_np(value, dt)
+
+
+def _operands(name: str, x1: Any, x2: Any) -> tuple[Any, Any, DType]:
+    """NumPy operands for a binary function with at least one non-Array operand, and the
+    dtype the standard gives the result's inputs (see `_scalar_operand`)."""
     a1, a2 = isinstance(x1, Array), isinstance(x2, Array)
     if a1 and a2:
-        dt = promote(x1.dtype, x2.dtype)
-        n1, n2 = x1._np, x2._np
-    elif a1:
+        return x1._np, x2._np, promote(x1.dtype, x2.dtype)
+    if a1:
         dt = scalar_dtype(x1.dtype, x2, "x2")
-        n1, n2 = x1._np, scalar_np(x2, dt)
-    elif a2:
+        return x1._np, (_scalar_operand(x2, dt) if dt is x1._dtype else scalar_np(x2, dt)), dt
+    if a2:
         dt = scalar_dtype(x2.dtype, x1, "x1")
-        n1, n2 = scalar_np(x1, dt), x2._np
-    else:
-        raise TypeError(f"{name}: at least one of x1, x2 must be a stridedarray.Array, got "
-                        f"{type(x1).__name__} and {type(x2).__name__}")
-    if dt not in _CATEGORY[cat]:
-        raise TypeError(f"{name}: x1 and x2 must have {cat} dtypes, got "
-                        f"{_describe(x1)} and {_describe(x2)}")
-    return n1, n2, dt
+        return (_scalar_operand(x1, dt) if dt is x2._dtype else scalar_np(x1, dt)), x2._np, dt
+    raise TypeError(f"{name}: at least one of x1, x2 must be a stridedarray.Array, got "
+                    f"{type(x1).__name__} and {type(x2).__name__}")
+
+
+def _category_error(name: str, cat: str, x1: Any, x2: Any) -> TypeError:
+    return TypeError(f"{name}: x1 and x2 must have {cat} dtypes, got "
+                     f"{_describe(x1)} and {_describe(x2)}")
 
 
 def _check_broadcast(name: str, s1: tuple, s2: tuple) -> None:
@@ -172,46 +189,35 @@ def _describe(x: Any) -> str:
     return x.dtype.name if isinstance(x, Array) else f"Python {type(x).__name__}"
 
 
-# NumPy warnings (overflow, invalid, divide by zero) are not errors in the standard: the
-# values (inf, nan) are the answer. np.errstate used as a decorator makes its context per call
-# and is thread-safe, at about half the cost of a `with np.errstate(...)` block per call.
-_quiet = np.errstate(all="ignore")
-
-
-@_quiet
-def _apply1(uf: Callable, fix: Callable | None, a: np.ndarray) -> Any:
-    r = uf(a)
-    return r if fix is None else fix(a, r)
-
-
-@_quiet
-def _apply2(uf: Callable, fix: Callable | None, a: Any, b: Any) -> Any:
-    r = uf(a, b)
-    return r if fix is None else fix(a, b, r)
-
-
-# Functions whose NumPy loops never set floating-point error flags, whatever the values
-# (comparisons, bit and logical operations, sign manipulation); integer and bool operands set
-# none either except through division by zero. Those calls skip the errstate context, which
-# costs more than the ufunc itself on small arrays.
-_NEVER_WARNS = frozenset(
-    "equal not_equal less less_equal greater greater_equal logical_and logical_or logical_xor "
-    "logical_not bitwise_and bitwise_or bitwise_xor bitwise_invert bitwise_left_shift "
-    "bitwise_right_shift isnan isinf isfinite signbit copysign real imag conj positive "
-    "negative".split())
-_INTEGER_WARNS = frozenset({"divide", "floor_divide", "remainder"})
+# NumPy's floating-point warnings are not errors in the standard (inf and nan are the
+# answers): `_fpe.can_warn` says for which operand kinds a function needs them silenced, and
+# only those calls enter the quiet state (_fpe.enter/leave, cheaper than np.errstate).
+_enter, _leave = _fpe.enter, _fpe.leave
 
 
 def _make_unary(name: str, cat: str, uf: Callable, fix: Callable | None) -> Callable:
-    allowed = _CATEGORY[cat]
-    quiet_kinds = "biufc" if name in _NEVER_WARNS else "biu"
+    kinds = _K[cat]
+    loud = _fpe.can_warn(name)
 
     def f(x: Array, /) -> Array:
-        if type(x) is not Array or x._dtype not in allowed:
+        # The common case costs one type test and one string test; anything else raises in
+        # _check_unary with the specific message.
+        if type(x) is not Array or x._dtype.kind not in kinds:
             _check_unary(name, cat, x)
-        if fix is None and x._dtype.kind in quiet_kinds:
-            return _wrap(uf(x._np))
-        return _wrap(_apply1(uf, fix, x._np))
+        a = x._npv
+        if a is None:
+            a = x._np
+        if x._dtype.kind in loud:
+            tok = _enter()
+            try:
+                r = uf(a)
+                if fix is not None:
+                    r = fix(a, r)
+            finally:
+                _leave(tok)
+        else:
+            r = uf(a) if fix is None else fix(a, uf(a))
+        return _wrap(r)
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Element-wise {name} of x (dtype category: {cat})."
@@ -219,18 +225,40 @@ def _make_unary(name: str, cat: str, uf: Callable, fix: Callable | None) -> Call
 
 
 def _make_binary(name: str, cat: str, uf: Callable, fix: Callable | None) -> Callable:
-    quiet_kinds = "biufc" if name in _NEVER_WARNS else ("" if name in _INTEGER_WARNS
-                                                          else "biu")
+    kinds = _K[cat]
+    loud = _fpe.can_warn(name)
 
     def f(x1: Array | _Scalar, x2: Array | _Scalar, /) -> Array:
-        n1, n2, dt = _operands(name, cat, x1, x2)
+        if type(x1) is Array and type(x2) is Array:  # the common case, spelled out
+            dt = x1._dtype
+            if dt is not x2._dtype:
+                dt = promote(dt, x2._dtype)
+            n1 = x1._npv
+            if n1 is None:
+                n1 = x1._np
+            n2 = x2._npv
+            if n2 is None:
+                n2 = x2._np
+        else:
+            n1, n2, dt = _operands(name, x1, x2)
+        if dt.kind not in kinds:
+            raise _category_error(name, cat, x1, x2)
         try:
-            if fix is None and dt.kind in quiet_kinds:
-                return _wrap(uf(n1, n2))
-            return _wrap(_apply2(uf, fix, n1, n2))
+            if dt.kind in loud:
+                tok = _enter()
+                try:
+                    r = uf(n1, n2)
+                    if fix is not None:
+                        r = fix(n1, n2, r)
+                finally:
+                    _leave(tok)
+            else:
+                r = uf(n1, n2) if fix is None else fix(n1, n2, uf(n1, n2))
         except ValueError:
-            _check_broadcast(name, n1.shape, n2.shape)  # NumPy's message names no argument
+            # NumPy's message names no argument
+            _check_broadcast(name, np.shape(n1), np.shape(n2))
             raise
+        return _wrap(r)
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Element-wise {name} of x1 and x2 (dtype category: {cat})."
@@ -293,12 +321,12 @@ def _binary_operator(fname: str) -> tuple[Callable, Callable, Callable]:
     func = _FUNCS[fname]
 
     def op(self: Array, other: Any) -> Array:
-        if not isinstance(other, _OPERAND_TYPES):
+        if type(other) is not Array and not isinstance(other, _OPERAND_TYPES):
             return NotImplemented
         return func(self, other)
 
     def rop(self: Array, other: Any) -> Array:
-        if not isinstance(other, _OPERAND_TYPES):
+        if type(other) is not Array and not isinstance(other, _OPERAND_TYPES):
             return NotImplemented
         return func(other, self)
 
