@@ -255,6 +255,14 @@ def _alloc(dtype: DType, shape: tuple) -> Array:
 
 def _from_ndarray(arr: np.ndarray, copy: bool | None) -> Array:
     """Wrap any ndarray keeping its strides (negative included) when its memory allows."""
+    if not copy:
+        # The common case, a C-contiguous aligned array of a native supported dtype, is in
+        # bounds and aligned by construction: one dict lookup and one flags object.
+        dt = _DT_OF_NP(arr.dtype)
+        if dt is not None:
+            flags = arr.flags
+            if flags.c_contiguous and flags.aligned:
+                return _make_c(arr, dt)
     dt = _dtypes.from_numpy_dtype(arr.dtype)
     its = arr.itemsize
     # The C kernels load elements as their C type, so the memory must be aligned for it.

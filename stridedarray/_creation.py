@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from . import _dtypes
-from ._array import CPU_DEVICE, Array, Device, _alloc, _from_ndarray, _wrap
+from ._array import CPU_DEVICE, Array, Device, _alloc, _from_ndarray, _make_c, _wrap
 from ._dtypes import DType
 from ._validation import check_size, normalize_shape
 
@@ -155,7 +155,7 @@ def _check_fill(value: Any, dtype: DType) -> None:
 def _filled(shape: Any, dtype: DType, value: Any) -> Array:
     _check_fill(value, dtype)
     a = _alloc(dtype, normalize_shape(shape))
-    a._np.fill(_dtypes.scalar_np(value, dtype))
+    a._npv.fill(_dtypes.scalar_operand(value, dtype))
     return a
 
 
@@ -170,7 +170,14 @@ def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None,
           device: Device | None = None) -> Array:
     """An array of zeros (default dtype float64)."""
     _check_device(device)
-    return _filled(shape, _check_dtype(dtype) or _dtypes.float64, 0)
+    dt = _check_dtype(dtype) or _dtypes.float64
+    shape = normalize_shape(shape)
+    # Zero of every dtype is all-zero bytes: NumPy's calloc-backed zeros, no fill pass.
+    try:
+        return _make_c(np.zeros(shape, dt.np), dt)
+    except ValueError:
+        check_size(shape, dt.np.itemsize)  # the specific error for shapes too large
+        raise
 
 
 def ones(shape: int | tuple[int, ...], *, dtype: DType | None = None,

@@ -21,7 +21,7 @@ __all__ = [
     "DType", "DTYPES", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
     "uint32", "uint64", "float32", "float64", "complex64", "complex128",
     "from_numpy_dtype", "promote", "promote_standard", "KIND_OF", "scalar_dtype",
-    "check_int_range", "scalar_np",
+    "check_int_range", "scalar_np", "scalar_operand",
 ]
 
 
@@ -242,3 +242,21 @@ def scalar_np(value: object, dt: DType) -> np.ndarray:
         with np.errstate(over="ignore"):
             return np.asarray(value, dtype=dt.np)
     return np.asarray(value, dtype=dt.np)
+
+
+def scalar_operand(value: object, dt: DType) -> object:
+    """A Python scalar as a NumPy operand of dtype `dt` (an array's): the scalar itself where
+    NumPy's own weak-scalar conversion gives exactly `scalar_np`'s value (a bool into bool,
+    an int into an integer dtype after the caller's range check, a float into float64 or
+    complex128), which saves making a 0-d array per call; else `scalar_np(value, dt)`
+    (float32/complex64 take inf beyond their range quietly; int subclasses, ints into floats)."""
+    t = type(value)
+    if t is float:
+        if dt is float64 or dt is complex128:
+            return value
+    elif t is int:
+        if dt.kind in "iu":
+            return value
+    elif t is builtins_bool and dt.kind == "b":
+        return value
+    return scalar_np(value, dt)

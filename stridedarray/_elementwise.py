@@ -22,7 +22,8 @@ import numpy as np
 from . import _fpe
 from . import _special_cases as _sc
 from ._array import Array, _from_ndarray, _wrap
-from ._dtypes import DTYPES, DType, complex128, float64, promote, scalar_dtype, scalar_np
+from ._dtypes import DTYPES, DType, promote, scalar_dtype, scalar_np
+from ._dtypes import scalar_operand as _scalar_operand
 
 _K = {
     "all": "biufc",
@@ -138,26 +139,9 @@ def _check_unary(name: str, cat: str, x: Any) -> None:
         raise TypeError(f"{name}: x must have a {cat} dtype, got {x.dtype.name}")
 
 
-def _scalar_operand(value: Any, dt: DType) -> Any:
-    """A Python scalar as the NumPy operand of dtype `dt` (the array's): the scalar itself
-    where NumPy's own weak-scalar rule gives exactly that conversion (a bool with bool, an int
-    with integers after our range check, a float with float64 or complex128), else a 0-d
-    array of `dt` (float32/complex64: quietly inf beyond their range; subclasses of int)."""
-    t = type(value)
-    if t is float:
-        if dt is float64 or dt is complex128:
-            return value
-    elif t is int:
-        if dt.kind in "iu":
-            return value
-    elif t is bool and dt.kind == "b":
-        return value
-    return scalar_np(value, dt)
-
-
 def _operands(name: str, x1: Any, x2: Any) -> tuple[Any, Any, DType]:
     """NumPy operands for a binary function with at least one non-Array operand, and the
-    dtype the standard gives the result's inputs (see `_scalar_operand`)."""
+    dtype the standard gives the result's inputs (see `_dtypes.scalar_operand`)."""
     a1, a2 = isinstance(x1, Array), isinstance(x2, Array)
     if a1 and a2:
         return x1._np, x2._np, promote(x1.dtype, x2.dtype)
@@ -224,11 +208,24 @@ def _make_unary(name: str, cat: str, uf: Callable, fix: Callable | None) -> Call
     return f
 
 
-def _make_binary(name: str, cat: str, uf: Callable, fix: Callable | None) -> Callable:
+# With an ndarray or NumPy scalar operand, the operators return NotImplemented and Python
+# hands the operation to NumPy's operator, which reaches Array.__array_ufunc__: mixed
+# NumPy/stridedarray arithmetic follows one rule in both orders (see _numpy_dispatch).
+_OPERAND_TYPES = (Array, builtins.bool, int, float, complex)
+
+
+def _make_binary(name: str, cat: str, uf: Callable, fix: Callable | None,
+                 form: str = "function") -> Callable:
+    """The function `name`, or with form "operator"/"reflected" its dunder (x1 is self, or
+    x2 is self). One body for all three, so `x + y` runs one Python frame, not two."""
     kinds = _K[cat]
     loud = _fpe.can_warn(name)
+    operator = form != "function"
+    reflected = form == "reflected"
 
     def f(x1: Array | _Scalar, x2: Array | _Scalar, /) -> Array:
+        if reflected:
+            x1, x2 = x2, x1
         if type(x1) is Array and type(x2) is Array:  # the common case, spelled out
             dt = x1._dtype
             if dt is not x2._dtype:
@@ -240,6 +237,8 @@ def _make_binary(name: str, cat: str, uf: Callable, fix: Callable | None) -> Cal
             if n2 is None:
                 n2 = x2._np
         else:
+            if operator and not isinstance(x1 if reflected else x2, _OPERAND_TYPES):
+                return NotImplemented
             n1, n2, dt = _operands(name, x1, x2)
         if dt.kind not in kinds:
             raise _category_error(name, cat, x1, x2)
@@ -311,24 +310,13 @@ __all__ = sorted(_FUNCS)
 
 
 # -- operators on the Array class ----------------------------------------------------------
-# With an ndarray or NumPy scalar operand, `op` and `rop` return NotImplemented and Python
-# hands the operation to NumPy's operator, which reaches Array.__array_ufunc__: mixed
-# NumPy/stridedarray arithmetic follows one rule in both orders (see _numpy_dispatch).
-_OPERAND_TYPES = (Array, builtins.bool, int, float, complex)
+_BINARY_ROWS = {row[0]: row for row in _BINARY}
 
 
 def _binary_operator(fname: str) -> tuple[Callable, Callable, Callable]:
     func = _FUNCS[fname]
-
-    def op(self: Array, other: Any) -> Array:
-        if type(other) is not Array and not isinstance(other, _OPERAND_TYPES):
-            return NotImplemented
-        return func(self, other)
-
-    def rop(self: Array, other: Any) -> Array:
-        if type(other) is not Array and not isinstance(other, _OPERAND_TYPES):
-            return NotImplemented
-        return func(other, self)
+    op = _make_binary(*_BINARY_ROWS[fname], form="operator")
+    rop = _make_binary(*_BINARY_ROWS[fname], form="reflected")
 
     def iop(self: Array, other: Any) -> Array:
         if not isinstance(other, _OPERAND_TYPES):
