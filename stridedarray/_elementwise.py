@@ -176,7 +176,9 @@ def _describe(x: Any) -> str:
 # NumPy's floating-point warnings are not errors in the standard (inf and nan are the
 # answers): `_fpe.can_warn` says for which operand kinds a function needs them silenced, and
 # only those calls enter the quiet state (_fpe.enter/leave, cheaper than np.errstate).
-_enter, _leave = _fpe.enter, _fpe.leave
+# `_fpe.enter()`, inlined in the two hot bodies below as
+# `_set(_quiet.get(_get()) or _learn())` (a Python call is a visible share of a small ufunc).
+_get, _quiet, _learn, _set, _leave = _fpe.parts()
 
 
 def _make_unary(name: str, cat: str, uf: Callable, fix: Callable | None) -> Callable:
@@ -192,7 +194,7 @@ def _make_unary(name: str, cat: str, uf: Callable, fix: Callable | None) -> Call
         if a is None:
             a = x._np
         if x._dtype.kind in loud:
-            tok = _enter()
+            tok = _set(_quiet.get(_get()) or _learn())
             try:
                 r = uf(a)
                 if fix is not None:
@@ -240,11 +242,12 @@ def _make_binary(name: str, cat: str, uf: Callable, fix: Callable | None,
             if operator and not isinstance(x1 if reflected else x2, _OPERAND_TYPES):
                 return NotImplemented
             n1, n2, dt = _operands(name, x1, x2)
-        if dt.kind not in kinds:
+        k = dt.kind
+        if k not in kinds:
             raise _category_error(name, cat, x1, x2)
         try:
-            if dt.kind in loud:
-                tok = _enter()
+            if k in loud:
+                tok = _set(_quiet.get(_get()) or _learn())
                 try:
                     r = uf(n1, n2)
                     if fix is not None:

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["can_warn", "enter", "leave"]
+__all__ = ["can_warn", "enter", "leave", "parts"]
 
 # Functions whose NumPy loops never set floating-point flags, whatever the values.
 _NEVER = frozenset(
@@ -71,6 +71,14 @@ if _extobj_contextvar is not None:
         q = _QUIET_OF.get(outer)
         return _set(q if q is not None else _quiet_of(outer))
 
+    def parts() -> tuple:
+        """(get, quiet states, learn, set, reset) for hot paths that inline `enter` as
+        `set(states.get(get()) or learn())` (a state object is always true)."""
+        return _get, _QUIET_OF, _learn, _set, leave
+
+    def _learn() -> Any:
+        return _quiet_of(_get())
+
 else:  # pragma: no cover
     def enter() -> Any:
         """Silence NumPy's floating-point warnings until `leave(token)`; returns the token."""
@@ -81,3 +89,7 @@ else:  # pragma: no cover
     def leave(token: Any) -> None:
         """Restore the error state saved by `enter`."""
         token.__exit__(None, None, None)
+
+    def parts() -> tuple:
+        """(get, quiet states, learn, set, reset) in the fallback: enter/leave themselves."""
+        return (lambda: None), {}, enter, (lambda tok: tok), leave
