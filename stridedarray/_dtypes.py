@@ -184,8 +184,16 @@ def promote_standard(a: DType, b: DType) -> DType | None:
     return _STANDARD_PROMOTION[a, b]
 
 
+# (min, max) of each integer dtype, indexed by its code (a DType hashes in Python: slower).
+_INT_RANGE = [(int(np.iinfo(d.np).min), int(np.iinfo(d.np).max)) if d.kind in "iu" else None
+              for d in DTYPES]
+
+
 def check_int_range(value: int, dt: DType, name: str = "value") -> None:
     """OverflowError when a Python int does not fit the integer dtype `dt`."""
+    lo, hi = _INT_RANGE[dt.code]
+    if lo <= value <= hi:
+        return
     info = np.iinfo(dt.np)
     if not info.min <= value <= info.max:
         raise OverflowError(f"{name}: Python int {value} is out of range for {dt.name} "
@@ -212,11 +220,18 @@ _SCALAR_RESULT = {
 }
 
 
+_SCALAR_KIND = {builtins_bool: "bool", int: "int", float: "float", complex: "complex"}
+
+
 def scalar_dtype(dt: DType, value: object, name: str = "scalar") -> DType:
     """The dtype a Python scalar takes when combined with an array of dtype `dt`: the array's
     dtype where the standard says so (a Python int must then fit an integer dtype), else the
     default dtype of the scalar's kind (table above)."""
-    if isinstance(value, builtins_bool):
+    kind = _SCALAR_KIND.get(type(value))  # exact Python scalar types: one lookup
+    if kind is not None:
+        if kind == "complex" and dt.kind == "f":
+            return complex64 if dt is float32 else complex128
+    elif isinstance(value, builtins_bool):
         kind = "bool"
     elif isinstance(value, int):
         kind = "int"

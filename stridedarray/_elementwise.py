@@ -214,6 +214,7 @@ def _make_unary(name: str, cat: str, uf: Callable, fix: Callable | None) -> Call
 # hands the operation to NumPy's operator, which reaches Array.__array_ufunc__: mixed
 # NumPy/stridedarray arithmetic follows one rule in both orders (see _numpy_dispatch).
 _OPERAND_TYPES = (Array, builtins.bool, int, float, complex)
+_PY_SCALARS = frozenset({builtins.bool, int, float, complex})  # exact types: the fast paths
 
 
 def _make_binary(name: str, cat: str, uf: Callable, fix: Callable | None,
@@ -228,13 +229,28 @@ def _make_binary(name: str, cat: str, uf: Callable, fix: Callable | None,
     def f(x1: Array | _Scalar, x2: Array | _Scalar, /) -> Array:
         if reflected:
             x1, x2 = x2, x1
-        if type(x1) is Array and type(x2) is Array:  # the common case, spelled out
+        t1, t2 = type(x1), type(x2)
+        if t1 is Array and t2 is Array:  # the common cases, spelled out
             dt = x1._dtype
             if dt is not x2._dtype:
                 dt = promote(dt, x2._dtype)
             n1 = x1._npv
             if n1 is None:
                 n1 = x1._np
+            n2 = x2._npv
+            if n2 is None:
+                n2 = x2._np
+        elif t1 is Array and t2 in _PY_SCALARS:
+            a = x1._dtype
+            dt = scalar_dtype(a, x2, "x2")
+            n1 = x1._npv
+            if n1 is None:
+                n1 = x1._np
+            n2 = _scalar_operand(x2, dt) if dt is a else scalar_np(x2, dt)
+        elif t2 is Array and t1 in _PY_SCALARS:
+            a = x2._dtype
+            dt = scalar_dtype(a, x1, "x1")
+            n1 = _scalar_operand(x1, dt) if dt is a else scalar_np(x1, dt)
             n2 = x2._npv
             if n2 is None:
                 n2 = x2._np
