@@ -52,6 +52,8 @@ def asarray(
     copy: bool | None = None,
 ) -> Array:
     """Convert an object to an Array, sharing memory whenever `copy` allows."""
+    if type(obj) is np.ndarray and dtype is None and device is None and not copy:
+        return _from_ndarray(obj, copy)  # the common conversion: no other argument to check
     _check_device(device)
     dtype = _check_dtype(dtype)
     if isinstance(obj, Array):
@@ -162,15 +164,18 @@ def _filled(shape: Any, dtype: DType, value: Any) -> Array:
 def empty(shape: int | tuple[int, ...], *, dtype: DType | None = None,
           device: Device | None = None) -> Array:
     """An uninitialised array of the given shape (default dtype float64)."""
-    _check_device(device)
-    return _alloc(_check_dtype(dtype) or _dtypes.float64, normalize_shape(shape))
+    if device is not None:
+        _check_device(device)
+    dt = _dtypes.float64 if dtype is None else _check_dtype(dtype)
+    return _alloc(dt, normalize_shape(shape))
 
 
 def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None,
           device: Device | None = None) -> Array:
     """An array of zeros (default dtype float64)."""
-    _check_device(device)
-    dt = _check_dtype(dtype) or _dtypes.float64
+    if device is not None:
+        _check_device(device)
+    dt = _dtypes.float64 if dtype is None else _check_dtype(dtype)
     shape = normalize_shape(shape)
     # Zero of every dtype is all-zero bytes: NumPy's calloc-backed zeros, no fill pass.
     try:
