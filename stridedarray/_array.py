@@ -7,6 +7,7 @@ Computation that NumPy does well runs on `x._np`, a zero-copy NumPy view of the 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -34,16 +35,17 @@ class _Storage:
     def __init__(self, arr: np.ndarray) -> None:
         self.arr = arr
         self.nbuf = arr.size  # element count, a plain int: _make reads it on every view
-        self._ptr = None
+        self._ptr: Any = None  # the cffi `char[]` over arr, made on first use
 
     @property
-    def ptr(self):
+    def ptr(self) -> Any:
         if self._ptr is None:
             self._ptr = ffi.from_buffer("char[]", self.arr)
         return self._ptr
 
 
-def _offset_range(shape, strides, origin):
+def _offset_range(shape: tuple[int, ...], strides: tuple[int, ...],
+                  origin: int) -> tuple[int, int]:
     """Smallest and largest reachable element offset of a non-empty descriptor."""
     lo = hi = origin
     for n, s in zip(shape, strides, strict=True):
@@ -258,6 +260,13 @@ class Array(_ArrayProtocols):
     (element offset of index (0, ..., 0) in `buffer`)."""
 
     __slots__ = ("_st", "_dtype", "_shape", "_strides", "_origin", "_npv", "_cd", "__weakref__")
+    _st: _Storage
+    _dtype: DType
+    _shape: tuple[int, ...]
+    _strides: tuple[int, ...]
+    _origin: int
+    _npv: np.ndarray | None  # the NumPy view, made on first use (see _np)
+    _cd: Any  # the cffi `sa_array *`, made on first use (see _c), or None
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Array:
         raise TypeError(
@@ -317,7 +326,7 @@ class Array(_ArrayProtocols):
     def _contiguous(self, order: str) -> bool:
         if 0 in self._shape:
             return True
-        pairs = zip(self._shape, self._strides, strict=True)
+        pairs: Iterable[tuple[int, int]] = zip(self._shape, self._strides, strict=True)
         pairs = reversed(list(pairs)) if order == "C" else pairs
         step = 1
         for n, s in pairs:
@@ -362,7 +371,7 @@ class Array(_ArrayProtocols):
         return v
 
     @property
-    def _c(self):
+    def _c(self) -> Any:
         """The C descriptor (`sa_array *`), made once per Array."""
         d = self._cd
         if d is None:
@@ -410,7 +419,8 @@ class Array(_ArrayProtocols):
 
     def __buffer__(self, flags: int) -> memoryview:
         """PEP 688 buffer export (Python >= 3.12), sharing memory."""
-        return memoryview(self._np)
+        # NumPy's stubs declare ndarray.__buffer__ on Python >= 3.12 only (3.11: the C API).
+        return memoryview(self._np)  # type: ignore[arg-type]
 
     def __repr__(self) -> str:
         """Values, dtype and shape; for a view also its strides and origin."""
@@ -430,6 +440,8 @@ class Array(_ArrayProtocols):
         sh, st = self._shape, self._strides
         nd = len(sh)
         # Tuples spelled out for rank 2 and 3 (see __getitem__); _derive inlined as in T.
+        shape: tuple[int, ...]
+        strides: tuple[int, ...]
         if nd == 2:
             shape, strides = (sh[1], sh[0]), (st[1], st[0])
         elif nd == 3:
@@ -470,6 +482,8 @@ class Array(_ArrayProtocols):
         """Basic indexing (ints, slices, ..., None) returns a view."""
         # Fast path for the common keys (a slice, an int, or a tuple of them): one pass, no
         # helper calls. Anything else (None, ..., NumPy ints, arrays) takes _basic_index.
+        new_shape: tuple[int, ...]
+        new_strides: tuple[int, ...]
         tk = type(key)
         if tk is slice:
             shape = self._shape

@@ -6,14 +6,17 @@ them from this mixin."""
 from __future__ import annotations
 
 import pickle
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeAlias
 
 import numpy as np
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
-    from ._array import Array
+    from ._array import Array, _Storage
+    from ._dtypes import DType
+
+    _Operand: TypeAlias = Array | bool | int | float | complex  # the operators' `other`
 
 __all__ = ["Device", "CPU_DEVICE"]
 
@@ -44,6 +47,23 @@ class _ArrayProtocols:
 
     __slots__ = ()
 
+    if TYPE_CHECKING:
+        # What the methods below read of Array (_array.py), declared for type checkers.
+        _st: _Storage
+        _dtype: DType
+        _shape: tuple[int, ...]
+        _strides: tuple[int, ...]
+        _origin: int
+
+        @property
+        def _np(self) -> np.ndarray: ...
+        @property
+        def ndim(self) -> int: ...
+        @property
+        def readonly(self) -> bool: ...
+        def __getitem__(self, key: Any, /) -> Array: ...
+        def to_row_major(self) -> Array: ...
+
     # -- namespace, device, conversion to Python scalars ---------------------------------------
     def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
         """The stridedarray namespace; api_version may be None, "2023.12", "2024.12" or
@@ -56,13 +76,13 @@ class _ArrayProtocols:
         # Per request: an older version gets its own namespace object; nothing global changes.
         return namespace_for(api_version)
 
-    def to_device(self, device: Device | str, /, *, stream: Any = None) -> Array:
+    def to_device(self, device: Device | str, /, *, stream: Any = None) -> Self:
         """This array on `device` (only the CPU exists, also spelled "cpu"; returns self)."""
         if device != CPU_DEVICE:
             raise ValueError(f"device must be {CPU_DEVICE!r} or 'cpu', got {device!r}")
         if stream is not None:
             raise ValueError("stream must be None on the CPU device")
-        return self  # type: ignore[return-value]
+        return self
 
     def _scalar(self, what: str) -> Any:
         if self.ndim != 0:
@@ -120,7 +140,7 @@ class _ArrayProtocols:
         """Iterate over the first axis, yielding views (TypeError for a 0-d array)."""
         if not self._shape:
             raise TypeError("iteration over a 0-d array")  # at iter(), not at the first next()
-        return map(self.__getitem__, range(self._shape[0]))  # type: ignore[attr-defined]
+        return map(self.__getitem__, range(self._shape[0]))
 
     def tolist(self) -> Any:
         """The elements as nested Python lists of Python scalars (a scalar for 0-d)."""
@@ -165,17 +185,20 @@ class _ArrayProtocols:
     def __reduce_ex__(self, protocol: Any) -> tuple:
         """Pickle the elements this array reaches, not its whole buffer (rule in `_payload`);
         protocol 5 ships the payload as an out-of-band buffer when the pickler takes one."""
+        # (self is an Array, this mixin's one subclass.)
         payload, strides, origin = _payload(self)  # type: ignore[arg-type]
-        data: Any = pickle.PickleBuffer(payload) if protocol >= 5 else payload.tobytes()
+        # (NumPy's stubs declare ndarray.__buffer__ on Python >= 3.12 only; 3.11 has the C API.)
+        data: Any = (pickle.PickleBuffer(payload)  # type: ignore[arg-type]
+                     if protocol >= 5 else payload.tobytes())
         return (_rebuild, (data, self._dtype.name, self._shape, strides, origin, self.readonly))
 
     def __copy__(self) -> Array:
         """copy.copy: a new row-major array with its own (writable) memory, as NumPy's."""
-        return self.to_row_major()  # type: ignore[attr-defined,no-any-return]
+        return self.to_row_major()
 
     def __deepcopy__(self, memo: dict) -> Array:
         """copy.deepcopy: the same as copy.copy (elements are plain numbers)."""
-        return self.to_row_major()  # type: ignore[attr-defined,no-any-return]
+        return self.to_row_major()
 
     # -- DLPack ---------------------------------------------------------------------------------
     def __dlpack__(self, /, *, stream: Any = None, max_version: tuple[int, int] | None = None,
@@ -205,6 +228,104 @@ class _ArrayProtocols:
     def __dlpack_device__(self) -> tuple[int, int]:
         """The DLPack device: (kDLCPU, 0)."""
         return (_DL_CPU, 0)
+
+    # -- operators and NumPy's methods, as type checkers see them -----------------------------
+    if TYPE_CHECKING:
+        # Bound onto Array when the package imports: the operators by _elementwise and
+        # _matmul (as the standard's functions, with `other` an array or a Python scalar),
+        # NumPy's ndarray methods by _ndarray_methods. Nothing here exists at run time.
+        def __add__(self, other: _Operand, /) -> Array: ...
+        def __radd__(self, other: _Operand, /) -> Array: ...
+        def __iadd__(self, other: _Operand, /) -> Array: ...
+        def __sub__(self, other: _Operand, /) -> Array: ...
+        def __rsub__(self, other: _Operand, /) -> Array: ...
+        def __isub__(self, other: _Operand, /) -> Array: ...
+        def __mul__(self, other: _Operand, /) -> Array: ...
+        def __rmul__(self, other: _Operand, /) -> Array: ...
+        def __imul__(self, other: _Operand, /) -> Array: ...
+        def __truediv__(self, other: _Operand, /) -> Array: ...
+        def __rtruediv__(self, other: _Operand, /) -> Array: ...
+        def __itruediv__(self, other: _Operand, /) -> Array: ...
+        def __floordiv__(self, other: _Operand, /) -> Array: ...
+        def __rfloordiv__(self, other: _Operand, /) -> Array: ...
+        def __ifloordiv__(self, other: _Operand, /) -> Array: ...
+        def __mod__(self, other: _Operand, /) -> Array: ...
+        def __rmod__(self, other: _Operand, /) -> Array: ...
+        def __imod__(self, other: _Operand, /) -> Array: ...
+        def __pow__(self, other: _Operand, /) -> Array: ...
+        def __rpow__(self, other: _Operand, /) -> Array: ...
+        def __ipow__(self, other: _Operand, /) -> Array: ...
+        def __and__(self, other: _Operand, /) -> Array: ...
+        def __rand__(self, other: _Operand, /) -> Array: ...
+        def __iand__(self, other: _Operand, /) -> Array: ...
+        def __or__(self, other: _Operand, /) -> Array: ...
+        def __ror__(self, other: _Operand, /) -> Array: ...
+        def __ior__(self, other: _Operand, /) -> Array: ...
+        def __xor__(self, other: _Operand, /) -> Array: ...
+        def __rxor__(self, other: _Operand, /) -> Array: ...
+        def __ixor__(self, other: _Operand, /) -> Array: ...
+        def __lshift__(self, other: _Operand, /) -> Array: ...
+        def __rlshift__(self, other: _Operand, /) -> Array: ...
+        def __ilshift__(self, other: _Operand, /) -> Array: ...
+        def __rshift__(self, other: _Operand, /) -> Array: ...
+        def __rrshift__(self, other: _Operand, /) -> Array: ...
+        def __irshift__(self, other: _Operand, /) -> Array: ...
+        def __matmul__(self, other: _Operand, /) -> Array: ...
+        def __rmatmul__(self, other: _Operand, /) -> Array: ...
+        def __imatmul__(self, other: _Operand, /) -> Array: ...
+        # Element-wise, as the standard says: an Array, not a bool (NumPy's stubs alike).
+        def __eq__(self, other: _Operand, /) -> Array: ...  # type: ignore[override]
+        def __ne__(self, other: _Operand, /) -> Array: ...  # type: ignore[override]
+        def __lt__(self, other: _Operand, /) -> Array: ...
+        def __le__(self, other: _Operand, /) -> Array: ...
+        def __gt__(self, other: _Operand, /) -> Array: ...
+        def __ge__(self, other: _Operand, /) -> Array: ...
+        def __neg__(self, /) -> Array: ...
+        def __pos__(self, /) -> Array: ...
+        def __abs__(self, /) -> Array: ...
+        def __invert__(self, /) -> Array: ...
+        __hash__: ClassVar[None]  # type: ignore[assignment]  # unhashable, as NumPy's
+        # NumPy's methods: the result is an Array or what NumPy returns (see _numpy_dispatch).
+        all: Callable[..., Any]
+        any: Callable[..., Any]
+        argmax: Callable[..., Any]
+        argmin: Callable[..., Any]
+        argpartition: Callable[..., Any]
+        argsort: Callable[..., Any]
+        astype: Callable[..., Any]
+        clip: Callable[..., Any]
+        compress: Callable[..., Any]
+        conj: Callable[..., Any]
+        conjugate: Callable[..., Any]
+        copy: Callable[..., Any]
+        cumprod: Callable[..., Any]
+        cumsum: Callable[..., Any]
+        diagonal: Callable[..., Any]
+        dot: Callable[..., Any]
+        fill: Callable[..., Any]
+        flatten: Callable[..., Any]
+        item: Callable[..., Any]
+        max: Callable[..., Any]
+        mean: Callable[..., Any]
+        min: Callable[..., Any]
+        nonzero: Callable[..., Any]
+        partition: Callable[..., Any]
+        prod: Callable[..., Any]
+        ravel: Callable[..., Any]
+        repeat: Callable[..., Any]
+        reshape: Callable[..., Any]
+        round: Callable[..., Any]
+        searchsorted: Callable[..., Any]
+        sort: Callable[..., Any]
+        squeeze: Callable[..., Any]
+        std: Callable[..., Any]
+        sum: Callable[..., Any]
+        swapaxes: Callable[..., Any]
+        take: Callable[..., Any]
+        trace: Callable[..., Any]
+        transpose: Callable[..., Any]
+        var: Callable[..., Any]
+        view: Callable[..., Any]
 
 
 def _payload(x: Array) -> tuple[np.ndarray, tuple, int]:

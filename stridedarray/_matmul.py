@@ -73,13 +73,13 @@ def _out_shape(s1: tuple, s2: tuple) -> tuple:
         nb = max(len(b1), len(b2))
         p1 = (1,) * (nb - len(b1)) + b1
         p2 = (1,) * (nb - len(b2)) + b2
-        batch = []
+        dims = []
         for e1, e2 in zip(p1, p2, strict=True):
             if e1 != e2 and e1 != 1 and e2 != 1:
                 raise ValueError(f"matmul: batch shapes {b1} (of x1 {s1}) and {b2} (of x2 "
                                  f"{s2}) do not broadcast")
-            batch.append(e2 if e1 == 1 else e1)
-        batch = tuple(batch)
+            dims.append(e2 if e1 == 1 else e1)
+        batch = tuple(dims)
     else:
         batch = ()
     return batch + s1[-2:-1] + s2[-1:] if n2 > 1 else batch + s1[-2:-1]
@@ -106,6 +106,8 @@ def matmul(x1: Array, x2: Array, /) -> Array:
         dt = _check_operands(x1, x2)
     s1 = x1._shape
     s2 = x2._shape
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
     if len(s1) == 2 and len(s2) == 2:  # the common case, spelled out
         n = s2[1]
         if s1[1] != s2[0]:
@@ -294,7 +296,7 @@ def matmul_explain(x1: Array, x2: Array, /) -> MatmulExplain:
 
 # `x @ y` costs one Python call: the operators are bound to the functions that implement
 # them (the dunders in _array.py, which import this module lazily, are replaced here when
-# the namespace is imported).
-Array.__matmul__ = matmul_operator  # type: ignore[method-assign]
-Array.__rmatmul__ = rmatmul_operator  # type: ignore[method-assign]
-Array.__imatmul__ = imatmul_operator  # type: ignore[method-assign]
+# the namespace is imported). (Type checkers see the operators declared in _array_protocols.)
+Array.__matmul__ = matmul_operator  # type: ignore[method-assign,assignment]
+Array.__rmatmul__ = rmatmul_operator  # type: ignore[method-assign,assignment]
+Array.__imatmul__ = imatmul_operator  # type: ignore[method-assign,assignment]

@@ -24,6 +24,7 @@ import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from ._ffi import ffi
 
@@ -101,7 +102,7 @@ def _initial() -> dict[str, int]:
         return dict(DEFAULT_POLICY)
 
 
-def _struct(values: Mapping[str, int], force: int):
+def _struct(values: Mapping[str, int], force: int) -> Any:
     return ffi.new("sa_mm_policy *", {**values, "force": force})
 
 
@@ -112,10 +113,10 @@ _current = contextvars.ContextVar(
     "stridedarray_matmul_policy", default=_struct(_BASE, -1))  # noqa: B039
 
 
-def current_policy() -> dict:
+def current_policy() -> dict[str, Any]:
     """The policy in effect here: every threshold, plus `force` (a backend name or None)."""
     p = _current.get()
-    d = {k: int(getattr(p, k)) for k in DEFAULT_POLICY}
+    d: dict[str, Any] = {k: int(getattr(p, k)) for k in DEFAULT_POLICY}
     d["force"] = BACKENDS[p.force] if p.force >= 0 else None
     return d
 

@@ -21,6 +21,7 @@ import timeit
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -169,7 +170,7 @@ def joint_threshold(point_sets: list[list[dict]]) -> int:
 
 def measure_sweep(sw: Sweep, target_s: float = 2.5e-4, repeats: int = 25) -> dict:
     """Time both forced routes at every size; return the points and the crossover value."""
-    points = []
+    points: list[dict[str, Any]] = []
     for s in sw.sizes:
         x, y = sw.build(s)
         a, b = sa.asarray(x), sa.asarray(y)

@@ -13,7 +13,7 @@ import numpy as np
 
 from . import report
 from .machine import machine_info, set_threads
-from .runner import Settings, run_case
+from .runner import Result, Settings, run_case
 from .workloads import Case, all_cases
 
 __all__ = ["main", "select_cases"]
@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _plot(results, info: dict, threads: int, path: Path) -> bool:
+def _plot(results: list[Result], info: dict, threads: int, path: Path) -> bool:
     try:
         from .plot import plot_ratios
     except ImportError:
