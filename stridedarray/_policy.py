@@ -7,9 +7,11 @@ The shipped values were measured on the project's reference machine (2 cores, x8
 `python -m stridedarray.tune`, which replaced the seed's Apple M1/Accelerate values (raw data
 in docs/benchmarks.md). The tuning tool re-measures them on any machine and writes a JSON
 file `{"key": int, ...}` with the keys of `DEFAULT_POLICY`. At import the file named by the
-environment variable `STRIDEDARRAY_POLICY` is loaded, else `~/.config/stridedarray/policy.json`
-when it exists. Missing keys keep their defaults; a file that cannot be used is reported with
-a warning and ignored as a whole.
+environment variable `STRIDEDARRAY_POLICY` is loaded, else the user's file
+`$XDG_CONFIG_HOME/stridedarray/policy.json` (`~/.config/stridedarray/policy.json` when
+XDG_CONFIG_HOME is unset) when it exists; the tuning tool writes to the same place. Missing
+keys keep their defaults; a file that cannot be used is reported with a warning and ignored
+as a whole.
 
 `matmul_policy(force=None, **thresholds)` changes the policy for a block of code. It is a
 contextvars-based context manager, so threads and async tasks do not see each other's changes.
@@ -29,7 +31,7 @@ from typing import Any
 from ._ffi import ffi
 
 __all__ = ["DEFAULT_POLICY", "BACKENDS", "matmul_policy", "current_policy", "load_policy_file",
-           "policy_path"]
+           "policy_path", "user_policy_path"]
 
 # key -> value measured on the reference machine. Keys are stable: the tuning tool and the
 # JSON policy file use them.
@@ -57,12 +59,20 @@ DEFAULT_POLICY: dict[str, int] = {
 BACKENDS: tuple[str, ...] = ("blas", "pack_blas", "generic", "reference")
 
 
+def user_policy_path() -> Path:
+    """The user's policy file, present or not: $XDG_CONFIG_HOME/stridedarray/policy.json, with
+    ~/.config for XDG_CONFIG_HOME when that is unset, empty or relative (as the XDG spec says)."""
+    config = os.environ.get("XDG_CONFIG_HOME", "")
+    base = Path(config) if os.path.isabs(config) else Path.home() / ".config"
+    return base / "stridedarray" / "policy.json"
+
+
 def policy_path() -> Path | None:
     """The policy file loaded at import: $STRIDEDARRAY_POLICY, else the user file if present."""
     env = os.environ.get("STRIDEDARRAY_POLICY")
     if env:
         return Path(env)
-    user = Path.home() / ".config" / "stridedarray" / "policy.json"
+    user = user_policy_path()
     return user if user.is_file() else None
 
 
