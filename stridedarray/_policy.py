@@ -135,10 +135,57 @@ def current_policy() -> dict[str, Any]:
 def matmul_policy(force: str | None = None, **thresholds: int) -> Iterator[dict]:
     """Within the block, force a matmul backend by name and/or change crossover thresholds.
 
-    `force` is one of "blas", "pack_blas", "generic", "reference" (or None): that backend is
-    tried alone with its crossover thresholds off; when its layout rules still decline, the
-    generic route computes the result (`matmul_explain` shows what happened). Threshold
-    keywords are the keys of DEFAULT_POLICY. Yields the policy in effect as a dict."""
+    A context manager. The change applies to the current thread or asyncio task only (it is
+    kept in a `contextvars.ContextVar`), blocks nest, and leaving the block restores the
+    policy that was in effect before.
+
+    Parameters
+    ----------
+    force : {None, "blas", "pack_blas", "generic", "reference"}, optional
+        Run every matmul of the block on this backend, tried alone with its crossover
+        thresholds off. When its layout rules still decline (e.g. direct BLAS on a
+        reversed view), the generic kernel computes the product; `matmul_explain` shows the
+        decline. None (the default) keeps the backend choice of the enclosing block.
+    **thresholds : int
+        New values for crossover constants, by their keys in the policy table
+        (``stridedarray._policy.DEFAULT_POLICY``, documented in docs/matmul.md), e.g.
+        ``gemm_blas_min=16``: direct BLAS for GEMM when min(M, N, K) >= 16. Non-negative
+        ints; keys not given keep their values in force.
+
+    Yields
+    ------
+    dict
+        The policy in effect inside the block: every threshold, and ``"force"`` (a backend
+        name or None).
+
+    Raises
+    ------
+    ValueError
+        `force` is not a backend name, a threshold key is unknown, or a value is not a
+        non-negative int.
+
+    See Also
+    --------
+    matmul_explain : The route a product takes under the policy in effect.
+
+    Examples
+    --------
+    >>> import stridedarray as sa
+    >>> a, b = sa.ones((10, 32, 32)), sa.ones((10, 32, 32))
+    >>> with sa.matmul_policy(force="generic") as policy:
+    ...     c = a @ b                                 # computed by the generic kernel
+    ...     route = sa.matmul_explain(a, b)["route"]
+    >>> route, policy["force"]
+    ('generic', 'generic')
+    >>> with sa.matmul_policy(gemm_blas_min=64) as policy:
+    ...     policy["gemm_blas_min"]
+    64
+    >>> with sa.matmul_policy(colour=1):
+    ...     pass
+    Traceback (most recent call last):
+    ...
+    ValueError: matmul_policy: unknown policy key 'colour'...
+    """
     if force is not None and force not in BACKENDS:
         raise ValueError(f"force must be None or one of {BACKENDS}, got {force!r}")
     values = {k: int(getattr(_current.get(), k)) for k in DEFAULT_POLICY}
