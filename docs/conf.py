@@ -76,4 +76,6 @@ html_theme_options = {
     "secondary_sidebar_items": ["page-toc"],
 }
 html_show_sourcelink = False
+# Top-level pages have no section to navigate: no left sidebar, the text gets the width.
+html_sidebars = {"index": [], "quickstart": [], "install": [], "changelog": []}
 html_context = {"default_mode": "light"}
