@@ -12,7 +12,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "_ext"))
-sys.path.insert(0, str(HERE.parent))  # the source tree's package wins over an installed one
+# Document this source tree when its C core is built in place (an editable install, or
+# `setup.py build_ext --inplace`); otherwise the installed package (a wheel has no tree).
+if any((HERE.parent / "stridedarray").glob("_core*.so")):
+    sys.path.insert(0, str(HERE.parent))
 
 import stridedarray  # noqa: E402
 
