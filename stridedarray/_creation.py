@@ -157,7 +157,7 @@ def _check_fill(value: Any, dtype: DType) -> None:
 def _filled(shape: Any, dtype: DType, value: Any) -> Array:
     _check_fill(value, dtype)
     a = _alloc(dtype, normalize_shape(shape))
-    a._npv.fill(_dtypes.scalar_operand(value, dtype))
+    a._np.fill(_dtypes.scalar_operand(value, dtype))
     return a
 
 
@@ -166,7 +166,7 @@ def empty(shape: int | tuple[int, ...], *, dtype: DType | None = None,
     """An uninitialised array of the given shape (default dtype float64)."""
     if device is not None:
         _check_device(device)
-    dt = _dtypes.float64 if dtype is None else _check_dtype(dtype)
+    dt = _dtypes.float64 if dtype is None else _check_dtype(dtype) or _dtypes.float64
     return _alloc(dt, normalize_shape(shape))
 
 
@@ -175,7 +175,7 @@ def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None,
     """An array of zeros (default dtype float64)."""
     if device is not None:
         _check_device(device)
-    dt = _dtypes.float64 if dtype is None else _check_dtype(dtype)
+    dt = _dtypes.float64 if dtype is None else _check_dtype(dtype) or _dtypes.float64
     shape = normalize_shape(shape)
     # Zero of every dtype is all-zero bytes: NumPy's calloc-backed zeros, no fill pass.
     try:

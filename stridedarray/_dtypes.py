@@ -185,14 +185,15 @@ def promote_standard(a: DType, b: DType) -> DType | None:
 
 
 # (min, max) of each integer dtype, indexed by its code (a DType hashes in Python: slower).
-_INT_RANGE = [(int(np.iinfo(d.np).min), int(np.iinfo(d.np).max)) if d.kind in "iu" else None
-              for d in DTYPES]
+_INT_RANGE: list[tuple[int, int] | None] = [
+    (int(np.iinfo(d.np).min), int(np.iinfo(d.np).max)) if d.kind in "iu" else None
+    for d in DTYPES]
 
 
 def check_int_range(value: int, dt: DType, name: str = "value") -> None:
     """OverflowError when a Python int does not fit the integer dtype `dt`."""
-    lo, hi = _INT_RANGE[dt.code]
-    if lo <= value <= hi:
+    bounds = _INT_RANGE[dt.code]
+    if bounds is not None and bounds[0] <= value <= bounds[1]:
         return
     info = np.iinfo(dt.np)
     if not info.min <= value <= info.max:

@@ -227,40 +227,43 @@ def _make_binary(name: str, cat: str, uf: Callable, fix: Callable | None,
     reflected = form == "reflected"
 
     def f(x1: Array | _Scalar, x2: Array | _Scalar, /) -> Array:
+        # Untyped locals: the type tests below are on type(x) and do not narrow.
+        u: Any = x1
+        v: Any = x2
         if reflected:
-            x1, x2 = x2, x1
-        t1, t2 = type(x1), type(x2)
+            u, v = v, u
+        t1, t2 = type(u), type(v)
         if t1 is Array and t2 is Array:  # the common cases, spelled out
-            dt = x1._dtype
-            if dt is not x2._dtype:
-                dt = promote(dt, x2._dtype)
-            n1 = x1._npv
+            dt = u._dtype
+            if dt is not v._dtype:
+                dt = promote(dt, v._dtype)
+            n1 = u._npv
             if n1 is None:
-                n1 = x1._np
-            n2 = x2._npv
+                n1 = u._np
+            n2 = v._npv
             if n2 is None:
-                n2 = x2._np
+                n2 = v._np
         elif t1 is Array and t2 in _PY_SCALARS:
-            a = x1._dtype
-            dt = scalar_dtype(a, x2, "x2")
-            n1 = x1._npv
+            a = u._dtype
+            dt = scalar_dtype(a, v, "x2")
+            n1 = u._npv
             if n1 is None:
-                n1 = x1._np
-            n2 = _scalar_operand(x2, dt) if dt is a else scalar_np(x2, dt)
+                n1 = u._np
+            n2 = _scalar_operand(v, dt) if dt is a else scalar_np(v, dt)
         elif t2 is Array and t1 in _PY_SCALARS:
-            a = x2._dtype
-            dt = scalar_dtype(a, x1, "x1")
-            n1 = _scalar_operand(x1, dt) if dt is a else scalar_np(x1, dt)
-            n2 = x2._npv
+            a = v._dtype
+            dt = scalar_dtype(a, u, "x1")
+            n1 = _scalar_operand(u, dt) if dt is a else scalar_np(u, dt)
+            n2 = v._npv
             if n2 is None:
-                n2 = x2._np
+                n2 = v._np
         else:
-            if operator and not isinstance(x1 if reflected else x2, _OPERAND_TYPES):
+            if operator and not isinstance(u if reflected else v, _OPERAND_TYPES):
                 return NotImplemented
-            n1, n2, dt = _operands(name, x1, x2)
+            n1, n2, dt = _operands(name, u, v)
         k = dt.kind
         if k not in kinds:
-            raise _category_error(name, cat, x1, x2)
+            raise _category_error(name, cat, u, v)
         try:
             if k in loud:
                 tok = _set(_quiet.get(_get()) or _learn())

@@ -46,14 +46,17 @@ def can_warn(name: str) -> str:
 
 
 try:
-    from numpy._core.umath import _extobj_contextvar, _make_extobj
-except ImportError:  # pragma: no cover - a NumPy without the private names
-    _extobj_contextvar = None
+    from numpy._core import umath as _umath
 
-if _extobj_contextvar is not None:
-    _get = _extobj_contextvar.get
-    _set = _extobj_contextvar.set
-    leave = _extobj_contextvar.reset
+    _cv: Any = _umath._extobj_contextvar
+    _make_extobj: Any = _umath._make_extobj
+except (ImportError, AttributeError):  # pragma: no cover - a NumPy without the private names
+    _cv = None
+
+if _cv is not None:
+    _get = _cv.get
+    _set = _cv.set
+    leave = _cv.reset
     _QUIET_OF: dict[Any, Any] = {}  # outer error state -> the same with all="ignore"
 
     def _quiet_of(outer: Any) -> Any:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -133,7 +134,8 @@ def mean(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:
     # layer: the sum, then a division by the count as a NumPy intp, in place for an array.
     tok = _fpe.enter()
     try:
-        s = np.add.reduce(a, axis=axes, dtype=x._dtype.np, keepdims=keepdims)
+        add: Any = np.add  # its typed overloads want a literal keepdims
+        s = add.reduce(a, axis=axes, dtype=x._dtype.np, keepdims=keepdims)
         if type(s) is np.ndarray:
             r = np.true_divide(s, np.intp(n), out=s, casting="unsafe", subok=False)
         else:

@@ -12,6 +12,7 @@ tolerance. Outputs: clients.md, clients.csv, clients.json and clients.png in --o
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import math
 import os
@@ -22,6 +23,7 @@ import timeit
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -149,8 +151,8 @@ def _data(rng: np.random.Generator) -> dict[str, np.ndarray]:
             "signal": rng.standard_normal(20000), "kernel": rng.standard_normal(257)}
 
 
-def _namespaces() -> dict[str, object]:
-    libs: dict[str, object] = {"numpy": np, "stridedarray": sa}
+def _namespaces() -> dict[str, Any]:
+    libs: dict[str, Any] = {"numpy": np, "stridedarray": sa}
     try:
         import array_api_strict
 
@@ -160,8 +162,8 @@ def _namespaces() -> dict[str, object]:
     return libs
 
 
-def _convert(xp: object, data: dict[str, np.ndarray]) -> dict[str, object]:
-    return {k: v if xp is np else xp.asarray(v) for k, v in data.items()}  # type: ignore
+def _convert(xp: Any, data: dict[str, np.ndarray]) -> dict[str, Any]:
+    return {k: v if xp is np else xp.asarray(v) for k, v in data.items()}
 
 
 def _to_numpy(r: object) -> np.ndarray:
@@ -202,7 +204,7 @@ class Outcome:
         return self.best(lib) / self.best("numpy")
 
 
-def run_workload(w: Workload, libs: dict[str, object], data: dict[str, np.ndarray],
+def run_workload(w: Workload, libs: dict[str, Any], data: dict[str, np.ndarray],
                  budget: Budget) -> Outcome:
     """Check every library's result against NumPy's, then time them interleaved."""
     out = Outcome(w)
@@ -220,7 +222,7 @@ def run_workload(w: Workload, libs: dict[str, object], data: dict[str, np.ndarra
         elif expected is not None and (r.shape != expected.shape or not np.allclose(
                 r, expected, rtol=1e-9, atol=w.atol)):
             out.mismatch.append(name)
-        timers[name] = timeit.Timer(lambda w=w, xp=xp, d=d: w.f(xp, d))
+        timers[name] = timeit.Timer(functools.partial(w.f, xp, d))
     if timers:
         out.inner, out.samples = sample(timers, budget)
     return out
@@ -362,7 +364,7 @@ def run(out_dir: Path, quick: bool, pattern: str | None, threads: int, seed: int
     info["scikit-learn"], info["scipy"] = sklearn.__version__, scipy.__version__
     libs = _namespaces()
     if "array-api-strict" in libs:
-        info["array_api_strict"] = libs["array-api-strict"].__version__  # type: ignore
+        info["array_api_strict"] = libs["array-api-strict"].__version__
     data = _data(np.random.default_rng(seed))
     budget = _QUICK if quick else _BUDGET
     t0 = time.perf_counter()

@@ -11,9 +11,8 @@ __all__ = ["run_suite"]
 def run_suite(args: argparse.Namespace) -> int:
     """Run the suite named by args.suite with the shared options (--quick, --out, --filter,
     --list, --threads, --seed, --no-progress)."""
-    if args.suite == "overhead":
-        from . import overhead as suite
-    else:
-        from . import clients as suite
+    from . import clients, overhead
+
+    suite = overhead if args.suite == "overhead" else clients
     return suite.run(args.out, args.quick, args.filter, args.threads, args.seed,
                      list_only=args.list, progress=not args.no_progress)
