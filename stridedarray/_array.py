@@ -237,7 +237,8 @@ def _make_c(arr: np.ndarray, dt: DType) -> Array:
     a._st = st
     a._dtype = dt
     a._shape = shape = arr.shape
-    a._strides = _row_major(shape)
+    strides = _C_STRIDES.get(shape)
+    a._strides = strides if strides is not None else _row_major(shape)
     a._origin = 0
     a._npv = arr
     a._cd = None
