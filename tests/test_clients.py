@@ -6,8 +6,8 @@ export to PyTorch and JAX.
 Each library is skipped when it is not installed (`pip install -e ".[test,clients]"` brings all
 but PyTorch and JAX). Our arrays are mostly reversed, step or transposed views, so the clients
 meet real strides. SciPy and scikit-learn dispatch need SCIPY_ARRAY_API=1 before SciPy is
-imported; tests/conftest.py sets it. Tests marked xfail with "pending:" wait for known gaps in
-stridedarray and must start passing (strict) once those land.
+imported; tests/conftest.py sets it. Strict xfails marked "open:" are uses that stridedarray
+still refuses where the standard leaves the behaviour open.
 
 PyTorch is never handed a negative-stride DLPack tensor in this process: torch.from_dlpack
 (also torch.asarray, torch.tensor, torch.as_tensor) aborts the interpreter on one (PyTorch's
@@ -43,12 +43,12 @@ VIEWS = {  # the same view of a (3, 4) base, for NumPy and for stridedarray
     "step": lambda a: a[::2, 1::2],
     "transposed": lambda a: a.T,
 }
-PENDING_PROMOTION = pytest.mark.xfail(strict=True, reason="pending: mixed-kind type "
-                                      "promotion (int64 with float64)")
-PENDING_FULL_0D = pytest.mark.xfail(strict=True, reason="pending: full() with a 0-d array "
-                                    "as fill_value")
-PENDING_NP_INDEX = pytest.mark.xfail(strict=True, reason="pending: indexing with a NumPy "
-                                     "integer array")
+# Choices still open where the standard is silent: stridedarray refuses what NumPy, torch and
+# JAX accept. Strict, so that the test must be flipped when the choice is made.
+OPEN_INT_MATH = pytest.mark.xfail(strict=True, reason="open: exp of an integer array; NumPy, "
+                                  "torch and JAX give a floating dtype, stridedarray refuses")
+OPEN_INT_FFT = pytest.mark.xfail(strict=True, reason="open: fft of an integer array; NumPy, "
+                                 "torch and JAX give a complex dtype, stridedarray refuses")
 
 
 def pair(kind: str = "float64", view: str = "contiguous") -> tuple[sa.Array, np.ndarray]:
@@ -164,8 +164,7 @@ PLOTS = {
     "imshow": lambda ax, xp: ax.imshow(xp.asarray(BASE["float64"].copy())[::-1, ::-1]),
     "fill_between": lambda ax, xp: ax.fill_between(_t(xp)[0], _t(xp)[1], _t(xp)[1][::-1]),
     "contourf": lambda ax, xp: ax.contourf(xp.asarray(BASE["float64"].copy())[:, ::-1]),
-    "bar": pytest.param(lambda ax, xp: ax.bar(_t(xp)[0][:4], _t(xp)[1][:4]),
-                        marks=PENDING_PROMOTION),
+    "bar": lambda ax, xp: ax.bar(_t(xp)[0][:4], _t(xp)[1][:4]),  # int bottom + float heights
 }
 
 
@@ -237,7 +236,7 @@ XR_REDUCE = {
     "any": lambda d: (d > 0).any("a"), "all": lambda d: (d > -5).all("b"),
     "count": pytest.param(lambda d: d.count("a"), marks=pytest.mark.xfail(
         strict=True, reason="open: sum of a bool array (count sums a mask); NumPy, torch "
-        "and JAX give an integer count, stridedarray refuses, as the standard allows")),
+        "and JAX give an integer count, stridedarray refuses")),
 }
 
 
@@ -250,7 +249,7 @@ def test_xarray_reductions(xr, reduce):
 XR_SELECT = {
     "isel slices": lambda d, xr: d.isel(a=slice(None, None, -1), b=slice(1, None, 2)),
     "isel int": lambda d, xr: d.isel(a=1),
-    "isel list": pytest.param(lambda d, xr: d.isel(b=[0, 2]), marks=PENDING_NP_INDEX),
+    "isel list": lambda d, xr: d.isel(b=[0, 2]),  # xarray indexes with NumPy int arrays
     "transpose": lambda d, xr: d.transpose("b", "a"),
     ".T then isel": lambda d, xr: d.T.isel(b=-1),
     "concat": lambda d, xr: xr.concat([d, d[::-1]], dim="a"),
@@ -259,8 +258,7 @@ XR_SELECT = {
     "xr.where": lambda d, xr: xr.where(d > 0, d, -d),
     "assign_coords, sel slice": lambda d, xr: d.assign_coords(b=np.arange(4.0)).sel(
         b=slice(1.0, 3.0)),
-    "sel list": pytest.param(lambda d, xr: d.assign_coords(b=np.arange(4.0)).sel(
-        b=[1.0, 3.0]), marks=PENDING_NP_INDEX),
+    "sel list": lambda d, xr: d.assign_coords(b=np.arange(4.0)).sel(b=[1.0, 3.0]),
 }
 
 
@@ -415,8 +413,7 @@ def _check_learn(got, want, array_type):
         check_same(got, want, array_type=array_type)
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=PENDING_NP_INDEX)
-                                  if n == "train_test_split" else n for n in ESTIMATORS])
+@pytest.mark.parametrize("name", ESTIMATORS)
 def test_sklearn_without_dispatch_gives_numpy_results(sklearn, name):
     # scikit-learn's NumPy path converts inputs with np.asarray; splitting keeps the type.
     array_type = None if name == "train_test_split" else np.ndarray
@@ -433,9 +430,8 @@ def test_sklearn_with_array_api_dispatch_gives_our_arrays(sklearn, array_api_env
     _check_learn(got, want, sa.Array)
 
 
-@pytest.mark.xfail(strict=True, reason="pending: indexing with a NumPy integer array "
-                   "(cross-validation splits index X with NumPy index arrays)")
 def test_sklearn_cross_validation_without_dispatch(sklearn):
+    # The splits index X with NumPy integer arrays.
     from sklearn.linear_model import Ridge
     from sklearn.model_selection import cross_val_score
 
@@ -513,19 +509,22 @@ SCIPY = {
     "fft.ifftn": lambda a, b, p: _sp("fft").ifftn(a),
     "fft.dct, idct": lambda a, b, p: (_sp("fft").dct(b), _sp("fft").idct(b, type=2)),
     "fft.fftshift": lambda a, b, p: _sp("fft").fftshift(a, axes=1),
-    "signal.lfiltic int coefficients": pytest.param(lambda a, b, p: _sp("signal").lfiltic(
-        _int(a, [1, 2]), _int(a, [1, 1]), b[:2]), marks=PENDING_PROMOTION),
+    # SciPy promotes integer coefficients with float arrays (mixed-kind promotion).
+    "signal.lfiltic int coefficients": lambda a, b, p: _sp("signal").lfiltic(
+        _int(a, [1, 2]), _int(a, [1, 1]), b[:2]),
+    # SciPy's iterative methods call full() with 0-d arrays as fill_value.
+    "differentiate.derivative": lambda a, b, p: _sp("differentiate").derivative(
+        _ns(a).exp, p).df,
+    "optimize.elementwise.find_root": lambda a, b, p: _sp("optimize.elementwise").find_root(
+        lambda z, c: z * z - c, (p[:3] * 0, p[:3] + 1), args=(p[:3],)).x,
     "signal.freqz int coefficients": pytest.param(
-        lambda a, b, p: _sp("signal").freqz(_int(a, [1, 2]), worN=8), marks=PENDING_PROMOTION),
+        lambda a, b, p: _sp("signal").freqz(_int(a, [1, 2]), worN=8), marks=OPEN_INT_FFT),
     "integrate.tanhsinh": pytest.param(lambda a, b, p: _sp("integrate").tanhsinh(
-        _ns(a).exp, p[:3] * 0, p[:3]).integral, marks=PENDING_FULL_0D),
-    "differentiate.derivative": pytest.param(
-        lambda a, b, p: _sp("differentiate").derivative(_ns(a).exp, p).df,
-        marks=PENDING_FULL_0D),
+        _ns(a).exp, p[:3] * 0, p[:3]).integral, marks=pytest.mark.xfail(
+            strict=True, reason="open: dtype=bool (Python's type) in zeros(), which SciPy "
+            "passes; NumPy, torch and JAX accept Python's types as dtypes")),
     "special.softmax of integers": pytest.param(
-        lambda a, b, p: _sp("special").softmax(_int(a, [1, 2, 3])), marks=pytest.mark.xfail(
-            strict=True, reason="open: exp of an integer array; NumPy, torch and JAX give "
-            "the default floating dtype, stridedarray refuses, as the standard allows")),
+        lambda a, b, p: _sp("special").softmax(_int(a, [1, 2, 3])), marks=OPEN_INT_MATH),
 }
 
 
