@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -200,7 +200,7 @@ def full(shape: int | tuple[int, ...], fill_value: bool | int | float | complex,
     if dt is None:
         raise TypeError(f"fill_value must be a Python bool, int, float or complex, "
                         f"got {type(fill_value).__name__}")
-    if dtype is None and dt is _dtypes.int64:
+    if dtype is None and dt is _dtypes.int64 and isinstance(fill_value, int):
         _dtypes.check_int_range(fill_value, dt, "fill_value")
     return _filled(shape, dt, fill_value)
 
@@ -291,7 +291,7 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
     return _wrap(np.linspace(start, stop, n, endpoint=bool(endpoint), dtype=dt.np))
 
 
-def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
+def meshgrid(*arrays: Array, indexing: Literal["xy", "ij"] = "xy") -> tuple[Array, ...]:
     """Coordinate matrices from 1-D coordinate vectors ("xy" Cartesian or "ij" matrix)."""
     if indexing not in ("xy", "ij"):
         raise ValueError(f"indexing must be 'xy' or 'ij', got {indexing!r}")

@@ -63,7 +63,7 @@ def _numpy_key(a: Array, key: Any) -> Any:
     """Translate an advanced index to NumPy's form, checking what the standard allows:
     ints, slices, Ellipsis, None, Python bools, and integer or boolean Arrays."""
     parts = key if isinstance(key, tuple) else (key,)
-    out = []
+    out: list[Any] = []
     for k in parts:
         if isinstance(k, Array):
             if k.dtype.kind not in "biu":
