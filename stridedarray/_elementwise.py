@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _fpe
+from . import _dtypes, _fpe
 from . import _special_cases as _sc
 from ._array import Array, _from_ndarray, _wrap
 from ._dtypes import DTYPES, DType, promote, scalar_dtype, scalar_np
@@ -132,6 +132,19 @@ _UNARY_OPERATORS = {"neg": "negative", "pos": "positive", "abs": "abs",
                     "invert": "bitwise_invert"}
 
 
+# Floating-point functions given bool or integer input: the standard asks for floating input;
+# NumPy, PyTorch and JAX all compute in floating point instead (SciPy's softmax of integers,
+# for one, relies on it). They differ in the precision (NumPy float16/32/64 by width, PyTorch
+# and JAX float32); we take float64, the default floating dtype, for every width. reciprocal
+# is left out: NumPy gives an integer reciprocal there.
+_INTEGERS_AS_FLOAT64 = frozenset({"floating-point", "real floating"})
+_INTEGER_FLOAT_EXCEPTIONS = frozenset({"reciprocal"})
+
+
+def _as_float64(name: str, cat: str) -> bool:
+    return cat in _INTEGERS_AS_FLOAT64 and name not in _INTEGER_FLOAT_EXCEPTIONS
+
+
 def _check_unary(name: str, cat: str, x: Any) -> None:
     if not isinstance(x, Array):
         raise TypeError(f"{name}: x must be a stridedarray.Array, got {type(x).__name__}")
@@ -184,11 +197,14 @@ _get, _quiet, _learn, _set, _leave = _fpe.parts()
 def _make_unary(name: str, cat: str, uf: Callable, fix: Callable | None) -> Callable:
     kinds = _K[cat]
     loud = _fpe.can_warn(name)
+    via_float64 = _as_float64(name, cat)
 
     def f(x: Array, /) -> Array:
         # The common case costs one type test and one string test; anything else raises in
         # _check_unary with the specific message.
         if type(x) is not Array or x._dtype.kind not in kinds:
+            if via_float64 and type(x) is Array and x._dtype.kind in "biu":
+                return f(x._pack(_dtypes.float64))
             _check_unary(name, cat, x)
         a = x._npv
         if a is None:
@@ -223,6 +239,7 @@ def _make_binary(name: str, cat: str, uf: Callable, fix: Callable | None,
     x2 is self). One body for all three, so `x + y` runs one Python frame, not two."""
     kinds = _K[cat]
     loud = _fpe.can_warn(name)
+    via_float64 = _as_float64(name, cat)
     operator = form != "function"
     reflected = form == "reflected"
 
@@ -263,7 +280,10 @@ def _make_binary(name: str, cat: str, uf: Callable, fix: Callable | None,
             n1, n2, dt = _operands(name, u, v)
         k = dt.kind
         if k not in kinds:
-            raise _category_error(name, cat, u, v)
+            if not (via_float64 and k in "biu"):
+                raise _category_error(name, cat, u, v)
+            dt, k = _dtypes.float64, "f"  # see _INTEGERS_AS_FLOAT64
+            n1, n2 = np.asarray(n1, dtype=np.float64), np.asarray(n2, dtype=np.float64)
         try:
             if k in loud:
                 tok = _set(_quiet.get(_get()) or _learn())

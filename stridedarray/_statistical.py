@@ -29,7 +29,7 @@ _Axis = int | tuple[int, ...] | None
 def _accumulate(fn: Callable, name: str, x: Array, axis: int | None, dtype: DType | None,
                 include_initial: bool) -> Array:
     check_array(x)
-    check_kind(x, "iufc", name, "numeric")
+    check_kind(x, "biufc", name, "numeric or bool")  # bool: see _sumlike
     if x.ndim == 0:
         raise ValueError(f"{name}: x must have rank >= 1, got a 0-d array")
     if axis is None:
@@ -87,12 +87,14 @@ def _sumlike(uf: np.ufunc, name: str, x: Array, axis: _Axis, dtype: DType | None
     if type(x) is not Array:
         check_array(x)
     k = x._dtype.kind
-    if k not in "iufc":
-        check_kind(x, "iufc", name, "numeric")
+    # bool input: the standard asks for numeric; NumPy, PyTorch and JAX sum and multiply bools
+    # as integers (a count of the true values), in the default integer dtype: so do we.
+    if k not in "biufc":
+        check_kind(x, "biufc", name, "numeric or bool")
     dt = x._dtype if dtype is None and k in "fc" else sum_dtype(x, dtype, name)
     axes = reduce_axes(axis, len(x._shape))
     a = x._np
-    if k in "iu" and dt.kind in "iu":  # integer accumulation sets no floating-point flag
+    if k in "biu" and dt.kind in "biu":  # integer accumulation sets no floating-point flag
         return _wrap(uf.reduce(a, axis=axes, dtype=dt.np, keepdims=keepdims))
     # NaN (inf + -inf, inf * 0) and inf (overflow) are the IEEE answers, not warnings. The
     # ufunc's reduce is what np.sum/np.prod run for an ndarray, without their Python layer.

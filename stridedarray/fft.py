@@ -1,9 +1,12 @@
 """The `fft` extension of the Array API (2025.12): every function, through `numpy.fft`.
 
-Transforms run on the zero-copy view `x._np`. Input kinds follow the standard strictly
-(complex-to-complex transforms take complex input, rfft/ihfft real input, irfft/hfft complex
-input), and the output precision always matches the input's: NumPy >= 2.0's pocketfft keeps
-float32/complex64, and we cast explicitly in case a path does not.
+Transforms run on the zero-copy view `x._np`. The standard asks complex-to-complex transforms
+(and irfft/hfft) for complex input and rfft/ihfft for real floating input; NumPy, PyTorch and
+JAX also take real, integer and bool input there (as complex or real numbers), so we do too.
+Complex input to rfft/ihfft is refused (NumPy would drop the imaginary part). The output
+precision matches the input's (float32/complex64 stay single precision; integer and bool input
+computes in double precision, NumPy's choice); NumPy >= 2.0's pocketfft keeps float32/complex64,
+and we cast explicitly in case a path does not.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "
            "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 
 _Norm = Literal["backward", "ortho", "forward"]
-_KINDS = {"c": ("c", "complex floating-point"), "f": ("f", "real floating-point")}
+_KINDS = {"c": ("biufc", "numeric or bool"), "f": ("biuf", "real-valued")}
 
 
 def _real_of(x: Array) -> np.dtype:

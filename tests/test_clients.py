@@ -43,12 +43,6 @@ VIEWS = {  # the same view of a (3, 4) base, for NumPy and for stridedarray
     "step": lambda a: a[::2, 1::2],
     "transposed": lambda a: a.T,
 }
-# Choices still open where the standard is silent: stridedarray refuses what NumPy, torch and
-# JAX accept. Strict, so that the test must be flipped when the choice is made.
-OPEN_INT_MATH = pytest.mark.xfail(strict=True, reason="open: exp of an integer array; NumPy, "
-                                  "torch and JAX give a floating dtype, stridedarray refuses")
-OPEN_INT_FFT = pytest.mark.xfail(strict=True, reason="open: fft of an integer array; NumPy, "
-                                 "torch and JAX give a complex dtype, stridedarray refuses")
 
 
 def pair(kind: str = "float64", view: str = "contiguous") -> tuple[sa.Array, np.ndarray]:
@@ -234,9 +228,7 @@ XR_REDUCE = {
     "median": lambda d: d.median("a"), "cumsum": lambda d: d.cumsum("b"),
     "argmax": lambda d: d.argmax("b"), "argmin": lambda d: d.argmin("a"),
     "any": lambda d: (d > 0).any("a"), "all": lambda d: (d > -5).all("b"),
-    "count": pytest.param(lambda d: d.count("a"), marks=pytest.mark.xfail(
-        strict=True, reason="open: sum of a bool array (count sums a mask); NumPy, torch "
-        "and JAX give an integer count, stridedarray refuses")),
+    "count": lambda d: d.count("a"),  # sums a bool mask
 }
 
 
@@ -518,13 +510,13 @@ SCIPY = {
     "optimize.elementwise.find_root": lambda a, b, p: _sp("optimize.elementwise").find_root(
         lambda z, c: z * z - c, (p[:3] * 0, p[:3] + 1), args=(p[:3],)).x,
     "signal.freqz int coefficients": pytest.param(
-        lambda a, b, p: _sp("signal").freqz(_int(a, [1, 2]), worN=8), marks=OPEN_INT_FFT),
+        lambda a, b, p: _sp("signal").freqz(_int(a, [1, 2]), worN=8)),
     "integrate.tanhsinh": pytest.param(lambda a, b, p: _sp("integrate").tanhsinh(
         _ns(a).exp, p[:3] * 0, p[:3]).integral, marks=pytest.mark.xfail(
             strict=True, reason="open: dtype=bool (Python's type) in zeros(), which SciPy "
             "passes; NumPy, torch and JAX accept Python's types as dtypes")),
     "special.softmax of integers": pytest.param(
-        lambda a, b, p: _sp("special").softmax(_int(a, [1, 2, 3])), marks=OPEN_INT_MATH),
+        lambda a, b, p: _sp("special").softmax(_int(a, [1, 2, 3]))),
 }
 
 

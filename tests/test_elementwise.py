@@ -63,12 +63,50 @@ def test_unary_matches_numpy_on_views(name, data):
     np.testing.assert_array_equal(pair.base_np, before)  # input untouched
 
 
+FLOAT_CATEGORIES = ("floating-point", "real floating")
+
+
 @pytest.mark.parametrize("name", sorted(REF_UNARY))
 def test_unary_rejects_other_dtypes(name):
     for dt in DTYPES:
         if dt not in _CATEGORY[CAT_UNARY[name]]:
+            if (CAT_UNARY[name] in FLOAT_CATEGORIES and dt.kind in "biu"
+                    and name != "reciprocal"):
+                continue  # computed in float64 (next test)
             with pytest.raises(TypeError, match=name):
                 getattr(sa, name)(sa.ones(2, dtype=dt))
+
+
+INT_DTYPES = [d for d in DTYPES if d.kind in "biu"]
+
+
+@pytest.mark.parametrize("name", sorted(n for n in REF_UNARY if n != "reciprocal"
+                                        and CAT_UNARY[n] in FLOAT_CATEGORIES))
+@SETTINGS
+@given(data=st.data())
+def test_floating_functions_of_integers_compute_in_float64(name, data):
+    """NumPy, PyTorch and JAX compute floating functions of integers in floating point; we use
+    float64 for every width (NumPy's float16/32 for narrow integers have no dtype here)."""
+    pair = data.draw(views(st.sampled_from(INT_DTYPES)))
+    out = getattr(sa, name)(pair.x)
+    with np.errstate(all="ignore"):
+        expected = REF_UNARY[name](pair.ref.astype(np.float64))
+    _equal(out, expected)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in REF_BINARY
+                                        if CAT_BINARY[n] in FLOAT_CATEGORIES))
+@pytest.mark.parametrize("d1", INT_DTYPES, ids=lambda d: d.name)
+def test_floating_binary_functions_of_integers_compute_in_float64(name, d1):
+    a = np.asarray([0, 1, 3, 1]).astype(d1.np)
+    b = np.asarray([1, 2, 0, 1]).astype(np.int16)
+    for x1, x2, r1, r2 in ((sa.asarray(a), sa.asarray(b), a, b), (sa.asarray(a), 2, a, 2),
+                           (2, sa.asarray(a), 2, a)):
+        got = getattr(sa, name)(x1, x2)
+        with np.errstate(all="ignore"):
+            want = REF_BINARY[name](np.asarray(r1, dtype=np.float64),
+                                    np.asarray(r2, dtype=np.float64))
+        _equal(got, want)
 
 
 def _broadcast_partner(data, shape, dt):

@@ -162,3 +162,17 @@ def test_bad_input():
         sa.diff(x, prepend=sa.asarray([[1]]))
     with pytest.raises(ValueError, match="correction"):
         sa.var(x, correction=-1)
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "cumulative_sum", "cumulative_prod"])
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_sums_and_products_of_bool_count_as_numpy(name, data):
+    """The standard asks for numeric input; NumPy, PyTorch and JAX add and multiply bools as
+    integers in the default integer dtype, and so do we."""
+    p = data.draw(views(sa.bool, max_dims=3))
+    if name.startswith("cumulative") and p.ref.ndim != 1:
+        return  # (an axis is required above rank 1)
+    got, want = getattr(sa, name)(p.x), getattr(np, name)(p.ref)
+    assert got.dtype is sa.int64 and want.dtype == np.int64
+    np.testing.assert_array_equal(np.asarray(got), want)
