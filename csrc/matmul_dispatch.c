@@ -312,7 +312,11 @@ int sa_matmul(const sa_array *lhs, const sa_array *rhs, int out_dtype, char *out
 
     switch (chosen) {
     case SA_MM_BLAS:
-    case SA_MM_PACK_BLAS: r = mm_blas_execute(run, pol); break;
+    case SA_MM_PACK_BLAS:
+        sa_blas_enter(); /* fork safety: see blas_fork_guard.c */
+        r = mm_blas_execute(run, pol);
+        sa_blas_leave();
+        break;
     case SA_MM_GENERIC:
         r = run_generic(&p, sa_generic_matmul ? sa_generic_matmul : sa_generic_matmul_ref);
         break;
