@@ -36,7 +36,7 @@ def _accumulate(fn: Callable, name: str, x: Array, axis: int | None, dtype: DTyp
                              "1-d arrays may omit it)")
         ax = 0
     else:
-        ax = normalize_axis(axis, x.ndim)
+        ax = normalize_axis(axis, x.ndim, func=name)
     dt = sum_dtype(x, dtype, name)
     with np.errstate(invalid="ignore", over="ignore"):  # inf + -inf is NaN: the answer
         return _wrap(fn(x._np, axis=ax, dtype=dt.np, include_initial=bool(include_initial)))
@@ -58,7 +58,7 @@ def _extremum(fn: Callable, name: str, x: Array, axis: _Axis, keepdims: bool) ->
     check_array(x)
     # The standard orders real numbers only; NumPy's lexicographic complex order is not it.
     check_kind(x, "biuf", name, "real-valued")
-    axes = reduce_axes(axis, x.ndim)
+    axes = reduce_axes(axis, x.ndim, name)
     if x.size == 0:
         n = x.size if axes is None else int(np.prod([x.shape[a] for a in axes]))
         if n == 0:
@@ -84,7 +84,8 @@ def _sumlike(fn: Callable, name: str, x: Array, axis: _Axis, dtype: DType | None
     dt = sum_dtype(x, dtype, name)
     # NaN (inf + -inf, inf * 0) and inf (overflow) are the IEEE answers, not warnings.
     with np.errstate(invalid="ignore", over="ignore"):
-        return _wrap(fn(x._np, axis=reduce_axes(axis, x.ndim), dtype=dt.np, keepdims=keepdims))
+        return _wrap(fn(x._np, axis=reduce_axes(axis, x.ndim, name), dtype=dt.np,
+                        keepdims=keepdims))
 
 
 def sum(x: Array, /, *, axis: _Axis = None, dtype: DType | None = None,  # noqa: A001
@@ -105,7 +106,7 @@ def mean(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:
     check_kind(x, "fc", "mean", "floating-point")
     with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)  # empty input: NaN, as specified
-        return _wrap(np.mean(x._np, axis=reduce_axes(axis, x.ndim), keepdims=keepdims,
+        return _wrap(np.mean(x._np, axis=reduce_axes(axis, x.ndim, "mean"), keepdims=keepdims,
                              dtype=x.dtype.np))
 
 
@@ -120,7 +121,7 @@ def _moment(fn: Callable, name: str, x: Array, axis: _Axis, correction: float,
     with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
         # N - correction <= 0 yields NaN (or inf), as the standard specifies; no warning.
         warnings.simplefilter("ignore", RuntimeWarning)
-        return _wrap(fn(x._np, axis=reduce_axes(axis, x.ndim), ddof=correction,
+        return _wrap(fn(x._np, axis=reduce_axes(axis, x.ndim, name), ddof=correction,
                         keepdims=keepdims, dtype=x.dtype.np))
 
 
