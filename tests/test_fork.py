@@ -21,7 +21,7 @@ from stridedarray._ffi import lib
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the platform has no fork")
 
-TIMEOUT = 60  # seconds; a passing run takes one to five on a busy 2-core machine
+TIMEOUT = 60  # seconds; a passing run takes 2-3 s on a busy 2-core machine
 
 # The race, run in a child interpreter. Two threads multiply 128 x 128 float64 matrices (BLAS
 # route, large enough for OpenBLAS to use its worker threads) until told to stop; the main
