@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -183,11 +183,23 @@ def full(shape: int | tuple[int, ...], fill_value: bool | int | float | complex,
          dtype: DType | None = None, device: Device | None = None) -> Array:
     """An array filled with `fill_value` (dtype inferred from it by default)."""
     _check_device(device)
+    if isinstance(fill_value, Array):
+        # A 0-d array as the fill value (the standard asks for a Python scalar; NumPy, torch
+        # and JAX accept a 0-d array): its dtype is the default, its value the fill.
+        if fill_value.ndim != 0:
+            raise ValueError(f"full: fill_value must be a Python scalar or a 0-d array, got "
+                             f"an array of shape {fill_value.shape}")
+        dt = _check_dtype(dtype) or fill_value.dtype
+        if fill_value.dtype.kind == "c" and dt.kind != "c":
+            raise TypeError(f"full: a complex fill_value cannot fill a {dt.name} array")
+        a = _alloc(dt, normalize_shape(shape))
+        a._np.fill(fill_value._pack(dt)._np)
+        return a
     dt = _check_dtype(dtype) or _default_dtype_for(fill_value)
     if dt is None:
         raise TypeError(f"fill_value must be a Python bool, int, float or complex, "
                         f"got {type(fill_value).__name__}")
-    if dtype is None and dt is _dtypes.int64:
+    if dtype is None and dt is _dtypes.int64 and isinstance(fill_value, int):
         _dtypes.check_int_range(fill_value, dt, "fill_value")
     return _filled(shape, dt, fill_value)
 
@@ -197,10 +209,12 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
     """Evenly spaced values in [start, stop) (int64 for int arguments, float64 otherwise)."""
     _check_device(device)
     dt = _check_dtype(dtype)
-    start, stop, step = (_arange_bound(v, k) for v, k in ((start, "start"), (stop, "stop"),
-                                                           (step, "step")))
+    start = _arange_bound(start, "start")
+    step = _arange_bound(step, "step")
     if stop is None:
         start, stop = 0, start
+    else:
+        stop = _arange_bound(stop, "stop")
     if step == 0:
         raise ValueError("arange: step must not be zero")
     if dt is None:
@@ -214,10 +228,8 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
         raise
 
 
-def _arange_bound(v: Any, name: str) -> int | float | None:
+def _arange_bound(v: Any, name: str) -> int | float:
     """An arange bound as a Python int or a finite float; TypeError/ValueError naming it."""
-    if v is None and name == "stop":
-        return v
     if v.__class__ is int or (v.__class__ is float and math.isfinite(v)):
         return v
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer,
@@ -290,15 +302,16 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
     cplx = isinstance(start, complex) or isinstance(stop, complex)
     if dt is None:
         dt = _dtypes.complex128 if cplx else _dtypes.float64
-    elif dt.kind not in "fc" or (cplx and dt.kind != "c"):
-        raise TypeError(f"linspace: dtype must be a floating-point dtype"
-                        f"{' (complex for complex bounds)' if cplx else ''}, got {dt.name}")
+    elif cplx and dt.kind != "c":
+        raise TypeError(f"linspace: complex bounds need a complex dtype, got {dt.name}")
+    # An integer (or bool) dtype: the standard asks for floating point, NumPy computes in
+    # float64 and rounds toward -inf (SciPy relies on it); we give NumPy's values.
     n = as_int(num, "num", "linspace", low=0)
     check_size((n,), dt.np.itemsize, "linspace: num")
     return _wrap(np.linspace(start, stop, n, endpoint=bool(endpoint), dtype=dt.np))
 
 
-def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
+def meshgrid(*arrays: Array, indexing: Literal["xy", "ij"] = "xy") -> tuple[Array, ...]:
     """Coordinate matrices from 1-D coordinate vectors ("xy" Cartesian or "ij" matrix)."""
     if indexing not in ("xy", "ij"):
         raise ValueError(f"indexing must be 'xy' or 'ij', got {indexing!r}")

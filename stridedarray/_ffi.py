@@ -42,7 +42,28 @@ __all__ = ["ffi", "lib", "blas_info"]
 
 
 def blas_info() -> dict:
-    """What BLAS the core runs on: library file, OpenBLAS config, core type, thread count."""
+    """What BLAS the core runs on: library file, OpenBLAS config, core type, thread count.
+
+    This is stridedarray's own OpenBLAS (from scipy-openblas32), not NumPy's: the two are
+    separate libraries with separate thread pools. `python -m stridedarray` prints the same.
+
+    Returns
+    -------
+    dict
+        ``library`` (the shared library's file name), ``version`` (of the scipy-openblas32
+        package), ``config`` (OpenBLAS's build configuration string), ``corename`` (the CPU
+        kernel set chosen at load time, e.g. "Haswell"; OPENBLAS_CORETYPE overrides it) and
+        ``threads`` (the thread count BLAS calls use now).
+
+    Examples
+    --------
+    >>> import stridedarray as sa
+    >>> info = sa.blas_info()
+    >>> sorted(info)
+    ['config', 'corename', 'library', 'threads', 'version']
+    >>> info["config"].startswith("OpenBLAS"), info["threads"] >= 1
+    (True, True)
+    """
     return {
         "library": scipy_openblas32.get_library(fullname=True),
         "version": scipy_openblas32.__version__,

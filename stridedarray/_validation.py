@@ -91,11 +91,10 @@ def normalize_axis(axis: int, ndim: int, name: str = "axis", func: str = "") -> 
 def normalize_axes(axes: int | Sequence[int], ndim: int, name: str = "axis",
                    func: str = "") -> tuple[int, ...]:
     """Normalize an int or a sequence of ints to a tuple of distinct axes in [0, ndim)."""
-    if isinstance(axes, Sequence):  # memoryviews included
-        seq = as_ints(axes, name, func)
-        out = tuple(normalize_axis(a, ndim, name, func) for a in seq)
-    else:
-        out = (normalize_axis(axes, ndim, name, func),)
+    if not isinstance(axes, Sequence):  # one axis: nothing can repeat
+        return (normalize_axis(axes, ndim, name, func),)
+    seq = as_ints(axes, name, func)  # memoryviews included
+    out = tuple(normalize_axis(a, ndim, name, func) for a in seq)
     if len(set(out)) != len(out):
         raise ValueError(f"{_where(func)}{name} contains repeated axes: {tuple(axes)}")
     return out

@@ -141,6 +141,7 @@ def test_unreadable_and_special_files_are_ignored(monkeypatch, tmp_path) -> None
 def test_no_home_directory(monkeypatch) -> None:
     """Finding the user file cannot fail the import either (Path.home() may raise)."""
     monkeypatch.delenv("STRIDEDARRAY_POLICY", raising=False)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
 
     def no_home() -> Path:
         raise RuntimeError("Could not determine home directory.")
