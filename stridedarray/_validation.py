@@ -60,13 +60,14 @@ def as_ints(values: Any, name: str, func: str = "", low: int | None = None) -> t
     """A sequence of integers (each through `as_int`, bounded below by `low`) as a tuple.
 
     An int alone is NOT accepted here (callers that allow one wrap it first)."""
-    if isinstance(values, memoryview) and values.ndim != 1:
-        # iterating a multi-dimensional memoryview raises NotImplementedError
-        raise TypeError(f"{_where(func)}{name} must be a sequence of integers, got a "
-                        f"{values.ndim}-d memoryview")
-    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-        raise TypeError(f"{_where(func)}{name} must be a sequence of integers, got "
-                        f"{_shown(values)}")
+    if values.__class__ is not tuple:  # a tuple (the common case) needs none of these
+        if isinstance(values, memoryview) and values.ndim != 1:
+            # iterating a multi-dimensional memoryview raises NotImplementedError
+            raise TypeError(f"{_where(func)}{name} must be a sequence of integers, got a "
+                            f"{values.ndim}-d memoryview")
+        if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+            raise TypeError(f"{_where(func)}{name} must be a sequence of integers, got "
+                            f"{_shown(values)}")
     out = []
     for i, v in enumerate(values):
         if v.__class__ is int and (low is None or v >= low):
@@ -93,8 +94,14 @@ def normalize_axes(axes: int | Sequence[int], ndim: int, name: str = "axis",
     """Normalize an int or a sequence of ints to a tuple of distinct axes in [0, ndim)."""
     if not isinstance(axes, Sequence):  # one axis: nothing can repeat
         return (normalize_axis(axes, ndim, name, func),)
-    seq = as_ints(axes, name, func)  # memoryviews included
-    out = tuple(normalize_axis(a, ndim, name, func) for a in seq)
+    seq = axes if axes.__class__ is tuple else as_ints(axes, name, func)  # memoryviews too
+    normalized = []
+    for i, a in enumerate(seq):
+        if a.__class__ is int and -ndim <= a < ndim:  # the common case, inline
+            normalized.append(a + ndim if a < 0 else a)
+        else:
+            normalized.append(normalize_axis(as_int(a, f"{name}[{i}]", func), ndim, name, func))
+    out = tuple(normalized)
     if len(set(out)) != len(out):
         raise ValueError(f"{_where(func)}{name} contains repeated axes: {tuple(axes)}")
     return out
