@@ -110,6 +110,14 @@ def normalize_axes(axes: int | Sequence[int], ndim: int, name: str = "axis",
 def normalize_shape(shape: int | Sequence[int], name: str = "shape",
                     func: str = "") -> tuple[int, ...]:
     """A shape (an int or a sequence of ints) as a tuple of non-negative Python ints."""
+    if type(shape) is tuple and len(shape) <= 64:  # the common case: checked in one pass
+        for s in shape:
+            if type(s) is not int or s < 0:
+                break
+        else:
+            return shape
+    elif type(shape) is int and shape >= 0:
+        return (shape,)
     if isinstance(shape, Sequence):  # memoryviews included
         out = as_ints(shape, name, func)
     else:
