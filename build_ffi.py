@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent
 CSRC = ROOT / "csrc"
 
 # Order matters: a header may use types declared by an earlier one.
-API_HEADERS = ["sa_array.h", "sa_alloc.h", "sa_matmul.h"]
+API_HEADERS = ["sa_array.h", "sa_alloc.h", "sa_matmul.h", "sa_fork_guard_api.h"]
 
 SANITIZE = os.environ.get("STRIDEDARRAY_SANITIZE", "") == "1"
 SANITIZES = "-fsanitize=address,undefined,float-cast-overflow"

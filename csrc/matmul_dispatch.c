@@ -204,7 +204,12 @@ static int execute(const mm_plan *run, const mm_plan *p, int chosen, const sa_mm
     if (is_empty(&p->f) && p->f.K != 0) return SA_MM_OK; /* nothing to write */
     switch (chosen) {
     case SA_MM_BLAS:
-    case SA_MM_PACK_BLAS: return mm_blas_execute(run, pol);
+    case SA_MM_PACK_BLAS: {
+        sa_blas_enter(); /* fork safety: a fork waits for this call (blas_fork_guard.c) */
+        int r = mm_blas_execute(run, pol);
+        sa_blas_leave();
+        return r;
+    }
     case SA_MM_GENERIC:
         return run_generic(p, sa_generic_matmul ? sa_generic_matmul : sa_generic_matmul_ref);
     default: return run_generic(p, sa_generic_matmul_ref);

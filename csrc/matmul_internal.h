@@ -6,6 +6,7 @@
 #include "sa_internal.h"
 #include "sa_kernels.h"
 #include "sa_matmul.h"
+#include "sa_fork_guard.h"
 
 /* A plan: the facts the selector reads (in `f`, the same record explain returns) plus the
  * base pointers of the planned operands. Element offsets are from the base pointers and

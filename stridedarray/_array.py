@@ -256,6 +256,22 @@ def _alloc(dtype: DType, shape: tuple) -> Array:
     return _make_c(arr, dtype)
 
 
+def _refuse_view(arr: np.ndarray, dt: DType) -> None:
+    """The ValueError of asarray(copy=False) for memory the C kernels cannot view, naming
+    the one cause that applies (checked in this order)."""
+    its = arr.itemsize
+    if not arr.dtype.isnative:
+        why = f"its byte order is not native ({arr.dtype.str}; {dt.name} is read natively)"
+    elif not arr.flags.aligned:
+        align, addr = arr.dtype.alignment, arr.__array_interface__["data"][0]
+        what = (f"its data address {addr:#x} is" if addr % align else
+                f"its byte strides {arr.strides} are")
+        why = f"its memory is not aligned for {dt.name}: {what} not a multiple of {align} bytes"
+    else:
+        why = f"its byte strides {arr.strides} are not whole multiples of the item size {its}"
+    raise ValueError(f"asarray(copy=False): obj cannot be viewed without a copy: {why}")
+
+
 def _from_ndarray(arr: np.ndarray, copy: bool | None) -> Array:
     """Wrap any ndarray keeping its strides (negative included) when its memory allows."""
     if not copy:
@@ -273,12 +289,7 @@ def _from_ndarray(arr: np.ndarray, copy: bool | None) -> Array:
         s % its for s, n in zip(arr.strides, arr.shape, strict=True) if n > 1
     )
     if needs_copy and copy is False:
-        raise ValueError(
-            "asarray(copy=False): the source's byte strides "
-            f"{arr.strides} are not whole multiples of its item size {its} (or its memory is "
-            "not aligned for the dtype, or its byte order is not native), so it cannot be "
-            "viewed without a copy"
-        )
+        _refuse_view(arr, dt)
     if copy or needs_copy:
         arr = np.array(arr, dtype=dt.np, order="C", copy=True)
     if arr.flags.c_contiguous:

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeAlias
 
 import numpy as np
 
+from ._validation import as_int
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
@@ -353,12 +355,16 @@ class _ArrayProtocols:
         exported as they are."""
         if stream is not None:
             raise ValueError("stream must be None for CPU arrays")
-        if dl_device is not None and tuple(dl_device) != (_DL_CPU, 0):
-            raise BufferError(f"dl_device {dl_device} is not supported; only the CPU "
-                              f"({_DL_CPU}, 0) is")
+        if dl_device is not None:
+            device = _int_pair(dl_device, "dl_device", "(device_type, device_id)")
+            if device != (_DL_CPU, 0):
+                raise BufferError(f"dl_device {device} is not supported; only the CPU "
+                                  f"({_DL_CPU}, 0) is")
         kw: dict[str, Any] = {}
         if max_version is not None:
-            kw["max_version"] = max_version
+            major, minor = _int_pair(max_version, "max_version", "(major, minor)")
+            # Versions beyond a C int mean "any version up to this": NumPy reads a C long.
+            kw["max_version"] = (min(major, 2**31 - 1), min(minor, 2**31 - 1))
         if copy is not None:
             kw["copy"] = copy
         arr = self._np
@@ -470,6 +476,16 @@ class _ArrayProtocols:
         transpose: Callable[..., Any]
         var: Callable[..., Any]
         view: Callable[..., Any]
+
+
+def _int_pair(value: Any, name: str, what: str) -> tuple[int, int]:
+    """A DLPack pair argument as two ints; TypeError naming it otherwise (checked before any
+    conversion, so a huge iterable or a float is refused without being walked)."""
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise TypeError(f"__dlpack__: {name} must be None or a {what} tuple of two ints, got "
+                        f"{type(value).__name__} {value!r:.40}")
+    return (as_int(value[0], f"{name}[0]", "__dlpack__"),
+            as_int(value[1], f"{name}[1]", "__dlpack__"))
 
 
 def _payload(x: Array) -> tuple[np.ndarray, tuple, int]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import operator
 from typing import Any, Literal
 
 import numpy as np
@@ -11,7 +10,7 @@ import numpy as np
 from . import _dtypes
 from ._array import _DT_OF_NP, CPU_DEVICE, Array, Device, _alloc, _from_ndarray, _make_c, _wrap
 from ._dtypes import DType
-from ._validation import check_size, normalize_shape
+from ._validation import as_int, check_size, normalize_shape
 
 __all__ = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full",
            "full_like", "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros",
@@ -75,7 +74,7 @@ def asarray(
         arr = np.asarray(obj)
     elif hasattr(obj, "__dlpack__") and not hasattr(obj, "__array_interface__"):
         # A DLPack producer (e.g. another library's tensor): import it without a copy.
-        arr = np.from_dlpack(obj, copy=copy)
+        arr = _import_dlpack(obj, copy, "asarray")
         if copy:
             copy = None  # the import already copied
     else:
@@ -228,8 +227,12 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
     """Evenly spaced values in [start, stop) (int64 for int arguments, float64 otherwise)."""
     _check_device(device)
     dt = _check_dtype(dtype)
+    start = _arange_bound(start, "start")
+    step = _arange_bound(step, "step")
     if stop is None:
         start, stop = 0, start
+    else:
+        stop = _arange_bound(stop, "stop")
     if step == 0:
         raise ValueError("arange: step must not be zero")
     if dt is None:
@@ -241,6 +244,20 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
         n = max(0, math.ceil((stop - start) / step))
         check_size((n,), dt.np.itemsize, f"arange({start}, {stop}, {step}): the length")
         raise
+
+
+def _arange_bound(v: Any, name: str) -> int | float:
+    """An arange bound as a Python int or a finite float; TypeError/ValueError naming it."""
+    if v.__class__ is int or (v.__class__ is float and math.isfinite(v)):
+        return v
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer,
+                                                              np.floating)):
+        raise TypeError(f"arange: {name} must be an int or a float, got {type(v).__name__} "
+                        f"{v!r:.40}")
+    v = int(v) if isinstance(v, (int, np.integer)) else float(v)
+    if isinstance(v, float) and not math.isfinite(v):
+        raise ValueError(f"arange: {name} must be finite, got {v}")
+    return v
 
 
 def _check_array(x: Any, name: str = "x") -> Array:
@@ -286,9 +303,12 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0,
     """A 2-D array with ones on the k-th diagonal and zeros elsewhere."""
     _check_device(device)
     dt = _check_dtype(dtype) or _dtypes.float64
-    rows, cols = normalize_shape((n_rows, n_rows if n_cols is None else n_cols), "n_rows/n_cols")
+    rows = as_int(n_rows, "n_rows", "eye", low=0)
+    cols = rows if n_cols is None else as_int(n_cols, "n_cols", "eye", low=0)
+    k = as_int(k, "k", "eye")
     check_size((rows, cols), dt.np.itemsize, "eye: (n_rows, n_cols)")
-    return _wrap(np.eye(rows, cols, k=operator.index(k), dtype=dt.np))
+    # A diagonal beyond the matrix is all zeros: clamp k (NumPy needs it to fit a C long).
+    return _wrap(np.eye(rows, cols, k=max(-rows, min(k, cols)), dtype=dt.np))
 
 
 def linspace(start: int | float | complex, stop: int | float | complex, /, num: int, *,
@@ -304,7 +324,7 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
         raise TypeError(f"linspace: complex bounds need a complex dtype, got {dt.name}")
     # An integer (or bool) dtype: the standard asks for floating point, NumPy computes in
     # float64 and rounds toward -inf (SciPy relies on it); we give NumPy's values.
-    (n,) = normalize_shape((num,), "num")
+    n = as_int(num, "num", "linspace", low=0)
     check_size((n,), dt.np.itemsize, "linspace: num")
     return _wrap(np.linspace(start, stop, n, endpoint=bool(endpoint), dtype=dt.np))
 
@@ -327,7 +347,10 @@ def _tri(name: str, f: Any, x: Array, k: int) -> Array:
     _check_array(x)
     if x.ndim < 2:
         raise ValueError(f"{name}: x must have rank >= 2, got shape {x.shape}")
-    return _wrap(f(x._np, k=operator.index(k)))
+    k = as_int(k, "k", name)
+    m, n = x.shape[-2:]
+    # Diagonals beyond the matrix select all or nothing: clamp k (NumPy needs a C long).
+    return _wrap(f(x._np, k=max(-m - 1, min(k, n + 1))))
 
 
 def tril(x: Array, /, *, k: int = 0) -> Array:
@@ -348,5 +371,20 @@ def from_dlpack(x: Any, /, *, device: Device | None = None,
     if not hasattr(x, "__dlpack__"):
         raise AttributeError(f"from_dlpack: x must implement __dlpack__, got "
                              f"{type(x).__name__}")
-    arr = np.from_dlpack(x, copy=copy)
+    arr = _import_dlpack(x, copy, "from_dlpack")
     return _from_ndarray(arr, copy=None)
+
+
+def _import_dlpack(x: Any, copy: bool | None, func: str) -> np.ndarray:
+    """np.from_dlpack(x), with NumPy's capsule error put in terms of the argument."""
+    try:
+        return np.from_dlpack(x, copy=copy)
+    except ValueError as e:
+        if "PyCapsule" not in str(e):
+            raise
+        # NumPy renames a capsule it imports ("used_dltensor"): a producer that hands out
+        # the same capsule twice gives one NumPy cannot open.
+        raise ValueError(f"{func}: the capsule that {type(x).__name__}.__dlpack__() returned "
+                         "is not an unused DLPack capsule (a capsule can be imported once; "
+                         "it was probably consumed already, so ask the producer for a new "
+                         f"one): {e}") from None

@@ -51,8 +51,9 @@ def reset_c_alloc_peak() -> None:
 @contextmanager
 def fail_c_alloc_after(n: int) -> Iterator[None]:
     """Within the block, the (n+1)-th C core allocation fails (n >= 0); disarmed on exit."""
-    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-        raise ValueError(f"fail_c_alloc_after: n must be a non-negative int, got {n!r}")
+    if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n < 2**63:  # C int64_t
+        raise ValueError(f"fail_c_alloc_after: n must be a non-negative int below 2**63, "
+                         f"got {n!r}")
     lib.sa_alloc_fail_after(n)
     try:
         yield

@@ -27,6 +27,17 @@ finally:
 
 from ._core import ffi, lib  # noqa: E402  (after the BLAS library is loaded)
 
+# Fork safety (csrc/blas_fork_guard.c): our pthread_atfork handler waits for BLAS calls in
+# flight before OpenBLAS's own handler stops its threads. Registered now, after OpenBLAS has
+# registered its handler, so that ours runs first.
+# pthread_atfork fails only when out of memory; everything but fork safety still works.
+if lib.sa_fork_guard_install() != 0:
+    import warnings
+
+    warnings.warn("stridedarray: could not register the fork handler of the BLAS guard "
+                  "(pthread_atfork failed); a fork while a matmul runs may hang",
+                  RuntimeWarning, stacklevel=2)
+
 __all__ = ["ffi", "lib", "blas_info"]
 
 

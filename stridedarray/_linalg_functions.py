@@ -19,7 +19,7 @@ from . import _dtypes
 from ._array import Array, _wrap
 from ._manipulation import _view_strides, matrix_transpose, moveaxis, permute_dims, reshape
 from ._utility import check_array, check_kind
-from ._validation import normalize_axis
+from ._validation import as_int, normalize_axis
 
 __all__ = ["tensordot", "vecdot"]
 
@@ -47,7 +47,8 @@ def _merge(x: Array, n_lead: int) -> Array | None:
 
 
 def _tensordot_axes(x1: Array, x2: Array, axes: int | tuple) -> tuple[tuple, tuple]:
-    if isinstance(axes, int) and not isinstance(axes, bool):
+    if not isinstance(axes, (tuple, list)):
+        axes = as_int(axes, "axes", "tensordot")
         if axes < 0:
             raise ValueError(f"tensordot: axes must be non-negative, got {axes}")
         if axes > x1.ndim or axes > x2.ndim:
@@ -60,8 +61,8 @@ def _tensordot_axes(x1: Array, x2: Array, axes: int | tuple) -> tuple[tuple, tup
     a1, a2 = (tuple(a) if isinstance(a, Sequence) else (a,) for a in axes)
     if len(a1) != len(a2):
         raise ValueError(f"tensordot: axes {a1} and {a2} must have the same length")
-    n1 = tuple(normalize_axis(a, x1.ndim, "axes[0]") for a in a1)
-    n2 = tuple(normalize_axis(a, x2.ndim, "axes[1]") for a in a2)
+    n1 = tuple(normalize_axis(a, x1.ndim, "axes[0]", "tensordot") for a in a1)
+    n2 = tuple(normalize_axis(a, x2.ndim, "axes[1]", "tensordot") for a in a2)
     if len(set(n1)) != len(n1) or len(set(n2)) != len(n2):
         raise ValueError(f"tensordot: repeated axes in {axes}")
     return n1, n2
@@ -161,6 +162,7 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
         raise ValueError(f"vecdot: inputs must have rank >= 1, got shapes {x1.shape} and "
                          f"{x2.shape}")
     nmin = min(x1.ndim, x2.ndim)
+    axis = as_int(axis, "axis", "vecdot")
     if axis >= 0:
         # The standard (2023.12) asks for negative axes; a non-negative one is unambiguous
         # only when both ranks agree.
@@ -168,7 +170,7 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
             raise ValueError(f"vecdot: axis {axis} must be negative when ranks differ "
                              f"({x1.ndim} and {x2.ndim})")
         axis -= x1.ndim
-    ax = normalize_axis(axis, nmin) - nmin  # negative, counted from the end of both
+    ax = normalize_axis(axis, nmin, func="vecdot") - nmin  # negative, counted from the end of both
     if x1.shape[ax] != x2.shape[ax]:
         raise ValueError(f"vecdot: the contracted axis {axis} has extent {x1.shape[ax]} in x1 "
                          f"(shape {x1.shape}) and {x2.shape[ax]} in x2 (shape {x2.shape})")

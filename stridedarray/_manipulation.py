@@ -8,7 +8,6 @@ and reshape when the strides allow. concat, stack, repeat, roll and tile make ne
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Sequence
 
 import numpy as np
@@ -16,7 +15,15 @@ import numpy as np
 from . import _dtypes
 from ._array import Array, _derive, _wrap
 from ._utility import check_array as _check_array
-from ._validation import MAX_BYTES, c_strides, check_size, normalize_axes, normalize_axis
+from ._validation import (
+    MAX_BYTES,
+    as_int,
+    as_ints,
+    c_strides,
+    check_size,
+    normalize_axes,
+    normalize_axis,
+)
 
 __all__ = ["permute_dims", "matrix_transpose", "flip", "broadcast_to", "expand_dims",
            "squeeze", "reshape", "broadcast_arrays", "broadcast_shapes", "concat", "moveaxis",
@@ -39,7 +46,7 @@ def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
         else:
             return _derive(x, tuple([shape[p] for p in axes]), tuple([strides[p] for p in axes]),
                            x._origin)
-    perm = normalize_axes(axes, x.ndim, "axes")
+    perm = normalize_axes(axes, x.ndim, "axes", "permute_dims")
     if len(perm) != x.ndim:
         raise ValueError(f"axes {tuple(axes)} must be a permutation of range({x.ndim})")
     return x._view(tuple(x.shape[p] for p in perm), tuple(x.strides[p] for p in perm), x.origin)
@@ -67,7 +74,7 @@ def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
         if n and 0 not in shape:
             origin += (n - 1) * strides[a]
         return _derive(x, shape, strides[:a] + (-strides[a],) + strides[a + 1:], origin)
-    axes = range(x.ndim) if axis is None else normalize_axes(axis, x.ndim)
+    axes = normalize_axes(axis, x.ndim, func="flip")
     shape, signed, origin = x.shape, list(x.strides), x.origin
     for a in axes:
         if shape[a] > 0:
@@ -80,10 +87,7 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     """Broadcast to `shape` (a view; broadcast axes get stride 0)."""
     _check_array(x)
     if type(shape) is not tuple or any(type(s) is not int for s in shape):
-        try:
-            shape = tuple(operator.index(s) for s in shape)
-        except TypeError:
-            raise TypeError(f"broadcast_to: shape must be a tuple of ints, got {shape!r}") from None
+        shape = as_ints(shape, "shape", "broadcast_to")
     # One pass for both size checks (this is a view function): negative extents, and a byte
     # size beyond int64 (a stride-0 view can claim any count; NumPy refuses those too).
     nbytes = x._dtype.np.itemsize
@@ -122,8 +126,8 @@ def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
         a = axis % (len(shape) + 1)
         return _derive(x, shape[:a] + (1,) + shape[a:], strides[:a] + (0,) + strides[a:],
                        x._origin)
-    n_new = 1 if isinstance(axis, int) else len(axis)
-    axes = normalize_axes(axis, x.ndim + n_new)
+    n_new = len(axis) if isinstance(axis, Sequence) else 1
+    axes = normalize_axes(axis, x.ndim + n_new, func="expand_dims")
     dims, steps = list(x.shape), list(x.strides)
     for a in sorted(axes):
         dims.insert(a, 1)
@@ -139,7 +143,7 @@ def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
         # Fast path: dropping one extent-1 axis leaves the offsets unchanged (derived check).
         a = axis % len(shape)
         return _derive(x, shape[:a] + shape[a + 1:], strides[:a] + strides[a + 1:], x._origin)
-    axes = normalize_axes(axis, x.ndim)
+    axes = normalize_axes(axis, x.ndim, func="squeeze")
     for a in axes:
         if x.shape[a] != 1:
             raise ValueError(f"cannot squeeze axis {a}: its extent is {x.shape[a]}, not 1")
@@ -198,13 +202,7 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
                 strides = _view_strides(x._shape, x._strides, shape)
                 if strides is not None:
                     return x._view(shape, strides, x._origin)
-    if not isinstance(shape, Sequence):
-        shape = (shape,)
-    try:
-        dims = [operator.index(s) for s in shape]
-    except TypeError:
-        raise TypeError(f"reshape: shape must be an int or a tuple of ints, got {shape!r}") \
-            from None
+    dims = list(as_ints(shape if isinstance(shape, Sequence) else (shape,), "shape", "reshape"))
     if dims.count(-1) > 1:
         raise ValueError(f"shape {tuple(dims)} may contain at most one -1")
     if any(s < -1 for s in dims):
@@ -264,8 +262,8 @@ def _reshape_copy(x: Array, shape: tuple) -> Array:
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     """The shape that all `shapes` broadcast to (right-aligned; extents equal or 1)."""
     out: list[int] = []
-    for shape in shapes:
-        shape = tuple(operator.index(n) for n in shape)
+    for i, shape in enumerate(shapes):
+        shape = as_ints(shape, f"shapes[{i}]", "broadcast_shapes")
         if len(shape) > len(out):
             out = [1] * (len(shape) - len(out)) + out
         for k, n in enumerate(shape, len(out) - len(shape)):
@@ -291,8 +289,8 @@ def moveaxis(x: Array, source: int | tuple[int, ...], destination: int | tuple[i
              /) -> Array:
     """Move axes to new positions, keeping the order of the others (a view)."""
     _check_array(x)
-    src = normalize_axes(source, x.ndim, "source")
-    dst = normalize_axes(destination, x.ndim, "destination")
+    src = normalize_axes(source, x.ndim, "source", "moveaxis")
+    dst = normalize_axes(destination, x.ndim, "destination", "moveaxis")
     if len(src) != len(dst):
         raise ValueError(f"moveaxis: source {source} and destination {destination} must name "
                          "the same number of axes")
@@ -307,7 +305,7 @@ def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
     _check_array(x)
     if x.ndim == 0:
         raise ValueError("unstack: x must have rank >= 1, got a 0-d array")
-    ax = normalize_axis(axis, x.ndim)
+    ax = normalize_axis(axis, x.ndim, func="unstack")
     shape = x.shape[:ax] + x.shape[ax + 1:]
     strides = x.strides[:ax] + x.strides[ax + 1:]
     step = x.strides[ax]
@@ -334,7 +332,7 @@ def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) 
     ndim = arrays[0].ndim
     if ndim == 0:
         raise ValueError("concat: 0-d arrays cannot be concatenated along an axis")
-    ax = normalize_axis(axis, ndim)
+    ax = normalize_axis(axis, ndim, func="concat")
     ref = arrays[0].shape
     for a in arrays:
         if a.ndim != ndim or any(n != m for k, (n, m) in enumerate(zip(a.shape, ref, strict=True))
@@ -350,7 +348,7 @@ def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array
     shapes = [a.shape for a in arrays]
     if any(s != shapes[0] for s in shapes):
         raise ValueError(f"stack: all arrays must have the same shape, got {shapes}")
-    ax = normalize_axis(axis, arrays[0].ndim + 1)
+    ax = normalize_axis(axis, arrays[0].ndim + 1, func="stack")
     return _wrap(np.stack(nps, axis=ax, dtype=dt.np))
 
 
@@ -366,14 +364,21 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
             raise ValueError(f"repeat: repeats must be 0-d or 1-d, got shape {repeats.shape}")
         r = repeats._np.astype(np.int64, copy=False)
     else:
-        if isinstance(repeats, bool):
-            raise TypeError("repeat: repeats must be an int or an integer array, got bool")
-        r = operator.index(repeats)
+        try:
+            r = as_int(repeats, "repeats", "repeat")
+        except TypeError:
+            raise TypeError(f"repeat: repeats must be an int or an integer array, got "
+                            f"{type(repeats).__name__}") from None
     if np.any(np.asarray(r) < 0):
         raise ValueError("repeat: repeats must be non-negative")
-    if axis is None:
+    ax = None if axis is None else normalize_axis(axis, x.ndim, func="repeat")
+    if isinstance(r, int):  # the result's size, before NumPy converts r to a C long
+        n = (x.size if ax is None else x.shape[ax]) * r
+        shape = (n,) if ax is None else x.shape[:ax] + (n,) + x.shape[ax + 1:]
+        check_size(shape, x._dtype.np.itemsize, "repeat: the result shape")
+    if ax is None:
         return _wrap(np.repeat(x._np.reshape(-1), r))
-    return _wrap(np.repeat(x._np, r, axis=normalize_axis(axis, x.ndim)))
+    return _wrap(np.repeat(x._np, r, axis=ax))
 
 
 def roll(x: Array, /, shift: int | tuple[int, ...], *,
@@ -381,22 +386,36 @@ def roll(x: Array, /, shift: int | tuple[int, ...], *,
     """Shift elements cyclically along axes (of the flattened array when axis is None)."""
     _check_array(x)
     if axis is None:
-        if not isinstance(shift, int):
-            raise TypeError(f"roll: shift must be an int when axis is None, got {shift!r}")
-        return _wrap(np.roll(x._np, shift))
-    axes = normalize_axes(axis, x.ndim)
+        try:
+            shift = as_int(shift, "shift", "roll")
+        except TypeError:
+            raise TypeError(f"roll: shift must be an int when axis is None, got "
+                            f"{type(shift).__name__}") from None
+        n = x.size
+        return _wrap(np.roll(x._np, shift % n if n else 0))
+    axes = normalize_axes(axis, x.ndim, func="roll")
     if isinstance(shift, tuple):
         if not isinstance(axis, tuple) or len(shift) != len(axes):
             raise ValueError(f"roll: shift {shift} and axis {axis} must have the same length")
-    return _wrap(np.roll(x._np, shift, axis=axes))
+        shifts = as_ints(shift, "shift", "roll")
+    else:
+        shifts = (as_int(shift, "shift", "roll"),) * len(axes)
+    # Reduced modulo each extent (the same rotation): NumPy would overflow a C long on a
+    # huge shift.
+    shifts = tuple(k % x.shape[a] if x.shape[a] else 0 for k, a in zip(shifts, axes, strict=True))
+    return _wrap(np.roll(x._np, shifts, axis=axes))
 
 
 def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
     """Repeat the whole array `repetitions[i]` times along each axis i."""
     _check_array(x)
-    reps = tuple(operator.index(r) for r in repetitions)
-    if any(r < 0 for r in reps):
-        raise ValueError(f"tile: repetitions must be non-negative, got {reps}")
+    reps = as_ints(repetitions, "repetitions", "tile", low=0)
+    # the result's shape, checked before NumPy converts the repetitions to C longs
+    lead = len(reps) - x.ndim
+    full = (1,) * -lead + reps if lead < 0 else reps
+    base = (1,) * max(lead, 0) + x.shape
+    check_size(tuple(n * r for n, r in zip(base, full, strict=True)), x._dtype.np.itemsize,
+               "tile: the result shape")
     out = np.tile(x._np, reps)
     if np.may_share_memory(out, x._np):
         out = out.copy()  # np.tile returns its input for all-ones repetitions

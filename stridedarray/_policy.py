@@ -10,8 +10,9 @@ file `{"key": int, ...}` with the keys of `DEFAULT_POLICY`. At import the file n
 environment variable `STRIDEDARRAY_POLICY` is loaded, else the user's file
 `$XDG_CONFIG_HOME/stridedarray/policy.json` (`~/.config/stridedarray/policy.json` when
 XDG_CONFIG_HOME is unset) when it exists; the tuning tool writes to the same place. Missing
-keys keep their defaults; a file that cannot be used is reported with a warning and ignored
-as a whole.
+keys keep their defaults; a file that cannot be used (unreadable, not JSON, a value of the
+wrong type or outside its key's range, ...) is reported with a warning and ignored as a whole:
+the policy file never makes `import stridedarray` fail.
 
 `matmul_policy(force=None, **thresholds)` changes the policy for a block of code. It is a
 contextvars-based context manager, so threads and async tasks do not see each other's changes.
@@ -22,6 +23,7 @@ from __future__ import annotations
 import contextvars
 import json
 import os
+import stat
 import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -29,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ._ffi import ffi
+from ._validation import as_int
 
 __all__ = ["DEFAULT_POLICY", "BACKENDS", "matmul_policy", "current_policy", "load_policy_file",
            "policy_path", "user_policy_path"]
@@ -55,6 +58,15 @@ DEFAULT_POLICY: dict[str, int] = {
     "gemm_batch_strided": 0,
 }
 
+# The range of every key, checked in one place (`_checked`) for the file and for matmul_policy.
+# The C struct holds int64_t fields; the two switches are 0 or 1.
+_INT64_MAX = 2**63 - 1
+_SWITCHES = ("blas_enabled", "gemm_batch_strided")
+RANGES: dict[str, tuple[int, int]] = {
+    k: (0, 1) if k in _SWITCHES else (0, _INT64_MAX) for k in DEFAULT_POLICY}
+
+_MAX_FILE_BYTES = 1 << 16
+
 # Backends in dispatch order; the index is the C backend code (SA_MM_BLAS, ...).
 BACKENDS: tuple[str, ...] = ("blas", "pack_blas", "generic", "reference")
 
@@ -77,23 +89,42 @@ def policy_path() -> Path | None:
 
 
 def _checked(values: Mapping[str, object], where: str) -> dict[str, int]:
-    """Validate threshold values: known keys, non-negative ints (not bools)."""
+    """Validate threshold values: known keys, integers (not bools) in each key's range.
+
+    ValueError for every fault (unknown key, wrong type, out of range), naming the key."""
     out: dict[str, int] = {}
     for k, v in values.items():
         if k not in DEFAULT_POLICY:
             raise ValueError(f"{where}: unknown policy key {k!r}; expected one of "
                              f"{', '.join(DEFAULT_POLICY)}")
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-            raise ValueError(f"{where}: policy value for {k!r} must be a non-negative int, "
-                             f"got {v!r}")
-        out[k] = v
+        lo, hi = RANGES[k]
+        what = "0 or 1" if hi == 1 else "a non-negative int (at most 2**63 - 1)"
+        try:
+            out[k] = as_int(v, f"policy value for {k!r}", where, lo, hi)
+        except (TypeError, ValueError):
+            shown = repr(v) if len(repr(v)) <= 40 else repr(v)[:37] + "..."
+            raise ValueError(f"{where}: policy value for {k!r} must be {what}, got "
+                             f"{type(v).__name__} {shown}") from None
     return out
 
 
 def load_policy_file(path: str | os.PathLike) -> dict[str, int]:
-    """Read a JSON policy file and return the full table (defaults for missing keys)."""
-    with open(path, encoding="utf-8") as fh:
-        data = json.load(fh)
+    """Read a JSON policy file and return the full table (defaults for missing keys).
+
+    OSError when it cannot be read, ValueError for anything else wrong with it."""
+    # Only a regular file of modest size: a FIFO would block the import and a device such as
+    # /dev/zero would never end (the tuning tool writes a few hundred bytes).
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise ValueError(f"{path}: not a regular file")
+    with open(path, "rb") as fh:
+        raw = fh.read(_MAX_FILE_BYTES + 1)
+    if len(raw) > _MAX_FILE_BYTES:
+        raise ValueError(f"{path}: larger than {_MAX_FILE_BYTES} bytes; a policy file is a "
+                         "small JSON object")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except RecursionError:  # nesting deeper than the parser's recursion limit
+        raise ValueError(f"{path}: the JSON is nested too deeply") from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a policy file holds a JSON object {{\"key\": int, ...}}, "
                          f"got {type(data).__name__}")
@@ -101,14 +132,19 @@ def load_policy_file(path: str | os.PathLike) -> dict[str, int]:
 
 
 def _initial() -> dict[str, int]:
-    path = policy_path()
-    if path is None:
-        return dict(DEFAULT_POLICY)
+    """The table at import: the policy file's, or the defaults when there is none or it
+    cannot be used. Never raises: whatever is wrong with the file (or with finding it) is a
+    warning, and import goes on with the defaults."""
+    path = None
     try:
+        path = policy_path()
+        if path is None:
+            return dict(DEFAULT_POLICY)
         return load_policy_file(path)
-    except (OSError, ValueError) as exc:
-        warnings.warn(f"stridedarray: ignoring matmul policy file {path}: {exc}",
-                      RuntimeWarning, stacklevel=2)
+    except Exception as exc:  # import must not fail because of this file
+        where = "" if path is None else f" {path}"
+        warnings.warn(f"stridedarray: ignoring matmul policy file{where}: "
+                      f"{type(exc).__name__}: {exc}", RuntimeWarning, stacklevel=2)
         return dict(DEFAULT_POLICY)
 
 
@@ -161,8 +197,8 @@ def matmul_policy(force: str | None = None, **thresholds: int) -> Iterator[dict]
     Raises
     ------
     ValueError
-        `force` is not a backend name, a threshold key is unknown, or a value is not a
-        non-negative int.
+        `force` is not a backend name, a threshold key is unknown, or a value is not an
+        int in its key's range (0 to 2**63 - 1; 0 or 1 for the switches).
 
     See Also
     --------

@@ -24,7 +24,7 @@ def _check(x: Array, axis: int, name: str) -> int:
     check_kind(x, "biuf", name, "real-valued")
     if x.ndim == 0:
         raise ValueError(f"{name}: x must have rank >= 1, got a 0-d array")
-    return normalize_axis(axis, x.ndim)
+    return normalize_axis(axis, x.ndim, func=name)
 
 
 def _argsort_np(a: np.ndarray, axis: int, descending: bool, stable: bool) -> np.ndarray:

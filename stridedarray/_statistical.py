@@ -38,7 +38,7 @@ def _accumulate(fn: Callable, name: str, x: Array, axis: int | None, dtype: DTyp
                              "1-d arrays may omit it)")
         ax = 0
     else:
-        ax = normalize_axis(axis, x.ndim)
+        ax = normalize_axis(axis, x.ndim, func=name)
     dt = sum_dtype(x, dtype, name)
     with np.errstate(invalid="ignore", over="ignore"):  # inf + -inf is NaN: the answer
         return _wrap(fn(x._np, axis=ax, dtype=dt.np, include_initial=bool(include_initial)))
@@ -62,7 +62,7 @@ def _extremum(uf: np.ufunc, name: str, x: Array, axis: _Axis, keepdims: bool) ->
     # The standard orders real numbers only; NumPy's lexicographic complex order is not it.
     if x._dtype.kind not in "biuf":
         check_kind(x, "biuf", name, "real-valued")
-    axes = reduce_axes(axis, len(x._shape))
+    axes = reduce_axes(axis, len(x._shape), name)
     if 0 in x._shape:
         n = x.size if axes is None else int(np.prod([x.shape[a] for a in axes]))
         if n == 0:
@@ -92,7 +92,7 @@ def _sumlike(uf: np.ufunc, name: str, x: Array, axis: _Axis, dtype: DType | None
     if k not in "biufc":
         check_kind(x, "biufc", name, "numeric or bool")
     dt = x._dtype if dtype is None and k in "fc" else sum_dtype(x, dtype, name)
-    axes = reduce_axes(axis, len(x._shape))
+    axes = reduce_axes(axis, len(x._shape), name)
     a = x._np
     if k in "biu" and dt.kind in "biu":  # integer accumulation sets no floating-point flag
         return _wrap(uf.reduce(a, axis=axes, dtype=dt.np, keepdims=keepdims))
@@ -123,7 +123,7 @@ def mean(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:
         check_array(x)
     if x._dtype.kind not in "fc":
         check_kind(x, "fc", "mean", "floating-point")
-    axes = reduce_axes(axis, len(x._shape))
+    axes = reduce_axes(axis, len(x._shape), "mean")
     n = 1
     for k in range(len(x._shape)) if axes is None else axes:
         n *= x._shape[k]
@@ -158,7 +158,7 @@ def _moment(fn: Callable, name: str, x: Array, axis: _Axis, correction: float,
     with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
         # N - correction <= 0 yields NaN (or inf), as the standard specifies; no warning.
         warnings.simplefilter("ignore", RuntimeWarning)
-        return _wrap(fn(x._np, axis=reduce_axes(axis, x.ndim), ddof=correction,
+        return _wrap(fn(x._np, axis=reduce_axes(axis, x.ndim, name), ddof=correction,
                         keepdims=keepdims, dtype=x.dtype.np))
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from . import _dtypes
 from ._array import Array, _wrap
 from ._dtypes import DType
-from ._validation import normalize_axes, normalize_axis
+from ._validation import as_int, normalize_axes, normalize_axis
 
 __all__ = ["all", "any", "diff"]
 
@@ -32,13 +32,14 @@ def check_kind(x: Array, kinds: str, func: str, what: str, name: str = "x") -> N
         raise TypeError(f"{func}: {name} must have a {what} data type, got {x.dtype.name}")
 
 
-def reduce_axes(axis: int | Sequence[int] | None, ndim: int) -> tuple[int, ...] | None:
+def reduce_axes(axis: int | Sequence[int] | None, ndim: int,
+                func: str = "") -> tuple[int, ...] | None:
     """Normalize a reduction's axis argument (None means all axes)."""
     if axis is None:
         return None
     if type(axis) is int and -ndim <= axis < ndim:  # the common case: one valid int axis
         return (axis + ndim if axis < 0 else axis,)
-    return normalize_axes(tuple(axis) if isinstance(axis, Sequence) else axis, ndim)
+    return normalize_axes(axis, ndim, func=func)
 
 
 def scalar_as(value: Any, dt: DType, name: str) -> tuple[np.ndarray, DType]:
@@ -80,14 +81,14 @@ def all(x: Array, /, *, axis: int | tuple[int, ...] | None = None,  # noqa: A001
         keepdims: bool = False) -> Array:
     """Test whether all elements along the axes are true (non-zero)."""
     check_array(x)
-    return _wrap(np.all(x._np, axis=reduce_axes(axis, x.ndim), keepdims=keepdims))
+    return _wrap(np.all(x._np, axis=reduce_axes(axis, x.ndim, "all"), keepdims=keepdims))
 
 
 def any(x: Array, /, *, axis: int | tuple[int, ...] | None = None,  # noqa: A001
         keepdims: bool = False) -> Array:
     """Test whether any element along the axes is true (non-zero)."""
     check_array(x)
-    return _wrap(np.any(x._np, axis=reduce_axes(axis, x.ndim), keepdims=keepdims))
+    return _wrap(np.any(x._np, axis=reduce_axes(axis, x.ndim, "any"), keepdims=keepdims))
 
 
 def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = None,
@@ -96,10 +97,9 @@ def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = Non
     check_array(x)
     if x.ndim == 0:
         raise ValueError("diff: x must have rank >= 1, got a 0-d array")
-    ax = normalize_axis(axis, x.ndim)
-    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-        raise ValueError(f"diff: n must be a non-negative int, got {n!r}")
-    kw = {}
+    ax = normalize_axis(axis, x.ndim, func="diff")
+    n = as_int(n, "n", "diff", low=0)
+    parts = []
     for name, extra in (("prepend", prepend), ("append", append)):
         if extra is not None:
             check_array(extra, name)
@@ -107,8 +107,26 @@ def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = Non
                 # NumPy would promote silently; the standard asks for x's dtype.
                 raise TypeError(f"diff: {name} must have dtype {x.dtype.name}, "
                                 f"got {extra.dtype.name}")
-            kw[name] = extra._np
+            e = extra._np
+            if e.ndim == 0:  # NumPy's rule: a 0-d value is one slice along the axis
+                e = np.broadcast_to(e, x.shape[:ax] + (1,) + x.shape[ax + 1:])
+            parts.append(e)
     if x.dtype.kind == "b":
         # NumPy's boolean diff is XOR; the standard's difference is numeric only.
         raise TypeError("diff: x must have a numeric data type, got bool")
-    return _wrap(np.diff(x._np, n=n, axis=ax, **kw))
+    a = x._np
+    if parts:
+        seq = [parts[0], a, *parts[1:]] if prepend is not None else [a, *parts]
+        try:
+            a = np.concatenate(seq, axis=ax)
+        except ValueError as e:
+            raise ValueError(f"diff: prepend and append must have the shape of x {x.shape} "
+                             f"except along axis {ax}: {e}") from None
+        if n == 0:
+            return _wrap(a)  # the concatenation is a new array
+    if n == 0:
+        # The zeroth difference is x, as a new array: NumPy returns x itself, and a result
+        # that shares x's memory is a view the user did not ask for.
+        return x.to_row_major()
+    # Beyond the length of the axis the result is empty; NumPy would loop n times to get there.
+    return _wrap(np.diff(a, n=min(n, a.shape[ax]), axis=ax))

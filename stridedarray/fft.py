@@ -20,7 +20,7 @@ from . import _dtypes
 from ._array import CPU_DEVICE, Array, _wrap
 from ._dtypes import DType
 from ._utility import check_array, check_kind
-from ._validation import normalize_axes, normalize_axis
+from ._validation import as_int, as_ints, check_size, normalize_axes, normalize_axis
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",
            "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -50,13 +50,38 @@ def _check(x: Array, name: str, kind: str, norm: str) -> None:
         raise ValueError(f"fft.{name}: x must have rank >= 1, got a 0-d array")
 
 
+# Transforms whose output length defaults to 2 * (m - 1) for an input of extent m.
+_HERMITIAN_OUT = ("irfft", "hfft", "irfftn")
+
+
+def _lengths(x: Array, name: str, axes: Sequence[int], sizes: Sequence[int | None]) -> None:
+    """ValueError naming the axis when a transform would have no points (NumPy's message
+    names neither); ValueError "too large" for a size no array can have."""
+    for k, (a, n) in enumerate(zip(axes, sizes, strict=True)):
+        if n is None:
+            m = x.shape[a]
+            last = k == len(axes) - 1
+            n = 2 * (m - 1) if name in _HERMITIAN_OUT and last else m
+            if n < 1:
+                why = (f"the default output length 2 * ({m} - 1) = {n} is empty"
+                       if name in _HERMITIAN_OUT and last else "there is nothing to transform")
+                raise ValueError(f"fft.{name}: x has extent {m} along axis {a}, so {why}; "
+                                 "pass a length of at least 1 (n, or s) to zero-pad")
+    shape = list(x.shape)
+    for a, n in zip(axes, sizes, strict=True):
+        if n is not None:
+            shape[a] = n
+    check_size(tuple(shape), 16, f"fft.{name}: the transform shape")
+
+
 def _one(fn: Callable, name: str, kind: str, out: Callable) -> Callable:
     def transform(x: Array, /, *, n: int | None = None, axis: int = -1,
                   norm: _Norm = "backward") -> Array:
         _check(x, name, kind, norm)
-        ax = normalize_axis(axis, x.ndim)
-        if n is not None and n < 1:
-            raise ValueError(f"fft.{name}: n must be a positive int, got {n}")
+        ax = normalize_axis(axis, x.ndim, func=f"fft.{name}")
+        if n is not None:
+            n = as_int(n, "n", f"fft.{name}", low=1)
+        _lengths(x, name, (ax,), (n,))
         return _wrap(np.asarray(fn(x._np, n=n, axis=ax, norm=norm), dtype=out(x)))
 
     transform.__name__ = transform.__qualname__ = name
@@ -68,9 +93,9 @@ def _many(fn: Callable, name: str, kind: str, out: Callable) -> Callable:
     def transform(x: Array, /, *, s: Sequence[int] | None = None,
                   axes: Sequence[int] | None = None, norm: _Norm = "backward") -> Array:
         _check(x, name, kind, norm)
-        ax = None if axes is None else list(normalize_axes(tuple(axes), x.ndim, "axes"))
+        ax = None if axes is None else list(normalize_axes(axes, x.ndim, "axes", f"fft.{name}"))
         if s is not None:
-            s = list(s)
+            s = list(as_ints(s, "s", f"fft.{name}"))
             if ax is None:
                 ax = list(range(x.ndim - len(s), x.ndim))
             if len(s) != len(ax):
@@ -81,6 +106,8 @@ def _many(fn: Callable, name: str, kind: str, out: Callable) -> Callable:
                                  f"{tuple(s)}")
             # -1 means "the input's extent" along that axis (2023.12).
             s = [x.shape[a] if k == -1 else k for k, a in zip(s, ax, strict=True)]
+        _lengths(x, name, range(x.ndim) if ax is None else ax,
+                 [None] * (x.ndim if ax is None else len(ax)) if s is None else s)
         return _wrap(np.asarray(fn(x._np, s=s, axes=ax, norm=norm), dtype=out(x)))
 
     transform.__name__ = transform.__qualname__ = name
@@ -122,9 +149,9 @@ def _freq_dtype(dtype: DType | None, device: object, name: str) -> DType:
 
 
 def _check_n(n: int, name: str) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"fft.{name}: n must be a positive int, got {n!r}")
-    return int(n)
+    n = as_int(n, "n", f"fft.{name}", low=1)
+    check_size((n,), 8, f"fft.{name}: n")
+    return n
 
 
 def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None,
@@ -143,7 +170,7 @@ def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None,
 
 def _shift(fn: Callable, name: str, x: Array, axes: int | Sequence[int] | None) -> Array:
     check_array(x)
-    ax = None if axes is None else normalize_axes(axes, x.ndim, "axes")
+    ax = None if axes is None else normalize_axes(axes, x.ndim, "axes", f"fft.{name}")
     if x.ndim == 0:
         return x.to_row_major()  # nothing to shift (NumPy's roll fails on 0-d input)
     return _wrap(fn(x._np, axes=ax))

@@ -29,7 +29,8 @@ from ._array import Array, _wrap
 from ._dtypes import DType
 from ._linalg_functions import tensordot, vecdot
 from ._manipulation import matrix_transpose
-from ._utility import check_array, check_kind, sum_dtype
+from ._utility import check_array, check_kind, reduce_axes, sum_dtype
+from ._validation import as_int
 
 __all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals",
            "eigvalsh", "inv", "matmul", "matrix_norm", "matrix_power", "matrix_rank",
@@ -140,6 +141,7 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     check_kind(x1, "iufc", "linalg.cross", "numeric", "x1")
     check_kind(x2, "iufc", "linalg.cross", "numeric", "x2")
     dt = _dtypes.promote(x1.dtype, x2.dtype)
+    axis = as_int(axis, "axis", "linalg.cross")
     nmin = min(x1.ndim, x2.ndim)
     if not -nmin <= axis < 0 and not (x1.ndim == x2.ndim and 0 <= axis < nmin):
         raise ValueError(f"linalg.cross: axis {axis} is out of bounds for shapes {x1.shape} "
@@ -161,9 +163,14 @@ def det(x: Array, /) -> Array:
 
 def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     """The offset diagonal of the last two axes (a view with stride row + column)."""
+    return _diagonal(x, offset, "linalg.diagonal")
+
+
+def _diagonal(x: Array, offset: int, func: str) -> Array:
     check_array(x)
     if x.ndim < 2:
-        raise ValueError(f"linalg.diagonal: x must have rank >= 2, got shape {x.shape}")
+        raise ValueError(f"{func}: x must have rank >= 2, got shape {x.shape}")
+    offset = as_int(offset, "offset", func)
     m, n = x.shape[-2:]
     sr, sc = x.strides[-2:]
     origin = x.origin
@@ -216,7 +223,7 @@ def matrix_norm(x: Array, /, *, keepdims: bool = False,
                 ord: int | float | Literal["fro", "nuc"] | None = "fro") -> Array:  # noqa: A002
     """Matrix norm over the last two axes (Frobenius by default)."""
     a = _float_matrix(x, "matrix_norm")
-    if ord not in _MATRIX_ORDS:
+    if isinstance(ord, bool) or ord not in _MATRIX_ORDS:  # True == 1, but is not an order
         raise ValueError(f"linalg.matrix_norm: ord must be one of {_MATRIX_ORDS}, got {ord!r}")
     if ord in ("nuc", 2, -2):  # singular values: LAPACK (see the module docstring)
         r = _nonfinite_nan(np.linalg.matrix_norm, a, ord=ord)
@@ -231,15 +238,13 @@ def matrix_power(x: Array, n: int, /) -> Array:
     """x raised to an integer power by repeated squaring through the matmul core."""
     check_array(x)
     check_kind(x, "iufc", "linalg.matrix_power", "numeric")
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-        raise TypeError(f"linalg.matrix_power: n must be an int, got {n!r}")
+    n = as_int(n, "n", "linalg.matrix_power")
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
         raise ValueError(f"linalg.matrix_power: x must be (a stack of) square matrices, got "
                          f"shape {x.shape}")
-    n = int(n)
     if n == 0:
-        eye = np.broadcast_to(np.eye(x.shape[-1], dtype=x.dtype.np), x.shape)
-        return _wrap(np.ascontiguousarray(eye))
+        # a copy: the broadcast view is read-only (and for one matrix already contiguous)
+        return _wrap(np.array(np.broadcast_to(np.eye(x.shape[-1], dtype=x.dtype.np), x.shape)))
     base = inv(x) if n < 0 else x
     n = abs(n)
     result: Array | None = None
@@ -343,7 +348,7 @@ def trace(x: Array, /, *, offset: int = 0, dtype: DType | None = None) -> Array:
     """Sum along the offset diagonal of the last two axes."""
     check_array(x)
     check_kind(x, "iufc", "linalg.trace", "numeric")
-    d = diagonal(x, offset=offset)
+    d = _diagonal(x, offset, "linalg.trace")
     dt = sum_dtype(x, dtype, "linalg.trace")
     return _wrap(np.sum(d._np, axis=-1, dtype=dt.np))
 
@@ -353,9 +358,10 @@ def vector_norm(x: Array, /, *, axis: int | tuple[int, ...] | None = None,
     """Vector p-norm over the given axes (all axes, flattened, when axis is None)."""
     check_array(x)
     check_kind(x, "fc", "linalg.vector_norm", "floating-point")
-    from ._utility import reduce_axes
-
-    axes = reduce_axes(axis, x.ndim)
+    axes = reduce_axes(axis, x.ndim, "linalg.vector_norm")
+    if isinstance(ord, bool) or not isinstance(ord, (int, float, np.integer, np.floating)):
+        raise TypeError(f"linalg.vector_norm: ord must be an int or a float, got "
+                        f"{type(ord).__name__} {ord!r:.40}")
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         # NumPy's stubs allow axis=None only with keepdims=False; NumPy itself takes both.
         out = np.linalg.vector_norm(x._np, axis=axes,  # type: ignore[arg-type]

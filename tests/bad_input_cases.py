@@ -220,9 +220,9 @@ for rid, call, frag in [
     ("negative_empty", "sa.empty(-1)", "negative"),
     ("negative_ones", "sa.ones((-3,))", "negative"),
     ("negative_full", "sa.full((-3,), 1.0)", "negative"),
-    ("negative_eye_rows", "sa.eye(-1)", "negative"),
-    ("negative_eye_cols", "sa.eye(2, -1)", "negative"),
-    ("negative_linspace_num", "sa.linspace(0.0, 1.0, -1)", "negative"),
+    ("negative_eye_rows", "sa.eye(-1)", "eye: n_rows must be >= 0"),
+    ("negative_eye_cols", "sa.eye(2, -1)", "eye: n_cols must be >= 0"),
+    ("negative_linspace_num", "sa.linspace(0.0, 1.0, -1)", "linspace: num must be >= 0"),
     ("negative_reshape", "sa.reshape(sa.ones(4), (-2, -2))", "negative"),
     ("negative_reshape_with_infer", "sa.reshape(sa.ones(4), (-1, -4))", "negative"),
     ("negative_broadcast_to", "sa.broadcast_to(sa.ones(1), (-1,))", "negative"),
@@ -233,8 +233,9 @@ for rid, call, frag in [
 for rid, call, frag in [
     ("shape_float_zeros", "sa.zeros(2.5)", "shape must be"),
     ("shape_str_zeros", "sa.zeros('3')", "shape must be"),
-    ("shape_float_reshape", "sa.reshape(sa.ones(4), (2.0, 2))", "shape must be"),
-    ("shape_float_broadcast_to", "sa.broadcast_to(sa.ones(1), (2.0,))", "shape must be"),
+    ("shape_float_reshape", "sa.reshape(sa.ones(4), (2.0, 2))", "reshape: shape[0] must be"),
+    ("shape_float_broadcast_to", "sa.broadcast_to(sa.ones(1), (2.0,))",
+     "broadcast_to: shape[0] must be"),
     ("shape_int_broadcast_to", "sa.broadcast_to(sa.ones(1), 2)", "shape must be"),
     ("dtype_str_zeros", "sa.zeros(2, dtype='float64')", "dtype must be"),
     ("dtype_numpy_asarray", "sa.asarray([1], dtype=np.float64)", "dtype must be"),
@@ -461,10 +462,14 @@ for rid, src in [
 SU = ("raw = bytearray(np.arange(1.0, 3.0).tobytes()); raw.insert(0, 0)\n"
       "unaligned = np.frombuffer(raw, dtype=np.float64, count=2, offset=1)\n"
       "swapped = np.arange(1.0, 3.0).astype('>f8')")
+# copy=False names the one cause: alignment, byte order, or strides between whole elements
 row("asarray_unaligned_copy_false", SU, "sa.asarray(unaligned, copy=False)", ValueError,
-    "copy=False")
+    "not aligned for float64: its data address")
+row("asarray_unaligned_strides_copy_false",
+    "src = np.lib.stride_tricks.as_strided(np.zeros(4), shape=(2,), strides=(12,))",
+    "sa.asarray(src, copy=False)", ValueError, "byte strides (12,) are not a multiple of 8")
 row("asarray_byteswapped_copy_false", SU, "sa.asarray(swapped, copy=False)", ValueError,
-    "copy=False")
+    "byte order is not native")
 row("asarray_unaligned_copies", SU, "r = sa.asarray(unaligned) @ sa.ones(2)", None,
     check="assert float(r) == 3.0")
 row("asarray_byteswapped_copies", SU, "r = sa.asarray(swapped) @ sa.ones(2)", None,
@@ -472,5 +477,7 @@ row("asarray_byteswapped_copies", SU, "r = sa.asarray(swapped) @ sa.ones(2)", No
 
 
 # The NaN and infinity rows (matmul on every route, linalg, reductions, casts) are in their
-# own file; importing it appends them to CASES.
+# own file, and so are the rows for integer arguments, aliasing and the errors that used to
+# pass NumPy's wording through; importing them appends them to CASES.
+import bad_input_args  # noqa: E402, F401
 import bad_input_ieee  # noqa: E402, F401
