@@ -1,14 +1,21 @@
 /* Template: instantiates the generic kernels for every numeric dtype on one target.
  *
- * Included by matmul_generic.c once per target with SA_PRE (name prefix), SA_TGT (a target
- * attribute or nothing), SA_VB (vector bytes), SA_MR and SA_MRC (register-tile rows for real
- * and complex dtypes) defined. Defines the table SA_CAT2(sa_generic_table, SA_PRE) of type-erased
- * entry points indexed by sa_dtype. No include guard: included once per target.
+ * Included once per target, by that target's file (matmul_generic_<target>.c), with SA_PRE
+ * (name prefix), SA_TGT (a target attribute or nothing), SA_VB (vector bytes), SA_MR and SA_MRC
+ * (register-tile rows for real and complex dtypes) defined. Defines the table
+ * SA_CAT2(sa_generic_table, SA_PRE) of type-erased entry points indexed by sa_dtype (declared
+ * in generic_common.h). No include guard.
  *
  * Each dtype block defines the template parameters (SA_SUF name suffix, SA_T/SA_U element and
  * unsigned arithmetic types, SA_IDX, SA_NARROW64; SA_R for complex) and includes the template,
  * which defines the dtype's entry point and undefines its parameters at its end.
  */
+
+#if defined(__GNUC__) && !defined(__clang__)
+/* Keep GCC from turning the short edge loops of the packing and store code (n < one vector,
+ * run once per row) into memcpy/memset library calls: the call costs more than the copy. */
+#pragma GCC optimize("no-tree-loop-distribute-patterns")
+#endif
 
 /* The tile and packing helpers are forced inline into each dtype's kernel: that is what makes
  * the register tile stay in registers. The sanitizer build (build_ffi.py) leaves inlining to
@@ -93,7 +100,7 @@
 #define SA_R double
 #include "generic_complex.h"
 
-static const sa_generic_entry SA_CAT2(sa_generic_table, SA_PRE)[SA_NDTYPES] = {
+const sa_generic_entry SA_CAT2(sa_generic_table, SA_PRE)[SA_NDTYPES] = {
     [SA_INT8] = SA_CAT3(entry, SA_PRE, i8),       [SA_INT16] = SA_CAT3(entry, SA_PRE, i16),
     [SA_INT32] = SA_CAT3(entry, SA_PRE, i32),     [SA_INT64] = SA_CAT3(entry, SA_PRE, i64),
     [SA_UINT8] = SA_CAT3(entry, SA_PRE, u8),      [SA_UINT16] = SA_CAT3(entry, SA_PRE, u16),
