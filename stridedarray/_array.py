@@ -7,6 +7,7 @@ Computation that NumPy does well runs on `x._np`, a zero-copy NumPy view of the 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -34,16 +35,17 @@ class _Storage:
     def __init__(self, arr: np.ndarray) -> None:
         self.arr = arr
         self.nbuf = arr.size  # element count, a plain int: _make reads it on every view
-        self._ptr = None
+        self._ptr: Any = None  # the cffi `char[]` over arr, made on first use
 
     @property
-    def ptr(self):
+    def ptr(self) -> Any:
         if self._ptr is None:
             self._ptr = ffi.from_buffer("char[]", self.arr)
         return self._ptr
 
 
-def _offset_range(shape, strides, origin):
+def _offset_range(shape: tuple[int, ...], strides: tuple[int, ...],
+                  origin: int) -> tuple[int, int]:
     """Smallest and largest reachable element offset of a non-empty descriptor."""
     lo = hi = origin
     for n, s in zip(shape, strides, strict=True):
@@ -254,10 +256,35 @@ def _from_ndarray(arr: np.ndarray, copy: bool | None) -> Array:
 class Array(_ArrayProtocols):
     """A strided view over a buffer. Create arrays with `asarray`, `zeros`, `empty`, ...
 
-    Fields: `buffer`, `dtype`, `shape`, `strides` (signed, in elements), `origin`
-    (element offset of index (0, ..., 0) in `buffer`)."""
+    An array is a descriptor: its `buffer`, `dtype`, `shape`, signed `strides` counted in
+    elements, and `origin`, the element offset of index (0, ..., 0) in the buffer. Slicing,
+    transposing, reversing and broadcasting make new descriptors over the same buffer, never
+    copies. Beyond the Array API standard's members it offers NumPy's conversion protocols
+    (``numpy.asarray(x)`` shares memory), `tolist`, `to_row_major`, and NumPy's ndarray
+    methods (``x.sum(axis=0)``, ``x.astype(numpy.float32)``, ...).
+
+    Examples
+    --------
+    >>> import stridedarray as sa
+    >>> x = sa.reshape(sa.arange(6), (2, 3))
+    >>> y = x[:, ::-1]                      # a view: same buffer, a negative stride
+    >>> y
+    Array([[2, 1, 0],
+           [5, 4, 3]], dtype=int64, shape=(2, 3), strides=(3, -1), origin=2)
+    >>> y.buffer is x.buffer
+    True
+    >>> y.sum(axis=0).tolist()              # NumPy's method, on the zero-copy view
+    [7, 5, 3]
+    """
 
     __slots__ = ("_st", "_dtype", "_shape", "_strides", "_origin", "_npv", "_cd", "__weakref__")
+    _st: _Storage
+    _dtype: DType
+    _shape: tuple[int, ...]
+    _strides: tuple[int, ...]
+    _origin: int
+    _npv: np.ndarray | None  # the NumPy view, made on first use (see _np)
+    _cd: Any  # the cffi `sa_array *`, made on first use (see _c), or None
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Array:
         raise TypeError(
@@ -268,7 +295,16 @@ class Array(_ArrayProtocols):
     # -- descriptor ------------------------------------------------------------------------
     @property
     def buffer(self) -> np.ndarray:
-        """The storage this array views (exports the buffer protocol)."""
+        """The storage this array views: a C-contiguous ndarray, shared by all its views.
+
+        `origin` and `strides` locate the elements in it (as if flattened).
+
+        Examples
+        --------
+        >>> import stridedarray as sa
+        >>> sa.arange(4)[::-1].buffer
+        array([0, 1, 2, 3])
+        """
         return self._st.arr
 
     @property
@@ -283,12 +319,27 @@ class Array(_ArrayProtocols):
 
     @property
     def strides(self) -> tuple[int, ...]:
-        """Signed step between neighbours along each axis, in elements (not bytes)."""
+        """Signed step between neighbours along each axis, in elements (not bytes).
+
+        Examples
+        --------
+        >>> import stridedarray as sa
+        >>> x = sa.zeros((2, 3))
+        >>> x.strides, x.mT.strides, x[:, ::-2].strides
+        ((3, 1), (1, 3), (3, -2))
+        """
         return self._strides
 
     @property
     def origin(self) -> int:
-        """Element offset within `buffer` of the element at index (0, ..., 0)."""
+        """Element offset within `buffer` of the element at index (0, ..., 0).
+
+        Examples
+        --------
+        >>> import stridedarray as sa
+        >>> sa.arange(10)[7:2:-1].origin    # the view starts at element 7 of the buffer
+        7
+        """
         return self._origin
 
     @property
@@ -311,13 +362,23 @@ class Array(_ArrayProtocols):
 
     @property
     def readonly(self) -> bool:
-        """True when the storage is read-only (e.g. a view of `bytes`); writes raise."""
+        """True when the storage is read-only (e.g. a view of `bytes`); writes raise.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import stridedarray as sa
+        >>> frozen = np.zeros(3)
+        >>> frozen.flags.writeable = False
+        >>> sa.asarray(frozen).readonly, sa.zeros(3).readonly
+        (True, False)
+        """
         return not self._st.arr.flags.writeable
 
     def _contiguous(self, order: str) -> bool:
         if 0 in self._shape:
             return True
-        pairs = zip(self._shape, self._strides, strict=True)
+        pairs: Iterable[tuple[int, int]] = zip(self._shape, self._strides, strict=True)
         pairs = reversed(list(pairs)) if order == "C" else pairs
         step = 1
         for n, s in pairs:
@@ -329,12 +390,28 @@ class Array(_ArrayProtocols):
 
     @property
     def is_c_contiguous(self) -> bool:
-        """True when elements are laid out in row-major order with no gaps."""
+        """True when elements are laid out in row-major order with no gaps.
+
+        Examples
+        --------
+        >>> import stridedarray as sa
+        >>> x = sa.zeros((2, 3))
+        >>> x.is_c_contiguous, x.mT.is_c_contiguous, x[:, :2].is_c_contiguous
+        (True, False, False)
+        """
         return self._contiguous("C")
 
     @property
     def is_f_contiguous(self) -> bool:
-        """True when elements are laid out in column-major order with no gaps."""
+        """True when elements are laid out in column-major order with no gaps.
+
+        Examples
+        --------
+        >>> import stridedarray as sa
+        >>> x = sa.zeros((2, 3))
+        >>> x.is_f_contiguous, x.mT.is_f_contiguous
+        (False, True)
+        """
         return self._contiguous("F")
 
     # -- bridges to NumPy and C --------------------------------------------------------------
@@ -362,7 +439,7 @@ class Array(_ArrayProtocols):
         return v
 
     @property
-    def _c(self):
+    def _c(self) -> Any:
         """The C descriptor (`sa_array *`), made once per Array."""
         d = self._cd
         if d is None:
@@ -387,7 +464,24 @@ class Array(_ArrayProtocols):
         return d
 
     def to_row_major(self) -> Array:
-        """A C-contiguous copy, made by the C core walking the signed strides once."""
+        """A C-contiguous copy, made by the C core walking the signed strides once.
+
+        Returns
+        -------
+        Array
+            A new array with its own writable buffer, row-major strides and origin 0,
+            holding the same values (always a copy, also of a contiguous array).
+
+        Examples
+        --------
+        >>> import stridedarray as sa
+        >>> y = sa.reshape(sa.arange(6), (2, 3))[:, ::-1]
+        >>> z = y.to_row_major()
+        >>> z.strides, z.origin, z.buffer is y.buffer
+        ((3, 1), 0, False)
+        >>> z.tolist()
+        [[2, 1, 0], [5, 4, 3]]
+        """
         return self._pack(self._dtype)
 
     def _pack(self, dtype: DType) -> Array:
@@ -405,15 +499,52 @@ class Array(_ArrayProtocols):
 
     @property
     def __array_interface__(self) -> dict:
-        """NumPy's array interface: `numpy.asarray(x)` shares this array's memory."""
+        """NumPy's array interface: `numpy.asarray(x)` shares this array's memory.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import stridedarray as sa
+        >>> y = sa.arange(4)[::-1]
+        >>> np.asarray(y), np.shares_memory(np.asarray(y), y.buffer)
+        (array([3, 2, 1, 0]), True)
+        """
         return self._np.__array_interface__
 
     def __buffer__(self, flags: int) -> memoryview:
-        """PEP 688 buffer export (Python >= 3.12), sharing memory."""
-        return memoryview(self._np)
+        """PEP 688 buffer export (Python >= 3.12: ``memoryview(x)``), sharing memory.
+
+        Parameters
+        ----------
+        flags : int
+            The `inspect.BufferFlags` the consumer asks for.
+
+        Returns
+        -------
+        memoryview
+            The elements in this array's layout (negative strides included).
+
+        Examples
+        --------
+        >>> import stridedarray as sa
+        >>> m = sa.ones((2, 3)).__buffer__(0)     # what memoryview(x) calls
+        >>> m.shape, m.format, m.tolist()
+        ((2, 3), 'd', [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]])
+        """
+        # NumPy's stubs declare ndarray.__buffer__ on Python >= 3.12 only (3.11: the C API).
+        return memoryview(self._np)  # type: ignore[arg-type]
 
     def __repr__(self) -> str:
-        """Values, dtype and shape; for a view also its strides and origin."""
+        """Values, dtype and shape; for a view also its strides and origin.
+
+        Examples
+        --------
+        >>> import stridedarray as sa
+        >>> sa.asarray([1.0, 2.0])
+        Array([1., 2.], dtype=float64, shape=(2,))
+        >>> sa.arange(6)[4::-2]
+        Array([4, 2, 0], dtype=int64, shape=(3,), strides=(-2,), origin=4)
+        """
         body = np.array2string(self._np, separator=", ", prefix="Array(")
         extra = f", shape={self._shape}"
         if not (self.is_c_contiguous and self._origin == 0 and self._st.arr.size == self.size):
@@ -430,6 +561,8 @@ class Array(_ArrayProtocols):
         sh, st = self._shape, self._strides
         nd = len(sh)
         # Tuples spelled out for rank 2 and 3 (see __getitem__); _derive inlined as in T.
+        shape: tuple[int, ...]
+        strides: tuple[int, ...]
         if nd == 2:
             shape, strides = (sh[1], sh[0]), (st[1], st[0])
         elif nd == 3:
@@ -470,6 +603,8 @@ class Array(_ArrayProtocols):
         """Basic indexing (ints, slices, ..., None) returns a view."""
         # Fast path for the common keys (a slice, an int, or a tuple of them): one pass, no
         # helper calls. Anything else (None, ..., NumPy ints, arrays) takes _basic_index.
+        new_shape: tuple[int, ...]
+        new_strides: tuple[int, ...]
         tk = type(key)
         if tk is slice:
             shape = self._shape

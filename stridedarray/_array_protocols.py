@@ -6,14 +6,17 @@ them from this mixin."""
 from __future__ import annotations
 
 import pickle
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeAlias
 
 import numpy as np
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
-    from ._array import Array
+    from ._array import Array, _Storage
+    from ._dtypes import DType
+
+    _Operand: TypeAlias = Array | bool | int | float | complex  # the operators' `other`
 
 __all__ = ["Device", "CPU_DEVICE"]
 
@@ -44,6 +47,23 @@ class _ArrayProtocols:
 
     __slots__ = ()
 
+    if TYPE_CHECKING:
+        # What the methods below read of Array (_array.py), declared for type checkers.
+        _st: _Storage
+        _dtype: DType
+        _shape: tuple[int, ...]
+        _strides: tuple[int, ...]
+        _origin: int
+
+        @property
+        def _np(self) -> np.ndarray: ...
+        @property
+        def ndim(self) -> int: ...
+        @property
+        def readonly(self) -> bool: ...
+        def __getitem__(self, key: Any, /) -> Array: ...
+        def to_row_major(self) -> Array: ...
+
     # -- namespace, device, conversion to Python scalars ---------------------------------------
     def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
         """The stridedarray namespace; api_version may be None, "2023.12", "2024.12" or
@@ -56,13 +76,13 @@ class _ArrayProtocols:
         # Per request: an older version gets its own namespace object; nothing global changes.
         return namespace_for(api_version)
 
-    def to_device(self, device: Device | str, /, *, stream: Any = None) -> Array:
+    def to_device(self, device: Device | str, /, *, stream: Any = None) -> Self:
         """This array on `device` (only the CPU exists, also spelled "cpu"; returns self)."""
         if device != CPU_DEVICE:
             raise ValueError(f"device must be {CPU_DEVICE!r} or 'cpu', got {device!r}")
         if stream is not None:
             raise ValueError("stream must be None on the CPU device")
-        return self  # type: ignore[return-value]
+        return self
 
     def _scalar(self, what: str) -> Any:
         if self.ndim != 0:
@@ -100,8 +120,21 @@ class _ArrayProtocols:
         return complex(self._scalar("complex"))
 
     def __format__(self, spec: str) -> str:
-        """format(x, spec): a 0-d array formats as its Python scalar; other arrays only
-        with an empty spec (as NumPy)."""
+        """format(x, spec): a 0-d array formats as its Python scalar, others with "" only.
+
+        As NumPy: an empty spec gives ``str(x)`` for any array.
+
+        Raises
+        ------
+        TypeError
+            A non-empty `spec` for an array that is not 0-d.
+
+        Examples
+        --------
+        >>> import stridedarray as sa
+        >>> f"{sa.asarray(3.14159):.2f}"
+        '3.14'
+        """
         if not spec:
             return str(self)
         if self.ndim != 0:
@@ -111,25 +144,82 @@ class _ArrayProtocols:
 
     # -- Python sequences and lists ------------------------------------------------------------
     def __len__(self) -> int:
-        """Extent of the first axis (TypeError for a 0-d array, as NumPy)."""
+        """Extent of the first axis (TypeError for a 0-d array, as NumPy).
+
+        Examples
+        --------
+        >>> import stridedarray as sa
+        >>> len(sa.zeros((4, 2)))
+        4
+        """
         if not self._shape:
             raise TypeError("len() of a 0-d array")
         return self._shape[0]
 
     def __iter__(self) -> Iterator[Array]:
-        """Iterate over the first axis, yielding views (TypeError for a 0-d array)."""
+        """Iterate over the first axis, yielding views (TypeError for a 0-d array).
+
+        Examples
+        --------
+        >>> import stridedarray as sa
+        >>> x = sa.reshape(sa.arange(6), (3, 2))
+        >>> [row.tolist() for row in x]
+        [[0, 1], [2, 3], [4, 5]]
+        """
         if not self._shape:
             raise TypeError("iteration over a 0-d array")  # at iter(), not at the first next()
-        return map(self.__getitem__, range(self._shape[0]))  # type: ignore[attr-defined]
+        return map(self.__getitem__, range(self._shape[0]))
 
     def tolist(self) -> Any:
-        """The elements as nested Python lists of Python scalars (a scalar for 0-d)."""
+        """The elements as nested Python lists of Python scalars (a scalar for 0-d).
+
+        Returns
+        -------
+        list or bool or int or float or complex
+            Nested lists with one level per axis, in index order whatever the strides.
+
+        Examples
+        --------
+        >>> import stridedarray as sa
+        >>> sa.reshape(sa.arange(4), (2, 2)).mT.tolist()
+        [[0, 2], [1, 3]]
+        >>> sa.asarray(2.5).tolist()
+        2.5
+        """
         return self._np.tolist()
 
     # -- NumPy conversion and function protocols --------------------------------------------------
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        """NumPy's conversion protocol: the zero-copy NumPy view, a converted copy when
-        `dtype` differs, a copy when `copy` is True; `copy=False` with a needed copy raises."""
+        """NumPy's conversion protocol: the zero-copy NumPy view, or a copy when asked or needed.
+
+        Parameters
+        ----------
+        dtype : numpy dtype or None, optional
+            The dtype wanted; None keeps the array's own.
+        copy : bool or None, optional
+            True: always a copy. False: never; ValueError when `dtype` needs one. None:
+            a copy only when `dtype` needs one.
+
+        Returns
+        -------
+        numpy.ndarray
+            Without a copy, a view of this array's buffer with the same strides.
+
+        Raises
+        ------
+        ValueError
+            ``copy=False`` with a `dtype` that needs a conversion.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import stridedarray as sa
+        >>> x = sa.arange(3)
+        >>> v = np.asarray(x)                     # calls x.__array__()
+        >>> v[0] = 7                              # writes into x's buffer
+        >>> x.tolist(), np.asarray(x, dtype=np.float32)
+        ([7, 1, 2], array([7., 1., 2.], dtype=float32))
+        """
         v = self._np
         if dtype is not None and np.dtype(dtype) != v.dtype:
             if copy is False:
@@ -139,13 +229,35 @@ class _ArrayProtocols:
         return v.copy() if copy else v
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        """NEP 13: NumPy ufuncs on stridedarray arrays (rule in `_numpy_dispatch`)."""
+        """NEP 13: NumPy ufuncs on stridedarray arrays (rule in `_numpy_dispatch`).
+
+        The ufunc runs on zero-copy NumPy views of the operands; results of standard dtypes
+        come back as stridedarray arrays. docs/interop.md gives the whole rule.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import stridedarray as sa
+        >>> np.sqrt(sa.asarray([1.0, 4.0]))
+        Array([1., 2.], dtype=float64, shape=(2,))
+        """
         from ._numpy_dispatch import array_ufunc
 
         return array_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-        """NEP 18: NumPy functions on stridedarray arrays (rule in `_numpy_dispatch`)."""
+        """NEP 18: NumPy functions on stridedarray arrays (rule in `_numpy_dispatch`).
+
+        NumPy's implementation runs on zero-copy views; arrays of standard dtypes in the
+        result come back as stridedarray arrays (docs/interop.md).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import stridedarray as sa
+        >>> np.concatenate([sa.arange(2), sa.arange(3)])
+        Array([0, 1, 0, 1, 2], dtype=int64, shape=(5,))
+        """
         from ._numpy_dispatch import array_function
 
         return array_function(func, types, args, kwargs)
@@ -155,27 +267,76 @@ class _ArrayProtocols:
     __array_priority__ = 10.0
 
     def __dask_tokenize__(self) -> tuple:
-        """Dask's token: the same for equal dtype, shape and values, whatever the layout, and
-        different from an ndarray's with the same values (the chunk types differ)."""
+        """Dask's token: the token of the zero-copy NumPy view, tagged as a stridedarray chunk.
+
+        Equal dtype, shape and values give equal tokens across the layouts Dask's NumPy
+        tokenizer treats alike (it keys column-major arrays apart, for NumPy's arrays too);
+        an ndarray with the same values gets another token (the chunk types differ).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dask.base import tokenize
+        >>> import stridedarray as sa
+        >>> x = sa.reshape(sa.arange(4.0), (2, 2))
+        >>> r = x[:, ::-1].to_row_major()[:, ::-1]    # the same values, a reversed layout
+        >>> tokenize(x) == tokenize(r), tokenize(x) == tokenize(np.asarray(x))
+        (True, False)
+        """
         from dask.base import normalize_token
 
         return ("stridedarray.Array", normalize_token(self._np))
 
     # -- pickling and copying --------------------------------------------------------------------
     def __reduce_ex__(self, protocol: Any) -> tuple:
-        """Pickle the elements this array reaches, not its whole buffer (rule in `_payload`);
-        protocol 5 ships the payload as an out-of-band buffer when the pickler takes one."""
+        """Pickle the elements this array reaches, not its whole buffer (rule in `_payload`).
+
+        Protocol 5 ships the payload as an out-of-band buffer when the pickler takes one.
+        The layout (negative, step and zero strides) survives the round trip when the
+        elements fill at least half the window of the buffer they span; a sparser view is
+        packed row-major first, so a small view never ships a large buffer.
+
+        Examples
+        --------
+        >>> import pickle
+        >>> import stridedarray as sa
+        >>> y = sa.arange(6)[::-1]
+        >>> z = pickle.loads(pickle.dumps(y))
+        >>> z.tolist(), z.strides
+        ([5, 4, 3, 2, 1, 0], (-1,))
+        """
+        # (self is an Array, this mixin's one subclass.)
         payload, strides, origin = _payload(self)  # type: ignore[arg-type]
-        data: Any = pickle.PickleBuffer(payload) if protocol >= 5 else payload.tobytes()
+        # (NumPy's stubs declare ndarray.__buffer__ on Python >= 3.12 only; 3.11 has the C API.)
+        data: Any = (pickle.PickleBuffer(payload)  # type: ignore[arg-type]
+                     if protocol >= 5 else payload.tobytes())
         return (_rebuild, (data, self._dtype.name, self._shape, strides, origin, self.readonly))
 
     def __copy__(self) -> Array:
-        """copy.copy: a new row-major array with its own (writable) memory, as NumPy's."""
-        return self.to_row_major()  # type: ignore[attr-defined,no-any-return]
+        """copy.copy: a new row-major array with its own (writable) memory, as NumPy's.
+
+        Examples
+        --------
+        >>> import copy
+        >>> import stridedarray as sa
+        >>> y = sa.arange(3)[::-1]
+        >>> c = copy.copy(y)
+        >>> c.tolist(), c.strides, c.buffer is y.buffer
+        ([2, 1, 0], (1,), False)
+        """
+        return self.to_row_major()
 
     def __deepcopy__(self, memo: dict) -> Array:
-        """copy.deepcopy: the same as copy.copy (elements are plain numbers)."""
-        return self.to_row_major()  # type: ignore[attr-defined,no-any-return]
+        """copy.deepcopy: the same as copy.copy (elements are plain numbers).
+
+        Examples
+        --------
+        >>> import copy
+        >>> import stridedarray as sa
+        >>> copy.deepcopy(sa.arange(3)[::-1]).strides
+        (1,)
+        """
+        return self.to_row_major()
 
     # -- DLPack ---------------------------------------------------------------------------------
     def __dlpack__(self, /, *, stream: Any = None, max_version: tuple[int, int] | None = None,
@@ -205,6 +366,104 @@ class _ArrayProtocols:
     def __dlpack_device__(self) -> tuple[int, int]:
         """The DLPack device: (kDLCPU, 0)."""
         return (_DL_CPU, 0)
+
+    # -- operators and NumPy's methods, as type checkers see them -----------------------------
+    if TYPE_CHECKING:
+        # Bound onto Array when the package imports: the operators by _elementwise and
+        # _matmul (as the standard's functions, with `other` an array or a Python scalar),
+        # NumPy's ndarray methods by _ndarray_methods. Nothing here exists at run time.
+        def __add__(self, other: _Operand, /) -> Array: ...
+        def __radd__(self, other: _Operand, /) -> Array: ...
+        def __iadd__(self, other: _Operand, /) -> Array: ...
+        def __sub__(self, other: _Operand, /) -> Array: ...
+        def __rsub__(self, other: _Operand, /) -> Array: ...
+        def __isub__(self, other: _Operand, /) -> Array: ...
+        def __mul__(self, other: _Operand, /) -> Array: ...
+        def __rmul__(self, other: _Operand, /) -> Array: ...
+        def __imul__(self, other: _Operand, /) -> Array: ...
+        def __truediv__(self, other: _Operand, /) -> Array: ...
+        def __rtruediv__(self, other: _Operand, /) -> Array: ...
+        def __itruediv__(self, other: _Operand, /) -> Array: ...
+        def __floordiv__(self, other: _Operand, /) -> Array: ...
+        def __rfloordiv__(self, other: _Operand, /) -> Array: ...
+        def __ifloordiv__(self, other: _Operand, /) -> Array: ...
+        def __mod__(self, other: _Operand, /) -> Array: ...
+        def __rmod__(self, other: _Operand, /) -> Array: ...
+        def __imod__(self, other: _Operand, /) -> Array: ...
+        def __pow__(self, other: _Operand, /) -> Array: ...
+        def __rpow__(self, other: _Operand, /) -> Array: ...
+        def __ipow__(self, other: _Operand, /) -> Array: ...
+        def __and__(self, other: _Operand, /) -> Array: ...
+        def __rand__(self, other: _Operand, /) -> Array: ...
+        def __iand__(self, other: _Operand, /) -> Array: ...
+        def __or__(self, other: _Operand, /) -> Array: ...
+        def __ror__(self, other: _Operand, /) -> Array: ...
+        def __ior__(self, other: _Operand, /) -> Array: ...
+        def __xor__(self, other: _Operand, /) -> Array: ...
+        def __rxor__(self, other: _Operand, /) -> Array: ...
+        def __ixor__(self, other: _Operand, /) -> Array: ...
+        def __lshift__(self, other: _Operand, /) -> Array: ...
+        def __rlshift__(self, other: _Operand, /) -> Array: ...
+        def __ilshift__(self, other: _Operand, /) -> Array: ...
+        def __rshift__(self, other: _Operand, /) -> Array: ...
+        def __rrshift__(self, other: _Operand, /) -> Array: ...
+        def __irshift__(self, other: _Operand, /) -> Array: ...
+        def __matmul__(self, other: _Operand, /) -> Array: ...
+        def __rmatmul__(self, other: _Operand, /) -> Array: ...
+        def __imatmul__(self, other: _Operand, /) -> Array: ...
+        # Element-wise, as the standard says: an Array, not a bool (NumPy's stubs alike).
+        def __eq__(self, other: _Operand, /) -> Array: ...  # type: ignore[override]
+        def __ne__(self, other: _Operand, /) -> Array: ...  # type: ignore[override]
+        def __lt__(self, other: _Operand, /) -> Array: ...
+        def __le__(self, other: _Operand, /) -> Array: ...
+        def __gt__(self, other: _Operand, /) -> Array: ...
+        def __ge__(self, other: _Operand, /) -> Array: ...
+        def __neg__(self, /) -> Array: ...
+        def __pos__(self, /) -> Array: ...
+        def __abs__(self, /) -> Array: ...
+        def __invert__(self, /) -> Array: ...
+        __hash__: ClassVar[None]  # type: ignore[assignment]  # unhashable, as NumPy's
+        # NumPy's methods: the result is an Array or what NumPy returns (see _numpy_dispatch).
+        all: Callable[..., Any]
+        any: Callable[..., Any]
+        argmax: Callable[..., Any]
+        argmin: Callable[..., Any]
+        argpartition: Callable[..., Any]
+        argsort: Callable[..., Any]
+        astype: Callable[..., Any]
+        clip: Callable[..., Any]
+        compress: Callable[..., Any]
+        conj: Callable[..., Any]
+        conjugate: Callable[..., Any]
+        copy: Callable[..., Any]
+        cumprod: Callable[..., Any]
+        cumsum: Callable[..., Any]
+        diagonal: Callable[..., Any]
+        dot: Callable[..., Any]
+        fill: Callable[..., Any]
+        flatten: Callable[..., Any]
+        item: Callable[..., Any]
+        max: Callable[..., Any]
+        mean: Callable[..., Any]
+        min: Callable[..., Any]
+        nonzero: Callable[..., Any]
+        partition: Callable[..., Any]
+        prod: Callable[..., Any]
+        ravel: Callable[..., Any]
+        repeat: Callable[..., Any]
+        reshape: Callable[..., Any]
+        round: Callable[..., Any]
+        searchsorted: Callable[..., Any]
+        sort: Callable[..., Any]
+        squeeze: Callable[..., Any]
+        std: Callable[..., Any]
+        sum: Callable[..., Any]
+        swapaxes: Callable[..., Any]
+        take: Callable[..., Any]
+        trace: Callable[..., Any]
+        transpose: Callable[..., Any]
+        var: Callable[..., Any]
+        view: Callable[..., Any]
 
 
 def _payload(x: Array) -> tuple[np.ndarray, tuple, int]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -184,11 +184,23 @@ def full(shape: int | tuple[int, ...], fill_value: bool | int | float | complex,
          dtype: DType | None = None, device: Device | None = None) -> Array:
     """An array filled with `fill_value` (dtype inferred from it by default)."""
     _check_device(device)
+    if isinstance(fill_value, Array):
+        # A 0-d array as the fill value (the standard asks for a Python scalar; NumPy, torch
+        # and JAX accept a 0-d array): its dtype is the default, its value the fill.
+        if fill_value.ndim != 0:
+            raise ValueError(f"full: fill_value must be a Python scalar or a 0-d array, got "
+                             f"an array of shape {fill_value.shape}")
+        dt = _check_dtype(dtype) or fill_value.dtype
+        if fill_value.dtype.kind == "c" and dt.kind != "c":
+            raise TypeError(f"full: a complex fill_value cannot fill a {dt.name} array")
+        a = _alloc(dt, normalize_shape(shape))
+        a._np.fill(fill_value._pack(dt)._np)
+        return a
     dt = _check_dtype(dtype) or _default_dtype_for(fill_value)
     if dt is None:
         raise TypeError(f"fill_value must be a Python bool, int, float or complex, "
                         f"got {type(fill_value).__name__}")
-    if dtype is None and dt is _dtypes.int64:
+    if dtype is None and dt is _dtypes.int64 and isinstance(fill_value, int):
         _dtypes.check_int_range(fill_value, dt, "fill_value")
     return _filled(shape, dt, fill_value)
 
@@ -270,15 +282,16 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
     cplx = isinstance(start, complex) or isinstance(stop, complex)
     if dt is None:
         dt = _dtypes.complex128 if cplx else _dtypes.float64
-    elif dt.kind not in "fc" or (cplx and dt.kind != "c"):
-        raise TypeError(f"linspace: dtype must be a floating-point dtype"
-                        f"{' (complex for complex bounds)' if cplx else ''}, got {dt.name}")
+    elif cplx and dt.kind != "c":
+        raise TypeError(f"linspace: complex bounds need a complex dtype, got {dt.name}")
+    # An integer (or bool) dtype: the standard asks for floating point, NumPy computes in
+    # float64 and rounds toward -inf (SciPy relies on it); we give NumPy's values.
     (n,) = normalize_shape((num,), "num")
     check_size((n,), dt.np.itemsize, "linspace: num")
     return _wrap(np.linspace(start, stop, n, endpoint=bool(endpoint), dtype=dt.np))
 
 
-def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
+def meshgrid(*arrays: Array, indexing: Literal["xy", "ij"] = "xy") -> tuple[Array, ...]:
     """Coordinate matrices from 1-D coordinate vectors ("xy" Cartesian or "ij" matrix)."""
     if indexing not in ("xy", "ij"):
         raise ValueError(f"indexing must be 'xy' or 'ij', got {indexing!r}")

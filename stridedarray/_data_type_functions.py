@@ -10,7 +10,7 @@ import numpy as np
 
 from . import _dtypes
 from ._array import CPU_DEVICE, Array, Device
-from ._dtypes import KIND_OF, DType, promote, scalar_dtype
+from ._dtypes import KIND_OF, DType, promote, promote_standard, scalar_dtype
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
@@ -47,12 +47,10 @@ def can_cast(from_: DType | Array, to: DType, /) -> builtins.bool:
     f = _dtype_of(from_, "from_")
     if not isinstance(to, DType):
         raise TypeError(f"to must be a stridedarray dtype, got {to!r}")
-    try:
-        return promote(f, to) is to
-    except TypeError:
-        # Cross-kind casts (int -> float, bool -> int) are left undefined by the standard;
-        # NumPy's can_cast allows some of them ("safe" casting), we report False.
-        return False
+    # Only the standard's own table: cross-kind casts (int -> float, bool -> int) are not
+    # promotions it defines, so they are False here even though `promote` gives NumPy's
+    # answer for them (NumPy's can_cast calls some of them "safe").
+    return promote_standard(f, to) is to
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,11 @@
 
 Each dtype is a namespace object (`stridedarray.float64`) carrying the NumPy dtype used for
 storage and computation and the code the C core knows it by. Promotion follows the standard's
-table; mixed-kind promotions the standard leaves undefined raise TypeError.
+table. Where the standard leaves a promotion undefined (bool with numbers, integers with
+floating point, uint64 with signed integers) we give NumPy's answer rather than raising: the
+standard leaves these to the library, NumPy, torch and JAX all promote them, and code written
+against any of them (SciPy, scikit-learn, Dask) relies on it. `can_cast` keeps to the
+standard's table alone (docs/interop.md, "Where the standard is silent").
 """
 
 from __future__ import annotations
@@ -16,7 +20,8 @@ builtins_bool = builtins.bool
 __all__ = [
     "DType", "DTYPES", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
     "uint32", "uint64", "float32", "float64", "complex64", "complex128",
-    "from_numpy_dtype", "promote", "KIND_OF", "scalar_dtype", "check_int_range", "scalar_np",
+    "from_numpy_dtype", "promote", "promote_standard", "KIND_OF", "scalar_dtype",
+    "check_int_range", "scalar_np",
 ]
 
 
@@ -153,22 +158,30 @@ def _promote_pair(a: DType, b: DType) -> DType | None:
     return None  # integer with floating: undefined by the standard
 
 
-_PROMOTION = {(a, b): _promote_pair(a, b) for a in DTYPES for b in DTYPES}
+def _promote_beyond_standard(a: DType, b: DType) -> DType:
+    """NumPy's promotion of a pair the standard leaves undefined. For bool with a number, and
+    for an integer with float64/complex128 or with a float32/complex64 wider than the integer's
+    values need, NumPy, torch and JAX agree. They differ on int32/int64/uint32/uint64 with
+    float32 (torch and JAX: float32; NumPy: float64) and we follow NumPy, whose functions our
+    arrays also meet through __array_ufunc__, so `x + y` and `np.add(x, y)` agree."""
+    return _BY_NP[np.promote_types(a.np, b.np)]
+
+
+_STANDARD_PROMOTION = {(a, b): _promote_pair(a, b) for a in DTYPES for b in DTYPES}
+_PROMOTION = {pair: r if r is not None else _promote_beyond_standard(*pair)
+              for pair, r in _STANDARD_PROMOTION.items()}
 
 
 def promote(a: DType, b: DType) -> DType:
-    """Promote two dtypes per the standard's table; TypeError where it is undefined.
+    """The result dtype of an operation on arrays of dtypes a and b: the standard's table,
+    and NumPy's answer for the mixed-kind pairs the standard leaves undefined."""
+    return _PROMOTION[a, b]
 
-    NumPy promotes more pairs (int64 with float32 to float64, uint64 with int64 to float64,
-    bool with int); the standard leaves those undefined and so do we, loudly.
-    """
-    r = _PROMOTION[a, b]
-    if r is None:
-        raise TypeError(
-            f"no type promotion between {a.name} and {b.name} in the Array API standard; "
-            "cast one operand explicitly with astype()"
-        )
-    return r
+
+def promote_standard(a: DType, b: DType) -> DType | None:
+    """The standard's own promotion of a and b, or None where the standard leaves it undefined
+    (can_cast answers by this table only)."""
+    return _STANDARD_PROMOTION[a, b]
 
 
 def check_int_range(value: int, dt: DType, name: str = "value") -> None:
@@ -179,38 +192,47 @@ def check_int_range(value: int, dt: DType, name: str = "value") -> None:
                             f"[{info.min}, {info.max}]")
 
 
-def scalar_dtype(dt: DType, value: object, name: str = "scalar") -> DType:
-    """The dtype a Python scalar takes when combined with an array of dtype `dt`.
+# The dtype a Python scalar type takes beside an array of each kind where the standard's rules do
+# not keep the array's dtype. The standard (2024.12) defines bool with bool arrays, int with
+# numeric arrays, float with floating arrays and complex with complex arrays (the first four
+# columns keep the array's dtype). The rest it leaves unspecified; NumPy, torch and JAX agree on
+# the kind of the result (the scalar's kind wins), and we take the default dtype of that kind, as
+# NumPy does: int with a bool array gives int64, float with a bool or integer array float64,
+# complex with a bool or integer array complex128, complex with float32 complex64.
+_SCALAR_RESULT = {
+    # (scalar type, array kind): result dtype, or None for "the array's own dtype"
+    ("bool", "b"): None, ("bool", "i"): None, ("bool", "u"): None, ("bool", "f"): None,
+    ("bool", "c"): None,
+    ("int", "b"): int64, ("int", "i"): None, ("int", "u"): None, ("int", "f"): None,
+    ("int", "c"): None,
+    ("float", "b"): float64, ("float", "i"): float64, ("float", "u"): float64,
+    ("float", "f"): None, ("float", "c"): None,
+    ("complex", "b"): complex128, ("complex", "i"): complex128, ("complex", "u"): complex128,
+    ("complex", "c"): None,
+}
 
-    The standard's 2024.12 rules: bool with bool arrays; int with any numeric array (within
-    range for integer arrays); float with floating arrays; complex with complex arrays, and with
-    real floating arrays it becomes the complex dtype of the same precision. The mixes the
-    standard leaves unspecified (float with integer arrays, int or float with bool arrays) raise
-    TypeError, where NumPy would silently promote.
-    """
-    k = dt.kind
+
+def scalar_dtype(dt: DType, value: object, name: str = "scalar") -> DType:
+    """The dtype a Python scalar takes when combined with an array of dtype `dt`: the array's
+    dtype where the standard says so (a Python int must then fit an integer dtype), else the
+    default dtype of the scalar's kind (table above)."""
     if isinstance(value, builtins_bool):
-        if k == "b":
-            return dt
+        kind = "bool"
     elif isinstance(value, int):
-        if k in "iu":
-            check_int_range(value, dt, name)
-            return dt
-        if k in "fc":
-            return dt
+        kind = "int"
     elif isinstance(value, float):
-        if k in "fc":
-            return dt
+        kind = "float"
     elif isinstance(value, complex):
-        if k == "c":
-            return dt
-        if k == "f":
+        if dt.kind == "f":
             return complex64 if dt is float32 else complex128
+        kind = "complex"
     else:
         raise TypeError(f"{name} must be an Array or a Python bool, int, float or complex, "
                         f"got {type(value).__name__}")
-    raise TypeError(f"{name}: a Python {type(value).__name__} cannot be combined with an "
-                    f"array of dtype {dt.name} under the Array API's scalar rules")
+    r = _SCALAR_RESULT[kind, dt.kind] or dt
+    if kind == "int" and r.kind in "iu":
+        check_int_range(value, r, name)  # type: ignore[arg-type]
+    return r
 
 
 def scalar_np(value: object, dt: DType) -> np.ndarray:

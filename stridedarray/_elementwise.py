@@ -249,7 +249,7 @@ def clip(x: Array, /, min: int | float | Array | None = None,  # noqa: A002
          max: int | float | Array | None = None) -> Array:  # noqa: A002
     """Clamp each element of x to [min, max]; min and max do not take part in promotion."""
     _check_unary("clip", "real numeric", x)
-    bounds = []
+    bounds: list[Any] = []  # per bound: None, an ndarray or a NumPy scalar
     for label, b in (("min", min), ("max", max)):
         if b is None:
             bounds.append(None)
@@ -339,7 +339,7 @@ def _install_operators() -> None:
     for dunder, fname in _UNARY_OPERATORS.items():
         setattr(Array, f"__{dunder}__", _FUNCS[fname])
     # Arrays compare element-wise, so they cannot be hashed (as NumPy's).
-    Array.__hash__ = None  # type: ignore[assignment]
+    Array.__hash__ = None
 
 
 _install_operators()

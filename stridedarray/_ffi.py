@@ -53,7 +53,30 @@ def _blas_library_path() -> str:
 
 
 def blas_info() -> dict:
-    """What BLAS the core runs on: library file, OpenBLAS config, core type, thread count."""
+    """What BLAS the core runs on: library file, OpenBLAS config, core type, thread count.
+
+    This is stridedarray's own OpenBLAS (scipy-openblas32's library, bundled in the package),
+    not NumPy's: the two are separate libraries with separate thread pools.
+    `python -m stridedarray` prints the same.
+
+    Returns
+    -------
+    dict
+        ``library`` (the path of the shared library the core's BLAS calls are bound to),
+        ``version`` (the scipy-openblas32 release it was bundled from), ``config``
+        (OpenBLAS's build configuration string), ``corename`` (the CPU kernel set chosen at
+        load time, e.g. "Haswell"; OPENBLAS_CORETYPE overrides it) and ``threads`` (the
+        thread count BLAS calls use now).
+
+    Examples
+    --------
+    >>> import stridedarray as sa
+    >>> info = sa.blas_info()
+    >>> sorted(info)
+    ['config', 'corename', 'library', 'threads', 'version']
+    >>> info["config"].startswith("OpenBLAS"), info["threads"] >= 1
+    (True, True)
+    """
     return {
         "library": _blas_library_path(),
         "version": ffi.string(lib.sa_blas_package_version()).decode(),

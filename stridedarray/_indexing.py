@@ -15,32 +15,47 @@ import numpy as np
 
 from ._array import Array, _wrap
 from ._basic_indexing import _basic_index
-from ._dtypes import promote, scalar_dtype, scalar_np
+from ._dtypes import check_int_range, scalar_dtype, scalar_np
 from ._validation import normalize_axis
 
 __all__ = ["take", "take_along_axis"]
 
 
 def _value_for(a: Array, value: Any) -> Any:
-    """The NumPy-side value to assign into `a`, after the standard's casting rules:
-    assignment never changes `a`'s dtype, so a value must promote to it."""
+    """The NumPy-side value to assign into `a`, cast to `a`'s dtype.
+
+    Assignment never changes `a`'s dtype. The standard defines it for values whose dtype
+    promotes to `a`'s; for the rest (a float into an integer array, an int into a bool array)
+    it is silent, and NumPy, torch and JAX all cast the value, so we do too: a Python float
+    truncates toward zero as NumPy's does (NaN, infinity or a value out of range raise, as in
+    NumPy), an Array converts by `astype`'s rule. A complex value into a real array would
+    drop its imaginary part, which NumPy only warns about; we refuse it."""
+    dt = a.dtype
     if isinstance(value, Array):
-        try:
-            ok = promote(value.dtype, a.dtype) is a.dtype
-        except TypeError:
-            ok = False
-        if not ok:
-            # NumPy casts anything ("unsafe" for setitem); the standard only defines values
-            # whose dtype promotes to the destination's, so we refuse the rest.
+        if value.dtype is dt:
+            return value._np
+        if value.dtype.kind == "c" and dt.kind != "c":
             raise TypeError(f"value of dtype {value.dtype.name} cannot be assigned into an "
-                            f"array of dtype {a.dtype.name} without changing its dtype; "
-                            "cast it with astype() first")
-        return value._np
+                            f"array of dtype {dt.name}: it would drop the imaginary part; "
+                            "take real(value) first")
+        return value._pack(dt)._np
     if isinstance(value, (builtins.bool, int, float, complex)):
-        if scalar_dtype(a.dtype, value, "value") is not a.dtype:
-            raise TypeError(f"value: a Python {type(value).__name__} cannot be assigned into "
-                            f"an array of dtype {a.dtype.name}")
-        return scalar_np(value, a.dtype)
+        if scalar_dtype(dt, value, "value") is dt:
+            return scalar_np(value, dt)
+        if isinstance(value, complex):
+            raise TypeError(f"value: a Python complex cannot be assigned into an array of "
+                            f"dtype {dt.name}; take its real part first")
+        if dt.kind == "b":
+            return np.asarray(builtins.bool(value))
+        # A Python float into an integer array.
+        if value != value:
+            raise ValueError(f"value: NaN cannot be assigned into an array of dtype {dt.name}")
+        if value in (float("inf"), float("-inf")):
+            raise OverflowError(f"value: {value} cannot be assigned into an array of dtype "
+                                f"{dt.name}")
+        iv = int(value)
+        check_int_range(iv, dt, "value")
+        return scalar_np(iv, dt)
     raise TypeError(f"value must be an Array or a Python scalar, got {type(value).__name__}")
 
 
@@ -48,20 +63,26 @@ def _numpy_key(a: Array, key: Any) -> Any:
     """Translate an advanced index to NumPy's form, checking what the standard allows:
     ints, slices, Ellipsis, None, Python bools, and integer or boolean Arrays."""
     parts = key if isinstance(key, tuple) else (key,)
-    out = []
+    out: list[Any] = []
     for k in parts:
         if isinstance(k, Array):
             if k.dtype.kind not in "biu":
                 raise IndexError(f"array indices must have an integer or bool dtype, got "
                                  f"{k.dtype.name}")
             out.append(k._np)
-        elif k is None or k is Ellipsis or isinstance(k, (slice, builtins.bool)):
+        elif isinstance(k, np.ndarray) and k.dtype.kind in "biu":
+            # A NumPy index array (scikit-learn's cross-validation splits, Dask's arg
+            # reductions): NumPy, torch and JAX all accept it, so we do.
+            out.append(k)
+        elif k is None or k is Ellipsis or isinstance(k, (slice, builtins.bool, np.bool_)):
             out.append(k)
         elif hasattr(k, "__index__") and not isinstance(k, np.ndarray):
             out.append(operator.index(k))
         else:
+            what = (f"a NumPy array of dtype {k.dtype}" if isinstance(k, np.ndarray)
+                    else type(k).__name__)
             raise IndexError(f"only integers, slices, '...', None, bools and integer or "
-                             f"boolean Arrays are valid indices; got {type(k).__name__}")
+                             f"boolean arrays are valid indices; got {what}")
     return tuple(out)
 
 

@@ -107,8 +107,8 @@ def namespace_for(version: str | None) -> types.ModuleType:
         ns.__dict__.update({k: v for k, v in vars(stridedarray).items()
                             if not k.startswith("__") or k == "__version__"})
         info = Info(version)
-        ns.__array_api_version__ = version
-        ns.__array_namespace_info__ = lambda: info
+        setattr(ns, "__array_api_version__", version)  # noqa: B010  (a module's own names)
+        setattr(ns, "__array_namespace_info__", lambda: info)  # noqa: B010
         if version < "2025.12":
             for name in ("meshgrid", "broadcast_arrays"):
                 setattr(ns, name, _as_list(getattr(stridedarray, name)))

@@ -93,7 +93,8 @@ def tensordot(x1: Array, x2: Array, /, *,
     orders = [list(range(n)),
               sorted(range(n), key=lambda i: -abs(x1.strides[c1[i]])),
               sorted(range(n), key=lambda i: -abs(x2.strides[c2[i]]))]
-    best = None
+    best: tuple[Array, Array, Array | None, Array | None] | None = None
+    best_score = 0
     for order in orders:
         p1 = permute_dims(x1, tuple([c1[i] for i in order] + f1))
         p2 = permute_dims(x2, tuple([c2[i] for i in order] + f2))
@@ -102,9 +103,10 @@ def tensordot(x1: Array, x2: Array, /, *,
             best = (p1, p2, k1, k2)
             break
         score = (x1.size if k1 is not None else 0) + (x2.size if k2 is not None else 0)
-        if best is None or score > best[4]:
-            best = (p1, p2, k1, k2, score)
-    p1, p2, k1, k2 = best[:4]
+        if best is None or score > best_score:
+            best, best_score = (p1, p2, k1, k2), score
+    assert best is not None  # `orders` is not empty
+    p1, p2, k1, k2 = best
     if k1 is None:
         k1 = reshape(p1, (_prod(p1.shape[:n]),) + fs1)
     if k2 is None:

@@ -68,12 +68,12 @@ def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
             origin += (n - 1) * strides[a]
         return _derive(x, shape, strides[:a] + (-strides[a],) + strides[a + 1:], origin)
     axes = range(x.ndim) if axis is None else normalize_axes(axis, x.ndim)
-    shape, strides, origin = x.shape, list(x.strides), x.origin
+    shape, signed, origin = x.shape, list(x.strides), x.origin
     for a in axes:
         if shape[a] > 0:
-            origin += (shape[a] - 1) * strides[a]
-        strides[a] = -strides[a]
-    return x._view(shape, tuple(strides), origin)
+            origin += (shape[a] - 1) * signed[a]
+        signed[a] = -signed[a]
+    return x._view(shape, tuple(signed), origin)
 
 
 def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
@@ -124,11 +124,11 @@ def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
                        x._origin)
     n_new = 1 if isinstance(axis, int) else len(axis)
     axes = normalize_axes(axis, x.ndim + n_new)
-    shape, strides = list(x.shape), list(x.strides)
+    dims, steps = list(x.shape), list(x.strides)
     for a in sorted(axes):
-        shape.insert(a, 1)
-        strides.insert(a, 0)
-    return x._view(tuple(shape), tuple(strides), x.origin)
+        dims.insert(a, 1)
+        steps.insert(a, 0)
+    return x._view(tuple(dims), tuple(steps), x.origin)
 
 
 def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
@@ -201,24 +201,24 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
     if not isinstance(shape, Sequence):
         shape = (shape,)
     try:
-        shape = [operator.index(s) for s in shape]
+        dims = [operator.index(s) for s in shape]
     except TypeError:
         raise TypeError(f"reshape: shape must be an int or a tuple of ints, got {shape!r}") \
             from None
-    if shape.count(-1) > 1:
-        raise ValueError(f"shape {tuple(shape)} may contain at most one -1")
-    if any(s < -1 for s in shape):
-        raise ValueError(f"shape {tuple(shape)} has a negative extent")
+    if dims.count(-1) > 1:
+        raise ValueError(f"shape {tuple(dims)} may contain at most one -1")
+    if any(s < -1 for s in dims):
+        raise ValueError(f"shape {tuple(dims)} has a negative extent")
     known = 1
-    for s in shape:
+    for s in dims:
         if s != -1:
             known *= s
-    if -1 in shape:
+    if -1 in dims:
         if known == 0 or x.size % known:
             raise ValueError(f"cannot reshape an array of size {x.size} into shape "
-                             f"{tuple(shape)}")
-        shape[shape.index(-1)] = x.size // known
-    new_shape = tuple(shape)
+                             f"{tuple(dims)}")
+        dims[dims.index(-1)] = x.size // known
+    new_shape = tuple(dims)
     check_size(new_shape, x._dtype.np.itemsize, "reshape: shape")
     if _prod(new_shape) != x.size:
         raise ValueError(f"cannot reshape an array of shape {x.shape} (size {x.size}) into "
@@ -357,6 +357,7 @@ def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array
 def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Array:
     """Repeat each element `repeats` times (per element when repeats is an array)."""
     _check_array(x)
+    r: np.ndarray | int
     if isinstance(repeats, Array):
         if repeats.dtype.kind not in "iu":
             raise TypeError(f"repeat: repeats must have an integer dtype, got "

@@ -73,13 +73,13 @@ def _out_shape(s1: tuple, s2: tuple) -> tuple:
         nb = max(len(b1), len(b2))
         p1 = (1,) * (nb - len(b1)) + b1
         p2 = (1,) * (nb - len(b2)) + b2
-        batch = []
+        dims = []
         for e1, e2 in zip(p1, p2, strict=True):
             if e1 != e2 and e1 != 1 and e2 != 1:
                 raise ValueError(f"matmul: batch shapes {b1} (of x1 {s1}) and {b2} (of x2 "
                                  f"{s2}) do not broadcast")
-            batch.append(e2 if e1 == 1 else e1)
-        batch = tuple(batch)
+            dims.append(e2 if e1 == 1 else e1)
+        batch = tuple(dims)
     else:
         batch = ()
     return batch + s1[-2:-1] + s2[-1:] if n2 > 1 else batch + s1[-2:-1]
@@ -106,6 +106,8 @@ def matmul(x1: Array, x2: Array, /) -> Array:
         dt = _check_operands(x1, x2)
     s1 = x1._shape
     s2 = x2._shape
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
     if len(s1) == 2 and len(s2) == 2:  # the common case, spelled out
         n = s2[1]
         if s1[1] != s2[0]:
@@ -202,7 +204,35 @@ def imatmul_operator(x1: Array, x2: Any) -> Array:
 
 
 class MatmulExplain:
-    """What the planner and selector decided for one matmul (from the C core itself)."""
+    """What the planner and selector decided for one matmul (from the C core itself).
+
+    Returned by `matmul_explain`; not created directly. ``str()`` (and ``print``) gives a
+    readable report, ``x[key]`` one fact, ``to_dict()`` all of them.
+
+    The keys: ``role`` ("DOT", "GEVM", "GEMV" or "GEMM"), ``dtype`` (of the computation),
+    ``lhs_shape``, ``rhs_shape``, ``out_shape``, ``M``, ``N``, ``K``, ``batch_shape``,
+    ``route`` (the backend that runs the product: "blas", "pack_blas", "generic" or
+    "reference"), ``packed`` and ``cast`` (the operands packed to row-major once, and those
+    converted while packing), ``C`` (contractions), ``U_lhs``, ``U_rhs`` (distinct operand
+    matrices) and ``R_lhs``, ``R_rhs`` (their reuse, C / U), ``payload_bytes`` and
+    ``packed_matrices`` (what packing copies), ``flops``, ``blas_calls``, ``verdicts``
+    (per backend, in dispatch order: its type-stage verdict and its outcome),
+    ``mapped_strides``, ``lhs_core_strides``, ``rhs_core_strides``, ``out_core_strides``,
+    ``lhs_reused``, ``rhs_reused``, ``lhs_zero_batch_stride``, ``rhs_zero_batch_stride``,
+    and ``policy`` (a forced backend and the thresholds that differed from the defaults
+    when the selection ran; empty under the defaults). docs/matmul.md explains each.
+
+    Examples
+    --------
+    >>> import stridedarray as sa
+    >>> e = sa.matmul_explain(sa.ones((2, 3, 4)), sa.ones((4, 5)))
+    >>> e["role"], e["M"], e["N"], e["K"], e["batch_shape"], e["out_shape"]
+    ('GEMM', 3, 5, 4, (2,), (2, 3, 5))
+    >>> [v["backend"] for v in e["verdicts"]]
+    ['blas', 'pack_blas', 'generic', 'reference']
+    >>> e.to_dict()["flops"] == 2 * 2 * 3 * 5 * 4
+    True
+    """
 
     __slots__ = ("_d",)
 
@@ -210,16 +240,33 @@ class MatmulExplain:
         self._d = d
 
     def to_dict(self) -> dict:
-        """The facts, selection and ledger as a plain dict (a copy)."""
+        """The facts, selection and ledger as a plain dict (a copy).
+
+        Returns
+        -------
+        dict
+            Every key of the report (see the class docstring); changing it changes nothing
+            here.
+
+        Examples
+        --------
+        >>> import stridedarray as sa
+        >>> d = sa.matmul_explain(sa.ones(8), sa.ones(8)).to_dict()
+        >>> d["role"], d["K"], d["out_shape"]
+        ('DOT', 8, ())
+        """
         return dict(self._d)
 
     def __getitem__(self, key: str) -> Any:
+        """One fact of the report by key (KeyError for an unknown key)."""
         return self._d[key]
 
     def __repr__(self) -> str:
+        """The report as ``MatmulExplain({...})``, every key and value."""
         return f"MatmulExplain({self._d!r})"
 
     def __str__(self) -> str:
+        """The report for reading: facts, each backend's verdict, route, ledger, policy."""
         d = self._d
         r = d["mapped_strides"]
         lines = [
@@ -251,7 +298,67 @@ class MatmulExplain:
 
 
 def matmul_explain(x1: Array, x2: Array, /) -> MatmulExplain:
-    """How `x1 @ x2` would run: plan facts, each backend's verdict, the route and its ledger."""
+    """How `x1 @ x2` would run: plan facts, each backend's verdict, the route and its ledger.
+
+    The C core plans the product exactly as `matmul` does, under the policy in effect here
+    (see `matmul_policy`), and reports its decisions instead of computing: nothing is packed,
+    allocated for the output or multiplied.
+
+    Parameters
+    ----------
+    x1, x2 : Array
+        The operands, as for `matmul`: numeric dtypes, at least one dimension each, the
+        last axis of `x1` as long as the contracted axis of `x2`, broadcastable batch axes.
+
+    Returns
+    -------
+    MatmulExplain
+        The report: ``print`` it to read it, index it (``e["route"]``) or take
+        ``e.to_dict()``. Its docstring lists every key.
+
+    Raises
+    ------
+    TypeError
+        An operand is not an Array, or has dtype bool.
+    ValueError
+        The shapes do not multiply (a 0-d operand, contracted dimensions that differ, batch
+        shapes that do not broadcast).
+
+    See Also
+    --------
+    matmul_policy : Force a backend, or change the crossover thresholds, within a block.
+
+    Examples
+    --------
+    A reversed view has no BLAS layout: packed once to row-major, it can still use BLAS.
+
+    >>> import stridedarray as sa
+    >>> lhs = sa.ones((1, 64, 64))[:, :, ::-1]   # strides (4096, 64, -1)
+    >>> rhs = sa.ones((16, 64, 64))
+    >>> e = sa.matmul_explain(lhs, rhs)
+    >>> e["role"], e["batch_shape"], e["C"], e["U_lhs"]   # the lhs serves all 16 products
+    ('GEMM', (16,), 16, 1)
+
+    Forcing a backend switches its crossover thresholds off, so the answers below do not
+    depend on the policy table: direct BLAS declines the layout (the generic kernel then
+    runs the product), pack-once BLAS packs the lhs once.
+
+    >>> with sa.matmul_policy(force="blas"):
+    ...     e = sa.matmul_explain(lhs, rhs)
+    >>> e["verdicts"][0]["outcome"], e["route"]
+    ('declined: layout', 'generic')
+    >>> with sa.matmul_policy(force="pack_blas"):
+    ...     e = sa.matmul_explain(lhs, rhs)
+    >>> e["route"], e["packed"], e["payload_bytes"], e["blas_calls"]
+    ('pack_blas', ('lhs',), 32768, 16)
+    >>> with sa.matmul_policy(force="generic"):
+    ...     print(sa.matmul_explain(lhs, rhs))  # doctest: +ELLIPSIS
+    matmul (1, 64, 64) @ (16, 64, 64) -> (16, 64, 64) (float64): GEMM, M=64 N=64 K=64
+    ...
+      route: generic; packed: nothing; 0 matrices, payload 0 bytes
+      ledger: 0 BLAS calls, 8,388,608 FLOPs
+    ...
+    """
     dt = _check_operands(x1, x2)
     shape = _out_shape(x1._shape, x2._shape)
     ex = ffi.new("sa_mm_explain *")
@@ -294,7 +401,7 @@ def matmul_explain(x1: Array, x2: Array, /) -> MatmulExplain:
 
 # `x @ y` costs one Python call: the operators are bound to the functions that implement
 # them (the dunders in _array.py, which import this module lazily, are replaced here when
-# the namespace is imported).
-Array.__matmul__ = matmul_operator  # type: ignore[method-assign]
-Array.__rmatmul__ = rmatmul_operator  # type: ignore[method-assign]
-Array.__imatmul__ = imatmul_operator  # type: ignore[method-assign]
+# the namespace is imported). (Type checkers see the operators declared in _array_protocols.)
+Array.__matmul__ = matmul_operator  # type: ignore[method-assign,assignment]
+Array.__rmatmul__ = rmatmul_operator  # type: ignore[method-assign,assignment]
+Array.__imatmul__ = imatmul_operator  # type: ignore[method-assign,assignment]

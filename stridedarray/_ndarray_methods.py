@@ -39,8 +39,29 @@ def _method(name: str) -> Callable:
         return _to_ours(r)
 
     method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"NumPy's ndarray.{name}, computed on the zero-copy view (result as an Array)."
+    method.__doc__ = _DOC.format(name=name)
     return method
+
+
+_DOC = """NumPy's ndarray.{name}, computed on the zero-copy view (result as an Array).
+
+Parameters
+----------
+*args, **kwargs
+    As for ``numpy.ndarray.{name}``; stridedarray arrays among them (``out=`` included) are
+    passed to NumPy as zero-copy views.
+
+Returns
+-------
+Array or object
+    NumPy's result, converted by the rule of NumPy functions: arrays of standard dtypes
+    come back as stridedarray arrays (views of this array's buffer stay views), anything
+    else as NumPy gives it.
+
+See Also
+--------
+numpy.ndarray.{name}
+"""
 
 
 for _name in NDARRAY_METHODS:

@@ -7,9 +7,11 @@ The shipped values were measured on the project's reference machine (2 cores, x8
 `python -m stridedarray.tune`, which replaced the seed's Apple M1/Accelerate values (raw data
 in docs/benchmarks.md). The tuning tool re-measures them on any machine and writes a JSON
 file `{"key": int, ...}` with the keys of `DEFAULT_POLICY`. At import the file named by the
-environment variable `STRIDEDARRAY_POLICY` is loaded, else `~/.config/stridedarray/policy.json`
-when it exists. Missing keys keep their defaults; a file that cannot be used is reported with
-a warning and ignored as a whole.
+environment variable `STRIDEDARRAY_POLICY` is loaded, else the user's file
+`$XDG_CONFIG_HOME/stridedarray/policy.json` (`~/.config/stridedarray/policy.json` when
+XDG_CONFIG_HOME is unset) when it exists; the tuning tool writes to the same place. Missing
+keys keep their defaults; a file that cannot be used is reported with a warning and ignored
+as a whole.
 
 `matmul_policy(force=None, **thresholds)` changes the policy for a block of code. It is a
 contextvars-based context manager, so threads and async tasks do not see each other's changes.
@@ -24,11 +26,12 @@ import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from ._ffi import ffi
 
 __all__ = ["DEFAULT_POLICY", "BACKENDS", "matmul_policy", "current_policy", "load_policy_file",
-           "policy_path"]
+           "policy_path", "user_policy_path"]
 
 # key -> value measured on the reference machine. Keys are stable: the tuning tool and the
 # JSON policy file use them.
@@ -56,12 +59,20 @@ DEFAULT_POLICY: dict[str, int] = {
 BACKENDS: tuple[str, ...] = ("blas", "pack_blas", "generic", "reference")
 
 
+def user_policy_path() -> Path:
+    """The user's policy file, present or not: $XDG_CONFIG_HOME/stridedarray/policy.json, with
+    ~/.config for XDG_CONFIG_HOME when that is unset, empty or relative (as the XDG spec says)."""
+    config = os.environ.get("XDG_CONFIG_HOME", "")
+    base = Path(config) if os.path.isabs(config) else Path.home() / ".config"
+    return base / "stridedarray" / "policy.json"
+
+
 def policy_path() -> Path | None:
     """The policy file loaded at import: $STRIDEDARRAY_POLICY, else the user file if present."""
     env = os.environ.get("STRIDEDARRAY_POLICY")
     if env:
         return Path(env)
-    user = Path.home() / ".config" / "stridedarray" / "policy.json"
+    user = user_policy_path()
     return user if user.is_file() else None
 
 
@@ -101,7 +112,7 @@ def _initial() -> dict[str, int]:
         return dict(DEFAULT_POLICY)
 
 
-def _struct(values: Mapping[str, int], force: int):
+def _struct(values: Mapping[str, int], force: int) -> Any:
     return ffi.new("sa_mm_policy *", {**values, "force": force})
 
 
@@ -112,10 +123,10 @@ _current = contextvars.ContextVar(
     "stridedarray_matmul_policy", default=_struct(_BASE, -1))  # noqa: B039
 
 
-def current_policy() -> dict:
+def current_policy() -> dict[str, Any]:
     """The policy in effect here: every threshold, plus `force` (a backend name or None)."""
     p = _current.get()
-    d = {k: int(getattr(p, k)) for k in DEFAULT_POLICY}
+    d: dict[str, Any] = {k: int(getattr(p, k)) for k in DEFAULT_POLICY}
     d["force"] = BACKENDS[p.force] if p.force >= 0 else None
     return d
 
@@ -124,10 +135,57 @@ def current_policy() -> dict:
 def matmul_policy(force: str | None = None, **thresholds: int) -> Iterator[dict]:
     """Within the block, force a matmul backend by name and/or change crossover thresholds.
 
-    `force` is one of "blas", "pack_blas", "generic", "reference" (or None): that backend is
-    tried alone with its crossover thresholds off; when its layout rules still decline, the
-    generic route computes the result (`matmul_explain` shows what happened). Threshold
-    keywords are the keys of DEFAULT_POLICY. Yields the policy in effect as a dict."""
+    A context manager. The change applies to the current thread or asyncio task only (it is
+    kept in a `contextvars.ContextVar`), blocks nest, and leaving the block restores the
+    policy that was in effect before.
+
+    Parameters
+    ----------
+    force : {None, "blas", "pack_blas", "generic", "reference"}, optional
+        Run every matmul of the block on this backend, tried alone with its crossover
+        thresholds off. When its layout rules still decline (e.g. direct BLAS on a
+        reversed view), the generic kernel computes the product; `matmul_explain` shows the
+        decline. None (the default) keeps the backend choice of the enclosing block.
+    **thresholds : int
+        New values for crossover constants, by their keys in the policy table
+        (``stridedarray._policy.DEFAULT_POLICY``, documented in docs/matmul.md), e.g.
+        ``gemm_blas_min=16``: direct BLAS for GEMM when min(M, N, K) >= 16. Non-negative
+        ints; keys not given keep their values in force.
+
+    Yields
+    ------
+    dict
+        The policy in effect inside the block: every threshold, and ``"force"`` (a backend
+        name or None).
+
+    Raises
+    ------
+    ValueError
+        `force` is not a backend name, a threshold key is unknown, or a value is not a
+        non-negative int.
+
+    See Also
+    --------
+    matmul_explain : The route a product takes under the policy in effect.
+
+    Examples
+    --------
+    >>> import stridedarray as sa
+    >>> a, b = sa.ones((10, 32, 32)), sa.ones((10, 32, 32))
+    >>> with sa.matmul_policy(force="generic") as policy:
+    ...     c = a @ b                                 # computed by the generic kernel
+    ...     route = sa.matmul_explain(a, b)["route"]
+    >>> route, policy["force"]
+    ('generic', 'generic')
+    >>> with sa.matmul_policy(gemm_blas_min=64) as policy:
+    ...     policy["gemm_blas_min"]
+    64
+    >>> with sa.matmul_policy(colour=1):
+    ...     pass
+    Traceback (most recent call last):
+    ...
+    ValueError: matmul_policy: unknown policy key 'colour'...
+    """
     if force is not None and force not in BACKENDS:
         raise ValueError(f"force must be None or one of {BACKENDS}, got {force!r}")
     values = {k: int(getattr(_current.get(), k)) for k in DEFAULT_POLICY}

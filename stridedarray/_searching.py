@@ -23,8 +23,12 @@ def _arg_extremum(fn: Callable, name: str, x: Array, axis: int | None, keepdims:
     check_array(x)
     check_kind(x, "biuf", name, "real-valued")
     ax = None if axis is None else normalize_axis(axis, x.ndim)
-    if x.size == 0:
-        raise ValueError(f"{name}: x of shape {x.shape} is empty, so there is no extremum")
+    # Empty only where a searched extent is 0: a (0, 4) array along axis 1 has no rows to
+    # search and gives shape (0,), as in NumPy; along axis 0 (or flattened) there is no answer.
+    if (x.size == 0 if ax is None else x.shape[ax] == 0) if x.ndim else False:
+        raise ValueError(f"{name}: x of shape {x.shape} is empty along "
+                         f"{'its elements' if ax is None else f'axis {ax}'}, so there is no "
+                         "extremum")
     out = fn(x._np, axis=ax, keepdims=keepdims)
     return _wrap(np.asarray(out, dtype=np.int64))
 
@@ -71,10 +75,7 @@ def searchsorted(x1: Array, x2: Array | int | float, /, *,
     if isinstance(x2, Array):
         v = x2._np
     else:
-        dt = x1.dtype
-        if isinstance(x2, float) and dt.kind in "iu":
-            dt = _dtypes.float64
-        v = scalar_as(x2, dt, "searchsorted(x2)")
+        v, _ = scalar_as(x2, x1.dtype, "searchsorted(x2)")
     s = None
     if sorter is not None:
         check_array(sorter, "sorter")

@@ -7,7 +7,7 @@ sorted output makes results reproducible). Index arrays use int64.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -44,9 +44,11 @@ def _idx(a: np.ndarray) -> Array:
     return _wrap(a.astype(np.int64, copy=False))
 
 
-def _unique(x: Array, **kw: bool) -> tuple:
+def _unique(x: Array, **kw: bool) -> Any:
+    """np.unique of x's elements: an ndarray, or a tuple of them when a return_* flag is set."""
     check_array(x)
-    return np.unique(x._np.reshape(-1), equal_nan=False, **kw)
+    # NumPy's overloads want literal flags; each caller unpacks the tuple its flags ask for.
+    return np.unique(x._np.reshape(-1), equal_nan=False, **kw)  # type: ignore[call-overload]
 
 
 def unique_all(x: Array, /) -> UniqueAllResult:

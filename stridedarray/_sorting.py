@@ -7,6 +7,8 @@ keep their original relative order, as the standard requires of `stable=True`.
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 
 from ._array import Array, _wrap
@@ -26,7 +28,7 @@ def _check(x: Array, axis: int, name: str) -> int:
 
 
 def _argsort_np(a: np.ndarray, axis: int, descending: bool, stable: bool) -> np.ndarray:
-    kind = "stable" if stable else None
+    kind: Literal["stable"] | None = "stable" if stable else None
     if not descending:
         return np.argsort(a, axis=axis, kind=kind)
     n = a.shape[axis]

@@ -39,41 +39,25 @@ def reduce_axes(axis: int | Sequence[int] | None, ndim: int) -> tuple[int, ...] 
     return normalize_axes(tuple(axis) if isinstance(axis, Sequence) else axis, ndim)
 
 
-def _scalar_fits(value: Any, dt: DType) -> bool:
-    if isinstance(value, bool):
-        return dt.kind == "b"
-    if isinstance(value, int):
-        return dt.kind in "iufc"
-    if isinstance(value, float):
-        return dt.kind in "fc"
-    if isinstance(value, complex):
-        return dt.kind == "c"
-    return False
-
-
-def scalar_as(value: Any, dt: DType, name: str) -> np.ndarray:
-    """A Python scalar as a 0-d ndarray of the array dtype it mixes with (2024.12 rules)."""
-    if not _scalar_fits(value, dt):
-        raise TypeError(f"{name}: a Python {type(value).__name__} cannot be mixed with an array "
-                        f"of dtype {dt.name}")
-    if dt.kind in "iu":
-        info = np.iinfo(dt.np)
-        if not info.min <= value <= info.max:
-            raise OverflowError(f"{name}: {value} is out of range for {dt.name}")
-    return np.asarray(value, dtype=dt.np)
+def scalar_as(value: Any, dt: DType, name: str) -> tuple[np.ndarray, DType]:
+    """A Python scalar mixed with an array of dtype `dt`: the 0-d ndarray it becomes and the
+    dtype of the mix (`_dtypes.scalar_dtype`'s rules, shared with the element-wise functions)."""
+    r = _dtypes.scalar_dtype(dt, value, name)
+    return _dtypes.scalar_np(value, r), r
 
 
 def operands(x1: Any, x2: Any, func: str) -> tuple[np.ndarray, np.ndarray, DType]:
-    """Two operands (arrays or Python scalars) as ndarrays of their promoted dtype."""
+    """Two operands (arrays or Python scalars) as ndarrays, and their promoted dtype."""
     a1, a2 = isinstance(x1, Array), isinstance(x2, Array)
     if not (a1 or a2):
         raise TypeError(f"{func}: at least one of x1, x2 must be a stridedarray.Array")
     if a1 and a2:
-        dt = _dtypes.promote(x1.dtype, x2.dtype)
-        return x1._np, x2._np, dt
+        return x1._np, x2._np, _dtypes.promote(x1.dtype, x2.dtype)
     if a1:
-        return x1._np, scalar_as(x2, x1.dtype, f"{func}(x2)"), x1.dtype
-    return scalar_as(x1, x2.dtype, f"{func}(x1)"), x2._np, x2.dtype
+        n2, dt = scalar_as(x2, x1.dtype, f"{func}(x2)")
+        return x1._np, n2, dt
+    n1, dt = scalar_as(x1, x2.dtype, f"{func}(x1)")
+    return n1, x2._np, dt
 
 
 def sum_dtype(x: Array, dtype: DType | None, func: str) -> DType:

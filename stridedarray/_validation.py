@@ -30,10 +30,9 @@ def normalize_axis(axis: int, ndim: int, name: str = "axis") -> int:
 
 def normalize_axes(axes: int | Sequence[int], ndim: int, name: str = "axis") -> tuple[int, ...]:
     """Normalize an int or a sequence of ints to a tuple of distinct axes in [0, ndim)."""
-    if isinstance(axes, Sequence):
-        out = tuple(normalize_axis(a, ndim, name) for a in axes)
-    else:
-        out = (normalize_axis(axes, ndim, name),)
+    if not isinstance(axes, Sequence):
+        return (normalize_axis(axes, ndim, name),)
+    out = tuple(normalize_axis(a, ndim, name) for a in axes)
     if len(set(out)) != len(out):
         raise ValueError(f"{name} contains repeated axes: {tuple(axes)}")
     return out

@@ -242,7 +242,7 @@ def matrix_power(x: Array, n: int, /) -> Array:
         return _wrap(np.ascontiguousarray(eye))
     base = inv(x) if n < 0 else x
     n = abs(n)
-    result = None
+    result: Array | None = None
     while True:
         if n & 1:
             result = base if result is None else matmul(result, base)
@@ -250,6 +250,7 @@ def matrix_power(x: Array, n: int, /) -> Array:
         if not n:
             break
         base = matmul(base, base)
+    assert result is not None  # n >= 1: its highest set bit assigned `result`
     if result is x:
         result = x.to_row_major()  # a new array, never the input itself
     return result
@@ -356,6 +357,8 @@ def vector_norm(x: Array, /, *, axis: int | tuple[int, ...] | None = None,
 
     axes = reduce_axes(axis, x.ndim)
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        out = np.linalg.vector_norm(x._np, axis=axes, keepdims=bool(keepdims), ord=ord)
+        # NumPy's stubs allow axis=None only with keepdims=False; NumPy itself takes both.
+        out = np.linalg.vector_norm(x._np, axis=axes,  # type: ignore[arg-type]
+                                    keepdims=bool(keepdims), ord=ord)
     real = np.float32 if x.dtype.np in (np.float32, np.complex64) else np.float64
     return _wrap(np.asarray(out, dtype=real))

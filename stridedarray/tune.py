@@ -1,4 +1,4 @@
-"""`python -m stridedarray.tune`: measure the selector's crossovers on this machine.
+"""`stridedarray-tune` (`python -m stridedarray.tune`): measure the selector's crossovers here.
 
 For each crossover constant of the policy table (stridedarray._policy.DEFAULT_POLICY), a sweep
 times the same product with the two competing routes forced through `matmul_policy(force=...)`
@@ -7,7 +7,10 @@ The crossover is the threshold with the least summed regret (log-time lost again
 taking the faster route) over every round and workload of a key (see `joint_threshold`), ties
 within 3% going to BLAS. The result is printed next
 to the table in force and written as the JSON policy file the library loads at import:
-$STRIDEDARRAY_POLICY if set, else ~/.config/stridedarray/policy.json (or --out PATH).
+$STRIDEDARRAY_POLICY if set, else $XDG_CONFIG_HOME/stridedarray/policy.json (XDG_CONFIG_HOME
+defaults to ~/.config), or --out PATH. Output paths are checked before measuring; a file that
+still cannot be written afterwards is saved in the temporary directory instead (the exit status
+is then 1 and the message says where).
 """
 
 from __future__ import annotations
@@ -17,14 +20,24 @@ import json
 import math
 import os
 import sys
+import tempfile
 import timeit
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 import stridedarray as sa
+from stridedarray._cli import (
+    add_version,
+    check_output_file,
+    emit,
+    exits_cleanly_on_closed_pipe,
+    prog_name,
+)
+from stridedarray._policy import user_policy_path
 
 __all__ = ["Sweep", "SWEEPS", "measure_sweep", "policy_path", "main"]
 
@@ -92,9 +105,10 @@ SWEEPS = _sweeps()
 
 
 def policy_path() -> Path:
-    """Where the library loads its policy from: $STRIDEDARRAY_POLICY, else the user config."""
+    """Where the library loads its policy from: $STRIDEDARRAY_POLICY, else the user's file
+    (`stridedarray._policy.user_policy_path`, which honours XDG_CONFIG_HOME)."""
     env = os.environ.get("STRIDEDARRAY_POLICY")
-    return Path(env) if env else Path.home() / ".config" / "stridedarray" / "policy.json"
+    return Path(env) if env else user_policy_path()
 
 
 def _route(a: sa.Array, b: sa.Array) -> str:
@@ -169,7 +183,7 @@ def joint_threshold(point_sets: list[list[dict]]) -> int:
 
 def measure_sweep(sw: Sweep, target_s: float = 2.5e-4, repeats: int = 25) -> dict:
     """Time both forced routes at every size; return the points and the crossover value."""
-    points = []
+    points: list[dict[str, Any]] = []
     for s in sw.sizes:
         x, y = sw.build(s)
         a, b = sa.asarray(x), sa.asarray(y)
@@ -233,10 +247,37 @@ def _table(default: dict, current: dict, measured: dict[str, int]) -> str:
     return "\n".join(lines)
 
 
+def _save(path: Path, text: str, option: str) -> bool:
+    """Write `text` to `path`, making missing parent directories. When that fails the
+    measurement is not lost: it goes to a new file in the temporary directory (or, failing
+    that too, to stderr), and the message names the option and where the data went."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        return True
+    except OSError as exc:
+        reason = f"{option}: could not write {path}: {exc.strerror or exc}"
+    try:
+        fd, name = tempfile.mkstemp(prefix=f"stridedarray-tune-{option.lstrip('-')}-",
+                                    suffix=".json")
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+    except OSError:
+        emit(f"{reason}; the data follows:\n{text}", file=sys.stderr)
+    else:
+        emit(f"{reason}; saved it to {name} instead", file=sys.stderr)
+    return False
+
+
+@exits_cleanly_on_closed_pipe
 def main(argv: list[str] | None = None) -> int:
-    """Sweep every crossover, print the table, write the policy file (and raw data on request)."""
-    p = argparse.ArgumentParser(prog="python -m stridedarray.tune", description=__doc__,
+    """Sweep every crossover, print the table, write the policy file (and raw data on request).
+
+    Returns the exit status: 0, or 1 when a file could not be written where asked (the data
+    was then saved elsewhere, as the message on stderr says)."""
+    p = argparse.ArgumentParser(prog=prog_name("stridedarray.tune"), description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_version(p)
     p.add_argument("--out", type=Path, default=None,
                    help=f"policy file to write (default {policy_path()})")
     p.add_argument("--dry-run", action="store_true", help="measure and print, write nothing")
@@ -251,6 +292,10 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"--threads must be >= 1, got {args.threads}")
     if args.rounds < 1:
         raise SystemExit(f"--rounds must be >= 1, got {args.rounds}")
+    out = None if args.dry_run else (args.out or policy_path())
+    for option, path in (("--out", out), ("--raw", args.raw)):
+        if path is not None:  # before minutes of measuring, not after
+            check_output_file(path, option)
     from stridedarray.bench.machine import machine_info, set_threads
 
     set_threads(args.threads)
@@ -270,8 +315,8 @@ def main(argv: list[str] | None = None) -> int:
         r["crossover"] = sorted(r["rounds"])[(len(rounds) - 1) // 2]
         results.append(r)
         pts = "  ".join(f"{q['size']}:{q['ratio']:.2f}" for q in rounds[-1]["points"])
-        print(f"{sw.key} <- {sw.what}: {sw.slow}/{sw.fast} time by size  {pts}"
-              f"  => {r['rounds']} -> {r['crossover']}", file=sys.stderr)
+        emit(f"{sw.key} <- {sw.what}: {sw.slow}/{sw.fast} time by size  {pts}"
+             f"  => {r['rounds']} -> {r['crossover']}", file=sys.stderr)
     measured = combine(results)
     for key in measured:  # a key swept on several workloads: the least total regret
         sets = [ps for r in results if r["key"] == key for ps in r["points"]]
@@ -279,19 +324,22 @@ def main(argv: list[str] | None = None) -> int:
             measured[key] = joint_threshold(sets)
     if "vec_pack_cond_min_elems" in measured:
         measured["vec_pack_floor_min_elems"] = measured["vec_pack_cond_min_elems"]
-    print(_table(default, current, measured))
+    emit(_table(default, current, measured))
     new = {k: measured.get(k, current.get(k, v)) for k, v in default.items()}
+    status = 0
     if args.raw:
-        args.raw.write_text(json.dumps({"machine": machine_info(), "threads": args.threads,
-                                        "sweeps": results, "measured": measured,
-                                        "policy": new}, indent=1))
-    if args.dry_run:
-        return 0
-    out = args.out or policy_path()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(new, indent=1) + "\n")
-    print(f"wrote {out} (loaded at import; STRIDEDARRAY_POLICY overrides the location)")
-    return 0
+        raw = json.dumps({"machine": machine_info(), "threads": args.threads,
+                          "sweeps": results, "measured": measured, "policy": new}, indent=1)
+        if _save(args.raw, raw, "--raw"):
+            emit(f"wrote {args.raw}")
+        else:
+            status = 1
+    if out is not None:
+        if _save(out, json.dumps(new, indent=1) + "\n", "--out"):
+            emit(f"wrote {out} (loaded at import; STRIDEDARRAY_POLICY overrides the location)")
+        else:
+            status = 1
+    return status
 
 
 if __name__ == "__main__":

@@ -177,10 +177,45 @@ def test_linspace_matches_numpy(start, stop, num, endpoint, dt):
 def test_linspace_defaults_and_rejections():
     assert sa.linspace(0, 1, 5).dtype is sa.float64
     assert sa.linspace(0, 1j, 5).dtype is sa.complex128
-    with pytest.raises(TypeError, match="floating"):
-        sa.linspace(0, 1, 5, dtype=sa.int32)
+    with pytest.raises(TypeError, match="complex"):
+        sa.linspace(0, 1j, 5, dtype=sa.float32)
     with pytest.raises(ValueError, match="num"):
         sa.linspace(0, 1, -1)
+
+
+@pytest.mark.parametrize("dtype", [sa.int8, sa.int32, sa.int64, sa.uint8, sa.uint64, sa.bool],
+                         ids=lambda d: d.name)
+@pytest.mark.parametrize("bounds", [(0, 10, 4), (-10, 0, 4), (3, -7, 6), (0, 1, 5), (2, 2, 3),
+                                    (0, 100, 0), (-1.5, 7.25, 9)])
+@pytest.mark.parametrize("endpoint", [True, False])
+def test_linspace_of_an_integer_dtype_matches_numpy(dtype, bounds, endpoint):
+    """The standard asks for a floating dtype; NumPy (and SciPy, which relies on it) computes
+    in float64 and rounds toward -inf."""
+    start, stop, num = bounds
+    if dtype.kind in "ub" and min(start, stop) < 0:
+        return  # negative values do not exist in the dtype; NumPy's cast is not defined
+    got = sa.linspace(start, stop, num, dtype=dtype, endpoint=endpoint)
+    want = np.linspace(start, stop, num, dtype=dtype.np, endpoint=endpoint)
+    assert got.dtype is dtype
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+@pytest.mark.parametrize("fill", [sa.asarray(3, dtype=sa.int8), sa.asarray(2.5),
+                                  sa.asarray(True), sa.asarray(1 - 2j, dtype=sa.complex64),
+                                  sa.asarray([7.0])[0], sa.ones((3, 3))[::-1, 1][2]])
+@pytest.mark.parametrize("dtype", [None, sa.float32, sa.int64, sa.complex128],
+                         ids=lambda d: getattr(d, "name", "default"))
+def test_full_with_a_0d_array_fill_value_matches_numpy(fill, dtype):
+    """NumPy, torch and JAX accept a 0-d array as the fill value; its dtype is the default."""
+    ref_fill = np.asarray(fill)
+    if fill.dtype.kind == "c" and dtype is not None and dtype.kind != "c":
+        with pytest.raises(TypeError, match="complex"):
+            sa.full((2, 3), fill, dtype=dtype)
+        return
+    got = sa.full((2, 3), fill, dtype=dtype)
+    want = np.full((2, 3), ref_fill, dtype=None if dtype is None else dtype.np)
+    assert got.dtype.np == want.dtype
+    np.testing.assert_array_equal(np.asarray(got), want)
 
 
 @pytest.mark.parametrize("indexing", ["xy", "ij"])

@@ -45,7 +45,7 @@ def test_the_13_dtypes_exist_and_compare_by_identity():
     assert sa.float64 != "float64"  # unlike NumPy dtypes
 
 
-def test_promotion_is_the_standard_table_and_undefined_pairs_raise():
+def test_promotion_is_the_standard_table_and_numpys_beyond_it():
     table = _table()
     for a in DTYPES:
         for b in DTYPES:
@@ -53,9 +53,44 @@ def test_promotion_is_the_standard_table_and_undefined_pairs_raise():
                 assert promote(a, b) is table[a, b]
                 assert sa.result_type(a, b) is table[a, b]
             else:
-                # e.g. int64 + float32, uint64 + int64, bool + int8: NumPy promotes these
-                with pytest.raises(TypeError, match="promotion"):
-                    promote(a, b)
+                # e.g. int64 + float32, uint64 + int64, bool + int8: undefined by the standard;
+                # we give NumPy's answer
+                want = np.result_type(a.np, b.np)
+                assert promote(a, b).np == want and sa.result_type(a, b).np == want, (a, b)
+
+
+def test_mixed_kind_promotion_where_numpy_torch_and_jax_agree():
+    """The cases all three libraries agree on, spelled out (independent of NumPy's table)."""
+    ints = [sa.int8, sa.int16, sa.int32, sa.int64, sa.uint8, sa.uint16, sa.uint32, sa.uint64]
+    for d in ints + [sa.float32, sa.float64, sa.complex64, sa.complex128]:
+        assert promote(sa.bool, d) is d and promote(d, sa.bool) is d
+    for i in ints:
+        assert promote(i, sa.float64) is sa.float64
+        assert promote(i, sa.complex128) is sa.complex128
+    for i in (sa.int8, sa.int16, sa.uint8, sa.uint16):
+        assert promote(i, sa.float32) is sa.float32
+        assert promote(sa.complex64, i) is sa.complex64
+
+
+SCALARS = [True, 3, -2, 2.5, 1.5j]
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=lambda d: d.name)
+@pytest.mark.parametrize("s", SCALARS, ids=repr)
+def test_python_scalars_mix_as_in_numpy(dt, s):
+    """A Python scalar with an array: the dtype NumPy 2 (NEP 50) gives, for every dtype."""
+    if isinstance(s, int) and not isinstance(s, bool) and s < 0 and dt.kind == "u":
+        with pytest.raises(OverflowError):
+            sa.result_type(dt, s)
+        return
+    want = np.result_type(np.ones(1, dtype=dt.np), s)
+    assert sa.result_type(dt, s).np == want
+    both_bool = dt.kind == "b" and isinstance(s, bool)
+    f, ref = (sa.logical_or, np.logical_or) if both_bool else (sa.multiply, np.multiply)
+    for got, expected in ((f(sa.ones(2, dtype=dt), s), ref(np.ones(2, dt.np), s)),
+                          (f(s, sa.ones(2, dtype=dt)), ref(s, np.ones(2, dt.np)))):
+        assert got.dtype.np == expected.dtype == want
+        np.testing.assert_array_equal(np.asarray(got), expected)
 
 
 def test_result_type_with_arrays_and_scalars():
@@ -64,10 +99,12 @@ def test_result_type_with_arrays_and_scalars():
     assert sa.result_type(sa.float32, 1j) is sa.complex64
     assert sa.result_type(sa.complex64, 1.0) is sa.complex64
     assert sa.result_type(sa.uint8, 3) is sa.uint8
+    assert sa.result_type(sa.int8, 1.5) is sa.float64
+    assert sa.result_type(sa.int64, sa.float64, 1j) is sa.complex128
     with pytest.raises(OverflowError):
         sa.result_type(sa.uint8, -1)
-    with pytest.raises(TypeError):
-        sa.result_type(sa.int8, 1.5)
+    with pytest.raises(OverflowError):
+        sa.result_type(sa.bool, 2**63)  # int with a bool array takes int64, and must fit
     with pytest.raises(ValueError, match="at least one"):
         sa.result_type(1, 2)
     with pytest.raises(TypeError):
@@ -80,7 +117,9 @@ def test_can_cast_follows_promotion():
         for b in DTYPES:
             assert sa.can_cast(a, b) == (table.get((a, b)) is b)
     assert sa.can_cast(sa.ones(1, dtype=sa.int8), sa.int64)
-    assert not sa.can_cast(sa.int8, sa.float64)  # cross-kind: undefined, reported False
+    # cross-kind: undefined by the standard's table, reported False although `promote`
+    # gives NumPy's answer for them
+    assert not sa.can_cast(sa.int8, sa.float64) and not sa.can_cast(sa.bool, sa.int8)
     with pytest.raises(TypeError):
         sa.can_cast("int8", sa.int16)
 

@@ -196,3 +196,51 @@ def test_buffer_keeps_storage_alive():
     gc.collect()
     assert bytes(np.asarray(x)) == b"ello"
     assert memoryview(x.buffer).nbytes == 5
+
+
+# -- PEP 688: memoryview(x) (Python >= 3.12) ---------------------------------------------------
+NEEDS_PEP688 = pytest.mark.skipif(
+    __import__("sys").version_info < (3, 12),
+    reason="a Python class can export a buffer only from Python 3.12 (PEP 688)")
+
+
+@NEEDS_PEP688
+@settings(max_examples=150)
+@given(views())
+def test_memoryview_of_any_view_shares_memory_with_its_layout(p):
+    m = memoryview(p.x)
+    assert m.format == memoryview(np.ascontiguousarray(p.ref)).format  # NumPy's own format code
+    assert m.shape == p.ref.shape and m.ndim == p.ref.ndim
+    assert m.itemsize == p.ref.itemsize
+    # byte strides: ours in elements times the item size, negative and zero ones kept (an axis
+    # of extent 1, or any axis of an empty array, is never stepped, so its stride is free)
+    if p.ref.size:
+        for n, got, ours in zip(p.ref.shape, m.strides, p.x.strides, strict=True):
+            assert n == 1 or got == ours * p.ref.itemsize
+    assert m.readonly == (not np.asarray(p.x).flags.writeable)
+    back = np.asarray(m)
+    np.testing.assert_array_equal(back, p.ref)
+    if p.ref.size:
+        assert np.shares_memory(back, np.asarray(p.x))
+
+
+@NEEDS_PEP688
+def test_memoryview_writes_through_and_read_only_stays_read_only():
+    x = sa.reshape(sa.arange(6.0), (2, 3))[:, ::-2]
+    m = memoryview(x)
+    assert not m.readonly and not m.c_contiguous and m.contiguous is False
+    np.asarray(m)[0, 0] = 42.0
+    assert float(x[0, 0]) == 42.0
+    ro = sa.asarray(bytes(16)[:], dtype=sa.uint8)
+    assert memoryview(ro).readonly
+    with pytest.raises((TypeError, BufferError), match="writable"):
+        __import__("ctypes").c_char.from_buffer(ro)  # asks for a writable buffer
+    assert memoryview(sa.asarray(3.5)).shape == () and memoryview(sa.asarray(3.5))[()] == 3.5
+
+
+@pytest.mark.skipif(__import__("sys").version_info >= (3, 12), reason="Python 3.11 only")
+def test_memoryview_on_python_311_says_no_and_numpy_view_works():
+    x = sa.arange(3.0)
+    with pytest.raises(TypeError):
+        memoryview(x)
+    assert memoryview(np.asarray(x)).tolist() == [0.0, 1.0, 2.0]

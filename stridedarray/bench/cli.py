@@ -1,4 +1,7 @@
-"""`python -m stridedarray.bench` / `stridedarray-bench`: the whole benchmark from one command."""
+"""`python -m stridedarray.bench` / `stridedarray-bench`: the whole benchmark from one command.
+
+The exit status is 0 when every case's result matched NumPy's, 1 when one differed or failed
+(the outputs are written either way), 2 for a bad command line."""
 
 from __future__ import annotations
 
@@ -11,9 +14,10 @@ from pathlib import Path
 
 import numpy as np
 
+from .._cli import add_version, emit, exits_cleanly_on_closed_pipe, prog_name
 from . import report
 from .machine import machine_info, set_threads
-from .runner import Settings, run_case
+from .runner import Result, Settings, run_case
 from .workloads import Case, all_cases
 
 __all__ = ["main", "select_cases"]
@@ -58,11 +62,13 @@ class _Progress:
             self.bar.close()
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(prog: str = "python -m stridedarray.bench") -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m stridedarray.bench",
+        prog=prog,
         description="Time stridedarray's matmul against NumPy's in the same process, on the "
-                    "workloads of issue 4; write a Markdown table, raw CSV, JSON and a PNG plot.")
+                    "benchmark workloads; write a Markdown table, raw CSV, JSON and a PNG plot. "
+                    "Exit status 1 when a result differs from NumPy's.")
+    add_version(p)
     p.add_argument("--quick", action="store_true", help="CI-sized workload and sampling (seconds)")
     p.add_argument("--threads", type=int, default=1, metavar="N",
                    help="BLAS threads for both NumPy's and stridedarray's OpenBLAS (default 1)")
@@ -85,6 +91,18 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _make_out_dir(out: Path) -> None:
+    """Create the output directory now, not after the run (which may take minutes)."""
+    if out.exists() and not out.is_dir():
+        raise SystemExit(f"--out: {out} is a file; the benchmark writes its outputs into a "
+                         "directory")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SystemExit(f"--out: cannot create the output directory {out}: "
+                         f"{exc.strerror or exc}") from None
+
+
 def _dask_main(args: argparse.Namespace) -> int:
     try:
         import distributed  # noqa: F401
@@ -98,25 +116,31 @@ def _dask_main(args: argparse.Namespace) -> int:
                     ("--dask-size", args.dask_size)):
         if v < 1:
             raise SystemExit(f"{name} must be >= 1, got {v}")
+    _make_out_dir(args.out)
     run(args.out, batch, min(args.dask_chunk, batch), args.dask_size,
         repeats=2 if args.quick else 3, workers=(1, 2))
-    print(f"wrote {args.out / 'dask.md'}, dask.csv, dask.json, dask.png")
+    emit(f"wrote {args.out / 'dask.md'}, dask.csv, dask.json, dask.png")
     return 0
 
 
+@exits_cleanly_on_closed_pipe
 def main(argv: list[str] | None = None) -> int:
-    """Run the selected cases and write results.md, samples.csv, results.json, ratios.png."""
-    args = _parser().parse_args(argv)
+    """Run the selected cases and write results.md, samples.csv, results.json, ratios.png.
+
+    Returns the exit status: 0 when every result matched NumPy's, 1 when one differed or
+    failed."""
+    args = _parser(prog_name("stridedarray.bench")).parse_args(argv)
     if args.threads < 1:
         raise SystemExit(f"--threads must be >= 1, got {args.threads}")
     if args.dask:
         return _dask_main(args)
     cases = select_cases(args.quick, args.filter)
     if args.list:
-        print("\n".join(c.name for c in cases))
+        emit("\n".join(c.name for c in cases))
         return 0
     if not cases:
         raise SystemExit(f"--filter {args.filter!r} matches no case (see --list)")
+    _make_out_dir(args.out)
     set_threads(args.threads)
     info = machine_info()
     settings = Settings.quick() if args.quick else Settings()
@@ -132,25 +156,25 @@ def main(argv: list[str] | None = None) -> int:
         progress.close()
     info["wall_time"] = f"{time.perf_counter() - t0:.1f} s"
     info["load_average_at_end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    args.out.mkdir(parents=True, exist_ok=True)
     table = report.markdown(results, info, args.threads)
     goals = report.targets_markdown(report.targets(results))
     (args.out / "results.md").write_text(table + "\n## Targets\n\n" + goals)
     report.write_csv(results, args.out / "samples.csv")
     report.write_json(results, info, args.threads, args.out / "results.json")
     plotted = _plot(results, info, args.threads, args.out / "ratios.png")
-    print(table)
-    print(goals)
-    print(f"wrote {args.out / 'results.md'}, samples.csv, results.json"
-          + (", ratios.png" if plotted else " (no plot: matplotlib not installed)"))
+    emit(table)
+    emit(goals)
+    emit(f"wrote {args.out / 'results.md'}, samples.csv, results.json"
+         + (", ratios.png" if plotted else " (no plot: matplotlib not installed)"))
     bad = [r.case.name for r in results if not r.correct]
     if bad:
-        print(f"WARNING: {len(bad)} case(s) differ from NumPy or failed: {', '.join(bad[:5])}",
-              file=sys.stderr)
+        emit(f"error: {len(bad)} case(s) differ from NumPy or failed: {', '.join(bad[:5])}"
+             + (", ..." if len(bad) > 5 else ""), file=sys.stderr)
+        return 1
     return 0
 
 
-def _plot(results, info: dict, threads: int, path: Path) -> bool:
+def _plot(results: list[Result], info: dict, threads: int, path: Path) -> bool:
     try:
         from .plot import plot_ratios
     except ImportError:

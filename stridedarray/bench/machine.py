@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import platform
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -22,7 +23,7 @@ _ENV_KEYS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS",
              "OPENBLAS_THREAD_TIMEOUT", "OMP_NUM_THREADS", "STRIDEDARRAY_POLICY")
 
 
-def _numpy_controllers():
+def _numpy_controllers() -> list[Any] | None:
     """threadpoolctl controllers of the BLAS libraries that are not ours, or None if absent."""
     try:
         from threadpoolctl import ThreadpoolController

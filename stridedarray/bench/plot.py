@@ -8,15 +8,57 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
-__all__ = ["plot_ratios"]
+__all__ = ["plot_ratios", "ratio_figure", "ratio_ticks"]
 
 _COLORS = {"lhs": "tab:blue", "rhs": "tab:orange", "cross": "tab:green",
            "C": "tab:blue", "F": "tab:orange", "padded": "tab:green"}
 
+# Ratio gridlines, coarsest first: powers of two; with 1.5x steps; with quarter steps.
+_MANTISSAS = ((1.0,), (1.0, 1.5), (1.0, 1.25, 1.5, 1.75))
+
+
+def ratio_ticks(lo: float, hi: float) -> list[float]:
+    """Gridline values for ratios in [lo, hi] (1.0 always among them): the coarsest ladder
+    that puts at least four lines in the range (else the finest), plus the next line beyond
+    an end that the data passes by more than 5% (or both neighbours when fewer than three
+    lines fall inside), so every value can be read between two labelled lines. Wide ranges
+    keep every 2nd, 4th, ... power of two: at most about a dozen lines."""
+    lo, hi = min(lo, 1.0), max(hi, 1.0)
+    e_lo, e_hi = math.floor(math.log2(lo)), math.ceil(math.log2(hi))
+    every = max(1, math.ceil((e_hi - e_lo) / 12))
+    e_lo, e_hi = e_lo - every, e_hi + every  # room for a line beyond each end
+    for mantissas in _MANTISSAS:
+        ladder = sorted(m * 2.0 ** e for m in mantissas for e in range(e_lo, e_hi + 1)
+                        if e % every == 0)
+        ticks = [t for t in ladder if lo <= t <= hi]
+        if len(ticks) >= 4 or every > 1:
+            break
+    few = len(ticks) < 3
+    if few or lo < ticks[0] / 1.05:
+        ticks.insert(0, max(t for t in ladder if t < lo))
+    if few or hi > ticks[-1] * 1.05:
+        ticks.append(min(t for t in ladder if t > hi))
+    return ticks
+
+
+def _tick_label(v: float) -> str:
+    return f"{v:g}"
+
 
 def plot_ratios(rows: list[dict], path: Path, title: str) -> None:
     """Draw the grid and BLAS-compatible ratios against S into a small PNG at `path`."""
+    fig = ratio_figure(rows, title)  # selects the Agg backend before pyplot is imported
+    import matplotlib.pyplot as plt
+
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+
+
+def ratio_figure(rows: list[dict], title: str) -> Any:
+    """The figure of `plot_ratios`: one panel per group, a line per config (matplotlib's
+    Figure; the caller saves and closes it)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -47,10 +89,30 @@ def plot_ratios(rows: list[dict], path: Path, title: str) -> None:
             continue
         ax.set_xscale("log", base=2)
         ax.set_yscale("log", base=2)
-        ax.grid(True, which="both", alpha=0.3)
+        _label_axes(ax, [r for r in rows if r["group"] == group])
+        ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize=7, ncol=2)
     axes[0].set_ylabel("NumPy time / stridedarray time")
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()
-    fig.savefig(path, dpi=80)
-    plt.close(fig)
+    return fig
+
+
+def _label_axes(ax: Any, rows: list[dict]) -> None:
+    """A labelled tick at every measured S, and at ratio gridlines spanning the data (log
+    axes otherwise label powers of two only: one tick, or none, across a narrow range)."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+    measured = [r for r in rows if math.isfinite(r["ratio"]) and r["ratio"] > 0]
+    sizes = sorted({r["size"] for r in measured})
+    ratios = [r["ratio"] for r in measured]
+    yticks = ratio_ticks(min(ratios), max(ratios))
+    label = FuncFormatter(lambda v, _pos: _tick_label(v))
+    ax.xaxis.set_major_locator(FixedLocator(sizes))
+    ax.xaxis.set_major_formatter(label)
+    ax.yaxis.set_major_locator(FixedLocator(yticks))
+    ax.yaxis.set_major_formatter(label)
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_minor_locator(NullLocator())
+    lo, hi = min(yticks + ratios), max(yticks + ratios)
+    ax.set_ylim(lo / 1.08, hi * 1.08)

@@ -80,7 +80,8 @@ def write_json(results: Iterable[Result], info: dict, threads: int, path: Path) 
     path.write_text(json.dumps(payload, indent=1, default=str, allow_nan=True))
 
 
-def _worst(rs: list[Result], key: Callable[[Result], float], high_is_bad: bool):
+def _worst(rs: list[Result], key: Callable[[Result], float],
+           high_is_bad: bool) -> tuple[float, Result | None]:
     vals = [(key(r), r) for r in rs if math.isfinite(key(r))]
     if not vals:
         return math.nan, None
