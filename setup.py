@@ -14,10 +14,11 @@ What `BuildExt` adds to setuptools' build_ext:
   is $ORIGIN/_blas.
 - The bundled BLAS: the build copies scipy-openblas32's libscipy_openblas.so into the package
   as stridedarray/_blas/libscipy_openblas_stridedarray.so, renames its SONAME to match (with
-  patchelf) and links against that copy, with its licence file beside it. Every install (wheel,
-  `pip install .`, editable) thus carries the exact library it was compiled against, under a
-  name no other package's OpenBLAS uses, so a different scipy-openblas32 in the same process
-  cannot be picked up in its place (docs/install.md, "BLAS").
+  patchelf) and links against that copy, with the libraries it loads from its own directory
+  (libgfortran and libquadmath in older releases) and the licence file beside it. Every
+  install (wheel, `pip install .`, editable) thus carries the exact library it was compiled
+  against, under a name no other package's OpenBLAS uses, so a different scipy-openblas32 in
+  the same process cannot be picked up in its place (docs/install.md, "BLAS").
 """
 
 from __future__ import annotations
@@ -91,8 +92,8 @@ class BuildExt(build_ext):
         super().build_extensions()
 
     def build_extension(self, ext) -> None:
-        lib = self._bundle_blas()
-        ext.library_dirs = [str(lib.parent)]
+        files = self._bundle_blas()
+        ext.library_dirs = [str(files[0].parent)]
         ext.libraries = [BLAS_NAME]
         ext.extra_link_args = [*ext.extra_link_args, f"-Wl,-rpath,$ORIGIN/{BLAS_DIR}"]
         # Objects are compiled only when stale (see _compile_parallel), so always relink: a
@@ -101,15 +102,14 @@ class BuildExt(build_ext):
         self.force = True
         super().build_extension(ext)
         dest = Path(self.get_ext_fullpath(ext.name)).parent / BLAS_DIR
-        dest.mkdir(parents=True, exist_ok=True)
-        for f in (lib, lib.parent / BLAS_LICENSE):
-            shutil.copy2(f, dest / f.name)
+        _replace_dir_contents(dest, files)
 
     def get_outputs(self) -> list[str]:
         outputs = super().get_outputs()
+        names = [name for _, name in _blas_sources()] + [BLAS_LICENSE]
         for ext in self.extensions:
             dest = Path(self.get_ext_fullpath(ext.name)).parent / BLAS_DIR
-            outputs += [str(dest / f"lib{BLAS_NAME}.so"), str(dest / BLAS_LICENSE)]
+            outputs += [str(dest / name) for name in names]
         return outputs
 
     def copy_extensions_to_source(self) -> None:
@@ -118,23 +118,37 @@ class BuildExt(build_ext):
         for ext in self.extensions:
             inplace_file, regular_file = self._get_inplace_equivalent(build_py, ext)
             src = Path(regular_file).parent / BLAS_DIR
-            shutil.copytree(src, Path(inplace_file).parent / BLAS_DIR, dirs_exist_ok=True)
+            _replace_dir_contents(Path(inplace_file).parent / BLAS_DIR, sorted(src.iterdir()))
 
-    def _bundle_blas(self) -> Path:
-        """Copy the build's libscipy_openblas into build_temp with its own SONAME."""
+    def _bundle_blas(self) -> list[Path]:
+        """Copy the build's OpenBLAS into build_temp, the main library under its own SONAME.
+
+        Returns the files to ship: that library first, then the libraries it loads from its
+        own directory (older scipy-openblas32 releases link libgfortran and libquadmath there,
+        under names auditwheel already made unique), then the licence."""
         import scipy_openblas32
 
-        src = Path(scipy_openblas32.get_lib_dir()) / scipy_openblas32.get_library(fullname=True)
         out = Path(self.build_temp) / BLAS_DIR
-        lib = out / f"lib{BLAS_NAME}.so"
         out.mkdir(parents=True, exist_ok=True)
-        if not lib.exists() or lib.stat().st_mtime < src.stat().st_mtime:
-            tmp = lib.with_suffix(".tmp")
-            shutil.copy2(src, tmp)
-            subprocess.run([_find_patchelf(), "--set-soname", lib.name, str(tmp)], check=True)
-            os.replace(tmp, lib)
-        (out / BLAS_LICENSE).write_text(_blas_license_text(scipy_openblas32.__version__))
-        return lib
+        sources = _blas_sources()
+        wanted = {name for _, name in sources} | {BLAS_LICENSE}
+        for old in out.iterdir():  # left by a build against another scipy-openblas32
+            if old.name not in wanted:
+                old.unlink()
+        files = []
+        for src, name in sources:
+            dst = out / name
+            if not dst.exists() or dst.stat().st_mtime < src.stat().st_mtime:
+                tmp = dst.with_name(dst.name + ".tmp")
+                shutil.copy2(src, tmp)
+                if name == f"lib{BLAS_NAME}.so":
+                    subprocess.run([_find_patchelf(), "--set-soname", name, str(tmp)],
+                                   check=True)
+                os.replace(tmp, dst)
+            files.append(dst)
+        licence = out / BLAS_LICENSE
+        licence.write_text(_blas_license_text(scipy_openblas32.__version__))
+        return [*files, licence]
 
     def _compile_parallel(self, sources, output_dir=None, macros=None, include_dirs=None,
                           debug=False, extra_preargs=None, extra_postargs=None, depends=None):
@@ -166,6 +180,26 @@ class BuildExt(build_ext):
         return objects
 
 
+def _replace_dir_contents(dest: Path, files: list[Path]) -> None:
+    """Make `dest` hold exactly copies of `files`."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for old in dest.iterdir():
+        if old.name not in {f.name for f in files}:
+            old.unlink()
+    for f in files:
+        shutil.copy2(f, dest / f.name)
+
+
+def _blas_sources() -> list[tuple[Path, str]]:
+    """scipy-openblas32's shared libraries and the names they are shipped under, main first."""
+    import scipy_openblas32
+
+    lib_dir = Path(scipy_openblas32.get_lib_dir())
+    main = lib_dir / scipy_openblas32.get_library(fullname=True)
+    others = sorted(p for p in lib_dir.iterdir() if ".so" in p.name and p != main)
+    return [(main, f"lib{BLAS_NAME}.so"), *((p, p.name) for p in others)]
+
+
 def _blas_license_text(version: str) -> str:
     """scipy-openblas32's licence (OpenBLAS, LAPACK, the GCC runtime), from its metadata."""
     from importlib.metadata import distribution
@@ -174,8 +208,9 @@ def _blas_license_text(version: str) -> str:
     texts = [dist.read_text(str(f)) for f in dist.files or []
              if f.name.upper().startswith(("LICENSE", "COPYING"))]
     body = "\n\n".join(t for t in texts if t) or dist.metadata.get("License", "")
-    return (f"stridedarray bundles lib/libscipy_openblas.so from scipy-openblas32 {version} "
-            f"as {BLAS_DIR}/lib{BLAS_NAME}.so. Its licence follows.\n\n{body}")
+    return (f"stridedarray bundles the shared libraries of scipy-openblas32 {version} in "
+            f"{BLAS_DIR}/ (its libscipy_openblas.so as lib{BLAS_NAME}.so). Their licence "
+            f"follows.\n\n{body}")
 
 
 setup(
