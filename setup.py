@@ -138,12 +138,16 @@ class BuildExt(build_ext):
         files = []
         for src, name in sources:
             dst = out / name
-            if not dst.exists() or dst.stat().st_mtime < src.stat().st_mtime:
+            # Each copy carries its source's time stamp (set again after patchelf), so a copy
+            # with another time stamp is from another scipy-openblas32, older or newer.
+            st = src.stat()
+            if not dst.exists() or dst.stat().st_mtime_ns != st.st_mtime_ns:
                 tmp = dst.with_name(dst.name + ".tmp")
                 shutil.copy2(src, tmp)
                 if name == f"lib{BLAS_NAME}.so":
                     subprocess.run([_find_patchelf(), "--set-soname", name, str(tmp)],
                                    check=True)
+                os.utime(tmp, ns=(st.st_atime_ns, st.st_mtime_ns))
                 os.replace(tmp, dst)
             files.append(dst)
         licence = out / BLAS_LICENSE
