@@ -197,10 +197,34 @@ static void record(sa_mm_explain *ex, const mm_plan *p)
     if (ex) *ex = p->f;
 }
 
+/* Run the selected backend: `run` is the plan it executes (the packed one for pack-once),
+ * `p` the plan on the caller's operands. */
+static int execute(const mm_plan *run, const mm_plan *p, int chosen, const sa_mm_policy *pol)
+{
+    if (is_empty(&p->f) && p->f.K != 0) return SA_MM_OK; /* nothing to write */
+    switch (chosen) {
+    case SA_MM_BLAS:
+    case SA_MM_PACK_BLAS: return mm_blas_execute(run, pol);
+    case SA_MM_GENERIC:
+        return run_generic(p, sa_generic_matmul ? sa_generic_matmul : sa_generic_matmul_ref);
+    default: return run_generic(p, sa_generic_matmul_ref);
+    }
+}
+
 int sa_matmul(const sa_array *lhs, const sa_array *rhs, int out_dtype, char *out,
               int64_t out_nbuf, const sa_mm_policy *pol, sa_mm_explain *ex, int plan_only)
 {
     if (out_dtype <= SA_BOOL || out_dtype >= SA_NDTYPES) return SA_MM_ERR_DTYPE;
+    if (!plan_only && ex == NULL) {
+        /* A repeated product (same shapes, strides, dtypes and policy) skips planning and
+         * selection: the plan depends on nothing else (matmul_plan.c, plan cache). */
+        int route;
+        const mm_plan *c = mm_plan_cache_get(lhs, rhs, out_dtype, out, pol, &route);
+        if (c) {
+            if (c->f.C * c->f.M * c->f.N > out_nbuf) return SA_MM_ERR_OUTPUT;
+            return execute(c, c, route, pol);
+        }
+    }
     mm_plan p;
     int r = mm_plan_make(lhs, rhs, out_dtype, out, &p);
     if (r) return r;
@@ -305,19 +329,14 @@ int sa_matmul(const sa_array *lhs, const sa_array *rhs, int out_dtype, char *out
     if (chosen == SA_MM_BLAS || chosen == SA_MM_PACK_BLAS)
         p.f.blas_calls = mm_blas_calls(run, pol);
     record(ex, &p);
-    if (plan_only || (is_empty(&p.f) && p.f.K != 0)) {
+    if (plan_only) {
         r = SA_MM_OK;
         goto done;
     }
-
-    switch (chosen) {
-    case SA_MM_BLAS:
-    case SA_MM_PACK_BLAS: r = mm_blas_execute(run, pol); break;
-    case SA_MM_GENERIC:
-        r = run_generic(&p, sa_generic_matmul ? sa_generic_matmul : sa_generic_matmul_ref);
-        break;
-    default: r = run_generic(&p, sa_generic_matmul_ref); break;
-    }
+    /* Remember plans that run on the caller's operands as they are (no cast, no pack). */
+    if (ex == NULL && run == &p && !cast_l && !cast_r)
+        mm_plan_cache_put(lhs, rhs, out_dtype, pol, &p, chosen);
+    r = execute(run, &p, chosen, pol);
 done:
     sa_free(cast_a);
     sa_free(cast_b);

@@ -24,6 +24,18 @@ typedef struct {
 int mm_plan_make(const sa_array *lhs, const sa_array *rhs, int out_dtype, char *out,
                  mm_plan *p);
 
+/* Plan cache (per thread): a plan depends only on the operands' ranks, shapes, strides and
+ * dtypes, the output dtype and the policy, so a repeated product reuses it with the new
+ * base pointers. mm_plan_cache_get returns the cached plan with lhs/rhs/out and the
+ * origins set (and the route selected for it), or NULL; mm_plan_cache_put remembers a plan
+ * whose route runs on the operands as they are. Operands of rank <= MM_CACHE_MAXDIM only. */
+#define MM_CACHE_SLOTS 4
+#define MM_CACHE_MAXDIM 4
+const mm_plan *mm_plan_cache_get(const sa_array *lhs, const sa_array *rhs, int out_dtype,
+                                 char *out, const sa_mm_policy *pol, int *route);
+void mm_plan_cache_put(const sa_array *lhs, const sa_array *rhs, int out_dtype,
+                       const sa_mm_policy *pol, const mm_plan *p, int route);
+
 /* The batch domain with extent-1 axes dropped and chaining axes merged: writes extents and
  * the three mapped strides (outermost first), returns the number of axes left. */
 int mm_batch_coalesce(const mm_plan *p, int64_t *ext, int64_t *sa_, int64_t *sb, int64_t *sc);

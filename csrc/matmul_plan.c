@@ -89,6 +89,93 @@ int mm_plan_make(const sa_array *a, const sa_array *b, int out_dtype, char *out,
     return SA_MM_OK;
 }
 
+/* ---- plan cache ---------------------------------------------------------------------- */
+
+typedef struct {
+    int32_t ndim, dtype;
+    int64_t shape[MM_CACHE_MAXDIM], strides[MM_CACHE_MAXDIM];
+} mm_key;
+
+typedef struct {
+    int used, route;
+    int32_t out_dtype;
+    mm_key a, b;
+    sa_mm_policy pol;
+    mm_plan plan;
+} mm_cache_entry;
+
+/* Per thread: no lock, and the GIL is released during the call. A few KiB per thread. */
+static _Thread_local mm_cache_entry mm_cache[MM_CACHE_SLOTS];
+static _Thread_local int mm_cache_next;
+
+static int key_matches(const mm_key *k, const sa_array *x)
+{
+    if (k->ndim != x->ndim || k->dtype != x->dtype) return 0;
+    for (int i = 0; i < x->ndim; ++i)
+        if (k->shape[i] != x->shape[i] || k->strides[i] != x->strides[i]) return 0;
+    return 1;
+}
+
+static void key_set(mm_key *k, const sa_array *x)
+{
+    k->ndim = x->ndim;
+    k->dtype = x->dtype;
+    for (int i = 0; i < x->ndim; ++i) {
+        k->shape[i] = x->shape[i];
+        k->strides[i] = x->strides[i];
+    }
+}
+
+const mm_plan *mm_plan_cache_get(const sa_array *a, const sa_array *b, int out_dtype,
+                                 char *out, const sa_mm_policy *pol, int *route)
+{
+    if (a->ndim > MM_CACHE_MAXDIM || b->ndim > MM_CACHE_MAXDIM) return NULL;
+    for (int s = 0; s < MM_CACHE_SLOTS; ++s) {
+        mm_cache_entry *e = &mm_cache[s];
+        if (!e->used || e->out_dtype != out_dtype || !key_matches(&e->a, a)
+            || !key_matches(&e->b, b) || memcmp(&e->pol, pol, sizeof *pol) != 0)
+            continue;
+        mm_plan *p = &e->plan; /* what mm_plan_make would set from the new descriptors */
+        p->lhs = a->data;
+        p->rhs = b->data;
+        p->out = out;
+        p->lhs_origin = a->origin;
+        p->rhs_origin = b->origin;
+        p->lhs_nbuf = a->nbuf;
+        p->rhs_nbuf = b->nbuf;
+        *route = e->route;
+        return p;
+    }
+    return NULL;
+}
+
+void mm_plan_cache_put(const sa_array *a, const sa_array *b, int out_dtype,
+                       const sa_mm_policy *pol, const mm_plan *p, int route)
+{
+    if (a->ndim > MM_CACHE_MAXDIM || b->ndim > MM_CACHE_MAXDIM) return;
+    mm_cache_entry *e = &mm_cache[mm_cache_next];
+    mm_cache_next = (mm_cache_next + 1) % MM_CACHE_SLOTS;
+    e->used = 1;
+    e->route = route;
+    e->out_dtype = out_dtype;
+    key_set(&e->a, a);
+    key_set(&e->b, b);
+    e->pol = *pol;
+    /* The scalar facts and the first nbatch entries of each per-axis array are all that the
+     * executors read: copying the 2 KiB record whole would cost more than planning. */
+    mm_plan *q = &e->plan;
+    memcpy(&q->f, &p->f, offsetof(sa_mm_explain, batch_shape));
+    int nb = p->f.nbatch;
+    memcpy(q->f.batch_shape, p->f.batch_shape, (size_t)nb * sizeof(int64_t));
+    memcpy(q->f.out_bstrides, p->f.out_bstrides, (size_t)nb * sizeof(int64_t));
+    memcpy(q->f.lhs_bstrides, p->f.lhs_bstrides, (size_t)nb * sizeof(int64_t));
+    memcpy(q->f.rhs_bstrides, p->f.rhs_bstrides, (size_t)nb * sizeof(int64_t));
+    memcpy(&q->f.lhs_row, &p->f.lhs_row, sizeof q->f - offsetof(sa_mm_explain, lhs_row));
+    q->out_nbuf = p->out_nbuf;
+    q->lhs_vec = p->lhs_vec;
+    q->rhs_vec = p->rhs_vec;
+}
+
 int mm_batch_coalesce(const mm_plan *p, int64_t *ext, int64_t *sa_, int64_t *sb, int64_t *sc)
 {
     const sa_mm_explain *f = &p->f;

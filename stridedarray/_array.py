@@ -170,36 +170,75 @@ def _derive(parent: Array, shape: tuple, strides: tuple, origin: int) -> Array:
     return a
 
 
-def _wrap(arr: np.ndarray | np.generic) -> Array:
-    """Wrap a NumPy result, sharing its memory. Fresh results take the C-contiguous fast path."""
-    if not isinstance(arr, np.ndarray):
-        arr = np.asarray(arr)
-    if arr.flags.c_contiguous:
-        dt = _dtypes.from_numpy_dtype(arr.dtype)
-        if not arr.dtype.isnative:
-            arr = arr.astype(dt.np)
-        return _make_c(arr, dt)
-    return _from_ndarray(arr, copy=None)
-
-
 _C_STRIDES: dict[tuple, tuple] = {}
+_ndarray = np.ndarray
+_asarray = np.asarray
+_empty = np.empty
+_DT_OF_NP = _dtypes._BY_NP.get  # native NumPy dtype -> ours (a non-native one is not a key)
 
 
-def _make_c(arr: np.ndarray, dt: DType) -> Array:
-    """Descriptor over a whole C-contiguous ndarray: in bounds by construction, so the
-    check in `_make` is skipped (element-wise results are small and frequent; this halves
-    their wrapping cost). Row-major strides are memoized per shape."""
-    shape = arr.shape
+def _row_major(shape: tuple) -> tuple:
+    """Row-major element strides of `shape`, memoized: results repeat their shapes."""
     strides = _C_STRIDES.get(shape)
     if strides is None:
         strides = c_strides(shape)
-        if len(_C_STRIDES) < 4096:
-            _C_STRIDES[shape] = strides
-    a = object.__new__(Array)
-    a._st = _Storage(arr)
+        if len(_C_STRIDES) >= 4096:
+            _C_STRIDES.clear()
+        _C_STRIDES[shape] = strides
+    return strides
+
+
+def _wrap(arr: np.ndarray | np.generic) -> Array:
+    """Wrap a NumPy result, sharing its memory: the one result wrapper of every function.
+
+    The common result, a fresh C-contiguous ndarray of a native dtype, costs one dict lookup,
+    one flag test and two object creations: the descriptor is in bounds by construction, so
+    the check in `_make` is skipped, and no Python __init__ runs. Anything else (NumPy
+    scalars, other layouts, byte-swapped or unsupported dtypes) takes `_wrap_general`."""
+    if type(arr) is not _ndarray:
+        arr = _asarray(arr)
+    dt = _DT_OF_NP(arr.dtype)
+    if dt is None or not arr.flags.c_contiguous:
+        return _wrap_general(arr)
+    shape = arr.shape
+    strides = _C_STRIDES.get(shape)
+    if strides is None:
+        strides = _row_major(shape)
+    st = _new(_Storage)
+    st.arr = arr
+    st.nbuf = arr.size
+    st._ptr = None
+    a = _new(Array)
+    a._st = st
     a._dtype = dt
     a._shape = shape
     a._strides = strides
+    a._origin = 0
+    a._npv = arr
+    a._cd = None
+    return a
+
+
+def _wrap_general(arr: np.ndarray) -> Array:
+    """`_wrap` for results that are not fresh native C-contiguous arrays."""
+    dt = _dtypes.from_numpy_dtype(arr.dtype)  # TypeError for dtypes the standard lacks
+    if arr.flags.c_contiguous:
+        return _wrap(arr.astype(dt.np))  # byte-swapped: a native copy
+    return _from_ndarray(arr, copy=None)
+
+
+def _make_c(arr: np.ndarray, dt: DType) -> Array:
+    """Descriptor over a whole C-contiguous ndarray of dtype `dt` (in bounds by construction)."""
+    st = _new(_Storage)
+    st.arr = arr
+    st.nbuf = arr.size
+    st._ptr = None
+    a = _new(Array)
+    a._st = st
+    a._dtype = dt
+    a._shape = shape = arr.shape
+    strides = _C_STRIDES.get(shape)
+    a._strides = strides if strides is not None else _row_major(shape)
     a._origin = 0
     a._npv = arr
     a._cd = None
@@ -210,17 +249,23 @@ def _alloc(dtype: DType, shape: tuple) -> Array:
     """A new uninitialised C-contiguous array; memory comes from NumPy's allocator (huge
     pages for large blocks, which matters for big matmul outputs)."""
     try:
-        arr = np.empty(shape, dtype.np)
+        arr = _empty(shape, dtype.np)
     except ValueError:
         check_size(shape, dtype.np.itemsize)  # the specific error for shapes too large
         raise
-    a = _make(_Storage(arr), dtype, shape, c_strides(shape), 0)
-    a._npv = arr
-    return a
+    return _make_c(arr, dtype)
 
 
 def _from_ndarray(arr: np.ndarray, copy: bool | None) -> Array:
     """Wrap any ndarray keeping its strides (negative included) when its memory allows."""
+    if not copy:
+        # The common case, a C-contiguous aligned array of a native supported dtype, is in
+        # bounds and aligned by construction: one dict lookup and one flags object.
+        dt = _DT_OF_NP(arr.dtype)
+        if dt is not None:
+            flags = arr.flags
+            if flags.c_contiguous and flags.aligned:
+                return _make_c(arr, dt)
     dt = _dtypes.from_numpy_dtype(arr.dtype)
     its = arr.itemsize
     # The C kernels load elements as their C type, so the memory must be aligned for it.

@@ -39,6 +39,7 @@ class Device:
 CPU_DEVICE = Device()
 
 _API_VERSIONS = ("2023.12", "2024.12", "2025.12")
+_NAMESPACE: list = []  # the default namespace (the stridedarray package), once asked for
 _DL_CPU = 1  # kDLCPU in DLPack's DLDeviceType
 
 
@@ -68,13 +69,18 @@ class _ArrayProtocols:
     def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
         """The stridedarray namespace; api_version may be None, "2023.12", "2024.12" or
         "2025.12"."""
+        if api_version is None and _NAMESPACE:  # array-API code asks on every call
+            return _NAMESPACE[0]
         if api_version is not None and api_version not in _API_VERSIONS:
             raise ValueError(f"api_version must be None or one of {_API_VERSIONS}, "
                              f"got {api_version!r}")
         from ._info import namespace_for
 
         # Per request: an older version gets its own namespace object; nothing global changes.
-        return namespace_for(api_version)
+        ns = namespace_for(api_version)
+        if api_version is None:
+            _NAMESPACE.append(ns)  # the package itself: found without an import from now on
+        return ns
 
     def to_device(self, device: Device | str, /, *, stream: Any = None) -> Self:
         """This array on `device` (only the CPU exists, also spelled "cpu"; returns self)."""

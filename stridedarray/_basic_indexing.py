@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ._array import Array, _derive
+from ._array import Array, _new
 
 __all__: list[str] = []
 
@@ -80,7 +80,16 @@ def _simple_tuple_index(a: Array, key: tuple) -> Array | None:
     if ax < nd:
         new_shape.extend(shape[ax:])
         new_strides.extend(strides[ax:])
-    return _derive(a, tuple(new_shape), tuple(new_strides), a._origin if empty else origin)
+    # _derive, inlined (a Python call is a visible share of a view's cost)
+    v = _new(Array)
+    v._st = a._st
+    v._dtype = a._dtype
+    v._shape = tuple(new_shape)
+    v._strides = tuple(new_strides)
+    v._origin = a._origin if empty else origin
+    v._npv = None
+    v._cd = None
+    return v
 
 
 def _is_int_index(k: Any) -> bool:

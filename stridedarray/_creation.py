@@ -9,7 +9,7 @@ from typing import Any, Literal
 import numpy as np
 
 from . import _dtypes
-from ._array import CPU_DEVICE, Array, Device, _alloc, _from_ndarray, _wrap
+from ._array import _DT_OF_NP, CPU_DEVICE, Array, Device, _alloc, _from_ndarray, _make_c, _wrap
 from ._dtypes import DType
 from ._validation import check_size, normalize_shape
 
@@ -52,6 +52,14 @@ def asarray(
     copy: bool | None = None,
 ) -> Array:
     """Convert an object to an Array, sharing memory whenever `copy` allows."""
+    if type(obj) is np.ndarray and dtype is None and device is None and not copy:
+        # The common conversion, no other argument to check: _from_ndarray's first case.
+        dt = _DT_OF_NP(obj.dtype)
+        if dt is not None:
+            flags = obj.flags
+            if flags.c_contiguous and flags.aligned:
+                return _make_c(obj, dt)
+        return _from_ndarray(obj, copy)
     _check_device(device)
     dtype = _check_dtype(dtype)
     if isinstance(obj, Array):
@@ -155,22 +163,32 @@ def _check_fill(value: Any, dtype: DType) -> None:
 def _filled(shape: Any, dtype: DType, value: Any) -> Array:
     _check_fill(value, dtype)
     a = _alloc(dtype, normalize_shape(shape))
-    a._np.fill(_dtypes.scalar_np(value, dtype))
+    a._np.fill(_dtypes.scalar_operand(value, dtype))
     return a
 
 
 def empty(shape: int | tuple[int, ...], *, dtype: DType | None = None,
           device: Device | None = None) -> Array:
     """An uninitialised array of the given shape (default dtype float64)."""
-    _check_device(device)
-    return _alloc(_check_dtype(dtype) or _dtypes.float64, normalize_shape(shape))
+    if device is not None:
+        _check_device(device)
+    dt = _dtypes.float64 if dtype is None else _check_dtype(dtype) or _dtypes.float64
+    return _alloc(dt, normalize_shape(shape))
 
 
 def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None,
           device: Device | None = None) -> Array:
     """An array of zeros (default dtype float64)."""
-    _check_device(device)
-    return _filled(shape, _check_dtype(dtype) or _dtypes.float64, 0)
+    if device is not None:
+        _check_device(device)
+    dt = _dtypes.float64 if dtype is None else _check_dtype(dtype) or _dtypes.float64
+    shape = normalize_shape(shape)
+    # Zero of every dtype is all-zero bytes: NumPy's calloc-backed zeros, no fill pass.
+    try:
+        return _make_c(np.zeros(shape, dt.np), dt)
+    except ValueError:
+        check_size(shape, dt.np.itemsize)  # the specific error for shapes too large
+        raise
 
 
 def ones(shape: int | tuple[int, ...], *, dtype: DType | None = None,

@@ -21,7 +21,7 @@ __all__ = [
     "DType", "DTYPES", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
     "uint32", "uint64", "float32", "float64", "complex64", "complex128",
     "from_numpy_dtype", "promote", "promote_standard", "KIND_OF", "scalar_dtype",
-    "check_int_range", "scalar_np",
+    "check_int_range", "scalar_np", "scalar_operand",
 ]
 
 
@@ -184,8 +184,17 @@ def promote_standard(a: DType, b: DType) -> DType | None:
     return _STANDARD_PROMOTION[a, b]
 
 
+# (min, max) of each integer dtype, indexed by its code (a DType hashes in Python: slower).
+_INT_RANGE: list[tuple[int, int] | None] = [
+    (int(np.iinfo(d.np).min), int(np.iinfo(d.np).max)) if d.kind in "iu" else None
+    for d in DTYPES]
+
+
 def check_int_range(value: int, dt: DType, name: str = "value") -> None:
     """OverflowError when a Python int does not fit the integer dtype `dt`."""
+    bounds = _INT_RANGE[dt.code]
+    if bounds is not None and bounds[0] <= value <= bounds[1]:
+        return
     info = np.iinfo(dt.np)
     if not info.min <= value <= info.max:
         raise OverflowError(f"{name}: Python int {value} is out of range for {dt.name} "
@@ -212,11 +221,18 @@ _SCALAR_RESULT = {
 }
 
 
+_SCALAR_KIND = {builtins_bool: "bool", int: "int", float: "float", complex: "complex"}
+
+
 def scalar_dtype(dt: DType, value: object, name: str = "scalar") -> DType:
     """The dtype a Python scalar takes when combined with an array of dtype `dt`: the array's
     dtype where the standard says so (a Python int must then fit an integer dtype), else the
     default dtype of the scalar's kind (table above)."""
-    if isinstance(value, builtins_bool):
+    kind = _SCALAR_KIND.get(type(value))  # exact Python scalar types: one lookup
+    if kind is not None:
+        if kind == "complex" and dt.kind == "f":
+            return complex64 if dt is float32 else complex128
+    elif isinstance(value, builtins_bool):
         kind = "bool"
     elif isinstance(value, int):
         kind = "int"
@@ -242,3 +258,21 @@ def scalar_np(value: object, dt: DType) -> np.ndarray:
         with np.errstate(over="ignore"):
             return np.asarray(value, dtype=dt.np)
     return np.asarray(value, dtype=dt.np)
+
+
+def scalar_operand(value: object, dt: DType) -> object:
+    """A Python scalar as a NumPy operand of dtype `dt` (an array's): the scalar itself where
+    NumPy's own weak-scalar conversion gives exactly `scalar_np`'s value (a bool into bool,
+    an int into an integer dtype after the caller's range check, a float into float64 or
+    complex128), which saves making a 0-d array per call; else `scalar_np(value, dt)`
+    (float32/complex64 take inf beyond their range quietly; int subclasses, ints into floats)."""
+    t = type(value)
+    if t is float:
+        if dt is float64 or dt is complex128:
+            return value
+    elif t is int:
+        if dt.kind in "iu":
+            return value
+    elif t is builtins_bool and dt.kind == "b":
+        return value
+    return scalar_np(value, dt)

@@ -19,9 +19,11 @@ from typing import Any
 
 import numpy as np
 
+from . import _fpe
 from . import _special_cases as _sc
 from ._array import Array, _from_ndarray, _wrap
 from ._dtypes import DTYPES, DType, promote, scalar_dtype, scalar_np
+from ._dtypes import scalar_operand as _scalar_operand
 
 _K = {
     "all": "biufc",
@@ -137,26 +139,25 @@ def _check_unary(name: str, cat: str, x: Any) -> None:
         raise TypeError(f"{name}: x must have a {cat} dtype, got {x.dtype.name}")
 
 
-def _operands(name: str, cat: str, x1: Any, x2: Any) -> tuple[Any, Any, DType]:
-    """NumPy operands for a binary function and the dtype the standard gives the result's
-    inputs; scalars become 0-d NumPy arrays of the array's (or the promoted) dtype."""
+def _operands(name: str, x1: Any, x2: Any) -> tuple[Any, Any, DType]:
+    """NumPy operands for a binary function with at least one non-Array operand, and the
+    dtype the standard gives the result's inputs (see `_dtypes.scalar_operand`)."""
     a1, a2 = isinstance(x1, Array), isinstance(x2, Array)
     if a1 and a2:
-        dt = promote(x1.dtype, x2.dtype)
-        n1, n2 = x1._np, x2._np
-    elif a1:
+        return x1._np, x2._np, promote(x1.dtype, x2.dtype)
+    if a1:
         dt = scalar_dtype(x1.dtype, x2, "x2")
-        n1, n2 = x1._np, scalar_np(x2, dt)
-    elif a2:
+        return x1._np, (_scalar_operand(x2, dt) if dt is x1._dtype else scalar_np(x2, dt)), dt
+    if a2:
         dt = scalar_dtype(x2.dtype, x1, "x1")
-        n1, n2 = scalar_np(x1, dt), x2._np
-    else:
-        raise TypeError(f"{name}: at least one of x1, x2 must be a stridedarray.Array, got "
-                        f"{type(x1).__name__} and {type(x2).__name__}")
-    if dt not in _CATEGORY[cat]:
-        raise TypeError(f"{name}: x1 and x2 must have {cat} dtypes, got "
-                        f"{_describe(x1)} and {_describe(x2)}")
-    return n1, n2, dt
+        return (_scalar_operand(x1, dt) if dt is x2._dtype else scalar_np(x1, dt)), x2._np, dt
+    raise TypeError(f"{name}: at least one of x1, x2 must be a stridedarray.Array, got "
+                    f"{type(x1).__name__} and {type(x2).__name__}")
+
+
+def _category_error(name: str, cat: str, x1: Any, x2: Any) -> TypeError:
+    return TypeError(f"{name}: x1 and x2 must have {cat} dtypes, got "
+                     f"{_describe(x1)} and {_describe(x2)}")
 
 
 def _check_broadcast(name: str, s1: tuple, s2: tuple) -> None:
@@ -172,65 +173,113 @@ def _describe(x: Any) -> str:
     return x.dtype.name if isinstance(x, Array) else f"Python {type(x).__name__}"
 
 
-# NumPy warnings (overflow, invalid, divide by zero) are not errors in the standard: the
-# values (inf, nan) are the answer. np.errstate used as a decorator makes its context per call
-# and is thread-safe, at about half the cost of a `with np.errstate(...)` block per call.
-_quiet = np.errstate(all="ignore")
-
-
-@_quiet
-def _apply1(uf: Callable, fix: Callable | None, a: np.ndarray) -> Any:
-    r = uf(a)
-    return r if fix is None else fix(a, r)
-
-
-@_quiet
-def _apply2(uf: Callable, fix: Callable | None, a: Any, b: Any) -> Any:
-    r = uf(a, b)
-    return r if fix is None else fix(a, b, r)
-
-
-# Functions whose NumPy loops never set floating-point error flags, whatever the values
-# (comparisons, bit and logical operations, sign manipulation); integer and bool operands set
-# none either except through division by zero. Those calls skip the errstate context, which
-# costs more than the ufunc itself on small arrays.
-_NEVER_WARNS = frozenset(
-    "equal not_equal less less_equal greater greater_equal logical_and logical_or logical_xor "
-    "logical_not bitwise_and bitwise_or bitwise_xor bitwise_invert bitwise_left_shift "
-    "bitwise_right_shift isnan isinf isfinite signbit copysign real imag conj positive "
-    "negative".split())
-_INTEGER_WARNS = frozenset({"divide", "floor_divide", "remainder"})
+# NumPy's floating-point warnings are not errors in the standard (inf and nan are the
+# answers): `_fpe.can_warn` says for which operand kinds a function needs them silenced, and
+# only those calls enter the quiet state (_fpe.enter/leave, cheaper than np.errstate).
+# `_fpe.enter()`, inlined in the two hot bodies below as
+# `_set(_quiet.get(_get()) or _learn())` (a Python call is a visible share of a small ufunc).
+_get, _quiet, _learn, _set, _leave = _fpe.parts()
 
 
 def _make_unary(name: str, cat: str, uf: Callable, fix: Callable | None) -> Callable:
-    allowed = _CATEGORY[cat]
-    quiet_kinds = "biufc" if name in _NEVER_WARNS else "biu"
+    kinds = _K[cat]
+    loud = _fpe.can_warn(name)
 
     def f(x: Array, /) -> Array:
-        if type(x) is not Array or x._dtype not in allowed:
+        # The common case costs one type test and one string test; anything else raises in
+        # _check_unary with the specific message.
+        if type(x) is not Array or x._dtype.kind not in kinds:
             _check_unary(name, cat, x)
-        if fix is None and x._dtype.kind in quiet_kinds:
-            return _wrap(uf(x._np))
-        return _wrap(_apply1(uf, fix, x._np))
+        a = x._npv
+        if a is None:
+            a = x._np
+        if x._dtype.kind in loud:
+            tok = _set(_quiet.get(_get()) or _learn())
+            try:
+                r = uf(a)
+                if fix is not None:
+                    r = fix(a, r)
+            finally:
+                _leave(tok)
+        else:
+            r = uf(a) if fix is None else fix(a, uf(a))
+        return _wrap(r)
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Element-wise {name} of x (dtype category: {cat})."
     return f
 
 
-def _make_binary(name: str, cat: str, uf: Callable, fix: Callable | None) -> Callable:
-    quiet_kinds = "biufc" if name in _NEVER_WARNS else ("" if name in _INTEGER_WARNS
-                                                          else "biu")
+# With an ndarray or NumPy scalar operand, the operators return NotImplemented and Python
+# hands the operation to NumPy's operator, which reaches Array.__array_ufunc__: mixed
+# NumPy/stridedarray arithmetic follows one rule in both orders (see _numpy_dispatch).
+_OPERAND_TYPES = (Array, builtins.bool, int, float, complex)
+_PY_SCALARS = frozenset({builtins.bool, int, float, complex})  # exact types: the fast paths
+
+
+def _make_binary(name: str, cat: str, uf: Callable, fix: Callable | None,
+                 form: str = "function") -> Callable:
+    """The function `name`, or with form "operator"/"reflected" its dunder (x1 is self, or
+    x2 is self). One body for all three, so `x + y` runs one Python frame, not two."""
+    kinds = _K[cat]
+    loud = _fpe.can_warn(name)
+    operator = form != "function"
+    reflected = form == "reflected"
 
     def f(x1: Array | _Scalar, x2: Array | _Scalar, /) -> Array:
-        n1, n2, dt = _operands(name, cat, x1, x2)
+        # Untyped locals: the type tests below are on type(x) and do not narrow.
+        u: Any = x1
+        v: Any = x2
+        if reflected:
+            u, v = v, u
+        t1, t2 = type(u), type(v)
+        if t1 is Array and t2 is Array:  # the common cases, spelled out
+            dt = u._dtype
+            if dt is not v._dtype:
+                dt = promote(dt, v._dtype)
+            n1 = u._npv
+            if n1 is None:
+                n1 = u._np
+            n2 = v._npv
+            if n2 is None:
+                n2 = v._np
+        elif t1 is Array and t2 in _PY_SCALARS:
+            a = u._dtype
+            dt = scalar_dtype(a, v, "x2")
+            n1 = u._npv
+            if n1 is None:
+                n1 = u._np
+            n2 = _scalar_operand(v, dt) if dt is a else scalar_np(v, dt)
+        elif t2 is Array and t1 in _PY_SCALARS:
+            a = v._dtype
+            dt = scalar_dtype(a, u, "x1")
+            n1 = _scalar_operand(u, dt) if dt is a else scalar_np(u, dt)
+            n2 = v._npv
+            if n2 is None:
+                n2 = v._np
+        else:
+            if operator and not isinstance(u if reflected else v, _OPERAND_TYPES):
+                return NotImplemented
+            n1, n2, dt = _operands(name, u, v)
+        k = dt.kind
+        if k not in kinds:
+            raise _category_error(name, cat, u, v)
         try:
-            if fix is None and dt.kind in quiet_kinds:
-                return _wrap(uf(n1, n2))
-            return _wrap(_apply2(uf, fix, n1, n2))
+            if k in loud:
+                tok = _set(_quiet.get(_get()) or _learn())
+                try:
+                    r = uf(n1, n2)
+                    if fix is not None:
+                        r = fix(n1, n2, r)
+                finally:
+                    _leave(tok)
+            else:
+                r = uf(n1, n2) if fix is None else fix(n1, n2, uf(n1, n2))
         except ValueError:
-            _check_broadcast(name, n1.shape, n2.shape)  # NumPy's message names no argument
+            # NumPy's message names no argument
+            _check_broadcast(name, np.shape(n1), np.shape(n2))
             raise
+        return _wrap(r)
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Element-wise {name} of x1 and x2 (dtype category: {cat})."
@@ -283,24 +332,13 @@ __all__ = sorted(_FUNCS)
 
 
 # -- operators on the Array class ----------------------------------------------------------
-# With an ndarray or NumPy scalar operand, `op` and `rop` return NotImplemented and Python
-# hands the operation to NumPy's operator, which reaches Array.__array_ufunc__: mixed
-# NumPy/stridedarray arithmetic follows one rule in both orders (see _numpy_dispatch).
-_OPERAND_TYPES = (Array, builtins.bool, int, float, complex)
+_BINARY_ROWS = {row[0]: row for row in _BINARY}
 
 
 def _binary_operator(fname: str) -> tuple[Callable, Callable, Callable]:
     func = _FUNCS[fname]
-
-    def op(self: Array, other: Any) -> Array:
-        if not isinstance(other, _OPERAND_TYPES):
-            return NotImplemented
-        return func(self, other)
-
-    def rop(self: Array, other: Any) -> Array:
-        if not isinstance(other, _OPERAND_TYPES):
-            return NotImplemented
-        return func(other, self)
+    op = _make_binary(*_BINARY_ROWS[fname], form="operator")
+    rop = _make_binary(*_BINARY_ROWS[fname], form="reflected")
 
     def iop(self: Array, other: Any) -> Array:
         if not isinstance(other, _OPERAND_TYPES):

@@ -98,75 +98,84 @@ def _raise(x1: Array, x2: Array, rc: int) -> None:
                        f"({x1._dtype.name}, {x2._dtype.name})")
 
 
-def matmul(x1: Array, x2: Array, /) -> Array:
-    """Matrix product per the Array API: batched, broadcasting, planned in the C core."""
-    # Also bound as Array.__matmul__: validate, allocate, ONE C call. Kept flat on purpose.
-    dt = x1._dtype if type(x1) is Array else None
-    if type(x2) is not Array or dt is not x2._dtype or dt is _BOOL:
-        dt = _check_operands(x1, x2)
-    s1 = x1._shape
-    s2 = x2._shape
-    shape: tuple[int, ...]
-    strides: tuple[int, ...]
-    if len(s1) == 2 and len(s2) == 2:  # the common case, spelled out
-        n = s2[1]
-        if s1[1] != s2[0]:
-            _out_shape(s1, s2)
-        shape = (s1[0], n)
-        strides = (n, 1)
-        size = s1[0] * n
-    else:
-        # Batched shapes repeat (loops, benchmarks): remember the output geometry per pair
-        # of operand shapes; computing it in Python costs more than the product of 4x4s.
-        key = (s1, s2)
-        geo = _GEOMETRY.get(key)
-        if geo is None:
-            shape = _out_shape(s1, s2)  # raises for bad shapes, which are never cached
-            strides = c_strides(shape)
-            geo = (shape, strides, prod(shape))
-            if len(_GEOMETRY) >= 512:
-                _GEOMETRY.clear()
-            _GEOMETRY[key] = geo
-        shape, strides, size = geo
-    try:
-        arr = _empty(shape, dt.np)
-    except ValueError:  # NumPy refuses sizes beyond int64: say which shape, in our words
-        check_size(shape, dt.np.itemsize, f"matmul: the output shape of {s1} @ {s2},")
-        raise
-    ptr = _from_buffer(arr)
-    c1 = x1._cd  # the cached C descriptors; made on first use by the _c property
-    if c1 is None:
-        c1 = x1._c
-    c2 = x2._cd
-    if c2 is None:
-        c2 = x2._c
-    rc = _run(c1, c2, dt.code, ptr, size, _current.get())
-    if rc:
-        _raise(x1, x2, rc)
-    # The result Array, built as _array._make would but without its bounds check (a fresh
-    # C-contiguous array is in bounds by construction) and with the storage pointer made
-    # already: inlined because this is where a 2x2 `@` spends much of its time.
-    st = _new_object(_Storage)
-    st.arr = arr
-    st.nbuf = size  # _Storage's element count (read by _make and the C descriptor)
-    st._ptr = ptr
-    out = _new_object(Array)
-    out._st = st
-    out._dtype = dt
-    out._shape = shape
-    out._strides = strides
-    out._origin = 0
-    out._npv = arr
-    out._cd = None
-    return out
+def _make_matmul(operator: bool) -> Any:
+    """`matmul`, or (operator=True) `Array.__matmul__`: one body, so `x1 @ x2` runs one Python
+    frame. The operator returns NotImplemented for a NumPy x2, so NumPy's operator takes it
+    and the product reaches Array.__array_ufunc__ (one rule for NumPy operands in both
+    orders); the function raises TypeError for it."""
+
+    def matmul(x1: Array, x2: Array, /) -> Array:
+        """Matrix product per the Array API: batched, broadcasting, planned in the C core."""
+        # Validate, allocate, ONE C call. Kept flat on purpose.
+        dt = x1._dtype if type(x1) is Array else None
+        if type(x2) is not Array or dt is not x2._dtype or dt is _BOOL:
+            if operator and type(x2) is not Array and isinstance(x2, np.ndarray | np.generic):
+                return NotImplemented
+            dt = _check_operands(x1, x2)
+        s1 = x1._shape
+        s2 = x2._shape
+        shape: tuple[int, ...]
+        strides: tuple[int, ...]
+        if len(s1) == 2 and len(s2) == 2:  # the common case, spelled out
+            n = s2[1]
+            if s1[1] != s2[0]:
+                _out_shape(s1, s2)
+            shape = (s1[0], n)
+            strides = (n, 1)
+            size = s1[0] * n
+        else:
+            # Batched shapes repeat (loops, benchmarks): remember the output geometry per pair
+            # of operand shapes; computing it in Python costs more than the product of 4x4s.
+            key = (s1, s2)
+            geo = _GEOMETRY.get(key)
+            if geo is None:
+                shape = _out_shape(s1, s2)  # raises for bad shapes, which are never cached
+                strides = c_strides(shape)
+                geo = (shape, strides, prod(shape))
+                if len(_GEOMETRY) >= 512:
+                    _GEOMETRY.clear()
+                _GEOMETRY[key] = geo
+            shape, strides, size = geo
+        try:
+            arr = _empty(shape, dt.np)
+        except ValueError:  # NumPy refuses sizes beyond int64: say which shape, in our words
+            check_size(shape, dt.np.itemsize, f"matmul: the output shape of {s1} @ {s2},")
+            raise
+        ptr = _from_buffer(arr)
+        c1 = x1._cd  # the cached C descriptors; made on first use by the _c property
+        if c1 is None:
+            c1 = x1._c
+        c2 = x2._cd
+        if c2 is None:
+            c2 = x2._c
+        rc = _run(c1, c2, dt.code, ptr, size, _current.get())
+        if rc:
+            _raise(x1, x2, rc)
+        # The result Array, built as _array._make would but without its bounds check (a fresh
+        # C-contiguous array is in bounds by construction) and with the storage pointer made
+        # already: inlined because this is where a 2x2 `@` spends much of its time.
+        st = _new_object(_Storage)
+        st.arr = arr
+        st.nbuf = size  # _Storage's element count (read by _make and the C descriptor)
+        st._ptr = ptr
+        out = _new_object(Array)
+        out._st = st
+        out._dtype = dt
+        out._shape = shape
+        out._strides = strides
+        out._origin = 0
+        out._npv = arr
+        out._cd = None
+        return out
+
+    return matmul
 
 
-def matmul_operator(x1: Array, x2: Any) -> Any:
-    """`x1 @ x2`: NotImplemented for a NumPy x2, so NumPy's operator takes it and the product
-    reaches Array.__array_ufunc__ (one rule for NumPy operands in both orders)."""
-    if type(x2) is not Array and isinstance(x2, np.ndarray | np.generic):
-        return NotImplemented
-    return matmul(x1, x2)
+matmul = _make_matmul(False)
+matmul.__qualname__ = "matmul"
+matmul_operator = _make_matmul(True)
+matmul_operator.__name__ = matmul_operator.__qualname__ = "__matmul__"
+matmul_operator.__doc__ = "Operator form of matmul (`x1 @ x2`)."
 
 
 def rmatmul_operator(x2: Array, x1: Any) -> Any:
@@ -402,6 +411,6 @@ def matmul_explain(x1: Array, x2: Array, /) -> MatmulExplain:
 # `x @ y` costs one Python call: the operators are bound to the functions that implement
 # them (the dunders in _array.py, which import this module lazily, are replaced here when
 # the namespace is imported). (Type checkers see the operators declared in _array_protocols.)
-Array.__matmul__ = matmul_operator  # type: ignore[method-assign,assignment]
+Array.__matmul__ = matmul_operator  # type: ignore[method-assign]
 Array.__rmatmul__ = rmatmul_operator  # type: ignore[method-assign,assignment]
 Array.__imatmul__ = imatmul_operator  # type: ignore[method-assign,assignment]

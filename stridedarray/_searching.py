@@ -19,6 +19,10 @@ from ._validation import normalize_axis
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
 
 
+_INT64 = np.dtype(np.int64)
+_np_where = np.where
+
+
 def _arg_extremum(fn: Callable, name: str, x: Array, axis: int | None, keepdims: bool) -> Array:
     check_array(x)
     check_kind(x, "biuf", name, "real-valued")
@@ -30,17 +34,17 @@ def _arg_extremum(fn: Callable, name: str, x: Array, axis: int | None, keepdims:
                          f"{'its elements' if ax is None else f'axis {ax}'}, so there is no "
                          "extremum")
     out = fn(x._np, axis=ax, keepdims=keepdims)
-    return _wrap(np.asarray(out, dtype=np.int64))
+    return _wrap(out if out.dtype == _INT64 else np.asarray(out, dtype=np.int64))
 
 
 def argmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
     """Index of the first maximum along an axis (of the flattened array when axis is None)."""
-    return _arg_extremum(np.argmax, "argmax", x, axis, keepdims)
+    return _arg_extremum(np.ndarray.argmax, "argmax", x, axis, keepdims)
 
 
 def argmin(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
     """Index of the first minimum along an axis (of the flattened array when axis is None)."""
-    return _arg_extremum(np.argmin, "argmin", x, axis, keepdims)
+    return _arg_extremum(np.ndarray.argmin, "argmin", x, axis, keepdims)
 
 
 def count_nonzero(x: Array, /, *, axis: int | tuple[int, ...] | None = None,
@@ -90,10 +94,15 @@ def searchsorted(x1: Array, x2: Array | int | float, /, *,
 
 def where(condition: Array, x1: Array | Any, x2: Array | Any, /) -> Array:
     """Elements of x1 where condition is true, else of x2 (broadcast; dtypes promoted)."""
-    check_array(condition, "condition")
-    if condition.dtype is not _dtypes.bool:
+    if type(condition) is not Array:
+        check_array(condition, "condition")
+    if condition._dtype is not _dtypes.bool:
         # NumPy would take truthiness of any dtype; the standard asks for bool (2024.12).
         raise TypeError(f"where: condition must have dtype bool, got {condition.dtype.name}")
+    if type(x1) is Array and type(x2) is Array and x1._dtype is x2._dtype:  # nothing to promote
+        c, a, b = condition._npv, x1._npv, x2._npv
+        return _wrap(_np_where(condition._np if c is None else c, x1._np if a is None else a,
+                               x2._np if b is None else b))
     a, b, dt = operands(x1, x2, "where")
     return _wrap(np.where(condition._np, a.astype(dt.np, copy=False),
                           b.astype(dt.np, copy=False)))

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
+from . import _fpe
 from ._array import Array, _wrap
 from ._dtypes import DType
 from ._utility import check_array, check_kind, reduce_axes, sum_dtype
@@ -54,59 +56,93 @@ def cumulative_prod(x: Array, /, *, axis: int | None = None, dtype: DType | None
     return _accumulate(np.cumulative_prod, "cumulative_prod", x, axis, dtype, include_initial)
 
 
-def _extremum(fn: Callable, name: str, x: Array, axis: _Axis, keepdims: bool) -> Array:
-    check_array(x)
+def _extremum(uf: np.ufunc, name: str, x: Array, axis: _Axis, keepdims: bool) -> Array:
+    if type(x) is not Array:
+        check_array(x)
     # The standard orders real numbers only; NumPy's lexicographic complex order is not it.
-    check_kind(x, "biuf", name, "real-valued")
-    axes = reduce_axes(axis, x.ndim)
-    if x.size == 0:
+    if x._dtype.kind not in "biuf":
+        check_kind(x, "biuf", name, "real-valued")
+    axes = reduce_axes(axis, len(x._shape))
+    if 0 in x._shape:
         n = x.size if axes is None else int(np.prod([x.shape[a] for a in axes]))
         if n == 0:
             raise ValueError(f"{name}: zero-size reduction (shape {x.shape}, axis {axis}) has "
                              "no identity")
-    return _wrap(fn(x._np, axis=axes, keepdims=keepdims))
+    # The ufunc's reduce is what np.max/np.min run for an ndarray, without their Python layer.
+    return _wrap(uf.reduce(x._np, axis=axes, keepdims=keepdims))
 
 
 def max(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
     """Maximum along the given axes (NaN propagates)."""
-    return _extremum(np.max, "max", x, axis, keepdims)
+    return _extremum(np.maximum, "max", x, axis, keepdims)
 
 
 def min(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
     """Minimum along the given axes (NaN propagates)."""
-    return _extremum(np.min, "min", x, axis, keepdims)
+    return _extremum(np.minimum, "min", x, axis, keepdims)
 
 
-def _sumlike(fn: Callable, name: str, x: Array, axis: _Axis, dtype: DType | None,
+def _sumlike(uf: np.ufunc, name: str, x: Array, axis: _Axis, dtype: DType | None,
              keepdims: bool) -> Array:
-    check_array(x)
-    check_kind(x, "iufc", name, "numeric")
-    dt = sum_dtype(x, dtype, name)
-    # NaN (inf + -inf, inf * 0) and inf (overflow) are the IEEE answers, not warnings.
-    with np.errstate(invalid="ignore", over="ignore"):
-        return _wrap(fn(x._np, axis=reduce_axes(axis, x.ndim), dtype=dt.np, keepdims=keepdims))
+    if type(x) is not Array:
+        check_array(x)
+    k = x._dtype.kind
+    if k not in "iufc":
+        check_kind(x, "iufc", name, "numeric")
+    dt = x._dtype if dtype is None and k in "fc" else sum_dtype(x, dtype, name)
+    axes = reduce_axes(axis, len(x._shape))
+    a = x._np
+    if k in "iu" and dt.kind in "iu":  # integer accumulation sets no floating-point flag
+        return _wrap(uf.reduce(a, axis=axes, dtype=dt.np, keepdims=keepdims))
+    # NaN (inf + -inf, inf * 0) and inf (overflow) are the IEEE answers, not warnings. The
+    # ufunc's reduce is what np.sum/np.prod run for an ndarray, without their Python layer.
+    tok = _fpe.enter()
+    try:
+        return _wrap(uf.reduce(a, axis=axes, dtype=dt.np, keepdims=keepdims))
+    finally:
+        _fpe.leave(tok)
 
 
 def sum(x: Array, /, *, axis: _Axis = None, dtype: DType | None = None,  # noqa: A001
         keepdims: bool = False) -> Array:
     """Sum along the given axes (integers accumulate in the 64-bit default)."""
-    return _sumlike(np.sum, "sum", x, axis, dtype, keepdims)
+    return _sumlike(np.add, "sum", x, axis, dtype, keepdims)
 
 
 def prod(x: Array, /, *, axis: _Axis = None, dtype: DType | None = None,
          keepdims: bool = False) -> Array:
     """Product along the given axes (integers accumulate in the 64-bit default)."""
-    return _sumlike(np.prod, "prod", x, axis, dtype, keepdims)
+    return _sumlike(np.multiply, "prod", x, axis, dtype, keepdims)
 
 
 def mean(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:
     """Arithmetic mean along the given axes (floating-point input; NaN for empty)."""
-    check_array(x)
-    check_kind(x, "fc", "mean", "floating-point")
-    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
-        warnings.simplefilter("ignore", RuntimeWarning)  # empty input: NaN, as specified
-        return _wrap(np.mean(x._np, axis=reduce_axes(axis, x.ndim), keepdims=keepdims,
-                             dtype=x.dtype.np))
+    if type(x) is not Array:
+        check_array(x)
+    if x._dtype.kind not in "fc":
+        check_kind(x, "fc", "mean", "floating-point")
+    axes = reduce_axes(axis, len(x._shape))
+    n = 1
+    for k in range(len(x._shape)) if axes is None else axes:
+        n *= x._shape[k]
+    a = x._np
+    if n == 0:
+        with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)  # empty input: NaN, as specified
+            return _wrap(np.mean(a, axis=axes, keepdims=keepdims, dtype=x.dtype.np))
+    # np.mean's own steps for an ndarray (numpy/_core/_methods.py, _mean), without its Python
+    # layer: the sum, then a division by the count as a NumPy intp, in place for an array.
+    tok = _fpe.enter()
+    try:
+        add: Any = np.add  # its typed overloads want a literal keepdims
+        s = add.reduce(a, axis=axes, dtype=x._dtype.np, keepdims=keepdims)
+        if type(s) is np.ndarray:
+            r = np.true_divide(s, np.intp(n), out=s, casting="unsafe", subok=False)
+        else:
+            r = s.dtype.type(s / np.intp(n))
+    finally:
+        _fpe.leave(tok)
+    return _wrap(r)
 
 
 def _moment(fn: Callable, name: str, x: Array, axis: _Axis, correction: float,

@@ -36,6 +36,8 @@ def reduce_axes(axis: int | Sequence[int] | None, ndim: int) -> tuple[int, ...] 
     """Normalize a reduction's axis argument (None means all axes)."""
     if axis is None:
         return None
+    if type(axis) is int and -ndim <= axis < ndim:  # the common case: one valid int axis
+        return (axis + ndim if axis < 0 else axis,)
     return normalize_axes(tuple(axis) if isinstance(axis, Sequence) else axis, ndim)
 
 

@@ -40,6 +40,14 @@ def normalize_axes(axes: int | Sequence[int], ndim: int, name: str = "axis") -> 
 
 def normalize_shape(shape: int | Sequence[int], name: str = "shape") -> tuple[int, ...]:
     """A shape as a tuple of non-negative Python ints."""
+    if type(shape) is tuple and len(shape) <= 64:  # the common case: checked in one pass
+        for s in shape:
+            if type(s) is not int or s < 0:
+                break
+        else:
+            return shape
+    elif type(shape) is int and shape >= 0:
+        return (shape,)
     if not isinstance(shape, Sequence):
         shape = (shape,)
     try:

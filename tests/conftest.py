@@ -17,20 +17,33 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-import stridedarray
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-_UNDER_TEST = Path(stridedarray.__file__).resolve().parent
-if os.environ.get("STRIDEDARRAY_TEST_INSTALLED") == "1" and (
-        "site-packages" not in _UNDER_TEST.parts
-        or _UNDER_TEST.parent == Path(__file__).resolve().parent.parent):
-    raise pytest.UsageError(f"STRIDEDARRAY_TEST_INSTALLED=1, but stridedarray was imported from "
-                            f"{_UNDER_TEST}, not from an installed package")
+# SciPy reads SCIPY_ARRAY_API once, when it is first imported, and scikit-learn refuses
+# array_api_dispatch without it: set it before any test module imports either (the client
+# tests, tests/test_clients.py). An explicit setting in the environment is kept.
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
+
+def _under_test() -> tuple[str, Path]:
+    """The version of the stridedarray the tests import, and its package directory."""
+    import stridedarray  # here, not at the top: SCIPY_ARRAY_API must be set first
+
+    return stridedarray.__version__, Path(stridedarray.__file__).resolve().parent
+
+
+def pytest_configure(config):
+    _, pkg = _under_test()
+    if os.environ.get("STRIDEDARRAY_TEST_INSTALLED") == "1" and (
+            "site-packages" not in pkg.parts
+            or pkg.parent == Path(__file__).resolve().parent.parent):
+        raise pytest.UsageError(f"STRIDEDARRAY_TEST_INSTALLED=1, but stridedarray was imported "
+                                f"from {pkg}, not from an installed package")
 
 
 def pytest_report_header(config):
-    return f"stridedarray {stridedarray.__version__} from {_UNDER_TEST}"
+    version, pkg = _under_test()
+    return f"stridedarray {version} from {pkg}"
 
 
 # No deadlines: the machine has 2 cores shared with builds, so per-example timing is noise.

@@ -182,10 +182,24 @@ OPERATORS = [operator.add, operator.sub, operator.mul, operator.truediv, operato
 @settings(max_examples=200)
 @given(views(max_dims=3), views(max_dims=3), st.sampled_from(OPERATORS), st.booleans())
 def test_operators_between_ndarray_and_array_follow_numpy(p, q, op, array_first):
-    if array_first:
-        _check_like_numpy(op, (p.x, np.array(q.ref)), (p.ref, q.ref))
-    else:
-        _check_like_numpy(op, (np.array(p.ref), q.x), (p.ref, q.ref))
+    args = (p.x, np.array(q.ref)) if array_first else (np.array(p.ref), q.x)
+    if op is operator.matmul and p.ref.dtype.kind in "fc" and p.ref.dtype == q.ref.dtype:
+        # The planned matmul sums in its own order (generic kernel or BLAS), so floating-point
+        # products agree with NumPy's to rounding, not bit for bit (e.g. a complex64 dot of
+        # length 2 differs in the last place); everything else is NumPy's answer exactly.
+        want = _numpy(op, p.ref, q.ref)
+        if not isinstance(want, type):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                got = np.asarray(op(*args))
+            want = np.asarray(want)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            tol = 8 * max(p.ref.shape[-1:] or (1,)) * np.finfo(want.dtype).eps
+            with np.errstate(all="ignore"):
+                scale = np.abs(p.ref).max(initial=0) * np.abs(q.ref).max(initial=0)
+            np.testing.assert_allclose(got, want, rtol=tol, atol=tol * scale)
+            return
+    _check_like_numpy(op, args, (p.ref, q.ref))
 
 
 @settings(max_examples=100)

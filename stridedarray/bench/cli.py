@@ -78,6 +78,10 @@ def _parser(prog: str = "python -m stridedarray.bench") -> argparse.ArgumentPars
     p.add_argument("--list", action="store_true", help="list the selected cases and exit")
     p.add_argument("--seed", type=int, default=0, help="random seed of the operand values")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--suite", choices=("matmul", "overhead", "clients"), default="matmul",
+                   help="matmul (default): the planned matmul workload; overhead: the per-call "
+                        "cost of every function family on small arrays; clients: scikit-learn "
+                        "and SciPy array-API workloads end to end")
     d = p.add_argument_group("Dask scale-out (--dask)")
     d.add_argument("--dask", action="store_true",
                    help="instead: the design workload on a dask.distributed cluster of 1 and 2 "
@@ -134,6 +138,10 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"--threads must be >= 1, got {args.threads}")
     if args.dask:
         return _dask_main(args)
+    if args.suite != "matmul":
+        from .suites import run_suite
+
+        return run_suite(args)
     cases = select_cases(args.quick, args.filter)
     if args.list:
         emit("\n".join(c.name for c in cases))

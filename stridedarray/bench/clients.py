@@ -1,0 +1,404 @@
+"""`python -m stridedarray.bench --suite clients`: array-API client code end to end.
+
+Real array-API-agnostic code, run unchanged on NumPy arrays and on stridedarray arrays (and on
+array-api-strict when installed): scikit-learn estimators with `array_api_dispatch=True` on a
+2000x30 float64 problem, and SciPy's array-API functions (SCIPY_ARRAY_API=1, set here before
+SciPy is imported). Each workload is timed end to end (fit, transform, the function call), the
+libraries interleaved; each library's result is compared with NumPy's within a rounding
+tolerance. Outputs: clients.md, clients.csv, clients.json and clients.png in --out. Needs the
+`bench` extra (scikit-learn, SciPy).
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import json
+import math
+import os
+import re
+import sys
+import time
+import timeit
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import stridedarray as sa
+
+from .machine import machine_info, set_threads
+from .report import fmt_time
+from .sampling import Budget, median, sample
+
+__all__ = ["Workload", "workloads", "run", "CSV_FIELDS"]
+
+CSV_FIELDS = ["workload", "library", "variant", "repeat", "inner", "seconds_per_call"]
+ROWS, COLS = 2000, 30
+_BUDGET = Budget(target_s=5e-3, min_repeats=7, max_repeats=41, case_budget_s=2.0,
+                 case_cap_s=6.0)
+_QUICK = Budget(target_s=1e-3, min_repeats=2, max_repeats=2, case_budget_s=0.05,
+                case_cap_s=0.5)
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A client computation: f(xp, data) -> array, on data converted to the namespace xp."""
+
+    name: str
+    library: str  # "scikit-learn" or "scipy"
+    f: Callable[[object, dict], object]
+    # Absolute tolerance of the comparison with NumPy's result. pairwise_distances takes the
+    # square root of |x|^2 + |y|^2 - 2 x.y: a self-distance is the root of a rounding residue
+    # (0 in one BLAS, 1.7e-7 in another), so it is compared at 1e-6.
+    atol: float = 1e-9
+
+
+def _sklearn(fn: Callable[[dict], object]) -> Callable[[object, dict], object]:
+    def run(xp: object, d: dict) -> object:
+        import sklearn
+
+        with sklearn.config_context(array_api_dispatch=True):
+            return fn(d)
+
+    return run
+
+
+def _lda(d: dict) -> object:
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+
+    return LinearDiscriminantAnalysis().fit(d["X"], d["labels"]).transform(d["X"])
+
+
+def _pca(d: dict) -> object:
+    from sklearn.decomposition import PCA
+
+    return PCA(n_components=5, svd_solver="full").fit_transform(d["X"])
+
+
+def _ridge(d: dict) -> object:
+    from sklearn.linear_model import Ridge
+
+    return Ridge(alpha=1.0, solver="svd").fit(d["X"], d["target"]).coef_
+
+
+def _standard(d: dict) -> object:
+    from sklearn.preprocessing import StandardScaler
+
+    return StandardScaler().fit_transform(d["X"])
+
+
+def _minmax(d: dict) -> object:
+    from sklearn.preprocessing import MinMaxScaler
+
+    return MinMaxScaler().fit_transform(d["X"])
+
+
+def _pairwise(d: dict) -> object:
+    from sklearn.metrics import pairwise_distances
+
+    return pairwise_distances(d["Y"], d["X"], metric="euclidean")
+
+
+def _logsumexp(xp: object, d: dict) -> object:
+    from scipy.special import logsumexp
+
+    return logsumexp(d["X"], axis=1)
+
+
+def _softmax(xp: object, d: dict) -> object:
+    from scipy.special import softmax
+
+    return softmax(d["X"], axis=1)
+
+
+def _zscore(xp: object, d: dict) -> object:
+    from scipy.stats import zscore
+
+    return zscore(d["X"], axis=0)
+
+
+def _fftconvolve(xp: object, d: dict) -> object:
+    from scipy.signal import fftconvolve
+
+    return fftconvolve(d["signal"], d["kernel"])
+
+
+def workloads() -> list[Workload]:
+    """The scikit-learn estimators and SciPy functions of the suite."""
+    return [
+        Workload("LinearDiscriminantAnalysis fit+transform", "scikit-learn", _sklearn(_lda)),
+        Workload("PCA(5, full) fit_transform", "scikit-learn", _sklearn(_pca)),
+        Workload("Ridge(svd) fit", "scikit-learn", _sklearn(_ridge)),
+        Workload("StandardScaler fit_transform", "scikit-learn", _sklearn(_standard)),
+        Workload("MinMaxScaler fit_transform", "scikit-learn", _sklearn(_minmax)),
+        Workload("pairwise_distances (500x30, 2000x30)", "scikit-learn", _sklearn(_pairwise),
+                 atol=1e-6),
+        Workload("logsumexp(axis=1)", "scipy", _logsumexp),
+        Workload("softmax(axis=1)", "scipy", _softmax),
+        Workload("zscore(axis=0)", "scipy", _zscore),
+        Workload("fftconvolve (20000,) * (257,)", "scipy", _fftconvolve),
+    ]
+
+
+def _data(rng: np.random.Generator) -> dict[str, np.ndarray]:
+    X = rng.standard_normal((ROWS, COLS))
+    labels = rng.integers(0, 3, ROWS)
+    X[labels == 1] += 0.5  # separable enough for LDA to be well posed
+    return {"X": X, "Y": X[:500].copy(), "labels": labels, "target": X @ rng.standard_normal(COLS),
+            "signal": rng.standard_normal(20000), "kernel": rng.standard_normal(257)}
+
+
+def _namespaces() -> dict[str, Any]:
+    libs: dict[str, Any] = {"numpy": np, "stridedarray": sa}
+    try:
+        import array_api_strict
+
+        libs["array-api-strict"] = array_api_strict
+    except ImportError:
+        pass
+    return libs
+
+
+def _convert(xp: Any, data: dict[str, np.ndarray]) -> dict[str, Any]:
+    return {k: v if xp is np else xp.asarray(v) for k, v in data.items()}
+
+
+def _to_numpy(r: object) -> np.ndarray:
+    if isinstance(r, tuple):
+        r = r[0]
+    try:
+        return np.asarray(r)
+    except Exception:  # e.g. array-api-strict refuses __array__ in some versions
+        return np.asarray(r.tolist())  # type: ignore[attr-defined]
+
+
+@dataclass
+class Outcome:
+    """One workload: samples per library, mismatches and errors."""
+
+    workload: Workload
+    inner: int = 0
+    samples: dict[str, list[float]] = field(default_factory=dict)
+    mismatch: list[str] = field(default_factory=list)
+    errors: dict[str, str] = field(default_factory=dict)
+
+    def time(self, lib: str) -> float:
+        """Median seconds per run of a library (nan when it did not run)."""
+        return median(self.samples.get(lib))
+
+    def cost(self, lib: str = "stridedarray") -> float:
+        """The library's time over NumPy's (medians)."""
+        return self.time(lib) / self.time("numpy")
+
+    def best(self, lib: str) -> float:
+        """The library's fastest run (nan when it did not run)."""
+        s = self.samples.get(lib)
+        return min(s) if s else math.nan
+
+    def cpu_cost(self, lib: str = "stridedarray") -> float:
+        """The library's CPU time over NumPy's (medians of the CPU-clock samples)."""
+        return self.time(lib + " cpu") / self.time("numpy cpu")
+
+    def best_cost(self, lib: str = "stridedarray") -> float:
+        """The library's fastest run over NumPy's: on a loaded machine, where runs of
+        milliseconds are often cut by the scheduler, the least disturbed estimate."""
+        return self.best(lib) / self.best("numpy")
+
+
+def run_workload(w: Workload, libs: dict[str, Any], data: dict[str, np.ndarray],
+                 budget: Budget) -> Outcome:
+    """Check every library's result against NumPy's, then time them interleaved."""
+    out = Outcome(w)
+    timers: dict[str, timeit.Timer] = {}
+    expected = None
+    for name, xp in libs.items():
+        d = _convert(xp, data)
+        try:
+            r = _to_numpy(w.f(xp, d))
+        except Exception as exc:  # a workload that does not run: reported, not fatal
+            out.errors[name] = f"{type(exc).__name__}: {exc}".splitlines()[0]
+            continue
+        if name == "numpy":
+            expected = r
+        elif expected is not None and (r.shape != expected.shape or not np.allclose(
+                r, expected, rtol=1e-9, atol=w.atol)):
+            out.mismatch.append(name)
+        timers[name] = timeit.Timer(functools.partial(w.f, xp, d))
+        # The same run timed by the process's CPU clock: with one BLAS thread it is the run
+        # time on an idle machine, and it does not grow while the process waits for a core.
+        timers[name + " cpu"] = timeit.Timer(functools.partial(w.f, xp, d),
+                                             timer=time.process_time)
+    if timers:
+        out.inner, out.samples = sample(timers, budget)
+    return out
+
+
+def _ratio(v: float) -> str:
+    return f"{v:.2f}x" if math.isfinite(v) else "-"
+
+
+def markdown(outcomes: list[Outcome], info: dict, libs: list[str]) -> str:
+    """Header, one row per workload, and the 1.15x target."""
+    strict = "array-api-strict" in libs
+    lines = ["# Array-API clients end to end: stridedarray beside NumPy", ""]
+    for key, value in info.items():
+        if key == "env":
+            value = ", ".join(f"{k}={v}" for k, v in value.items())
+        lines.append(f"- {key}: {value}")
+    head = ("| workload | library | NumPy | stridedarray | sa/NumPy | sa/NumPy (best) | "
+            "sa/NumPy (CPU) |")
+    rule = "|---|---|---:|---:|---:|---:|---:|"
+    if strict:
+        head += " array-api-strict | strict/NumPy |"
+        rule += "---:|---:|"
+    lines += ["", f"Median wall time per run on a {ROWS}x{COLS} float64 problem, 1 BLAS thread; "
+              "sa/NumPy = stridedarray time / NumPy time (medians of wall time; best: the fastest "
+              "runs; CPU: medians of the process's CPU time).",
+              "", head + " note |", rule + "---|"]
+    for o in outcomes:
+        row = (f"| {o.workload.name} | {o.workload.library} | {fmt_time(o.time('numpy'))} | "
+               f"{fmt_time(o.time('stridedarray'))} | {_ratio(o.cost())} | "
+               f"{_ratio(o.best_cost())} | {_ratio(o.cpu_cost())} |")
+        if strict:
+            row += (f" {fmt_time(o.time('array-api-strict'))} | "
+                    f"{_ratio(o.cost('array-api-strict'))} |")
+        notes = [f"{k} differs from NumPy" for k in o.mismatch]
+        notes += [f"{k}: {v[:90]}" for k, v in o.errors.items()]
+        lines.append(row + f" {'; '.join(notes) or 'same as NumPy'} |")
+    ran = [o for o in outcomes if math.isfinite(o.cost())]
+    met = [o for o in ran if o.cost() <= 1.15]
+    worst = max(ran, key=lambda o: o.cost(), default=None)
+    lines += ["", "## Target", "",
+              "| target | workloads meeting it | worst | worst workload | met |",
+              "|---|---:|---:|---|---|",
+              f"| stridedarray within 1.15x of NumPy end to end | {len(met)}/{len(outcomes)} | "
+              f"{_ratio(worst.cost()) if worst else '-'} | "
+              f"{worst.workload.name if worst else '-'} | "
+              f"{'yes' if len(met) == len(outcomes) else 'NO'} |"]
+    return "\n".join(lines) + "\n"
+
+
+def write_csv(outcomes: list[Outcome], path: Path) -> None:
+    """Every raw sample: one row per (workload, library, repeat)."""
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(CSV_FIELDS)
+        for o in outcomes:
+            for variant, samples in o.samples.items():
+                for i, t in enumerate(samples):
+                    w.writerow([o.workload.name, o.workload.library, variant, i, o.inner,
+                                f"{t:.6e}"])
+
+
+def write_json(outcomes: list[Outcome], info: dict, libs: list[str], path: Path) -> None:
+    """Medians and ratios per workload plus the machine header."""
+    rows = [{"workload": o.workload.name, "library": o.workload.library,
+             **{lib: o.time(lib) for lib in libs}, "sa_over_numpy": o.cost(),
+             "sa_over_numpy_best": o.best_cost(), "sa_over_numpy_cpu": o.cpu_cost(),
+             "strict_over_numpy": o.cost("array-api-strict"), "mismatch": o.mismatch,
+             "errors": o.errors, "inner": o.inner} for o in outcomes]
+    path.write_text(json.dumps({"machine": info, "libraries": libs, "workloads": rows},
+                               indent=1, allow_nan=True, default=str))
+
+
+def plot(outcomes: list[Outcome], path: Path, title: str) -> bool:
+    """Bars of library time / NumPy time per workload, with the 1.15x line."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    names = [o.workload.name for o in outcomes]
+    y = np.arange(len(names))
+    fig, ax = plt.subplots(figsize=(8, 0.35 * len(names) + 1.5))
+    for k, (lib, color) in enumerate((("stridedarray", "tab:blue"),
+                                      ("array-api-strict", "tab:gray"))):
+        vals = [o.cost(lib) for o in outcomes]
+        if any(math.isfinite(v) for v in vals):
+            ax.barh(y + 0.2 - 0.4 * k, [v if math.isfinite(v) else 0 for v in vals],
+                    height=0.38, color=color, label=lib)
+    ax.axvline(1.0, color="black", linewidth=0.8)
+    ax.axvline(1.15, color="tab:red", linewidth=0.8, linestyle="--", label="1.15x NumPy")
+    ax.set_yticks(y, names, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("wall time / NumPy's wall time")
+    ax.grid(True, axis="x", alpha=0.3)
+    ax.legend(fontsize=7, loc="lower right")
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+    return True
+
+
+def _prepare_scipy() -> None:
+    """SciPy reads SCIPY_ARRAY_API once, at import: it must be set before the first import."""
+    if "scipy" in sys.modules and os.environ.get("SCIPY_ARRAY_API") != "1":
+        raise SystemExit("--suite clients: SciPy was imported before SCIPY_ARRAY_API=1 could be "
+                         "set; run the suite in a fresh process")
+    os.environ["SCIPY_ARRAY_API"] = "1"
+    try:
+        import scipy  # noqa: F401
+        import sklearn  # noqa: F401
+    except ImportError:
+        raise SystemExit("--suite clients needs scikit-learn and SciPy: "
+                         "pip install 'stridedarray[bench]'") from None
+
+
+def run(out_dir: Path, quick: bool, pattern: str | None, threads: int, seed: int,
+        list_only: bool = False, progress: bool = True) -> int:
+    """Run the workloads and write clients.md/.csv/.json/.png into out_dir."""
+    selected = workloads()
+    if pattern:
+        try:
+            rx = re.compile(pattern, re.IGNORECASE)
+        except re.error as exc:
+            raise SystemExit(f"--filter: not a valid regular expression: {exc}") from None
+        selected = [w for w in selected if rx.search(w.name) or rx.search(w.library)]
+    if list_only:
+        print("\n".join(w.name for w in selected))
+        return 0
+    if not selected:
+        raise SystemExit(f"--filter {pattern!r} matches no workload (see --list)")
+    _prepare_scipy()
+    set_threads(threads)
+    info = machine_info()
+    import scipy
+    import sklearn
+
+    info["scikit-learn"], info["scipy"] = sklearn.__version__, scipy.__version__
+    libs = _namespaces()
+    if "array-api-strict" in libs:
+        info["array_api_strict"] = libs["array-api-strict"].__version__
+    data = _data(np.random.default_rng(seed))
+    budget = _QUICK if quick else _BUDGET
+    t0 = time.perf_counter()
+    outcomes = []
+    for i, w in enumerate(selected, 1):
+        outcomes.append(run_workload(w, libs, data, budget))
+        if progress:
+            print(f"[{i}/{len(selected)}] {w.name}", file=sys.stderr)
+    info["wall_time"] = f"{time.perf_counter() - t0:.1f} s"
+    info["load_average_at_end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    out_dir.mkdir(parents=True, exist_ok=True)
+    names = list(libs)
+    text = markdown(outcomes, info, names)
+    (out_dir / "clients.md").write_text(text)
+    write_csv(outcomes, out_dir / "clients.csv")
+    write_json(outcomes, info, names, out_dir / "clients.json")
+    plotted = plot(outcomes, out_dir / "clients.png",
+                   f"array-API clients beside NumPy, {threads} BLAS thread(s), {info['cpu']}")
+    print(text)
+    print(f"wrote {out_dir / 'clients.md'}, clients.csv, clients.json"
+          + (", clients.png" if plotted else " (no plot: matplotlib not installed)"))
+    bad = [o.workload.name for o in outcomes if "stridedarray" in o.mismatch
+           or "stridedarray" in o.errors]
+    if bad:
+        print(f"WARNING: {len(bad)} workload(s) differ from NumPy or failed: {', '.join(bad)}",
+              file=sys.stderr)
+    return 0

@@ -1,0 +1,380 @@
+"""`python -m stridedarray.bench --suite overhead`: the fixed cost of one call, per function family.
+
+Every case is one statement written against an array namespace `xp` (`xp.exp(x)`, `x + y`,
+`xp.sum(x, axis=0)`, `a @ b`, ...), run as it is with NumPy, stridedarray and, when it is
+installed, array-api-strict, on the same values. The arrays are small (4x4 and 1,000 elements),
+so what is timed is the per-call cost of the library, not the arithmetic. Before timing, each
+library's result is compared with NumPy's (bit for bit; within a rounding tolerance for matmul,
+where two BLAS builds may differ in the last bit). Outputs: overhead.md, overhead.csv,
+overhead.json and overhead.png in --out.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import re
+import sys
+import time
+import timeit
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import stridedarray as sa
+
+from .machine import machine_info, set_threads
+from .report import fmt_time
+from .sampling import Budget, median, sample
+
+__all__ = ["Call", "calls", "run", "TARGETS", "CSV_FIELDS"]
+
+CSV_FIELDS = ["case", "family", "size", "variant", "repeat", "inner", "seconds_per_call"]
+SHAPES = {16: (4, 4), 1000: (25, 40)}  # element count -> shape of x and y
+BATCH_SIZES = (8, 12, 16, 24)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One timed statement: its family, the element count of its operands, how to check it."""
+
+    name: str
+    family: str
+    size: int
+    stmt: str
+    check: str = "exact"  # "exact" (bit-identical to NumPy), "close" (matmul) or "shape"
+
+
+# family, statement, check: each row is run at every size in SHAPES.
+_SIZED = [
+    ("elementwise unary", "xp.exp(x)", "exact"),
+    ("elementwise unary", "xp.sqrt(p)", "exact"),
+    ("elementwise unary", "xp.abs(x)", "exact"),
+    ("elementwise unary", "-x", "exact"),
+    ("elementwise unary", "xp.isnan(x)", "exact"),
+    ("elementwise binary", "x + y", "exact"),
+    ("elementwise binary", "xp.multiply(x, y)", "exact"),
+    ("elementwise binary", "x / y", "exact"),
+    ("elementwise binary", "x < y", "exact"),
+    ("elementwise binary", "xp.maximum(x, y)", "exact"),
+    ("elementwise scalar", "x * 2.0", "exact"),
+    ("elementwise scalar", "x + 1", "exact"),
+    ("elementwise scalar", "2.0 - x", "exact"),
+    ("elementwise scalar", "x > 0.5", "exact"),
+    ("reduction", "xp.sum(x)", "exact"),
+    ("reduction", "xp.sum(x, axis=0)", "exact"),
+    ("reduction", "xp.mean(x)", "exact"),
+    ("reduction", "xp.mean(x, axis=0)", "exact"),
+    ("reduction", "xp.max(x)", "exact"),
+    ("reduction", "xp.max(x, axis=0)", "exact"),
+    ("reduction", "xp.argmax(x)", "exact"),
+    ("reduction", "xp.argmax(x, axis=0)", "exact"),
+    ("where", "xp.where(c, x, y)", "exact"),
+    ("where", "xp.where(x > 0.5, x, y)", "exact"),
+    ("indexing and views", "x[1:3, ::-1]", "exact"),
+    ("indexing and views", "x[0]", "exact"),
+    ("indexing and views", "x[..., None]", "exact"),
+    ("indexing and views", "x.mT", "exact"),
+    ("indexing and views", "xp.permute_dims(x, (1, 0))", "exact"),
+    ("indexing and views", "xp.flip(x, axis=0)", "exact"),
+    ("indexing and views", "xp.reshape(xt, split)", "exact"),
+    ("indexing and views", "xp.expand_dims(x, axis=0)", "exact"),
+    ("creation", "xp.zeros(shape)", "exact"),
+    ("creation", "xp.ones(shape)", "exact"),
+    ("creation", "xp.empty(shape)", "shape"),
+    ("creation", "xp.full(shape, 1.5)", "exact"),
+    ("creation", "xp.arange(nf)", "exact"),
+    ("creation", "xp.zeros_like(x)", "exact"),
+    ("asarray", "xp.asarray(src)", "exact"),
+]
+
+
+def calls(quick: bool = False) -> list[Call]:
+    """Every case: the sized families at each size, then matmul (2x2, 8x8, batched S < 32)."""
+    sizes = (16,) if quick else tuple(SHAPES)
+    out = [Call(f"{stmt} [{'x'.join(map(str, SHAPES[n]))}]", fam, n, stmt, chk)
+           for n in sizes for fam, stmt, chk in _SIZED]
+    out.append(Call("a2 @ b2 [2x2]", "matmul small", 4, "a2 @ b2", "close"))
+    out.append(Call("a8 @ b8 [8x8]", "matmul small", 64, "a8 @ b8", "close"))
+    for s in (BATCH_SIZES[:1] if quick else BATCH_SIZES):
+        out.append(Call(f"A{s} @ B{s} [(10,{s},{s})]", "matmul batched", 10 * s * s,
+                        f"A{s} @ B{s}", "close"))
+    return out
+
+
+def _operands(size: int, rng: np.random.Generator) -> dict[str, Any]:
+    """The NumPy operands every statement of one size may use (same values for every library)."""
+    shape = SHAPES.get(size, (4, 4))
+    x = rng.standard_normal(shape)
+    y = rng.standard_normal(shape) + 2.0  # away from 0: x / y is finite
+    ops: dict[str, Any] = {
+        "x": x, "y": y, "p": np.abs(x), "c": x > 0, "xt": x.T,
+        "a2": rng.standard_normal((2, 2)), "b2": rng.standard_normal((2, 2)),
+        "a8": rng.standard_normal((8, 8)), "b8": rng.standard_normal((8, 8)),
+    }
+    for s in BATCH_SIZES:
+        ops[f"A{s}"] = rng.standard_normal((10, s, s))
+        ops[f"B{s}"] = rng.standard_normal((10, s, s))
+    # Constants (not arrays): a shape, a reshape of the transposed view that splits its first
+    # axis (always a view), a float count for arange, and an ndarray for asarray.
+    n0, n1 = shape[1], shape[0]
+    split = (2, n0 // 2, n1) if n0 % 2 == 0 else (1, n0, n1)
+    return {"ops": ops, "shape": shape, "split": split, "nf": float(size), "src": x.copy()}
+
+
+def _namespaces() -> dict[str, Any]:
+    libs: dict[str, Any] = {"numpy": np, "stridedarray": sa}
+    try:
+        import array_api_strict
+
+        libs["array-api-strict"] = array_api_strict
+    except ImportError:
+        pass
+    return libs
+
+
+def _globals(xp: Any, base: dict[str, Any]) -> dict[str, Any]:
+    g = {"xp": xp, "shape": base["shape"], "split": base["split"], "nf": base["nf"],
+         "src": base["src"]}
+    for k, v in base["ops"].items():
+        g[k] = v if xp is np else xp.asarray(v)
+    return g
+
+
+def _agrees(call: Call, got: object, expected: np.ndarray) -> bool:
+    try:
+        g = np.asarray(got)
+    except Exception:
+        g = np.asarray(got.__array__())  # type: ignore[attr-defined]
+    if g.shape != expected.shape or g.dtype != expected.dtype:
+        return False
+    if call.check == "shape":
+        return True
+    if call.check == "close":
+        return bool(np.allclose(g, expected, rtol=1e-12, atol=1e-12))
+    return bool(np.array_equal(g, expected, equal_nan=True))
+
+
+@dataclass
+class Outcome:
+    """One case: samples per library, whether each library's result matched NumPy's."""
+
+    call: Call
+    inner: int = 0
+    samples: dict[str, list[float]] = field(default_factory=dict)
+    mismatch: list[str] = field(default_factory=list)
+    errors: dict[str, str] = field(default_factory=dict)
+
+    def time(self, variant: str) -> float:
+        """Median seconds per call of a library (nan when it did not run)."""
+        return median(self.samples.get(variant))
+
+    def cost(self, variant: str = "stridedarray") -> float:
+        """The library's time over NumPy's: 2.0 means twice NumPy's per-call cost."""
+        return self.time(variant) / self.time("numpy")
+
+
+def run_call(call: Call, libs: dict[str, Any], base: dict[str, Any],
+             budget: Budget) -> Outcome:
+    """Check the statement against NumPy in every library, then time them interleaved."""
+    out = Outcome(call)
+    code = compile(call.stmt, call.name, "eval")
+    timers: dict[str, timeit.Timer] = {}
+    expected = None
+    for name, xp in libs.items():
+        g = _globals(xp, base)
+        try:
+            r = eval(code, g)  # noqa: S307 - our own statements
+        except Exception as exc:  # a library without the call: reported, not fatal
+            out.errors[name] = f"{type(exc).__name__}: {exc}"
+            continue
+        if name == "numpy":
+            expected = np.asarray(r)
+        elif expected is not None and not _agrees(call, r, expected):
+            out.mismatch.append(name)
+        timers[name] = timeit.Timer(call.stmt, globals=g)
+    out.inner, out.samples = sample(timers, budget)
+    return out
+
+
+# Targets: (label, families, bound on the library's time / NumPy's time, absolute bound in s)
+TARGETS = [
+    ("element-wise (unary, binary, array-scalar) <= 2x NumPy",
+     ("elementwise unary", "elementwise binary", "elementwise scalar"), 2.0, None),
+    ("reductions <= 2x NumPy", ("reduction",), 2.0, None),
+    ("where <= 2x NumPy", ("where",), 2.0, None),
+    ("indexing and view functions <= 2x NumPy", ("indexing and views",), 2.0, None),
+    ("creation <= 2x NumPy", ("creation",), 2.0, None),
+    ("asarray(ndarray) < 1 us", ("asarray",), None, 1e-6),
+    ("matmul 2x2, 8x8: at least 0.8x NumPy's speed", ("matmul small",), 1 / 0.8, None),
+    ("matmul (10,S,S)@(10,S,S), S < 32: at least 0.9x NumPy's speed", ("matmul batched",),
+     1 / 0.9, None),
+]
+
+
+def targets(outcomes: list[Outcome]) -> list[dict]:
+    """Each target with its worst case, how many cases meet it, and whether all do."""
+    rows = []
+    for label, fams, rel, absolute in TARGETS:
+        cases = [o for o in outcomes if o.call.family in fams]
+        if not cases:
+            continue
+        vals = [(o.time("stridedarray") if absolute else o.cost(), o) for o in cases]
+        bound = float(absolute if absolute is not None else rel)  # type: ignore[arg-type]
+        met = sum(1 for v, _ in vals if math.isfinite(v) and v <= bound)
+        worst_v, worst = max(vals, key=lambda t: t[0] if math.isfinite(t[0]) else math.inf)
+        rows.append({"target": label, "cases": len(cases), "met_cases": met,
+                     "worst": worst_v, "worst_case": worst.call.name, "absolute": bool(absolute),
+                     "met": met == len(cases)})
+    return rows
+
+
+def _ratio(v: float) -> str:
+    return f"{v:.2f}x" if math.isfinite(v) else "-"
+
+
+def markdown(outcomes: list[Outcome], info: dict, libs: list[str]) -> str:
+    """Header, the per-call table and the targets table."""
+    lines = ["# Per-call cost: stridedarray beside NumPy" +
+             (" and array-api-strict" if "array-api-strict" in libs else ""), ""]
+    for key, value in info.items():
+        if key == "env":
+            value = ", ".join(f"{k}={v}" for k, v in value.items())
+        lines.append(f"- {key}: {value}")
+    strict = "array-api-strict" in libs
+    head = "| call | family | NumPy | stridedarray | sa/NumPy |"
+    rule = "|---|---|---:|---:|---:|"
+    if strict:
+        head += " array-api-strict | strict/NumPy |"
+        rule += "---:|---:|"
+    lines += ["", "Median time per call, 1 BLAS thread; sa/NumPy = stridedarray time / NumPy "
+              "time (1.00x: NumPy's cost; below 1: cheaper than NumPy).", "", head + " check |",
+              rule + "---|"]
+    for o in outcomes:
+        row = (f"| `{o.call.name}` | {o.call.family} | {fmt_time(o.time('numpy'))} | "
+               f"{fmt_time(o.time('stridedarray'))} | {_ratio(o.cost())} |")
+        if strict:
+            row += f" {fmt_time(o.time('array-api-strict'))} | " \
+                   f"{_ratio(o.cost('array-api-strict'))} |"
+        notes = [f"{k} differs from NumPy" for k in o.mismatch]
+        notes += [f"{k}: {v[:60]}" for k, v in o.errors.items()]
+        lines.append(row + f" {'; '.join(notes) or 'same as NumPy'} |")
+    lines += ["", "## Targets", "", "| target | cases meeting it | worst | worst case | met |",
+              "|---|---:|---:|---|---|"]
+    for t in targets(outcomes):
+        worst = fmt_time(t["worst"]) if t["absolute"] else _ratio(t["worst"])
+        lines.append(f"| {t['target']} | {t['met_cases']}/{t['cases']} | {worst} | "
+                     f"`{t['worst_case']}` | {'yes' if t['met'] else 'NO'} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_csv(outcomes: list[Outcome], path: Path) -> None:
+    """Every raw sample: one row per (case, library, repeat)."""
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(CSV_FIELDS)
+        for o in outcomes:
+            for variant, samples in o.samples.items():
+                for i, t in enumerate(samples):
+                    w.writerow([o.call.name, o.call.family, o.call.size, variant, i, o.inner,
+                                f"{t:.6e}"])
+
+
+def write_json(outcomes: list[Outcome], info: dict, libs: list[str], path: Path) -> None:
+    """Medians and cost ratios per case, the targets, and the machine header."""
+    rows = [{"case": o.call.name, "family": o.call.family, "size": o.call.size,
+             "statement": o.call.stmt, **{lib: o.time(lib) for lib in libs},
+             "sa_over_numpy": o.cost(),
+             "strict_over_numpy": o.cost("array-api-strict"),
+             "mismatch": o.mismatch, "errors": o.errors, "inner": o.inner} for o in outcomes]
+    path.write_text(json.dumps({"machine": info, "libraries": libs, "cases": rows,
+                                "targets": targets(outcomes)}, indent=1, allow_nan=True,
+                               default=str))
+
+
+def plot(outcomes: list[Outcome], path: Path, title: str) -> bool:
+    """Horizontal bars of library time / NumPy time per case (log scale), the 2x line."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    names = [o.call.name for o in outcomes]
+    y = np.arange(len(names))
+    fig, ax = plt.subplots(figsize=(9, 0.19 * len(names) + 1.5))
+    for k, (lib, color) in enumerate((("stridedarray", "tab:blue"),
+                                      ("array-api-strict", "tab:gray"))):
+        vals = [o.cost(lib) for o in outcomes]
+        if not any(math.isfinite(v) for v in vals):
+            continue
+        ax.barh(y + 0.2 - 0.4 * k, [v if math.isfinite(v) else 0 for v in vals], height=0.38,
+                color=color, label=lib)
+    ax.axvline(1.0, color="black", linewidth=0.8)
+    ax.axvline(2.0, color="tab:red", linewidth=0.8, linestyle="--", label="2x NumPy")
+    ax.set_xscale("log", base=2)
+    ax.set_yticks(y, names, fontsize=6)
+    ax.invert_yaxis()
+    ax.set_xlabel("time per call / NumPy's time per call")
+    ax.grid(True, axis="x", which="both", alpha=0.3)
+    ax.legend(fontsize=7, loc="lower right")
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+    return True
+
+
+def run(out_dir: Path, quick: bool, pattern: str | None, threads: int, seed: int,
+        list_only: bool = False, progress: bool = True) -> int:
+    """Run the suite and write overhead.md/.csv/.json/.png into out_dir; print the tables."""
+    selected = calls(quick)
+    if pattern:
+        try:
+            rx = re.compile(pattern, re.IGNORECASE)
+        except re.error as exc:
+            raise SystemExit(f"--filter: not a valid regular expression: {exc}") from None
+        selected = [c for c in selected if rx.search(c.name) or rx.search(c.family)]
+    if list_only:
+        print("\n".join(c.name for c in selected))
+        return 0
+    if not selected:
+        raise SystemExit(f"--filter {pattern!r} matches no case (see --list)")
+    set_threads(threads)
+    info = machine_info()
+    libs = _namespaces()
+    if "array-api-strict" in libs:
+        info["array_api_strict"] = libs["array-api-strict"].__version__
+    budget = Budget.quick() if quick else Budget()
+    rng = np.random.default_rng(seed)
+    bases = {n: _operands(n, rng) for n in {c.size if c.size in SHAPES else 16 for c in selected}}
+    t0 = time.perf_counter()
+    outcomes = []
+    for i, c in enumerate(selected, 1):
+        outcomes.append(run_call(c, libs, bases[c.size if c.size in SHAPES else 16], budget))
+        if progress:
+            print(f"[{i}/{len(selected)}] {c.name}", file=sys.stderr)
+    info["wall_time"] = f"{time.perf_counter() - t0:.1f} s"
+    info["load_average_at_end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    out_dir.mkdir(parents=True, exist_ok=True)
+    names = list(libs)
+    text = markdown(outcomes, info, names)
+    (out_dir / "overhead.md").write_text(text)
+    write_csv(outcomes, out_dir / "overhead.csv")
+    write_json(outcomes, info, names, out_dir / "overhead.json")
+    plotted = plot(outcomes, out_dir / "overhead.png",
+                   f"per-call cost beside NumPy, {threads} BLAS thread(s), {info['cpu']}")
+    print(text)
+    print(f"wrote {out_dir / 'overhead.md'}, overhead.csv, overhead.json"
+          + (", overhead.png" if plotted else " (no plot: matplotlib not installed)"))
+    bad = [o.call.name for o in outcomes if "stridedarray" in o.mismatch
+           or "stridedarray" in o.errors]
+    if bad:
+        print(f"WARNING: {len(bad)} case(s) differ from NumPy or failed: {', '.join(bad[:5])}",
+              file=sys.stderr)
+    return 0

@@ -1,0 +1,67 @@
+"""Interleaved timing of several variants of one call, shared by the per-call suites.
+
+Each variant is a `timeit.Timer` (a compiled loop, no Python call per repetition of the
+statement). One inner count is calibrated so that a sample of the fastest variant lasts about
+`target_s`; all variants use it. After a warm-up, samples are taken in turn (the order rotated
+every repeat) until the case's budget is spent, so a slow phase of a shared machine hits every
+variant alike. A variant's time is the median seconds per call over its samples.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import timeit
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Budget", "sample", "median"]
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Per-sample target, repeat bounds and the time budget of one case."""
+
+    target_s: float = 2e-4
+    min_repeats: int = 15
+    max_repeats: int = 151
+    case_budget_s: float = 0.4
+    case_cap_s: float = 2.0
+
+    @classmethod
+    def quick(cls) -> Budget:
+        """CI-sized: the suite runs in seconds; numbers are indicative only."""
+        return cls(target_s=1e-4, min_repeats=3, max_repeats=3, case_budget_s=0.01,
+                   case_cap_s=0.2)
+
+
+def sample(timers: dict[str, timeit.Timer], budget: Budget) -> tuple[int, dict[str, list[float]]]:
+    """(inner count, seconds per call of every sample, per variant)."""
+    fastest = math.inf
+    for timer in timers.values():
+        timer.timeit(1)
+        fastest = min(fastest, timer.timeit(1) or 1e-9)
+    inner = max(1, min(200_000, math.ceil(budget.target_s / max(fastest, 1e-9))))
+    for timer in timers.values():
+        timer.timeit(inner)
+    names = list(timers)
+    samples: dict[str, list[float]] = {name: [] for name in names}
+    start = time.perf_counter()
+    rep = 0
+    while rep < budget.max_repeats:
+        elapsed = time.perf_counter() - start
+        if rep >= 3 and elapsed >= budget.case_cap_s:
+            break
+        if rep >= budget.min_repeats and elapsed >= budget.case_budget_s:
+            break
+        k = rep % len(names)
+        for name in names[k:] + names[:k]:
+            samples[name].append(timers[name].timeit(inner) / inner)
+        rep += 1
+    return inner, samples
+
+
+def median(samples: list[float] | None) -> float:
+    """Median of the samples; nan when there are none."""
+    return float(np.median(samples)) if samples else math.nan
