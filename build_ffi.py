@@ -2,25 +2,33 @@
 
 The C declarations that Python sees are the cffi-parsable headers listed in API_HEADERS
 (plain typedefs, prototypes and integer #defines only). Every `csrc/*.c` file is compiled
-into the one extension, linked against the OpenBLAS shipped in the `scipy-openblas32` wheel.
+into the one extension. Linking against OpenBLAS (the copy bundled from the `scipy-openblas32`
+wheel), parallel and incremental compilation and the $ORIGIN run-time path are done by the
+build_ext command in setup.py.
 
-During development, `python setup.py build_ext --inplace` rebuilds the extension in place
-(`pip install -e .` does the same through pip).
+During development, `python setup.py build_ext --inplace` rebuilds the extension in place,
+recompiling only the C files whose source or headers changed (`pip install -e .` builds
+everything, in a temporary directory).
+
+Compiler flags are the project's, not the interpreter's: COMPILE_FLAGS come after the flags
+Python was built with (sysconfig CFLAGS: -O3 -g for a pyenv build, other levels elsewhere), and
+for GCC and Clang the last -O and -g win, so every build is -O3 without debug information,
+whatever Python builds it. LINK_FLAGS strip the symbol table as well.
 
 Environment switch:
     STRIDEDARRAY_SANITIZE=1   build the C core for AddressSanitizer and UndefinedBehaviorSanitizer:
         `-fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -O1 -g -UNDEBUG
         -fno-wrapv -fno-var-tracking-assignments -DSA_SANITIZE_BUILD`, linked with the same
-        -fsanitize. (GCC's `undefined` leaves out float-cast-overflow, the UB of a float -> int
-        conversion that does not fit; it is added. SA_SANITIZE_BUILD lets GCC choose what to
-        inline in the generic kernels, see generic_target.h, which cuts the build from minutes
-        to about a minute.) These flags come after Python's own CFLAGS
-        (`-DNDEBUG -O3 -fwrapv`), and for GCC the last -O, -D/-U and -f(no-)wrapv win: the
-        build is -O1, the C debug asserts (assert, SA_ASSERT_IN_BUFFER) are live, and signed
-        overflow is undefined again so UBSan reports it. UBSan recovers (reports and goes on)
-        so that one run lists every report; tools/sanitize counts them. Such an extension only
-        loads with the ASan runtime preloaded (LD_PRELOAD=$(gcc -print-file-name=libasan.so));
-        tools/sanitize does all of this in a scratch virtual environment.
+        -fsanitize and not stripped. (GCC's `undefined` leaves out float-cast-overflow, the UB of
+        a float -> int conversion that does not fit; it is added. SA_SANITIZE_BUILD lets GCC
+        choose what to inline in the generic kernels, see generic_target.h, which cuts the build
+        from minutes to about a minute.) These flags come after COMPILE_FLAGS, and for GCC the
+        last -O, -g, -D/-U and -f(no-)wrapv win: the build is -O1 -g, the C debug asserts
+        (assert, SA_ASSERT_IN_BUFFER) are live, and signed overflow is undefined again so UBSan
+        reports it. UBSan recovers (reports and goes on) so that one run lists every report;
+        tools/sanitize counts them. Such an extension only loads with the ASan runtime preloaded
+        (LD_PRELOAD=$(gcc -print-file-name=libasan.so)); tools/sanitize does all of this in a
+        scratch virtual environment.
 """
 
 import os
@@ -43,6 +51,14 @@ SANITIZE_COMPILE = [SANITIZES, "-fno-omit-frame-pointer", "-O1", "-g", "-UNDEBUG
                     "-fno-var-tracking-assignments", "-DSA_SANITIZE_BUILD"]
 SANITIZE_LINK = [SANITIZES]
 
+# -O3: the generic kernels are written for it (docs/install.md has the -O2/-O3 measurements).
+# -g0: no debug information (it was 6 MB of an 8.8 MB extension). -fwrapv: the interpreter's
+# flags usually say it (or -fno-strict-overflow); said here so no build depends on that.
+# -fvisibility=hidden: only the module's init function is exported (cffi marks it), so the
+# core's own C symbols cannot clash with another library's.
+COMPILE_FLAGS = ["-O3", "-g0", "-DNDEBUG", "-fwrapv", "-fvisibility=hidden"]
+LINK_FLAGS = ["-Wl,--strip-all"]
+
 ffibuilder = FFI()
 ffibuilder.cdef(
     "\n".join((CSRC / h).read_text() for h in API_HEADERS if (CSRC / h).exists())
@@ -51,24 +67,29 @@ ffibuilder.cdef(
     void scipy_openblas_set_num_threads(int num_threads);
     char *scipy_openblas_get_corename(void);
     char *scipy_openblas_get_config(void);
+    const char *sa_blas_package_version(void);
+    void *sa_blas_function_address(void);
     """
 )
 
 ffibuilder.set_source(
     "stridedarray._core",
     "\n".join(f'#include "{h}"' for h in API_HEADERS if (CSRC / h).exists())
-    + '\n#include "cblas.h"\n',
+    + '\n#include "cblas.h"\n'
+    # For blas_info(): the scipy-openblas32 release the core was built with and bundles, and
+    # the address of one BLAS function as bound by the loader (dladdr names its file; cffi's
+    # own ffi.addressof would give the address of its wrapper in this module).
+    + "static const char *sa_blas_package_version(void) "
+    + f'{{ return "{scipy_openblas32.__version__}"; }}\n'
+    + "static void *sa_blas_function_address(void) "
+    + "{ return (void *)&scipy_openblas_get_config; }\n",
     # Paths relative to the project root: setuptools builds from there, and absolute paths
     # would leak the build machine's layout into the sources cffi generates.
     sources=sorted(str(p.relative_to(ROOT)) for p in CSRC.glob("*.c")),
-    # The kernels are templates in headers: a header change must rebuild the extension.
+    # Headers are listed so that setuptools notices them; which object each one rebuilds is
+    # worked out from the compiler's dependency files (setup.py).
     depends=sorted(str(p.relative_to(ROOT)) for p in CSRC.glob("*.h")),
     include_dirs=[str(CSRC.relative_to(ROOT)), scipy_openblas32.get_include_dir()],
-    library_dirs=[scipy_openblas32.get_lib_dir()],
-    libraries=[scipy_openblas32.get_library()],
-    # A regular install puts the wheel's library beside us in site-packages; an editable
-    # install does not, and relies on `import scipy_openblas32` (RTLD_GLOBAL) in _ffi.py.
-    extra_link_args=["-Wl,-rpath,$ORIGIN/../scipy_openblas32/lib"]
-    + (SANITIZE_LINK if SANITIZE else []),
-    extra_compile_args=SANITIZE_COMPILE if SANITIZE else [],
+    extra_compile_args=COMPILE_FLAGS + (SANITIZE_COMPILE if SANITIZE else []),
+    extra_link_args=SANITIZE_LINK if SANITIZE else LINK_FLAGS,
 )

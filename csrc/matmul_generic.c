@@ -3,105 +3,13 @@
  * sa_generic_matmul (declared in sa_kernels.h) normalizes the geometry (independent of dtype),
  * notices operands shared by the whole batch, and calls the kernel for the dtype on the best
  * instruction set this CPU has. The kernels themselves are templates (generic_real.h,
- * generic_complex.h) instantiated per dtype by generic_target.h, once per target:
- * AVX-512 (64-byte vectors), AVX2+FMA (32-byte) and the baseline (16-byte, SSE2 on x86-64).
+ * generic_complex.h) instantiated per dtype by generic_target.h, once per target, each target
+ * in a file of its own: AVX-512 (64-byte vectors, matmul_generic_avx512.c), AVX2+FMA (32-byte,
+ * matmul_generic_avx2.c) and the baseline (16-byte, SSE2 on x86-64, matmul_generic_base.c).
  * The build uses no special compiler flags; the targets are per-function attributes and the
  * choice is made at run time from the CPU's feature bits (read-only state).
  */
-#include <stdlib.h>
-
-#include "sa_kernels.h"
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
-
-#if defined(__GNUC__) && !defined(__clang__)
-/* Keep GCC from turning the short edge loops of the packing and store code (n < one vector,
- * run once per row) into memcpy/memset library calls: the call costs more than the copy. */
-#pragma GCC optimize("no-tree-loop-distribute-patterns")
-#endif
-
-#if !defined(__GNUC__)
-#error "the generic kernels use GCC/Clang vector extensions"
-#endif
-
-#define SA_CAT2_(a, b) a##_##b
-#define SA_CAT2(a, b) SA_CAT2_(a, b)
-#define SA_CAT3_(a, b, c) a##_##b##_##c
-#define SA_CAT3(a, b, c) SA_CAT3_(a, b, c)
-
-typedef int (*sa_generic_entry)(const sa_contraction *g, int64_t count, const char *a,
-                                const int64_t *a_off, int64_t da, const char *b,
-                                const int64_t *b_off, int64_t db, char *c, const int64_t *c_off,
-                                int64_t dc, int a_shared, int b_shared);
-
-/* Scratch for packed panels: on the stack when small (the S = 8..16 batches that are
- * dominated by per-call cost), otherwise 64-byte aligned heap memory. */
-#define SA_STACK_SCRATCH 16384
-#define SA_SCRATCH(name, bytes)                                                                 \
-    _Alignas(64) char name##_stack[SA_STACK_SCRATCH];                                           \
-    const size_t name##_bytes = (bytes);                                                        \
-    void *name = name##_bytes <= SA_STACK_SCRATCH ? (void *)name##_stack                        \
-                                                  : sa_scratch_alloc(name##_bytes)
-#define SA_SCRATCH_FREE(name)                                                                   \
-    do {                                                                                        \
-        if (name != (void *)name##_stack) sa_scratch_free(name);                               \
-    } while (0)
-
-/* Heap scratch comes from the core's allocator (sa_alloc.c): 64-byte aligned, counted as
- * SA_ALLOC_SCRATCH, NULL on failure (the kernels then return -2 before touching anything). */
-static void *sa_scratch_alloc(size_t bytes)
-{
-    return sa_alloc(SA_ALLOC_SCRATCH, bytes);
-}
-
-static void sa_scratch_free(void *p)
-{
-    sa_free(p);
-}
-
-#if defined(__x86_64__) || defined(__i386__)
-#define SA_PRE avx512
-#define SA_TGT __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")))
-#define SA_VB 64
-#define SA_MR 8
-#define SA_MRC 4
-#define SA_MASK512 1
-#include "generic_target.h"
-#undef SA_MASK512
-#undef SA_PRE
-#undef SA_TGT
-#undef SA_VB
-#undef SA_MR
-#undef SA_MRC
-
-#define SA_PRE avx2
-#define SA_TGT __attribute__((target("avx2,fma")))
-#define SA_VB 32
-#define SA_MR 8
-#define SA_MRC 4
-#define SA_MASK256 1
-#include "generic_target.h"
-#undef SA_MASK256
-#undef SA_PRE
-#undef SA_TGT
-#undef SA_VB
-#undef SA_MR
-#undef SA_MRC
-#endif
-
-#define SA_PRE base
-#define SA_TGT
-#define SA_VB 16
-#define SA_MR 8
-#define SA_MRC 4
-#include "generic_target.h"
-#undef SA_PRE
-#undef SA_TGT
-#undef SA_VB
-#undef SA_MR
-#undef SA_MRC
+#include "generic_common.h"
 
 static const sa_generic_entry *sa_generic_pick(void)
 {

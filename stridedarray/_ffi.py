@@ -1,35 +1,35 @@
-"""Loads the C core. The BLAS library must be in the process before the extension is.
+"""Loads the C core and, with it, the OpenBLAS bundled beside it.
 
-`import scipy_openblas32` loads libscipy_openblas with RTLD_GLOBAL, which is what resolves
-the extension's BLAS symbols in an editable install (where the `$ORIGIN`-relative rpath set
-by build_ffi.py does not point at the wheel's library).
+The extension links `_blas/libscipy_openblas_stridedarray.so` (a copy of scipy-openblas32's
+library under a name of its own, see setup.py) through an `$ORIGIN`-relative run-time path, so
+loading the extension loads that library; no other package is imported for it.
 """
 
+import ctypes
+import ctypes.util
 import os
 
 import numpy  # noqa: F401  (NumPy's own OpenBLAS loads first, under the user's environment)
 
-# Our OpenBLAS reads OPENBLAS_THREAD_TIMEOUT once, as it loads (next import). An idle worker
-# busy-waits 2**timeout cycles before it sleeps; the default 2**28 (~0.1 s) leaves our workers
-# spinning after every call, which slows NumPy's next multi-threaded BLAS call several-fold when
-# the two libraries alternate (docs/benchmarks.md, "Two threads"). With 2**14 cycles (a few
-# microseconds) our workers sleep right after a call: measured best of 2**14/2**20/2**28 here,
-# alone and alternating. NumPy's library is already loaded, so its behaviour is unchanged; a
-# value the user set is kept.
+# Our OpenBLAS reads OPENBLAS_THREAD_TIMEOUT once, as it loads (with the extension, below).
+# An idle worker busy-waits 2**timeout cycles before it sleeps; the default 2**28 (~0.1 s)
+# leaves our workers spinning after every call, which slows NumPy's next multi-threaded BLAS
+# call several-fold when the two libraries alternate (docs/benchmarks.md, "Two threads"). With
+# 2**14 cycles (a few microseconds) our workers sleep right after a call: measured best of
+# 2**14/2**20/2**28 here, alone and alternating. NumPy's library is already loaded, so its
+# behaviour is unchanged; a value the user set is kept.
 _SET_TIMEOUT = "OPENBLAS_THREAD_TIMEOUT" not in os.environ
 if _SET_TIMEOUT:
     os.environ["OPENBLAS_THREAD_TIMEOUT"] = "14"
 try:
-    import scipy_openblas32  # side effect: loads the BLAS library globally
+    from ._core import ffi, lib  # loads the bundled OpenBLAS
 finally:
     if _SET_TIMEOUT:
         del os.environ["OPENBLAS_THREAD_TIMEOUT"]
 
-from ._core import ffi, lib  # noqa: E402  (after the BLAS library is loaded)
-
 # Fork safety (csrc/blas_fork_guard.c): our pthread_atfork handler waits for BLAS calls in
 # flight before OpenBLAS's own handler stops its threads. Registered now, after OpenBLAS has
-# registered its handler, so that ours runs first.
+# registered its handler (it loaded with the extension), so that ours runs first.
 # pthread_atfork fails only when out of memory; everything but fork safety still works.
 if lib.sa_fork_guard_install() != 0:
     import warnings
@@ -41,19 +41,43 @@ if lib.sa_fork_guard_install() != 0:
 __all__ = ["ffi", "lib", "blas_info"]
 
 
+class _DlInfo(ctypes.Structure):
+    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
+                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+
+
+def _blas_library_path() -> str:
+    """The file the core's BLAS symbols were bound to, as the dynamic loader reports it."""
+    addr = int(ffi.cast("uintptr_t", lib.sa_blas_function_address()))
+    # dladdr is in libc from glibc 2.34 on, in libdl before.
+    for name in (None, ctypes.util.find_library("dl")):
+        try:
+            dladdr = ctypes.CDLL(name).dladdr
+        except (OSError, AttributeError):
+            continue
+        dladdr.argtypes = [ctypes.c_void_p, ctypes.POINTER(_DlInfo)]
+        dladdr.restype = ctypes.c_int
+        info = _DlInfo()
+        if dladdr(ctypes.c_void_p(addr), ctypes.byref(info)) and info.dli_fname:
+            return os.fsdecode(info.dli_fname)
+    return "(unknown)"
+
+
 def blas_info() -> dict:
     """What BLAS the core runs on: library file, OpenBLAS config, core type, thread count.
 
-    This is stridedarray's own OpenBLAS (from scipy-openblas32), not NumPy's: the two are
-    separate libraries with separate thread pools. `python -m stridedarray` prints the same.
+    This is stridedarray's own OpenBLAS (scipy-openblas32's library, bundled in the package),
+    not NumPy's: the two are separate libraries with separate thread pools.
+    `python -m stridedarray` prints the same.
 
     Returns
     -------
     dict
-        ``library`` (the shared library's file name), ``version`` (of the scipy-openblas32
-        package), ``config`` (OpenBLAS's build configuration string), ``corename`` (the CPU
-        kernel set chosen at load time, e.g. "Haswell"; OPENBLAS_CORETYPE overrides it) and
-        ``threads`` (the thread count BLAS calls use now).
+        ``library`` (the path of the shared library the core's BLAS calls are bound to),
+        ``version`` (the scipy-openblas32 release it was bundled from), ``config``
+        (OpenBLAS's build configuration string), ``corename`` (the CPU kernel set chosen at
+        load time, e.g. "Haswell"; OPENBLAS_CORETYPE overrides it) and ``threads`` (the
+        thread count BLAS calls use now).
 
     Examples
     --------
@@ -65,8 +89,8 @@ def blas_info() -> dict:
     (True, True)
     """
     return {
-        "library": scipy_openblas32.get_library(fullname=True),
-        "version": scipy_openblas32.__version__,
+        "library": _blas_library_path(),
+        "version": ffi.string(lib.sa_blas_package_version()).decode(),
         "config": ffi.string(lib.scipy_openblas_get_config()).decode(),
         "corename": ffi.string(lib.scipy_openblas_get_corename()).decode(),
         "threads": lib.scipy_openblas_get_num_threads(),

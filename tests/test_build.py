@@ -1,5 +1,7 @@
-"""Build level (issue 2 items 2-3): the extension imports and reports the BLAS it linked, the
-linked library is found through an $ORIGIN-relative rpath, and `python -m stridedarray` runs."""
+"""Build level: the extension imports and reports the BLAS it linked, that library is the copy
+bundled in the package (found through an $ORIGIN-relative run path, under a SONAME of its own),
+the binary carries no build-machine path, no debug information and exports only its init
+function, and `python -m stridedarray` runs."""
 
 from __future__ import annotations
 
@@ -18,33 +20,59 @@ from stridedarray import _core
 ROOT = Path(__file__).resolve().parent.parent
 
 
+BUNDLED = "libscipy_openblas_stridedarray.so"
+
+
 def test_extension_reports_linked_blas():
     info = sa.blas_info()
     assert set(info) >= {"library", "version", "config", "corename", "threads"}
-    assert "scipy_openblas" in info["library"]
+    # The loader bound the core's BLAS symbols to the copy bundled beside the extension.
+    assert Path(info["library"]).resolve() == (Path(_core.__file__).parent / "_blas" / BUNDLED
+                                               ).resolve()
+    assert re.fullmatch(r"0\.3\.\d+(\.\d+)*", info["version"]), info["version"]
     assert info["config"].startswith("OpenBLAS") and info["corename"]
     assert isinstance(info["threads"], int) and info["threads"] >= 1
-    # The symbols really come from the wheel's prefixed OpenBLAS.
     assert _core.lib.scipy_openblas_get_num_threads() == info["threads"]
 
 
-def _dynamic_section(so: str) -> str:
-    return subprocess.run(["readelf", "-d", so], capture_output=True, text=True,
+def _readelf(*args: str) -> str:
+    return subprocess.run(["readelf", *args], capture_output=True, text=True,
                           check=True).stdout
 
 
-@pytest.mark.skipif(shutil.which("readelf") is None, reason="readelf (binutils) not installed")
-def test_extension_links_the_wheel_blas_through_origin_rpath():
-    dyn = _dynamic_section(_core.__file__)
-    assert re.search(r"NEEDED.*\[libscipy_openblas", dyn)
-    m = re.search(r"R(UN)?PATH.*\[(.*)\]", dyn)
-    assert m, dyn
-    entries = m.group(2).split(":")
-    assert "$ORIGIN/../scipy_openblas32/lib" in entries
-    # No path into a (deleted) pip build environment or this checkout. The interpreter's own
-    # lib directory may appear: CPython's sysconfig LDSHARED adds it (pyenv builds), not us.
-    for e in entries:
-        assert "pip-build-env" not in e and str(ROOT) not in e, e
+needs_readelf = pytest.mark.skipif(shutil.which("readelf") is None,
+                                   reason="readelf (binutils) not installed")
+
+
+@needs_readelf
+def test_extension_links_the_bundled_blas_through_origin_runpath():
+    dyn = _readelf("-d", _core.__file__)
+    needed = re.findall(r"\(NEEDED\).*\[(.*)\]", dyn)
+    assert BUNDLED in needed and not any(n == "libscipy_openblas.so" for n in needed), needed
+    # The only search path is the package's own; none from the interpreter's LDSHARED (a
+    # pyenv build adds its lib directory), the pip build environment or this checkout.
+    paths = re.findall(r"\((?:RPATH|RUNPATH)\).*\[(.*)\]", dyn)
+    assert paths == ["$ORIGIN/_blas"], paths
+    lib_dyn = _readelf("-d", str(Path(_core.__file__).parent / "_blas" / BUNDLED))
+    assert re.search(r"\(SONAME\).*\[" + re.escape(BUNDLED) + r"\]", lib_dyn), lib_dyn
+
+
+@needs_readelf
+def test_extension_has_no_debug_info_and_exports_only_its_init():
+    dynsyms = _readelf("--dyn-syms", "-W", _core.__file__)
+    if "__asan_" in dynsyms:
+        pytest.skip("a sanitizer build (STRIDEDARRAY_SANITIZE=1) keeps debug information")
+    sections = _readelf("-S", "-W", _core.__file__)
+    assert ".debug_" not in sections and ".symtab" not in sections
+    defined = [line.split()[-1] for line in dynsyms.splitlines()
+               if re.search(r"\b(FUNC|OBJECT)\b", line) and " UND " not in line]
+    assert defined == ["PyInit__core"], defined
+
+
+def test_extension_holds_no_build_machine_path():
+    data = Path(_core.__file__).read_bytes()
+    for marker in (str(ROOT), "pip-build-env", "/root/", "/home/", "/tmp/"):
+        assert marker.encode() not in data, marker
 
 
 def test_python_dash_m_stridedarray():
@@ -62,20 +90,18 @@ def test_python_dash_m_stridedarray():
 
 
 @pytest.mark.slow
-def test_regular_install_finds_blas_without_importing_the_wheel(tmp_path):
-    """`pip install .` into a throwaway venv; load _core without importing scipy_openblas32."""
+def test_regular_install_runs_without_scipy_openblas32(tmp_path):
+    """`pip install .` into a throwaway venv; the core loads, and scipy-openblas32 is not there."""
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     py = venv / "bin" / "python"
     subprocess.run([str(py), "-m", "pip", "install", "-q", str(ROOT)], check=True,
                    cwd=tmp_path, timeout=900)
     code = (
-        "import glob, importlib.util, sys, sysconfig\n"
-        "so = glob.glob(sysconfig.get_paths()['purelib'] + '/stridedarray/_core*.so')[0]\n"
-        "spec = importlib.util.spec_from_file_location('stridedarray._core', so)\n"
-        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
-        "assert 'scipy_openblas32' not in sys.modules\n"
-        "print(m.ffi.string(m.lib.scipy_openblas_get_corename()).decode())\n"
+        "import importlib.util, sys\n"
+        "import stridedarray as sa\n"
+        "assert importlib.util.find_spec('scipy_openblas32') is None\n"
+        "print(sa.blas_info()['corename'])\n"
     )
     r = subprocess.run([str(py), "-c", code], capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 0 and r.stdout.strip(), r.stderr

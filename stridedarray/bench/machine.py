@@ -29,9 +29,7 @@ def _numpy_controllers() -> list[Any] | None:
         from threadpoolctl import ThreadpoolController
     except ImportError:
         return None
-    import scipy_openblas32
-
-    ours = os.path.realpath(scipy_openblas32.get_lib_dir())
+    ours = os.path.dirname(os.path.realpath(blas_info()["library"]))
     return [c for c in ThreadpoolController().select(user_api="blas").lib_controllers
             if not os.path.realpath(c.filepath).startswith(ours)]
 

@@ -1,0 +1,69 @@
+/* What the generic matmul kernels share: the entry-point type, the per-target tables, the
+ * name-pasting macros and the scratch memory helpers.
+ *
+ * The kernels are compiled once per instruction-set target, each target in a translation unit
+ * of its own (matmul_generic_avx512.c, matmul_generic_avx2.c, matmul_generic_base.c), so that
+ * the targets build in parallel and a change to one rebuilds only that one. Each of those
+ * files includes this header, defines the target macros and includes generic_target.h, which
+ * defines the target's table. matmul_generic.c (geometry and the run-time choice of target)
+ * reads the tables through the declarations below.
+ */
+#ifndef SA_GENERIC_COMMON_H
+#define SA_GENERIC_COMMON_H
+
+#include <stdlib.h>
+
+#include "sa_kernels.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#define SA_X86 1
+#include <immintrin.h>
+#endif
+
+#if !defined(__GNUC__)
+#error "the generic kernels use GCC/Clang vector extensions"
+#endif
+
+#define SA_CAT2_(a, b) a##_##b
+#define SA_CAT2(a, b) SA_CAT2_(a, b)
+#define SA_CAT3_(a, b, c) a##_##b##_##c
+#define SA_CAT3(a, b, c) SA_CAT3_(a, b, c)
+
+typedef int (*sa_generic_entry)(const sa_contraction *g, int64_t count, const char *a,
+                                const int64_t *a_off, int64_t da, const char *b,
+                                const int64_t *b_off, int64_t db, char *c, const int64_t *c_off,
+                                int64_t dc, int a_shared, int b_shared);
+
+/* One table per target, indexed by sa_dtype (bool's slot is empty). */
+#if defined(SA_X86)
+extern const sa_generic_entry sa_generic_table_avx512[SA_NDTYPES];
+extern const sa_generic_entry sa_generic_table_avx2[SA_NDTYPES];
+#endif
+extern const sa_generic_entry sa_generic_table_base[SA_NDTYPES];
+
+/* Scratch for packed panels: on the stack when small (the S = 8..16 batches that are
+ * dominated by per-call cost), otherwise 64-byte aligned heap memory. */
+#define SA_STACK_SCRATCH 16384
+#define SA_SCRATCH(name, bytes)                                                                 \
+    _Alignas(64) char name##_stack[SA_STACK_SCRATCH];                                           \
+    const size_t name##_bytes = (bytes);                                                        \
+    void *name = name##_bytes <= SA_STACK_SCRATCH ? (void *)name##_stack                        \
+                                                  : sa_scratch_alloc(name##_bytes)
+#define SA_SCRATCH_FREE(name)                                                                   \
+    do {                                                                                        \
+        if (name != (void *)name##_stack) sa_scratch_free(name);                               \
+    } while (0)
+
+/* Heap scratch comes from the core's allocator (sa_alloc.c): 64-byte aligned, counted as
+ * SA_ALLOC_SCRATCH, NULL on failure (the kernels then return -2 before touching anything). */
+static inline void *sa_scratch_alloc(size_t bytes)
+{
+    return sa_alloc(SA_ALLOC_SCRATCH, bytes);
+}
+
+static inline void sa_scratch_free(void *p)
+{
+    sa_free(p);
+}
+
+#endif
