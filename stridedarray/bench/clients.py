@@ -32,6 +32,7 @@ import stridedarray as sa
 from .machine import machine_info, set_threads
 from .report import fmt_time
 from .sampling import Budget, median, sample
+from .suites import write_results
 
 __all__ = ["Workload", "workloads", "run", "CSV_FIELDS"]
 
@@ -385,20 +386,8 @@ def run(out_dir: Path, quick: bool, pattern: str | None, threads: int, seed: int
             print(f"[{i}/{len(selected)}] {w.name}", file=sys.stderr)
     info["wall_time"] = f"{time.perf_counter() - t0:.1f} s"
     info["load_average_at_end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    out_dir.mkdir(parents=True, exist_ok=True)
-    names = list(libs)
-    text = markdown(outcomes, info, names)
-    (out_dir / "clients.md").write_text(text)
-    write_csv(outcomes, out_dir / "clients.csv")
-    write_json(outcomes, info, names, out_dir / "clients.json")
-    plotted = plot(outcomes, out_dir / "clients.png",
-                   f"array-API clients beside NumPy, {threads} BLAS thread(s), {info['cpu']}")
-    print(text)
-    print(f"wrote {out_dir / 'clients.md'}, clients.csv, clients.json"
-          + (", clients.png" if plotted else " (no plot: matplotlib not installed)"))
     bad = [o.workload.name for o in outcomes if "stridedarray" in o.mismatch
            or "stridedarray" in o.errors]
-    if bad:
-        print(f"WARNING: {len(bad)} workload(s) differ from NumPy or failed: {', '.join(bad)}",
-              file=sys.stderr)
-    return 0
+    return write_results("clients", outcomes, info, list(libs), out_dir,
+                         f"array-API clients beside NumPy, {threads} BLAS thread(s), {info['cpu']}",
+                         markdown, write_csv, write_json, plot, bad)

@@ -30,6 +30,7 @@ import stridedarray as sa
 from .machine import machine_info, set_threads
 from .report import fmt_time
 from .sampling import Budget, median, sample
+from .suites import write_results
 
 __all__ = ["Call", "calls", "run", "TARGETS", "CSV_FIELDS"]
 
@@ -361,20 +362,8 @@ def run(out_dir: Path, quick: bool, pattern: str | None, threads: int, seed: int
             print(f"[{i}/{len(selected)}] {c.name}", file=sys.stderr)
     info["wall_time"] = f"{time.perf_counter() - t0:.1f} s"
     info["load_average_at_end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    out_dir.mkdir(parents=True, exist_ok=True)
-    names = list(libs)
-    text = markdown(outcomes, info, names)
-    (out_dir / "overhead.md").write_text(text)
-    write_csv(outcomes, out_dir / "overhead.csv")
-    write_json(outcomes, info, names, out_dir / "overhead.json")
-    plotted = plot(outcomes, out_dir / "overhead.png",
-                   f"per-call cost beside NumPy, {threads} BLAS thread(s), {info['cpu']}")
-    print(text)
-    print(f"wrote {out_dir / 'overhead.md'}, overhead.csv, overhead.json"
-          + (", overhead.png" if plotted else " (no plot: matplotlib not installed)"))
     bad = [o.call.name for o in outcomes if "stridedarray" in o.mismatch
            or "stridedarray" in o.errors]
-    if bad:
-        print(f"WARNING: {len(bad)} case(s) differ from NumPy or failed: {', '.join(bad[:5])}",
-              file=sys.stderr)
-    return 0
+    return write_results("overhead", outcomes, info, list(libs), out_dir,
+                         f"per-call cost beside NumPy, {threads} BLAS thread(s), {info['cpu']}",
+                         markdown, write_csv, write_json, plot, bad)

@@ -4,8 +4,33 @@ clients.py); kept apart from the matmul workload's command line."""
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
 
-__all__ = ["run_suite"]
+__all__ = ["run_suite", "write_results"]
+
+
+def write_results(stem: str, outcomes: Sequence[Any], info: dict, names: list[str],
+                  out_dir: Path, title: str, markdown: Callable, write_csv: Callable,
+                  write_json: Callable, plot: Callable, bad: list[str]) -> int:
+    """Write a suite's <stem>.md/.csv/.json/.png into out_dir and print the table; the exit
+    status, as for the matmul benchmark: 1 when a case (`bad`) differed from NumPy or failed."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    text = markdown(outcomes, info, names)
+    (out_dir / f"{stem}.md").write_text(text)
+    write_csv(outcomes, out_dir / f"{stem}.csv")
+    write_json(outcomes, info, names, out_dir / f"{stem}.json")
+    plotted = plot(outcomes, out_dir / f"{stem}.png", title)
+    print(text)
+    print(f"wrote {out_dir / (stem + '.md')}, {stem}.csv, {stem}.json"
+          + (f", {stem}.png" if plotted else " (no plot: matplotlib not installed)"))
+    if bad:
+        print(f"error: {len(bad)} case(s) differ from NumPy or failed: {', '.join(bad[:5])}"
+              + (", ..." if len(bad) > 5 else ""), file=sys.stderr)
+        return 1
+    return 0
 
 
 def run_suite(args: argparse.Namespace) -> int:
