@@ -203,3 +203,20 @@ def _dask_rows(text: str) -> list[list[str]]:
     rows = [ln for ln in text.splitlines() if ln.startswith("| ") and "---" not in ln]
     assert rows[0].split("|")[1].strip() == "chunks"
     return [[c.strip() for c in ln.strip("|").split("|")] for ln in rows[1:]]
+
+
+def test_dask_scale_out_bench_refuses_a_product_that_differs_from_numpy(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("distributed")
+    from stridedarray.bench import dask_scaling
+
+    real = dask_scaling.workload
+
+    def off_by_one(library: str, rhs: object, size: int, seed: int = 0) -> object:
+        graph = real(library, rhs, size, seed)
+        return graph + 1.0 if library == "stridedarray" else graph
+
+    monkeypatch.setattr(dask_scaling, "workload", off_by_one)
+    with pytest.raises(dask_scaling.ResultMismatch, match="stridedarray chunks sum to"):
+        dask_scaling.run(tmp_path, batch=4, chunk=2, size=8, repeats=1, workers=(1,))
+    assert not (tmp_path / "dask.md").exists()

@@ -113,7 +113,7 @@ def _dask_main(args: argparse.Namespace) -> int:
     except ImportError:
         raise SystemExit("--dask needs dask.distributed: pip install 'stridedarray[dask]'") \
             from None
-    from .dask_scaling import run
+    from .dask_scaling import ResultMismatch, run
 
     batch = 128 if args.quick and args.dask_batch == 1024 else args.dask_batch
     for name, v in (("--dask-batch", batch), ("--dask-chunk", args.dask_chunk),
@@ -121,8 +121,12 @@ def _dask_main(args: argparse.Namespace) -> int:
         if v < 1:
             raise SystemExit(f"{name} must be >= 1, got {v}")
     _make_out_dir(args.out)
-    run(args.out, batch, min(args.dask_chunk, batch), args.dask_size,
-        repeats=2 if args.quick else 3, workers=(1, 2))
+    try:
+        run(args.out, batch, min(args.dask_chunk, batch), args.dask_size,
+            repeats=2 if args.quick else 5, workers=(1, 2))
+    except ResultMismatch as exc:
+        emit(f"error: {exc}", file=sys.stderr)
+        return 1
     emit(f"wrote {args.out / 'dask.md'}, dask.csv, dask.json, dask.png")
     return 0
 
