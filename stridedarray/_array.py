@@ -540,18 +540,20 @@ class Array(_ArrayProtocols):
         """
         return self._pack(self._dtype)
 
-    def _pack(self, dtype: DType) -> Array:
-        """Row-major copy converted to `dtype` in the same pass (the pack-once primitive)."""
+    def _pack(self, dtype: DType, shape: tuple | None = None) -> Array:
+        """Row-major copy converted to `dtype` in the same pass (the pack-once primitive),
+        with the row-major `shape` of the same size if given (reshape's copy)."""
         try:
-            out = np.empty(self._shape, dtype.np)
+            out = _empty(self._shape, dtype.np)
         except ValueError:
             check_size(self._shape, dtype.np.itemsize)
             raise
-        if out.size and lib.sa_to_row_major(self._c, ffi.from_buffer(out), dtype.code) != 0:
-            out[...] = self._np  # pairs the C core declines (e.g. to bool) cast through NumPy
-        a = _make(_Storage(out), dtype, self._shape, c_strides(self._shape), 0)
-        a._npv = out
-        return a
+        if out.size:
+            cd = self._cd
+            if lib.sa_to_row_major(self._c if cd is None else cd, ffi.from_buffer(out),
+                                   dtype.code) != 0:
+                out[...] = self._np  # pairs the C core declines (e.g. to bool): NumPy casts
+        return _make_c(out if shape is None else out.reshape(shape), dtype)
 
     @property
     def __array_interface__(self) -> dict:

@@ -225,25 +225,33 @@ def full(shape: int | tuple[int, ...], fill_value: bool | int | float | complex,
 def arange(start: int | float, /, stop: int | float | None = None, step: int | float = 1, *,
            dtype: DType | None = None, device: Device | None = None) -> Array:
     """Evenly spaced values in [start, stop) (int64 for int arguments, float64 otherwise)."""
-    _check_device(device)
-    dt = _check_dtype(dtype)
-    start = _arange_bound(start, "start")
-    step = _arange_bound(step, "step")
+    if device is not None:
+        _check_device(device)
+    dt = None if dtype is None else _check_dtype(dtype)
+    # Exact Python ints and finite floats are taken as they are: one class test each.
+    if start.__class__ is not int and not (start.__class__ is float and _isfinite(start)):
+        start = _arange_bound(start, "start")
+    if step.__class__ is not int and not (step.__class__ is float and _isfinite(step)):
+        step = _arange_bound(step, "step")
     if stop is None:
         start, stop = 0, start
-    else:
+    elif stop.__class__ is not int and not (stop.__class__ is float and _isfinite(stop)):
         stop = _arange_bound(stop, "stop")
     if step == 0:
         raise ValueError("arange: step must not be zero")
     if dt is None:
-        ints = all(isinstance(v, int) for v in (start, stop, step))
-        dt = _dtypes.int64 if ints else _dtypes.float64
+        ints = start.__class__ is int and stop.__class__ is int and step.__class__ is int
+        dt = _INT64 if ints else _FLOAT64
     try:
         return _wrap(np.arange(start, stop, step, dtype=dt.np))
     except ValueError:
         n = max(0, math.ceil((stop - start) / step))
         check_size((n,), dt.np.itemsize, f"arange({start}, {stop}, {step}): the length")
         raise
+
+
+_isfinite = math.isfinite
+_INT64, _FLOAT64 = _dtypes.int64, _dtypes.float64
 
 
 def _arange_bound(v: Any, name: str) -> int | float:

@@ -43,14 +43,6 @@ class DType:
         """The NumPy dtype: NumPy reads this attribute, so np.dtype(sa.float64) works."""
         return self.np
 
-    def __getattr__(self, name: str) -> object:
-        """NumPy's dtype attributes (`type`, `char`, `str`, `byteorder`, `fields`, ...) from
-        the NumPy dtype: libraries that hold our dtype where they expect NumPy's (Dask reads
-        its chunks' dtype, pandas and xarray inspect it) find what they look for."""
-        if name.startswith("__"):
-            raise AttributeError(name)  # protocol lookups (copy, pickle) are not NumPy's
-        return getattr(object.__getattribute__(self, "np"), name)
-
     @property
     def itemsize(self) -> int:
         """Bytes per element."""
@@ -80,6 +72,27 @@ class DType:
 
     def __hash__(self) -> int:
         return hash(self.np)  # equal to the NumPy dtype it equals
+
+
+# NumPy's dtype attributes (`type`, `char`, `str`, `byteorder`, `fields`, `newbyteorder`, ...)
+# read through from the NumPy dtype: libraries that hold our dtype where they expect NumPy's
+# (Dask reads its chunks' dtype, pandas and xarray inspect it) find what they look for. They
+# are properties made from np.dtype's own list, not a `__getattr__`: a class with
+# `__getattr__` makes CPython look up every attribute of its instances the slow way
+# (`dt.kind`, `dt.np` run on every call of every function).
+def _numpy_dtype_attribute(name: str) -> property:
+    def get(self: DType) -> object:
+        return getattr(self.np, name)
+
+    get.__name__ = name
+    get.__doc__ = f"The NumPy dtype's `{name}`."
+    return property(get)
+
+
+for _name in dir(np.dtype):
+    if not _name.startswith("_") and not hasattr(DType, _name):
+        setattr(DType, _name, _numpy_dtype_attribute(_name))
+del _name
 
 
 # The order matches the C enum sa_dtype in csrc/sa_array.h.

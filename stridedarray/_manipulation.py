@@ -32,7 +32,8 @@ __all__ = ["permute_dims", "matrix_transpose", "flip", "broadcast_to", "expand_d
 
 def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
     """Reorder the axes (a view)."""
-    _check_array(x)
+    if type(x) is not Array:
+        _check_array(x)
     shape, strides = x._shape, x._strides
     nd = len(shape)
     if type(axes) is tuple and len(axes) == nd:
@@ -44,6 +45,9 @@ def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
                 break
             seen |= 1 << (p % nd)
         else:
+            if nd == 2:  # spelled out: a comprehension is a function call on CPython 3.11
+                p, q = axes
+                return _derive(x, (shape[p], shape[q]), (strides[p], strides[q]), x._origin)
             return _derive(x, tuple([shape[p] for p in axes]), tuple([strides[p] for p in axes]),
                            x._origin)
     perm = normalize_axes(axes, x.ndim, "axes", "permute_dims")
@@ -202,6 +206,7 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
                 strides = _view_strides(x._shape, x._strides, shape)
                 if strides is not None:
                     return x._view(shape, strides, x._origin)
+                return x._pack(x._dtype, shape)  # no view: a row-major copy
     dims = list(as_ints(shape if isinstance(shape, Sequence) else (shape,), "shape", "reshape"))
     if dims.count(-1) > 1:
         raise ValueError(f"shape {tuple(dims)} may contain at most one -1")
@@ -255,8 +260,7 @@ def _prod(shape: tuple) -> int:
 
 
 def _reshape_copy(x: Array, shape: tuple) -> Array:
-    packed = x.to_row_major()
-    return packed._view(shape, c_strides(shape), 0)
+    return x._pack(x._dtype, shape)
 
 
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
