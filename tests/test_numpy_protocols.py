@@ -368,6 +368,12 @@ def test_our_dtypes_answer_numpys_dtype_attributes_and_comparisons():
         n = dt.np
         assert (dt.type, dt.char, dt.str, dt.kind, dt.itemsize) == (n.type, n.char, n.str,
                                                                      n.kind, n.itemsize)
+        for attr in (a for a in dir(n) if not a.startswith("_") and a != "name"):
+            ours, theirs = getattr(dt, attr), getattr(n, attr)
+            if callable(theirs):
+                assert ours() == theirs(), attr  # newbyteorder: a bound method of NumPy's
+            else:
+                assert ours == theirs, attr
         assert dt == n and n == dt and dt == n.type and hash(dt) == hash(n)
         assert dt != n.name  # strings never compare equal
         assert all(dt != other and dt != other.np for other in SUPPORTED if other is not dt)
