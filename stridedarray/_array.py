@@ -613,140 +613,6 @@ class Array(_ArrayProtocols):
     def _view(self, shape: tuple, strides: tuple, origin: int) -> Array:
         return _make(self._st, self._dtype, shape, strides, origin)
 
-    @property
-    def mT(self) -> Array:
-        """Transpose of the last two axes (a view)."""
-        sh, st = self._shape, self._strides
-        nd = len(sh)
-        # Tuples spelled out for rank 2 and 3 (see __getitem__); _derive inlined as in T.
-        shape: tuple[int, ...]
-        strides: tuple[int, ...]
-        if nd == 2:
-            shape, strides = (sh[1], sh[0]), (st[1], st[0])
-        elif nd == 3:
-            shape, strides = (sh[0], sh[2], sh[1]), (st[0], st[2], st[1])
-        elif nd < 2:
-            raise ValueError(f"mT needs an array of rank >= 2, got rank {nd}")
-        else:
-            shape, strides = sh[:-2] + (sh[-1], sh[-2]), st[:-2] + (st[-1], st[-2])
-        a = _new(Array)
-        a._st = self._st
-        a._dtype = self._dtype
-        a._shape = shape
-        a._strides = strides
-        a._origin = self._origin
-        a._npv = None
-        a._cd = None
-        return a
-
-    @property
-    def T(self) -> Array:
-        """Transpose of a 2-D array (a view)."""
-        sh, st = self._shape, self._strides
-        if len(sh) != 2:
-            raise ValueError(f"T is defined for 2-D arrays only (got rank {len(sh)}); use mT")
-        # _derive, inlined (a transpose reaches the parent's offsets): NumPy's .T is ~100 ns
-        # and a Python call alone is ~50 ns on this interpreter.
-        a = _new(Array)
-        a._st = self._st
-        a._dtype = self._dtype
-        a._shape = (sh[1], sh[0])
-        a._strides = (st[1], st[0])
-        a._origin = self._origin
-        a._npv = None
-        a._cd = None
-        return a
-
-    def __getitem__(self, key: Any) -> Array:
-        """Basic indexing (ints, slices, ..., None) returns a view."""
-        # Fast path for the common keys (a slice, an int, or a tuple of them): one pass, no
-        # helper calls. Anything else (None, ..., NumPy ints, arrays) takes _basic_index.
-        new_shape: tuple[int, ...]
-        new_strides: tuple[int, ...]
-        tk = type(key)
-        if tk is slice:
-            shape = self._shape
-            nd = len(shape)
-            if nd:
-                strides = self._strides
-                s = strides[0]
-                dim = shape[0]
-                start, stop, step = key.indices(dim)
-                # Length by arithmetic (len(range(...)) costs a call and an object).
-                if step > 0:
-                    n = (stop - start + step - 1) // step if stop > start else 0
-                else:
-                    n = (start - stop - step - 1) // -step if start > stop else 0
-                if not n or (nd > 1 and 0 in shape):
-                    origin = self._origin  # empty: keep the parent's (in-buffer) origin
-                elif 0 <= start < dim and 0 <= start + (n - 1) * step < dim:
-                    # Derived bounds check passed: first and last index inside axis 0.
-                    origin = self._origin + start * s
-                else:
-                    raise IndexError(f"slice {key} escapes axis 0 of size {dim}")
-                # Tuples spelled out per rank: slicing and concatenating tuples costs
-                # several times more on CPython 3.11.
-                if nd == 1:
-                    new_shape, new_strides = (n,), (s * step,)
-                elif nd == 2:
-                    new_shape, new_strides = (n, shape[1]), (s * step, strides[1])
-                elif nd == 3:
-                    new_shape = (n, shape[1], shape[2])
-                    new_strides = (s * step, strides[1], strides[2])
-                else:
-                    new_shape, new_strides = (n,) + shape[1:], (s * step,) + strides[1:]
-                # _derive, inlined: this is the hottest view path.
-                a = _new(Array)
-                a._st = self._st
-                a._dtype = self._dtype
-                a._shape = new_shape
-                a._strides = new_strides
-                a._origin = origin
-                a._npv = None
-                a._cd = None
-                return a
-        elif tk is int:
-            shape = self._shape
-            nd = len(shape)
-            if nd:
-                n = shape[0]
-                i = key + n if key < 0 else key
-                if not 0 <= i < n:
-                    raise IndexError(f"index {key} is out of bounds for axis 0 with size {n}")
-                strides = self._strides
-                origin = self._origin
-                if nd == 1:
-                    new_shape, new_strides = (), ()
-                    origin += i * strides[0]
-                else:
-                    if nd == 2:
-                        new_shape, new_strides = (shape[1],), (strides[1],)
-                    elif nd == 3:
-                        new_shape, new_strides = (shape[1], shape[2]), (strides[1], strides[2])
-                    else:
-                        new_shape, new_strides = shape[1:], strides[1:]
-                    if 0 not in new_shape:  # else empty: keep the parent's origin
-                        origin += i * strides[0]
-                a = _new(Array)  # _derive, inlined
-                a._st = self._st
-                a._dtype = self._dtype
-                a._shape = new_shape
-                a._strides = new_strides
-                a._origin = origin
-                a._npv = None
-                a._cd = None
-                return a
-        elif tk is tuple:
-            view = _simple_tuple_index(self, key)
-            if view is not None:
-                return view
-        view = _basic_index(self, key)
-        if view is None:
-            from ._indexing import getitem_advanced
-
-            return getitem_advanced(self, key)
-        return view
-
     def __setitem__(self, key: Any, value: Any) -> None:
         """Assign `value` (broadcast) to the selected elements."""
         if self.readonly:
@@ -755,10 +621,11 @@ class Array(_ArrayProtocols):
 
         setitem(self, key, value)
 
-    # The matmul operators (__matmul__, __rmatmul__, __imatmul__) and the element-wise
-    # operators are bound onto the class by _matmul.py and _elementwise.py when the package
-    # imports them: `@` then calls `matmul` directly, with no wrapper frame on its hot path.
+    # Bound onto the class by the modules that define them, when the package imports them:
+    # `__getitem__`, `mT` and `T` by _basic_indexing.py, the matmul operators (__matmul__,
+    # __rmatmul__, __imatmul__) by _matmul.py and the element-wise operators by
+    # _elementwise.py (`@` then calls `matmul` directly, with no wrapper frame).
 
 
-# Index parsing lives beside the class; it builds views with _derive defined above.
-from ._basic_indexing import _basic_index, _simple_tuple_index  # noqa: E402
+# Index parsing and the transposes live in their own module, which binds them onto the class.
+from . import _basic_indexing  # noqa: E402,F401

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import stridedarray as sa
-from stridedarray import _array_protocols, _elementwise
+from stridedarray import _array_protocols, _basic_indexing, _elementwise
 from stridedarray._ndarray_methods import NDARRAY_METHODS
 
 
@@ -42,7 +42,7 @@ def _bound_at_import() -> set[str]:
     binary = [f"__{p}{d}__" for d in (*_elementwise._OPERATORS, "matmul") for p in ("", "r", "i")]
     compare = [f"__{d}__" for d in _elementwise._COMPARISONS]
     unary = [f"__{d}__" for d in _elementwise._UNARY_OPERATORS]
-    return {*binary, *compare, *unary, "__hash__", *NDARRAY_METHODS}
+    return {*binary, *compare, *unary, "__hash__", *NDARRAY_METHODS, *_basic_indexing.BOUND}
 
 
 def test_declarations_match_what_is_bound() -> None:
@@ -53,6 +53,8 @@ def test_everything_declared_exists_on_array() -> None:
     for name in _declared_for_type_checkers():
         if name == "__hash__":
             assert sa.Array.__hash__ is None
+        elif name in ("mT", "T"):
+            assert isinstance(vars(sa.Array)[name], property), name
         else:
             assert callable(getattr(sa.Array, name)), name
             assert name in vars(sa.Array), f"{name} is not bound onto Array itself"
