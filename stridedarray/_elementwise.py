@@ -359,6 +359,8 @@ def _binary_operator(fname: str) -> tuple[Callable, Callable, Callable]:
     func = _FUNCS[fname]
     op = _make_binary(*_BINARY_ROWS[fname], form="operator")
     rop = _make_binary(*_BINARY_ROWS[fname], form="reflected")
+    _, cat, uf, fix = _BINARY_ROWS[fname]
+    kinds, loud = _K[cat], _fpe.can_warn(fname)
 
     def iop(self: Array, other: Any) -> Array:
         if not isinstance(other, _OPERAND_TYPES):
@@ -367,6 +369,30 @@ def _binary_operator(fname: str) -> tuple[Callable, Callable, Callable]:
             # Not NotImplemented: Python would fall back to `self = self op other`, a new
             # array, and views of self would silently miss the update.
             other = _from_ndarray(np.asarray(other), None)
+        if fix is None and type(self) is Array and not self.readonly:
+            # The common case: the ufunc writes straight into self (NumPy's `out=` is
+            # overlap-safe, so `x += x[::-1]` reads the old values), with no temporary the
+            # size of x and no copy. Only when nothing can fail after the first write: the
+            # dtype and the broadcast shape are x's, checked first; otherwise the general
+            # path below raises the specific error. casting="no" makes NumPy refuse, before
+            # it writes anything, a loop whose result is of another dtype (true division of
+            # integers gives float64): the general path then says why.
+            n1, n2, dt = _operands(fname, self, other)
+            if dt is self._dtype and dt.kind in kinds and (
+                    type(other) is not Array or other._shape == self._shape
+                    or _broadcasts_into(other._shape, self._shape)):
+                try:
+                    if dt.kind in loud:
+                        tok = _set(_quiet.get(_get()) or _learn())
+                        try:
+                            uf(n1, n2, out=n1, casting="no")
+                        finally:
+                            _leave(tok)
+                    else:
+                        uf(n1, n2, out=n1, casting="no")
+                    return self
+                except TypeError:
+                    pass
         r = func(self, other)
         if r.dtype is not self.dtype:
             raise TypeError(f"in-place {fname}: the result dtype {r.dtype.name} differs from "
@@ -379,6 +405,13 @@ def _binary_operator(fname: str) -> tuple[Callable, Callable, Callable]:
         return self
 
     return op, rop, iop
+
+
+def _broadcasts_into(s: tuple, target: tuple) -> bool:
+    """Whether shape `s` broadcasts to exactly `target` (an in-place operand's rule)."""
+    if len(s) > len(target):
+        return False
+    return all(n == 1 or n == m for n, m in zip(s[::-1], target[::-1], strict=False))
 
 
 def _install_operators() -> None:

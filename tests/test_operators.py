@@ -190,3 +190,54 @@ def test_numpy_operands_follow_numpys_rule_in_both_orders():
         assert isinstance(r, sa.Array)
     np.testing.assert_array_equal(np.asarray(np.ones(2) + x), [2.0, 2.0])
     np.testing.assert_array_equal(np.asarray(x), [1.0, 1.0])  # explicit conversion works
+
+
+INPLACE = {"+=": (operator.iadd, "numeric"), "-=": (operator.isub, "numeric"),
+           "*=": (operator.imul, "numeric"), "/=": (operator.itruediv, "floating-point"),
+           "&=": (operator.iand, "integer or boolean"), "|=": (operator.ior, "integer or boolean")}
+
+
+@pytest.mark.parametrize("sym", sorted(INPLACE))
+@SETTINGS
+@given(data=st.data())
+def test_inplace_with_an_overlapping_or_broadcast_operand_matches_numpy(sym, data):
+    # The in-place operators write straight into x: an operand that is a view of x's own
+    # memory (reversed, transposed) must read the old values, as NumPy's own `a op= b` does,
+    # and a broadcast operand (extent-1 axes, fewer axes) must be stretched.
+    iop, cat = INPLACE[sym]
+    dt = data.draw(st.sampled_from([d for d in _dtypes_of(cat) if d.kind != "u"]))
+    pair = data.draw(views(dt, broadcast=False))
+    x, ref = pair.x, pair.ref
+    how = data.draw(st.sampled_from(["flip", "transpose", "broadcast"]))
+    if how == "flip":
+        other, other_ref = sa.flip(x), np.flip(ref)
+    elif how == "transpose":
+        other, other_ref = sa.permute_dims(x, tuple(range(x.ndim))[::-1]), ref.T
+        if other.shape != x.shape:
+            return  # a transpose only broadcasts into x when x is "square"
+    else:
+        keep = data.draw(st.lists(st.booleans(), min_size=x.ndim, max_size=x.ndim))
+        shape = tuple(n if k else 1 for n, k in zip(x.shape, keep, strict=True))
+        other_ref = _values(np.full(shape, 3, dtype=dt.np)).astype(dt.np)
+        other = sa.asarray(other_ref)
+    expected = ref.copy()
+    with np.errstate(all="ignore"):
+        iop(expected, np.array(other_ref))  # NumPy on a copy, the operand's old values
+        out = iop(x, other)
+    assert out is x
+    _eq(sa.asarray(ref.copy()), expected)
+
+
+def test_inplace_refusals_leave_the_left_operand_unchanged():
+    x = sa.asarray([1, 2], dtype=sa.int8)
+    for bad in (lambda: x.__iadd__(sa.asarray([1, 2], dtype=sa.int16)),
+                lambda: x.__itruediv__(2), lambda: x.__iadd__(sa.ones((3, 2), dtype=sa.int8))):
+        with pytest.raises((TypeError, ValueError)):
+            bad()
+        assert x.tolist() == [1, 2]
+    frozen = np.arange(3.0)
+    frozen.flags.writeable = False
+    r = sa.asarray(frozen)
+    with pytest.raises(ValueError, match="read-only"):
+        r += 1.0
+    assert frozen.tolist() == [0.0, 1.0, 2.0]
