@@ -25,8 +25,7 @@ def _check_device(device: Any) -> None:
 def _check_dtype(dtype: Any, name: str = "dtype") -> DType | None:
     if dtype is None or isinstance(dtype, DType):
         return dtype
-    raise TypeError(f"{name} must be a stridedarray dtype (e.g. stridedarray.float64), "
-                    f"got {dtype!r}")
+    return _dtypes.as_dtype(dtype, name)
 
 
 def _default_dtype_for(obj: Any) -> DType | None:

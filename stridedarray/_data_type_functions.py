@@ -28,8 +28,7 @@ def astype(x: Array, dtype: DType, /, *, copy: bool = True,
     """Cast `x` to `dtype` (the C core casts while packing); `copy=False` may return `x`."""
     if not isinstance(x, Array):
         raise TypeError(f"x must be a stridedarray.Array, got {type(x).__name__}")
-    if not isinstance(dtype, DType):
-        raise TypeError(f"dtype must be a stridedarray dtype, got {dtype!r}")
+    dtype = _dtypes.as_dtype(dtype)
     if device is not None and device != CPU_DEVICE:
         raise ValueError(f"device must be None or {CPU_DEVICE!r}, got {device!r}")
     if not copy and dtype is x.dtype:

@@ -21,7 +21,7 @@ __all__ = [
     "DType", "DTYPES", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
     "uint32", "uint64", "float32", "float64", "complex64", "complex128",
     "from_numpy_dtype", "promote", "promote_standard", "KIND_OF", "scalar_dtype",
-    "check_int_range", "scalar_np", "scalar_operand",
+    "check_int_range", "scalar_np", "scalar_operand", "as_dtype",
 ]
 
 
@@ -106,6 +106,21 @@ _TABLE = [
 DTYPES: tuple[DType, ...] = tuple(DType(n, i, k, b) for i, (n, k, b) in enumerate(_TABLE))
 _BY_NAME = {d.name: d for d in DTYPES}
 _BY_NP = {d.np: d for d in DTYPES}
+# Python's own types as dtype arguments (`zeros(3, dtype=bool)`, as SciPy writes it): NumPy,
+# PyTorch and JAX all take them as the default dtype of their kind, and so do we.
+_OF_PYTHON_TYPE = {builtins.bool: "bool", int: "int64", float: "float64", complex: "complex128"}
+
+
+def as_dtype(dtype: object, what: str = "dtype") -> DType:
+    """A dtype argument as one of ours: our dtypes as they are, Python's bool, int, float and
+    complex as the default dtype of their kind; TypeError naming `what` for anything else."""
+    if isinstance(dtype, DType):
+        return dtype
+    name = _OF_PYTHON_TYPE.get(dtype) if isinstance(dtype, type) else None
+    if name is None:
+        raise TypeError(f"{what} must be a stridedarray dtype (e.g. stridedarray.float64) or "
+                        f"one of Python's bool, int, float, complex, got {dtype!r}")
+    return _BY_NAME[name]
 
 bool = _BY_NAME["bool"]  # noqa: A001 - the standard names it so
 int8, int16, int32, int64 = (_BY_NAME[n] for n in ("int8", "int16", "int32", "int64"))

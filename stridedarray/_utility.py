@@ -66,9 +66,7 @@ def operands(x1: Any, x2: Any, func: str) -> tuple[np.ndarray, np.ndarray, DType
 def sum_dtype(x: Array, dtype: DType | None, func: str) -> DType:
     """Accumulator dtype of sum/prod/cumulative_*/trace: integers widen to 64 bits."""
     if dtype is not None:
-        if not isinstance(dtype, DType):
-            raise TypeError(f"{func}: dtype must be a stridedarray dtype, got {dtype!r}")
-        return dtype
+        return _dtypes.as_dtype(dtype, f"{func}: dtype")
     k = x.dtype.kind
     if k == "i" or k == "b":
         return _dtypes.int64

@@ -87,7 +87,7 @@ def test_creation_defaults_and_arange():
 
 
 def test_creation_bad_input():
-    for bad in ["float64", np.float64, np.dtype("f8"), float, "f16"]:
+    for bad in ["float64", np.float64, np.dtype("f8"), str, "f16", [1]]:
         with pytest.raises(TypeError, match="dtype"):
             sa.zeros(2, dtype=bad)
         with pytest.raises(TypeError, match="dtype"):
@@ -106,6 +106,35 @@ def test_creation_bad_input():
         sa.asarray({1: 2})
     with pytest.raises(OverflowError):
         sa.asarray(300, dtype=sa.int8)
+
+
+PYTHON_TYPE_DTYPES = {
+    "zeros": lambda t: sa.zeros(2, dtype=t), "ones": lambda t: sa.ones(2, dtype=t),
+    "empty": lambda t: sa.empty(2, dtype=t), "full": lambda t: sa.full(2, 1, dtype=t),
+    "asarray": lambda t: sa.asarray([1, 0], dtype=t),
+    "arange": lambda t: sa.arange(2, dtype=t) if t is not bool else sa.asarray([0], dtype=t),
+    "eye": lambda t: sa.eye(2, dtype=t),
+    "zeros_like": lambda t: sa.zeros_like(sa.ones(2), dtype=t),
+    "full_like": lambda t: sa.full_like(sa.ones(2), 1, dtype=t),
+    "astype": lambda t: sa.astype(sa.ones(2), t),
+    "sum": lambda t: sa.sum(sa.ones(2), dtype=t) if t is not bool else sa.asarray(1, dtype=t),
+}
+
+
+@pytest.mark.parametrize("func", PYTHON_TYPE_DTYPES.values(), ids=PYTHON_TYPE_DTYPES.keys())
+@pytest.mark.parametrize("pytype", [bool, int, float, complex])
+def test_python_types_as_dtypes_give_the_default_dtype_of_their_kind(func, pytype):
+    # NumPy, PyTorch and JAX accept Python's types as dtype arguments; each gives the default
+    # dtype of the kind, and ours are NumPy's on this platform.
+    want = {bool: sa.bool, int: sa.int64, float: sa.float64, complex: sa.complex128}[pytype]
+    out = func(pytype)
+    assert out.dtype is want and out.dtype.np == np.dtype(pytype)
+
+
+def test_python_float_as_a_frequency_dtype_but_no_other_python_type():
+    assert sa.fft.fftfreq(4, dtype=float).dtype is sa.float64
+    with pytest.raises(TypeError, match="real floating-point"):
+        sa.fft.rfftfreq(4, dtype=int)
 
 
 def test_asarray_python_objects():
