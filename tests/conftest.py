@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 # SciPy reads SCIPY_ARRAY_API once, when it is first imported, and scikit-learn refuses
 # array_api_dispatch without it: set it before any test module imports either (the client
-# tests, tests/test_clients.py). An explicit setting in the environment is kept.
+# tests, tests/test_clients_learn.py). An explicit setting in the environment is kept.
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
 
