@@ -3,6 +3,20 @@
  * batch traversal (a domain and a cursor advancing all three offsets together). */
 #include "matmul_internal.h"
 
+/* The per-call part of a plan: the operands' storage, origins and buffer sizes and the output
+ * pointer. Set by mm_plan_make and again on a plan-cache hit, whose cached geometry (shapes,
+ * strides, route) is the same for the new descriptors but whose storage is not. */
+static void bind_operands(mm_plan *p, const sa_array *a, const sa_array *b, char *out)
+{
+    p->lhs = a->data;
+    p->rhs = b->data;
+    p->out = out;
+    p->lhs_origin = a->origin;
+    p->rhs_origin = b->origin;
+    p->lhs_nbuf = a->nbuf;
+    p->rhs_nbuf = b->nbuf;
+}
+
 int mm_plan_make(const sa_array *a, const sa_array *b, int out_dtype, char *out, mm_plan *p)
 {
     sa_mm_explain *f = &p->f;
@@ -76,13 +90,7 @@ int mm_plan_make(const sa_array *a, const sa_array *b, int out_dtype, char *out,
     f->flops = per * C * f->M * f->N * f->K;
     f->route = -1;
 
-    p->lhs = a->data;
-    p->rhs = b->data;
-    p->out = out;
-    p->lhs_origin = a->origin;
-    p->rhs_origin = b->origin;
-    p->lhs_nbuf = a->nbuf;
-    p->rhs_nbuf = b->nbuf;
+    bind_operands(p, a, b, out);
     p->out_nbuf = C * f->M * f->N;
     p->lhs_vec = lv;
     p->rhs_vec = rv;
@@ -135,14 +143,8 @@ const mm_plan *mm_plan_cache_get(const sa_array *a, const sa_array *b, int out_d
         if (!e->used || e->out_dtype != out_dtype || !key_matches(&e->a, a)
             || !key_matches(&e->b, b) || memcmp(&e->pol, pol, sizeof *pol) != 0)
             continue;
-        mm_plan *p = &e->plan; /* what mm_plan_make would set from the new descriptors */
-        p->lhs = a->data;
-        p->rhs = b->data;
-        p->out = out;
-        p->lhs_origin = a->origin;
-        p->rhs_origin = b->origin;
-        p->lhs_nbuf = a->nbuf;
-        p->rhs_nbuf = b->nbuf;
+        mm_plan *p = &e->plan;
+        bind_operands(p, a, b, out); /* the same geometry over the new storage */
         *route = e->route;
         return p;
     }
