@@ -260,6 +260,10 @@ def getitem(self: Array, key: Any) -> Array:
         view = _simple_tuple_index(self, key)
         if view is not None:
             return view
+    elif key is None or key is Ellipsis:  # x[None], x[...]: a one-item tuple, no normalising
+        view = _simple_tuple_index(self, (key,))
+        if view is not None:
+            return view
     view = _basic_index(self, key)
     if view is None:
         from ._indexing import getitem_advanced
