@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 import time
 from pathlib import Path
@@ -17,7 +16,8 @@ import numpy as np
 from .._cli import add_version, emit, exits_cleanly_on_closed_pipe, prog_name
 from . import report
 from .machine import machine_info, set_threads
-from .runner import Result, Settings, run_case
+from .runner import BUDGET, QUICK, Result, run_case
+from .suites import select
 from .workloads import Case, all_cases
 
 __all__ = ["main", "select_cases"]
@@ -25,14 +25,7 @@ __all__ = ["main", "select_cases"]
 
 def select_cases(quick: bool, pattern: str | None) -> list[Case]:
     """The workload, keeping only cases whose name matches `pattern` (regex, case-insensitive)."""
-    cases = all_cases(quick)
-    if pattern:
-        try:
-            rx = re.compile(pattern, re.IGNORECASE)
-        except re.error as exc:
-            raise SystemExit(f"--filter: not a valid regular expression: {exc}") from None
-        cases = [c for c in cases if rx.search(c.name)]
-    return cases
+    return select(all_cases(quick), pattern, "name")
 
 
 class _Progress:
@@ -155,14 +148,14 @@ def main(argv: list[str] | None = None) -> int:
     _make_out_dir(args.out)
     set_threads(args.threads)
     info = machine_info()
-    settings = Settings.quick() if args.quick else Settings()
+    budget = QUICK if args.quick else BUDGET
     rng = np.random.default_rng(args.seed)
     progress = _Progress(len(cases), enabled=not args.no_progress)
     t0 = time.perf_counter()
     results = []
     try:
         for case in cases:
-            results.append(run_case(case, settings, rng))
+            results.append(run_case(case, budget, rng))
             progress.step(case.name)
     finally:
         progress.close()

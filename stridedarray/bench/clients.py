@@ -16,7 +16,6 @@ import functools
 import json
 import math
 import os
-import re
 import sys
 import time
 import timeit
@@ -32,7 +31,7 @@ import stridedarray as sa
 from .machine import machine_info, set_threads
 from .report import fmt_time
 from .sampling import Budget, median, sample
-from .suites import write_results
+from .suites import select, write_results
 
 __all__ = ["Workload", "workloads", "run", "CSV_FIELDS"]
 
@@ -354,13 +353,7 @@ def _prepare_scipy() -> None:
 def run(out_dir: Path, quick: bool, pattern: str | None, threads: int, seed: int,
         list_only: bool = False, progress: bool = True) -> int:
     """Run the workloads and write clients.md/.csv/.json/.png into out_dir."""
-    selected = workloads()
-    if pattern:
-        try:
-            rx = re.compile(pattern, re.IGNORECASE)
-        except re.error as exc:
-            raise SystemExit(f"--filter: not a valid regular expression: {exc}") from None
-        selected = [w for w in selected if rx.search(w.name) or rx.search(w.library)]
+    selected = select(workloads(), pattern, "name", "library")
     if list_only:
         print("\n".join(w.name for w in selected))
         return 0

@@ -15,7 +15,6 @@ import csv
 import json
 import math
 import os
-import re
 import sys
 import time
 import timeit
@@ -30,7 +29,7 @@ import stridedarray as sa
 from .machine import machine_info, set_threads
 from .report import fmt_time
 from .sampling import Budget, median, sample
-from .suites import write_results
+from .suites import select, write_results
 
 __all__ = ["Call", "calls", "run", "TARGETS", "CSV_FIELDS"]
 
@@ -334,13 +333,7 @@ def plot(outcomes: list[Outcome], path: Path, title: str) -> bool:
 def run(out_dir: Path, quick: bool, pattern: str | None, threads: int, seed: int,
         list_only: bool = False, progress: bool = True) -> int:
     """Run the suite and write overhead.md/.csv/.json/.png into out_dir; print the tables."""
-    selected = calls(quick)
-    if pattern:
-        try:
-            rx = re.compile(pattern, re.IGNORECASE)
-        except re.error as exc:
-            raise SystemExit(f"--filter: not a valid regular expression: {exc}") from None
-        selected = [c for c in selected if rx.search(c.name) or rx.search(c.family)]
+    selected = select(calls(quick), pattern, "name", "family")
     if list_only:
         print("\n".join(c.name for c in selected))
         return 0

@@ -5,7 +5,8 @@ call per product, so the 2x2 overhead case measures the operator, not the harnes
 count `n` is calibrated per case so that a sample of the *fastest* variant lasts at least
 `target_s`; every variant of the case uses the same `n`. After a warm-up sample of each variant,
 the repeats are interleaved (NumPy, stridedarray, limit, then rotated), so a slow phase of the
-machine hits all variants alike. A case's time is the median per-call time over its repeats.
+machine hits all variants alike (`sampling.sample`, which the per-call suites use too). A
+case's time is the median per-call time over its repeats.
 
 Samples are short (0.25 ms) and many (up to 201 per variant, within a time budget per case):
 on a machine shared with other work, a short sample is rarely interrupted by the scheduler, so
@@ -14,36 +15,23 @@ the median of many short samples measures the library, not the neighbours.
 
 from __future__ import annotations
 
-import math
-import time
 import timeit
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 import stridedarray as sa
 
+from .sampling import Budget, median, sample
 from .workloads import Case, Operands
 
-__all__ = ["Result", "Settings", "run_case", "route_of"]
+__all__ = ["BUDGET", "QUICK", "Result", "run_case", "route_of"]
 
 
-@dataclass(frozen=True)
-class Settings:
-    """How long to sample: per-sample target, repeat bounds and a per-case time budget."""
-
-    target_s: float = 2.5e-4
-    min_repeats: int = 15
-    max_repeats: int = 201
-    case_budget_s: float = 0.8
-    case_cap_s: float = 3.0  # past this, stop even below min_repeats (but after 3 repeats)
-
-    @classmethod
-    def quick(cls) -> Settings:
-        """CI-sized: seconds for the whole quick workload, numbers only indicative."""
-        return cls(target_s=2e-4, min_repeats=3, max_repeats=3, case_budget_s=0.02,
-                   case_cap_s=0.5)
+# The matmul workload's sampling: samples of 0.25 ms, up to 201 per variant (see the module doc).
+BUDGET = Budget(target_s=2.5e-4, min_repeats=15, max_repeats=201, case_budget_s=0.8,
+                case_cap_s=3.0)
+QUICK = Budget(target_s=2e-4, min_repeats=3, max_repeats=3, case_budget_s=0.02, case_cap_s=0.5)
 
 
 @dataclass
@@ -59,8 +47,7 @@ class Result:
 
     def median(self, variant: str) -> float:
         """Median seconds per call of a variant (numpy, stridedarray, limit); nan if absent."""
-        s = self.samples.get(variant)
-        return float(np.median(s)) if s else math.nan
+        return median(self.samples.get(variant))
 
     @property
     def ratio(self) -> float:
@@ -109,8 +96,7 @@ def _check(ops: Operands, out: sa.Array) -> bool:
     return bool(np.allclose(got, expected, rtol=tol, atol=tol * max(scale, 1.0) * k))
 
 
-def run_case(case: Case, settings: Settings, rng: np.random.Generator,
-             on_sample: Callable[[], None] | None = None) -> Result:
+def run_case(case: Case, budget: Budget, rng: np.random.Generator) -> Result:
     """Build the case's operands, check stridedarray against NumPy once, then time it."""
     ops = case.make(rng)
     a, b = sa.asarray(ops.a), sa.asarray(ops.b)
@@ -123,29 +109,5 @@ def run_case(case: Case, settings: Settings, rng: np.random.Generator,
     timers = _timers(ops)
     if result.error:
         del timers["stridedarray"]
-    # Calibrate: one call of each (also the warm-up), then n for the fastest variant.
-    fastest = math.inf
-    for timer in timers.values():
-        timer.timeit(1)
-        fastest = min(fastest, timer.timeit(1) or 1e-9)
-    inner = max(1, min(200_000, math.ceil(settings.target_s / max(fastest, 1e-9))))
-    for timer in timers.values():  # second warm-up at the real inner count (caches, pools)
-        timer.timeit(inner)
-    result.inner = inner
-    names = list(timers)
-    result.samples = {name: [] for name in names}
-    start = time.perf_counter()
-    rep = 0
-    while rep < settings.max_repeats:
-        elapsed = time.perf_counter() - start
-        if rep >= 3 and elapsed >= settings.case_cap_s:
-            break
-        if rep >= settings.min_repeats and elapsed >= settings.case_budget_s:
-            break
-        order = names[rep % len(names):] + names[:rep % len(names)]
-        for name in order:
-            result.samples[name].append(timers[name].timeit(inner) / inner)
-        rep += 1
-        if on_sample is not None:
-            on_sample()
+    result.inner, result.samples = sample(timers, budget)
     return result

@@ -1,15 +1,29 @@
 """The per-call suites behind `--suite overhead` and `--suite clients` (see overhead.py and
-clients.py); kept apart from the matmul workload's command line."""
+clients.py); kept apart from the matmul workload's command line. `select`, the `--filter` rule,
+serves the matmul workload too."""
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["run_suite", "write_results"]
+__all__ = ["run_suite", "select", "write_results"]
+
+
+def select(items: list, pattern: str | None, *fields: str) -> list:
+    """The items with a `fields` attribute matching the `--filter` regex (case-insensitive),
+    all of them without one; SystemExit naming `--filter` for an invalid expression."""
+    if not pattern:
+        return items
+    try:
+        rx = re.compile(pattern, re.IGNORECASE)
+    except re.error as exc:
+        raise SystemExit(f"--filter: not a valid regular expression: {exc}") from None
+    return [it for it in items if any(rx.search(getattr(it, f)) for f in fields)]
 
 
 def write_results(stem: str, outcomes: Sequence[Any], info: dict, names: list[str],
