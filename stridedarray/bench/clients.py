@@ -20,7 +20,7 @@ import sys
 import time
 import timeit
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,7 @@ import stridedarray as sa
 
 from .machine import machine_info, set_threads
 from .report import fmt_time
-from .sampling import Budget, median, sample
+from .sampling import Budget, Timed, sample
 from .suites import select, write_results
 
 __all__ = ["Workload", "workloads", "run", "CSV_FIELDS"]
@@ -176,22 +176,10 @@ def _to_numpy(r: object) -> np.ndarray:
 
 
 @dataclass
-class Outcome:
+class Outcome(Timed):
     """One workload: samples per library, mismatches and errors."""
 
     workload: Workload
-    inner: int = 0
-    samples: dict[str, list[float]] = field(default_factory=dict)
-    mismatch: list[str] = field(default_factory=list)
-    errors: dict[str, str] = field(default_factory=dict)
-
-    def time(self, lib: str) -> float:
-        """Median seconds per run of a library (nan when it did not run)."""
-        return median(self.samples.get(lib))
-
-    def cost(self, lib: str = "stridedarray") -> float:
-        """The library's time over NumPy's (medians)."""
-        return self.time(lib) / self.time("numpy")
 
     def best(self, lib: str) -> float:
         """The library's fastest run (nan when it did not run)."""

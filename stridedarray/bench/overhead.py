@@ -18,7 +18,7 @@ import os
 import sys
 import time
 import timeit
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,7 @@ import stridedarray as sa
 
 from .machine import machine_info, set_threads
 from .report import fmt_time
-from .sampling import Budget, median, sample
+from .sampling import Budget, Timed, sample
 from .suites import select, write_results
 
 __all__ = ["Call", "calls", "run", "TARGETS", "CSV_FIELDS"]
@@ -160,22 +160,10 @@ def _agrees(call: Call, got: object, expected: np.ndarray) -> bool:
 
 
 @dataclass
-class Outcome:
+class Outcome(Timed):
     """One case: samples per library, whether each library's result matched NumPy's."""
 
     call: Call
-    inner: int = 0
-    samples: dict[str, list[float]] = field(default_factory=dict)
-    mismatch: list[str] = field(default_factory=list)
-    errors: dict[str, str] = field(default_factory=dict)
-
-    def time(self, variant: str) -> float:
-        """Median seconds per call of a library (nan when it did not run)."""
-        return median(self.samples.get(variant))
-
-    def cost(self, variant: str = "stridedarray") -> float:
-        """The library's time over NumPy's: 2.0 means twice NumPy's per-call cost."""
-        return self.time(variant) / self.time("numpy")
 
 
 def run_call(call: Call, libs: dict[str, Any], base: dict[str, Any],

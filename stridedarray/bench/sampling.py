@@ -12,11 +12,11 @@ from __future__ import annotations
 import math
 import time
 import timeit
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Budget", "sample", "median"]
+__all__ = ["Budget", "Timed", "sample", "median"]
 
 
 @dataclass(frozen=True)
@@ -65,3 +65,22 @@ def sample(timers: dict[str, timeit.Timer], budget: Budget) -> tuple[int, dict[s
 def median(samples: list[float] | None) -> float:
     """Median of the samples; nan when there are none."""
     return float(np.median(samples)) if samples else math.nan
+
+
+@dataclass(kw_only=True)
+class Timed:
+    """What a per-call suite keeps of one case: the inner count and samples per library (from
+    `sample`), the libraries whose result differed from NumPy's, and those that failed."""
+
+    inner: int = 0
+    samples: dict[str, list[float]] = field(default_factory=dict)
+    mismatch: list[str] = field(default_factory=list)
+    errors: dict[str, str] = field(default_factory=dict)
+
+    def time(self, lib: str) -> float:
+        """Median seconds per run of a library (nan when it did not run)."""
+        return median(self.samples.get(lib))
+
+    def cost(self, lib: str = "stridedarray") -> float:
+        """The library's time over NumPy's (medians): 2.0 means twice NumPy's cost."""
+        return self.time(lib) / self.time("numpy")
