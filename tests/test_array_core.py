@@ -112,12 +112,12 @@ PYTHON_TYPE_DTYPES = {
     "zeros": lambda t: sa.zeros(2, dtype=t), "ones": lambda t: sa.ones(2, dtype=t),
     "empty": lambda t: sa.empty(2, dtype=t), "full": lambda t: sa.full(2, 1, dtype=t),
     "asarray": lambda t: sa.asarray([1, 0], dtype=t),
-    "arange": lambda t: sa.arange(2, dtype=t) if t is not bool else sa.asarray([0], dtype=t),
+    "arange": lambda t: sa.arange(2, dtype=t),
     "eye": lambda t: sa.eye(2, dtype=t),
     "zeros_like": lambda t: sa.zeros_like(sa.ones(2), dtype=t),
     "full_like": lambda t: sa.full_like(sa.ones(2), 1, dtype=t),
     "astype": lambda t: sa.astype(sa.ones(2), t),
-    "sum": lambda t: sa.sum(sa.ones(2), dtype=t) if t is not bool else sa.asarray(1, dtype=t),
+    "sum": lambda t: sa.sum(sa.ones(2), dtype=t),
 }
 
 
