@@ -31,7 +31,7 @@ import stridedarray as sa
 from .machine import machine_info, set_threads
 from .report import fmt_time
 from .sampling import Budget, Timed, sample
-from .suites import select, write_results
+from .suites import plot_costs, select, write_results
 
 __all__ = ["Workload", "workloads", "run", "CSV_FIELDS"]
 
@@ -294,34 +294,9 @@ def write_json(outcomes: list[Outcome], info: dict, libs: list[str], path: Path)
 
 def plot(outcomes: list[Outcome], path: Path, title: str) -> bool:
     """Bars of library time / NumPy time per workload, with the 1.15x line."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return False
-    names = [o.workload.name for o in outcomes]
-    y = np.arange(len(names))
-    fig, ax = plt.subplots(figsize=(8, 0.35 * len(names) + 1.5))
-    for k, (lib, color) in enumerate((("stridedarray", "tab:blue"),
-                                      ("array-api-strict", "tab:gray"))):
-        vals = [o.cost(lib) for o in outcomes]
-        if any(math.isfinite(v) for v in vals):
-            ax.barh(y + 0.2 - 0.4 * k, [v if math.isfinite(v) else 0 for v in vals],
-                    height=0.38, color=color, label=lib)
-    ax.axvline(1.0, color="black", linewidth=0.8)
-    ax.axvline(1.15, color="tab:red", linewidth=0.8, linestyle="--", label="1.15x NumPy")
-    ax.set_yticks(y, names, fontsize=7)
-    ax.invert_yaxis()
-    ax.set_xlabel("wall time / NumPy's wall time")
-    ax.grid(True, axis="x", alpha=0.3)
-    ax.legend(fontsize=7, loc="lower right")
-    ax.set_title(title, fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=80)
-    plt.close(fig)
-    return True
+    return plot_costs(outcomes, [o.workload.name for o in outcomes], path, title, target=1.15,
+                      xlabel="wall time / NumPy's wall time", log=False, width=8,
+                      row_height=0.35, fontsize=7)
 
 
 def _prepare_scipy() -> None:

@@ -29,7 +29,7 @@ import stridedarray as sa
 from .machine import machine_info, set_threads
 from .report import fmt_time
 from .sampling import Budget, Timed, sample
-from .suites import select, write_results
+from .suites import plot_costs, select, write_results
 
 __all__ = ["Call", "calls", "run", "TARGETS", "CSV_FIELDS"]
 
@@ -286,36 +286,9 @@ def write_json(outcomes: list[Outcome], info: dict, libs: list[str], path: Path)
 
 def plot(outcomes: list[Outcome], path: Path, title: str) -> bool:
     """Horizontal bars of library time / NumPy time per case (log scale), the 2x line."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return False
-    names = [o.call.name for o in outcomes]
-    y = np.arange(len(names))
-    fig, ax = plt.subplots(figsize=(9, 0.19 * len(names) + 1.5))
-    for k, (lib, color) in enumerate((("stridedarray", "tab:blue"),
-                                      ("array-api-strict", "tab:gray"))):
-        vals = [o.cost(lib) for o in outcomes]
-        if not any(math.isfinite(v) for v in vals):
-            continue
-        ax.barh(y + 0.2 - 0.4 * k, [v if math.isfinite(v) else 0 for v in vals], height=0.38,
-                color=color, label=lib)
-    ax.axvline(1.0, color="black", linewidth=0.8)
-    ax.axvline(2.0, color="tab:red", linewidth=0.8, linestyle="--", label="2x NumPy")
-    ax.set_xscale("log", base=2)
-    ax.set_yticks(y, names, fontsize=6)
-    ax.invert_yaxis()
-    ax.set_xlabel("time per call / NumPy's time per call")
-    ax.grid(True, axis="x", which="both", alpha=0.3)
-    ax.legend(fontsize=7, loc="lower right")
-    ax.set_title(title, fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=80)
-    plt.close(fig)
-    return True
+    return plot_costs(outcomes, [o.call.name for o in outcomes], path, title, target=2.0,
+                      xlabel="time per call / NumPy's time per call", log=True, width=9,
+                      row_height=0.19, fontsize=6)
 
 
 def run(out_dir: Path, quick: bool, pattern: str | None, threads: int, seed: int,

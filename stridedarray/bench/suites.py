@@ -5,13 +5,16 @@ serves the matmul workload too."""
 from __future__ import annotations
 
 import argparse
+import math
 import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["run_suite", "select", "write_results"]
+import numpy as np
+
+__all__ = ["plot_costs", "run_suite", "select", "write_results"]
 
 
 def select(items: list, pattern: str | None, *fields: str) -> list:
@@ -45,6 +48,44 @@ def write_results(stem: str, outcomes: Sequence[Any], info: dict, names: list[st
               + (", ..." if len(bad) > 5 else ""), file=sys.stderr)
         return 1
     return 0
+
+
+def plot_costs(outcomes: Sequence[Any], names: list[str], path: Path, title: str, *,
+               target: float, xlabel: str, log: bool, width: float, row_height: float,
+               fontsize: int) -> bool:
+    """Horizontal bars of stridedarray's and array-api-strict's time over NumPy's per case,
+    with the 1x line and the suite's `target` line; False when matplotlib is missing."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    y = np.arange(len(names))
+    fig, ax = plt.subplots(figsize=(width, row_height * len(names) + 1.5))
+    for k, (lib, color) in enumerate((("stridedarray", "tab:blue"),
+                                      ("array-api-strict", "tab:gray"))):
+        vals = [o.cost(lib) for o in outcomes]
+        if not any(math.isfinite(v) for v in vals):
+            continue
+        ax.barh(y + 0.2 - 0.4 * k, [v if math.isfinite(v) else 0 for v in vals], height=0.38,
+                color=color, label=lib)
+    ax.axvline(1.0, color="black", linewidth=0.8)
+    ax.axvline(target, color="tab:red", linewidth=0.8, linestyle="--",
+               label=f"{target:g}x NumPy")
+    if log:
+        ax.set_xscale("log", base=2)
+    ax.set_yticks(y, names, fontsize=fontsize)
+    ax.invert_yaxis()
+    ax.set_xlabel(xlabel)
+    ax.grid(True, axis="x", which="both" if log else "major", alpha=0.3)
+    ax.legend(fontsize=7, loc="lower right")
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+    return True
 
 
 def run_suite(args: argparse.Namespace) -> int:
