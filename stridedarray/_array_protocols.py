@@ -22,6 +22,14 @@ if TYPE_CHECKING:
 
 __all__ = ["Device", "CPU_DEVICE"]
 
+
+# NumPy's messages first (code matches them), then which array it was.
+_AMBIGUOUS_MANY = ("The truth value of an array with more than one element is ambiguous. Use "
+                   "a.any() or a.all() (bool() of an array of shape {})")
+_AMBIGUOUS_EMPTY = ("The truth value of an empty array is ambiguous. Use `array.size > 0` to "
+                    "check that an array is not empty.")
+
+
 class Device:
     """The one device stridedarray computes on: host memory."""
 
@@ -99,8 +107,16 @@ class _ArrayProtocols:
         return self._np[()]
 
     def __bool__(self) -> bool:
-        """Truth value of a 0-d array (complex: real or imaginary part non-zero)."""
-        return bool(self._scalar("bool"))
+        """Truth value of an array of one element (complex: real or imaginary part non-zero)."""
+        if self._shape:
+            # NumPy's rule, which code written for it (SciPy's) relies on: any array of one
+            # element has the truth value of that element; any other size is ambiguous.
+            n = self.size
+            if n != 1:
+                raise ValueError(_AMBIGUOUS_EMPTY if n == 0 else _AMBIGUOUS_MANY.format(
+                    self._shape))
+            return bool(self._np.reshape(-1)[0])
+        return bool(self._np[()])
 
     def __int__(self) -> int:
         """A 0-d real array as a Python int (inf -> OverflowError, NaN -> ValueError)."""

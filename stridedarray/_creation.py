@@ -221,9 +221,10 @@ def full(shape: int | tuple[int, ...], fill_value: bool | int | float | complex,
     return _filled(shape, dt, fill_value)
 
 
-def arange(start: int | float, /, stop: int | float | None = None, step: int | float = 1, *,
-           dtype: DType | None = None, device: Device | None = None) -> Array:
-    """Evenly spaced values in [start, stop) (int64 for int arguments, float64 otherwise)."""
+def arange(start: int | float | Array, /, stop: int | float | Array | None = None,
+           step: int | float | Array = 1, *, dtype: DType | None = None,
+           device: Device | None = None) -> Array:
+    """Evenly spaced values in [start, stop) (int64 for integer bounds, float64 otherwise)."""
     if device is not None:
         _check_device(device)
     dt = None if dtype is None else _check_dtype(dtype)
@@ -257,6 +258,13 @@ def _arange_bound(v: Any, name: str) -> int | float:
     """An arange bound as a Python int or a finite float; TypeError/ValueError naming it."""
     if v.__class__ is int or (v.__class__ is float and math.isfinite(v)):
         return v
+    if isinstance(v, Array):
+        # A 0-d array stands for its value (array-api-strict, NumPy, PyTorch and JAX all take
+        # one): the bound is then the Python number NumPy would see.
+        if v.ndim != 0:
+            raise TypeError(f"arange: {name} must be a 0-d array, an int or a float, got an "
+                            f"array of shape {v.shape}")
+        v = v._np[()]
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer,
                                                               np.floating)):
         raise TypeError(f"arange: {name} must be an int or a float, got {type(v).__name__} "

@@ -141,6 +141,19 @@ _INTEGERS_AS_FLOAT64 = frozenset({"floating-point", "real floating"})
 _INTEGER_FLOAT_EXCEPTIONS = frozenset({"reciprocal"})
 
 
+# Arithmetic of bool operands: the standard asks for numeric dtypes and is silent on bool;
+# NumPy computes these (add and multiply as logical or and and, with bool results; divide in
+# float64; floor_divide, remainder and pow in int8), PyTorch agrees on + and *, and code
+# written for NumPy (SciPy's) relies on it: we give NumPy's answer. subtract and negative of
+# bools stay TypeErrors, as in NumPy.
+_BOOLS_AS_NUMPY = frozenset({"add", "multiply", "divide", "floor_divide", "remainder", "pow"})
+
+
+def _kinds(name: str, cat: str) -> str:
+    """The dtype kinds `name` computes on directly: its category's, and bool where above."""
+    return _K[cat] + "b" if name in _BOOLS_AS_NUMPY else _K[cat]
+
+
 def _as_float64(name: str, cat: str) -> bool:
     return cat in _INTEGERS_AS_FLOAT64 and name not in _INTEGER_FLOAT_EXCEPTIONS
 
@@ -237,7 +250,7 @@ def _make_binary(name: str, cat: str, uf: Callable, fix: Callable | None,
                  form: str = "function") -> Callable:
     """The function `name`, or with form "operator"/"reflected" its dunder (x1 is self, or
     x2 is self). One body for all three, so `x + y` runs one Python frame, not two."""
-    kinds = _K[cat]
+    kinds = _kinds(name, cat)
     loud = _fpe.can_warn(name)
     via_float64 = _as_float64(name, cat)
     operator = form != "function"
@@ -360,7 +373,7 @@ def _binary_operator(fname: str) -> tuple[Callable, Callable, Callable]:
     op = _make_binary(*_BINARY_ROWS[fname], form="operator")
     rop = _make_binary(*_BINARY_ROWS[fname], form="reflected")
     _, cat, uf, fix = _BINARY_ROWS[fname]
-    kinds, loud = _K[cat], _fpe.can_warn(fname)
+    kinds, loud = _kinds(fname, cat), _fpe.can_warn(fname)
 
     def iop(self: Array, other: Any) -> Array:
         if not isinstance(other, _OPERAND_TYPES):

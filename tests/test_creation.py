@@ -155,6 +155,41 @@ def test_arange_matches_numpy(start, stop, step):
     assert sa.arange(0.5, 3).dtype is sa.float64
 
 
+_BOUND_DTYPES = [sa.int8, sa.int32, sa.int64, sa.uint8, sa.uint64, sa.float32, sa.float64]
+
+
+@SETTINGS
+@given(data=st.data())
+def test_arange_takes_0d_array_bounds_as_numpy_does(data):
+    """Any of start, stop and step may be a 0-d array (as array-api-strict, NumPy, PyTorch and
+    JAX allow): the values and dtype are NumPy's for the same bounds as NumPy 0-d arrays."""
+    vals = [data.draw(st.integers(-10, 10)), data.draw(st.integers(-10, 10) | st.none()),
+            data.draw(st.sampled_from([1, 2, -3, 0.5, -1.5]))]
+    vals = [v for v in vals if v is not None]
+    ours, ref = [], []
+    for v in vals:
+        dt = data.draw(st.sampled_from(_BOUND_DTYPES))
+        if dt.kind == "u" or (dt.kind in "iu" and isinstance(v, float)):
+            dt = sa.float64 if isinstance(v, float) else sa.int64
+        as_array = data.draw(st.booleans())
+        ours.append(sa.asarray(v, dtype=dt) if as_array else v)
+        ref.append(np.asarray(v, dtype=dt.np) if as_array else v)
+    got, want = sa.arange(*ours), np.arange(*ref)
+    assert got.dtype.np == want.dtype
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_arange_refuses_arrays_that_are_not_0d_real_numbers():
+    with pytest.raises(TypeError, match="stop must be a 0-d array"):
+        sa.arange(0, sa.asarray([3.0]))
+    with pytest.raises(TypeError, match="step"):
+        sa.arange(0, 3, sa.asarray(1j))
+    with pytest.raises(TypeError, match="start"):
+        sa.arange(sa.asarray(True), 3)
+    with pytest.raises(ValueError, match="finite"):
+        sa.arange(0, sa.asarray(float("inf")))
+
+
 @SETTINGS
 @given(n=st.integers(0, 6), m=st.none() | st.integers(0, 6), k=st.integers(-7, 7),
        dt=st.sampled_from(dtype_list()))

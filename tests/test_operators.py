@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import operator
+import re
 
 import numpy as np
 import pytest
@@ -177,8 +178,6 @@ def test_bool_int_float_complex_index():
         float(sa.asarray(1j))
     with pytest.raises(TypeError, match="integer"):
         operator.index(sa.asarray(1.0))
-    with pytest.raises(TypeError, match="0-d"):
-        bool(sa.ones(2))
     for conv in (int, float, complex):
         assert type(conv(sa.asarray(1, dtype=sa.int16))) is conv
 
@@ -241,3 +240,62 @@ def test_inplace_refusals_leave_the_left_operand_unchanged():
     with pytest.raises(ValueError, match="read-only"):
         r += 1.0
     assert frozen.tolist() == [0.0, 1.0, 2.0]
+
+
+def _numpy_error(f, *args):
+    """The exception NumPy raises for f(*args), to match ours against (type and message)."""
+    try:
+        f(*args)
+    except Exception as e:  # noqa: BLE001 - whatever NumPy raises is the reference
+        return e
+    raise AssertionError(f"NumPy did not raise for {f}{args}")
+
+
+@SETTINGS
+@given(data=st.data())
+def test_bool_of_an_array_follows_numpy(data):
+    """One element, of any rank and view: its truth value; any other size: NumPy's
+    ValueError, with NumPy's message."""
+    dt = data.draw(st.sampled_from(DTYPES))
+    pair = data.draw(views(dt))
+    if pair.ref.size == 1:
+        assert bool(pair.x) is bool(pair.ref)
+        return
+    want = _numpy_error(bool, pair.ref)
+    with pytest.raises(type(want), match=re.escape(str(want))):
+        bool(pair.x)
+
+
+@pytest.mark.parametrize("shape", [(1,), (1, 1), (1, 1, 1)])
+@pytest.mark.parametrize("value", [0.0, -0.0, 2.5, math.nan, 0j, 1j])
+def test_bool_of_one_element_arrays(shape, value):
+    ref = np.full(shape, value)
+    assert bool(sa.asarray(ref)) is bool(ref)
+
+
+BOOL_ARITHMETIC = {"+": operator.add, "-": operator.sub, "*": operator.mul,
+                   "/": operator.truediv, "//": operator.floordiv, "%": operator.mod,
+                   "**": operator.pow}
+
+
+@pytest.mark.parametrize("sym", sorted(BOOL_ARITHMETIC))
+@SETTINGS
+@given(data=st.data())
+def test_arithmetic_of_bools_follows_numpy(sym, data):
+    """The standard is silent on arithmetic of bools; NumPy's answer (dtype, values, or a
+    TypeError for -) in every operand order, with Python bools too."""
+    op = BOOL_ARITHMETIC[sym]
+    pair = data.draw(views(sa.bool))
+    other_np = np.flip(pair.ref).copy()
+    s = data.draw(st.booleans())
+    cases = [((pair.x, sa.asarray(other_np)), (pair.ref, other_np)),
+             ((pair.x, s), (pair.ref, s)), ((s, pair.x), (s, pair.ref))]
+    for ours, ref in cases:
+        with np.errstate(all="ignore"):
+            try:
+                want = op(*ref)
+            except TypeError:
+                with pytest.raises(TypeError):
+                    op(*ours)
+                continue
+            _eq(op(*ours), want)
