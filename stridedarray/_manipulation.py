@@ -8,6 +8,7 @@ and reshape when the strides allow. concat, stack, repeat, roll and tile make ne
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 
 import numpy as np
@@ -17,6 +18,7 @@ from ._array import Array, _derive, _wrap
 from ._utility import check_array as _check_array
 from ._validation import (
     MAX_BYTES,
+    AxisError,
     as_int,
     as_ints,
     c_strides,
@@ -265,19 +267,28 @@ def _reshape_copy(x: Array, shape: tuple) -> Array:
 
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     """The shape that all `shapes` broadcast to (right-aligned; extents equal or 1)."""
+    shapes = tuple(as_ints(shape, f"shapes[{i}]", "broadcast_shapes")
+                   for i, shape in enumerate(shapes))
+    ndim = max((len(s) for s in shapes), default=0)
     out: list[int] = []
-    for i, shape in enumerate(shapes):
-        shape = as_ints(shape, f"shapes[{i}]", "broadcast_shapes")
-        if len(shape) > len(out):
-            out = [1] * (len(shape) - len(out)) + out
-        for k, n in enumerate(shape, len(out) - len(shape)):
-            if n == out[k] or n == 1:
+    # Axis by axis, and per axis argument by argument, as NumPy compares them: the first
+    # mismatch found is the one NumPy names.
+    for k in range(ndim):
+        n, owner = 1, -1  # the extent so far, and the first argument that had it
+        for i, shape in enumerate(shapes):
+            m = shape[k - ndim + len(shape)] if k >= ndim - len(shape) else 1
+            if m == 1 or m == n:
                 continue
-            if out[k] == 1:
-                out[k] = n
-            else:
-                raise ValueError(f"shapes {', '.join(map(str, shapes))} are not broadcast "
-                                 f"compatible (extents {out[k]} and {n} at axis {k})")
+            if n == 1:
+                n, owner = m, i
+                continue
+            # Ours, then NumPy's wording (code written for NumPy matches it).
+            raise ValueError(
+                f"shapes {', '.join(map(str, shapes))} are not broadcast compatible (extents "
+                f"{n} and {m} at axis {k}); shape mismatch: objects cannot be broadcast to a "
+                f"single shape.  Mismatch is between arg {owner} with shape {shapes[owner]} "
+                f"and arg {i} with shape {shape}.")
+        out.append(n)
     return tuple(out)
 
 
@@ -293,15 +304,31 @@ def moveaxis(x: Array, source: int | tuple[int, ...], destination: int | tuple[i
              /) -> Array:
     """Move axes to new positions, keeping the order of the others (a view)."""
     _check_array(x)
-    src = normalize_axes(source, x.ndim, "source", "moveaxis")
-    dst = normalize_axes(destination, x.ndim, "destination", "moveaxis")
+    src = _moveaxis_axes(source, x.ndim, "source")
+    dst = _moveaxis_axes(destination, x.ndim, "destination")
     if len(src) != len(dst):
         raise ValueError(f"moveaxis: source {source} and destination {destination} must name "
-                         "the same number of axes")
+                         "the same number of axes (`source` and `destination` arguments must "
+                         "have the same number of elements)")
     order = [k for k in range(x.ndim) if k not in src]
     for d, s in sorted(zip(dst, src, strict=True)):
         order.insert(d, s)
     return permute_dims(x, tuple(order))
+
+
+def _moveaxis_axes(axes: int | Sequence[int], ndim: int, name: str) -> tuple[int, ...]:
+    """`normalize_axes` with NumPy's wording of the errors added (SciPy's tests match it)."""
+    try:
+        return normalize_axes(axes, ndim, name, "moveaxis")
+    except AxisError as e:
+        bad = next(a for a in ((axes,) if not isinstance(axes, Sequence) else axes)
+                   if not -ndim <= operator.index(a) < ndim)
+        raise AxisError(f"{e} ({name}: axis {operator.index(bad)} is out of bounds for array "
+                        f"of dimension {ndim})") from None
+    except ValueError as e:
+        if "repeated" not in str(e):
+            raise
+        raise ValueError(f"{e} (repeated axis in `{name}` argument)") from None
 
 
 def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:

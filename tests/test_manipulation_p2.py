@@ -3,6 +3,8 @@ views where the strides allow, list/tuple results per requested API version, bad
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -152,6 +154,60 @@ def test_broadcast_arrays_and_shapes(data):
 def test_broadcast_shapes_errors():
     with pytest.raises(ValueError, match="not broadcast compatible"):
         sa.broadcast_shapes((2, 3), (4,))
+
+
+def _numpy_outcome(f, *args):
+    """NumPy's result, or the exception it raises (its type and message are the reference)."""
+    try:
+        return f(*args)
+    except (ValueError, IndexError, TypeError) as e:
+        return e
+
+
+def _matches_numpys_error(f, want, *args):
+    """f(*args) raises an error of NumPy's kind whose message contains NumPy's message."""
+    kinds = tuple(k for k in (ValueError, IndexError, TypeError) if isinstance(want, k))
+    with pytest.raises(kinds, match=re.escape(str(want))) as got:
+        f(*args)
+    assert all(isinstance(got.value, k) for k in kinds)
+
+
+_SHAPES = st.lists(st.lists(st.sampled_from([0, 1, 2, 3]), max_size=3).map(tuple),
+                   min_size=1, max_size=4)
+
+
+@SETTINGS
+@given(shapes=_SHAPES)
+def test_broadcast_errors_carry_numpys_message(shapes):
+    """SciPy's tests match NumPy's wording ("shape mismatch: objects cannot be broadcast to a
+    single shape.  Mismatch is between arg i ... and arg j ..."): the same arguments named."""
+    want = _numpy_outcome(np.broadcast_shapes, *shapes)
+    arrays = [sa.zeros(s) for s in shapes]
+    if isinstance(want, Exception):
+        _matches_numpys_error(sa.broadcast_shapes, want, *shapes)
+        _matches_numpys_error(sa.broadcast_arrays, want, *arrays)
+    else:
+        assert sa.broadcast_shapes(*shapes) == want
+        assert all(a.shape == want for a in sa.broadcast_arrays(*arrays))
+
+
+_AXES = st.integers(-4, 4) | st.lists(st.integers(-4, 4), max_size=3)
+
+
+@SETTINGS
+@given(ndim=st.integers(0, 3), source=_AXES, destination=_AXES)
+def test_moveaxis_errors_carry_numpys_message(ndim, source, destination):
+    """NumPy's AxisError wording ("source: axis 3 is out of bounds for array of dimension 1",
+    as SciPy's tests match it), and its repeated-axis and length messages."""
+    ref = np.zeros((2,) * ndim)
+    want = _numpy_outcome(np.moveaxis, ref, source, destination)
+    if isinstance(want, Exception):
+        _matches_numpys_error(sa.moveaxis, want, sa.asarray(ref), source, destination)
+        if isinstance(want, np.exceptions.AxisError):
+            with pytest.raises(AxisError):
+                sa.moveaxis(sa.asarray(ref), source, destination)
+    else:
+        assert sa.moveaxis(sa.asarray(ref), source, destination).shape == want.shape
 
 
 @pytest.mark.parametrize("version", ["2023.12", "2024.12", "2025.12"])
