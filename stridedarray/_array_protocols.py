@@ -111,7 +111,7 @@ class _ArrayProtocols:
         if self._shape:
             # NumPy's rule, which code written for it (SciPy's) relies on: any array of one
             # element has the truth value of that element; any other size is ambiguous.
-            n = self.size
+            n = self._np.size
             if n != 1:
                 raise ValueError(_AMBIGUOUS_EMPTY if n == 0 else _AMBIGUOUS_MANY.format(
                     self._shape))

@@ -21,7 +21,7 @@ __all__ = [
     "DType", "DTYPES", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
     "uint32", "uint64", "float32", "float64", "complex64", "complex128",
     "from_numpy_dtype", "promote", "promote_standard", "KIND_OF", "scalar_dtype",
-    "check_int_range", "scalar_np", "scalar_operand", "as_dtype",
+    "check_int_range", "scalar_np", "scalar_operand", "as_dtype", "INTEGERS_AS_FLOAT64",
 ]
 
 
@@ -93,6 +93,15 @@ for _name in dir(np.dtype):
     if not _name.startswith("_") and not hasattr(DType, _name):
         setattr(DType, _name, _numpy_dtype_attribute(_name))
 del _name
+
+
+# Functions of a floating-point category given bool or integer input: the standard asks for
+# floating input; NumPy, PyTorch and JAX all compute in floating point instead (SciPy's
+# softmax of integers and its statistics of integer samples rely on it). They differ in the
+# precision (NumPy float16/32/64 by width, float64 for mean, std and var; PyTorch and JAX
+# float32); we take float64, the default floating dtype, for every width and every such
+# function, element-wise (exp, sqrt, reciprocal, atan2, ...) and statistical (mean, std, var).
+INTEGERS_AS_FLOAT64 = frozenset({"floating-point", "real floating"})
 
 
 # The order matches the C enum sa_dtype in csrc/sa_array.h.

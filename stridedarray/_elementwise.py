@@ -132,15 +132,6 @@ _UNARY_OPERATORS = {"neg": "negative", "pos": "positive", "abs": "abs",
                     "invert": "bitwise_invert"}
 
 
-# Floating-point functions given bool or integer input: the standard asks for floating input;
-# NumPy, PyTorch and JAX all compute in floating point instead (SciPy's softmax of integers,
-# for one, relies on it). They differ in the precision (NumPy float16/32/64 by width, PyTorch
-# and JAX float32); we take float64, the default floating dtype, for every width. reciprocal
-# is left out: NumPy gives an integer reciprocal there.
-_INTEGERS_AS_FLOAT64 = frozenset({"floating-point", "real floating"})
-_INTEGER_FLOAT_EXCEPTIONS = frozenset({"reciprocal"})
-
-
 # Arithmetic of bool operands: the standard asks for numeric dtypes and is silent on bool;
 # NumPy computes these (add and multiply as logical or and and, with bool results; divide in
 # float64; floor_divide, remainder and pow in int8), PyTorch agrees on + and *, and code
@@ -152,10 +143,6 @@ _BOOLS_AS_NUMPY = frozenset({"add", "multiply", "divide", "floor_divide", "remai
 def _kinds(name: str, cat: str) -> str:
     """The dtype kinds `name` computes on directly: its category's, and bool where above."""
     return _K[cat] + "b" if name in _BOOLS_AS_NUMPY else _K[cat]
-
-
-def _as_float64(name: str, cat: str) -> bool:
-    return cat in _INTEGERS_AS_FLOAT64 and name not in _INTEGER_FLOAT_EXCEPTIONS
 
 
 def _check_unary(name: str, cat: str, x: Any) -> None:
@@ -210,7 +197,7 @@ _get, _quiet, _learn, _set, _leave = _fpe.parts()
 def _make_unary(name: str, cat: str, uf: Callable, fix: Callable | None) -> Callable:
     kinds = _K[cat]
     loud = _fpe.can_warn(name)
-    via_float64 = _as_float64(name, cat)
+    via_float64 = cat in _dtypes.INTEGERS_AS_FLOAT64  # the one rule, in _dtypes
 
     def f(x: Array, /) -> Array:
         # The common case costs one type test and one string test; anything else raises in
@@ -252,7 +239,7 @@ def _make_binary(name: str, cat: str, uf: Callable, fix: Callable | None,
     x2 is self). One body for all three, so `x + y` runs one Python frame, not two."""
     kinds = _kinds(name, cat)
     loud = _fpe.can_warn(name)
-    via_float64 = _as_float64(name, cat)
+    via_float64 = cat in _dtypes.INTEGERS_AS_FLOAT64  # the one rule, in _dtypes
     operator = form != "function"
     reflected = form == "reflected"
 
@@ -295,7 +282,7 @@ def _make_binary(name: str, cat: str, uf: Callable, fix: Callable | None,
         if k not in kinds:
             if not (via_float64 and k in "biu"):
                 raise _category_error(name, cat, u, v)
-            dt, k = _dtypes.float64, "f"  # see _INTEGERS_AS_FLOAT64
+            dt, k = _dtypes.float64, "f"  # see _dtypes.INTEGERS_AS_FLOAT64
             n1, n2 = np.asarray(n1, dtype=np.float64), np.asarray(n2, dtype=np.float64)
         try:
             if k in loud:

@@ -2,8 +2,10 @@
 
 Reductions run in NumPy on the zero-copy view `x._np`. The result dtype is decided here, from
 the standard's rules, and passed to NumPy explicitly so it never depends on platform defaults.
-Where NumPy accepts more (mean of integers, max of complex) we raise TypeError: the standard
-leaves those undefined and a portable program should not rely on them.
+Where NumPy accepts more (max of complex) we raise TypeError: the standard leaves those
+undefined and a portable program should not rely on them. Integer and bool input to mean, std
+and var computes in float64, the package's one rule for floating-point functions
+(`_dtypes.INTEGERS_AS_FLOAT64`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _fpe
+from . import _dtypes, _fpe
 from ._array import Array, _wrap
 from ._dtypes import DType
 from ._utility import check_array, check_kind, reduce_axes, sum_dtype
@@ -117,12 +119,29 @@ def prod(x: Array, /, *, axis: _Axis = None, dtype: DType | None = None,
     return _sumlike(np.multiply, "prod", x, axis, dtype, keepdims)
 
 
-def mean(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:
-    """Arithmetic mean along the given axes (floating-point input; NaN for empty)."""
+# The dtype category of the functions below that ask for floating-point input.
+_CATEGORY = {"mean": "floating-point", "std": "real floating", "var": "real floating"}
+_KINDS = {"floating-point": ("fc", "floating-point"), "real floating": ("f", "real floating-point")}
+
+
+def _floating(x: Array, name: str) -> Array:
+    """x, or its float64 copy for bool and integer input (the one rule of
+    `_dtypes.INTEGERS_AS_FLOAT64`); TypeError for another kind outside the category."""
     if type(x) is not Array:
         check_array(x)
-    if x._dtype.kind not in "fc":
-        check_kind(x, "fc", "mean", "floating-point")
+    cat = _CATEGORY[name]
+    kinds, what = _KINDS[cat]
+    k = x._dtype.kind
+    if k not in kinds:
+        if k in "biu" and cat in _dtypes.INTEGERS_AS_FLOAT64:
+            return x._pack(_dtypes.float64)
+        check_kind(x, kinds, name, what)
+    return x
+
+
+def mean(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:
+    """Arithmetic mean along the given axes (integers in float64; NaN for empty)."""
+    x = _floating(x, "mean")
     axes = reduce_axes(axis, len(x._shape), "mean")
     n = 1
     for k in range(len(x._shape)) if axes is None else axes:
@@ -149,8 +168,7 @@ def mean(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:
 
 def _moment(fn: Callable, name: str, x: Array, axis: _Axis, correction: float,
             keepdims: bool) -> Array:
-    check_array(x)
-    check_kind(x, "f", name, "real floating-point")
+    x = _floating(x, name)
     if isinstance(correction, bool) or not isinstance(correction, (int, float)):
         raise TypeError(f"{name}: correction must be an int or float, got {correction!r}")
     if correction < 0:
