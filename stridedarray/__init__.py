@@ -5,8 +5,28 @@ module's `__all__` lists exactly the public names it contributes.
 """
 
 # fft, linalg: the extensions; _ndarray_methods binds NumPy's methods onto Array; _dask
-# registers Array with Dask.
-from . import _dask, _dtypes, _ndarray_methods, fft, linalg  # noqa: F401
+# registers Array with Dask; the chapter modules for their __all__ lists (below).
+from . import (  # noqa: F401
+    _constants,
+    _creation,
+    _dask,
+    _data_type_functions,
+    _dtypes,
+    _elementwise,
+    _indexing,
+    _info,
+    _linalg_functions,
+    _manipulation,
+    _matmul,
+    _ndarray_methods,
+    _searching,
+    _sets,
+    _sorting,
+    _statistical,
+    _utility,
+    fft,
+    linalg,
+)
 from ._array import Array
 from ._constants import *  # noqa: F403
 from ._creation import *  # noqa: F403
@@ -43,5 +63,17 @@ _dask.install()  # registers Array with Dask now or when dask.array is imported
 
 __version__ = "0.1.0"
 __array_api_version__ = "2025.12"
+
+# Exactly the public names: the standard's (each chapter module's `__all__`, the data types,
+# the extensions and the version), the array type and stridedarray's own functions
+# (docs/api/index.rst). `from stridedarray import *` imports these and nothing else.
+__all__ = sorted({
+    *_constants.__all__, *_creation.__all__, *_data_type_functions.__all__,
+    *_elementwise.__all__, *_indexing.__all__, *_info.__all__, *_linalg_functions.__all__,
+    *_manipulation.__all__, *_matmul.__all__, *_searching.__all__, *_sets.__all__,
+    *_sorting.__all__, *_statistical.__all__, *_utility.__all__,
+    *(d.name for d in _dtypes.DTYPES), "fft", "linalg", "__array_api_version__",
+    "Array", "blas_info",
+})
 
 del _dask, _dtypes

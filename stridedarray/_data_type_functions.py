@@ -76,23 +76,36 @@ class iinfo_object:
 
 def finfo(type: DType | Array, /) -> finfo_object:  # noqa: A002 - the standard's name
     """Limits of a real or complex floating dtype (complex: those of its real component)."""
-    dt = _dtype_of(type, "type")
+    dt = type if type.__class__ is DType else _dtype_of(type, "type")
+    cached = _INFO.get(dt)
+    if cached.__class__ is finfo_object:
+        return cached
     if dt.kind not in "fc":
         raise TypeError(f"finfo: type must be a floating-point dtype, got {dt.name}")
     real = dt if dt.kind == "f" else (_dtypes.float32 if dt is _dtypes.complex64
                                        else _dtypes.float64)
     fi = np.finfo(real.np)
-    return finfo_object(int(fi.bits), float(fi.eps), float(fi.max), float(fi.min),
-                        float(fi.smallest_normal), real)
+    _INFO[dt] = info = finfo_object(int(fi.bits), float(fi.eps), float(fi.max), float(fi.min),
+                                    float(fi.smallest_normal), real)
+    return info
 
 
 def iinfo(type: DType | Array, /) -> iinfo_object:  # noqa: A002 - the standard's name
     """Limits of an integer dtype."""
-    dt = _dtype_of(type, "type")
+    dt = type if type.__class__ is DType else _dtype_of(type, "type")
+    cached = _INFO.get(dt)
+    if cached.__class__ is iinfo_object:
+        return cached
     if dt.kind not in "iu":
         raise TypeError(f"iinfo: type must be an integer dtype, got {dt.name}")
     ii = np.iinfo(dt.np)
-    return iinfo_object(int(ii.bits), int(ii.max), int(ii.min), dt)
+    _INFO[dt] = info = iinfo_object(int(ii.bits), int(ii.max), int(ii.min), dt)
+    return info
+
+
+# dtype -> its finfo or iinfo object, made on first use: they are frozen, so every caller
+# shares one (clients ask on every call; NumPy's finfo is slow to build).
+_INFO: dict[DType, finfo_object | iinfo_object] = {}
 
 
 def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> builtins.bool:

@@ -12,6 +12,7 @@ standard's table alone (docs/interop.md, "Where the standard is silent").
 from __future__ import annotations
 
 import builtins
+import operator
 
 import numpy as np
 
@@ -28,11 +29,12 @@ __all__ = [
 class DType:
     """An Array API data type: a name, its NumPy storage dtype and its C core code."""
 
-    __slots__ = ("name", "np", "code", "kind", "bits")
+    __slots__ = ("name", "np", "code", "kind", "bits", "_hash")
 
     def __init__(self, name: str, code: int, kind: str, bits: int) -> None:
         self.name = name
         self.np = np.dtype(name)
+        self._hash = hash(self.np).__index__  # see __hash__
         self.code = code
         # kind: "b" bool, "i" signed, "u" unsigned, "f" real floating, "c" complex floating
         self.kind = kind
@@ -70,8 +72,12 @@ class DType:
         eq = self.__eq__(other)
         return eq if eq is NotImplemented else not eq
 
-    def __hash__(self) -> int:
-        return hash(self.np)  # equal to the NumPy dtype it equals
+    # The hash of the NumPy dtype it equals (equal objects hash equal: a dict keyed by NumPy
+    # dtypes finds ours). Clients hash dtypes on every call (scikit-learn's dtype checks), so
+    # the hash runs no Python frame: hash() reads this property, whose getter (attrgetter) and
+    # the bound `int.__index__` it returns are both C. An identity hash would be cheaper still
+    # but would break the equality with NumPy dtypes above.
+    __hash__ = property(operator.attrgetter("_hash"))
 
 
 # NumPy's dtype attributes (`type`, `char`, `str`, `byteorder`, `fields`, `newbyteorder`, ...)

@@ -54,6 +54,14 @@ class Info:
                kind: str | tuple[str, ...] | None = None) -> dict[str, DType]:
         """The supported dtypes, optionally restricted to one kind or a tuple of kinds."""
         _check_device(device)
+        # Clients ask this on every call (scikit-learn per fit): the answer is made once per
+        # kind and each call gets its own copy, so no caller can change another's.
+        try:
+            cached = _DTYPES_OF_KIND.get(kind)
+        except TypeError:  # an unhashable kind: the checks below say what is wrong
+            cached = None
+        if cached is not None:
+            return cached.copy()
         if kind is None:
             chosen = set(_dtypes.DTYPES)
         else:
@@ -64,7 +72,12 @@ class Info:
                     raise ValueError(f"kind must be one of {_ALL_KINDS} or a tuple of them, "
                                      f"got {k!r}")
                 chosen |= _dtypes.KIND_OF[k]
-        return {d.name: d for d in _dtypes.DTYPES if d in chosen}
+        answer = {d.name: d for d in _dtypes.DTYPES if d in chosen}
+        _DTYPES_OF_KIND[kind] = answer
+        return answer.copy()
+
+
+_DTYPES_OF_KIND: dict[Any, dict[str, DType]] = {}  # kind argument -> Info.dtypes' answer
 
 
 _INFO = Info()

@@ -3,6 +3,9 @@ isdtype, result_type)."""
 
 from __future__ import annotations
 
+import dataclasses
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -245,3 +248,47 @@ def test_astype_rejects_complex_to_real_and_bad_arguments():
         sa.astype(sa.ones(2), "float32")
     with pytest.raises(TypeError, match="Array"):
         sa.astype(np.ones(2), sa.float32)
+
+
+# -- cached answers and the hash -------------------------------------------------------------
+def test_finfo_and_iinfo_are_one_frozen_object_per_dtype():
+    for dt in DTYPES:
+        info = sa.finfo if dt.kind in "fc" else sa.iinfo if dt.kind in "iu" else None
+        if info is None:
+            continue
+        first = info(dt)
+        assert info(dt) is first and info(sa.zeros(2, dtype=dt)) is first
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            first.max = 0  # type: ignore[misc]
+        assert info(dt).max == first.max
+
+
+def test_namespace_dtypes_answers_are_fresh_copies():
+    info = sa.__array_namespace_info__()
+    for kind in (None, "real floating", ("bool", "integral"), "numeric"):
+        first = info.dtypes(kind=kind)
+        second = info.dtypes(kind=kind)
+        assert first == second and first is not second
+        first.clear()  # a caller changing its answer changes no one else's
+        assert info.dtypes(kind=kind) == second
+    with pytest.raises(ValueError, match="kind"):
+        info.dtypes(kind=["bool"])  # type: ignore[arg-type]  # unhashable: still a clear error
+
+
+def test_dtype_hash_is_the_equal_numpy_dtypes_and_runs_no_python_frame():
+    frames = []
+
+    def profile(frame, event, arg):
+        if event == "call":
+            frames.append(frame.f_code.co_name)
+
+    for dt in DTYPES:
+        assert hash(dt) == hash(dt.np) == hash(np.dtype(dt.name))
+        assert {dt.np: dt.name}[dt] == dt.name and {dt: dt.name}[dt.np] == dt.name
+        sys.setprofile(profile)
+        try:
+            hash(dt)
+            _ = dt in {sa.float64, sa.int8}
+        finally:
+            sys.setprofile(None)
+    assert frames == []

@@ -4,9 +4,11 @@ and __repr__."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
+from standard_names import STANDARD
 
 import stridedarray as sa
 from stridedarray._array import CPU_DEVICE
@@ -78,3 +80,23 @@ def test_repr_shows_dtype_shape_and_view_layout():
     r = repr(v)
     assert "strides=(3, -2)" in r and "origin=2" in r
     assert "shape=(0, 3)" in repr(sa.zeros((0, 3)))
+
+
+# stridedarray's own public names beside the standard's (docs/api/index.rst lists them).
+EXTRAS = {"Array", "blas_info", "matmul_explain", "matmul_policy"}
+
+
+def test_all_lists_exactly_the_standard_names_and_our_documented_extras():
+    assert len(sa.__all__) == len(set(sa.__all__))
+    assert set(sa.__all__) == STANDARD | EXTRAS
+    api = (Path(__file__).resolve().parents[1] / "docs" / "api" / "index.rst").read_text()
+    for name in EXTRAS - {"Array"}:
+        assert f"``{name}``" in api, name
+    public = {n for n in dir(sa) if not n.startswith("_")}
+    assert public <= set(sa.__all__), public - set(sa.__all__)
+
+
+def test_import_star_imports_exactly_all():
+    ns: dict = {}
+    exec("from stridedarray import *", ns)  # noqa: S102 - the statement under test
+    assert set(ns) - {"__builtins__"} == set(sa.__all__)
