@@ -30,11 +30,12 @@ from typing import NamedTuple
 
 import numpy as np
 from hypothesis import strategies as st
-from strategies import basic_indices, views
+from strategies import ALL_DTYPES as DTYPES
+from strategies import basic_indices, numpy_promote, views
 
 import stridedarray as sa
 from stridedarray._array import Array, _make, _Storage
-from stridedarray._dtypes import DTYPES, DType, promote
+from stridedarray._dtypes import DType
 
 NUMERIC = tuple(d for d in DTYPES if d.kind != "b")
 EDGES = (0, 1, -1, 2**31 - 1, -(2**31), 2**31, -(2**31) - 1, 2**32 - 1, 2**32, 127, -128, 255,
@@ -397,7 +398,7 @@ def reuse_cases(draw) -> MatmulCase:
     other = draw(descriptors(d2 if shared_lhs else d1, shape=s_batched, kind="small",
                              layout=draw(st.sampled_from(["blas", "blas", "blas", "dense"]))))
     a, b = (shared, other) if shared_lhs else (other, shared)
-    return MatmulCase(a, b, promote(a.x.dtype, b.x.dtype))
+    return MatmulCase(a, b, numpy_promote(a.x.dtype, b.x.dtype))
 
 
 @st.composite
@@ -466,4 +467,4 @@ def matmul_cases(draw, big: bool = False) -> MatmulCase:
         # a broadcast_to lhs: physical zero strides on a new leading batch axis (which the
         # rhs, with fewer batch axes, broadcasts against)
         a = broadcast_fuzzed(a, (draw(st.integers(0, 3)),) + s1)
-    return MatmulCase(a, b, promote(d1, d2) if sa.bool not in (d1, d2) else None)
+    return MatmulCase(a, b, numpy_promote(d1, d2) if sa.bool not in (d1, d2) else None)

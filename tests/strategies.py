@@ -24,15 +24,19 @@ from typing import NamedTuple
 
 import numpy as np
 from hypothesis import strategies as st
+from standard_names import CATEGORIES, DTYPE_NAMES
 
 import stridedarray as sa
-from stridedarray._dtypes import DTYPES, KIND_OF, DType
+from stridedarray._dtypes import DType
 
 __all__ = [
     "ALL_DTYPES", "NUMERIC_DTYPES", "ViewPair", "dtypes", "shapes", "fill", "arrays", "views",
-    "basic_indices", "dtype_list",
+    "basic_indices", "dtype_list", "numpy_promote",
 ]
 
+# The dtypes and their categories from the standard's lists (standard_names), not from the
+# package's own tables, so that a wrong table in the package cannot shape its tests.
+DTYPES: tuple[DType, ...] = tuple(getattr(sa, n) for n in DTYPE_NAMES)
 ALL_DTYPES: tuple[DType, ...] = DTYPES
 NUMERIC_DTYPES: tuple[DType, ...] = tuple(d for d in DTYPES if d.kind != "b")
 
@@ -47,14 +51,21 @@ def dtype_list(allowed: Iterable[DType | str] | DType | str | None = None) -> li
     for a in allowed:
         if isinstance(a, DType):
             group = [a]
-        elif a in KIND_OF:
-            group = [d for d in DTYPES if d in KIND_OF[a]]
+        elif a in CATEGORIES:
+            group = [d for d in DTYPES if d.name in CATEGORIES[a]]
         else:
             group = [d for d in DTYPES if d.name == a]
             if not group:
                 raise ValueError(f"unknown dtype or category {a!r}")
         out.extend(d for d in group if d not in out)
     return out
+
+
+def numpy_promote(a: DType, b: DType) -> DType:
+    """The dtype of an operation on arrays of dtypes a and b, as NumPy computes it: the
+    standard's table where it has one, and the answer the package promises (NumPy's) where
+    the standard leaves a pair undefined."""
+    return getattr(sa, np.result_type(np.dtype(a.name), np.dtype(b.name)).name)
 
 
 def dtypes(allowed: Iterable[DType | str] | DType | str | None = None) -> st.SearchStrategy:

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import ALL_DTYPES as DTYPES
 from strategies import views
 
 import stridedarray as sa
 from stridedarray import fft
-from stridedarray._dtypes import DTYPES
 
 SETTINGS = settings(max_examples=30, deadline=None)
 COMPLEX = [sa.complex64, sa.complex128]

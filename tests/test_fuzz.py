@@ -38,11 +38,11 @@ from fuzz_strategies import (
 )
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from strategies import ALL_DTYPES as DTYPES
 from strategies import basic_indices, views
 
 import stridedarray as sa
 from stridedarray._array import _make, _Storage
-from stridedarray._dtypes import DTYPES
 from stridedarray._ffi import lib
 from stridedarray._validation import c_strides
 

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import ALL_DTYPES as DTYPES
 from strategies import basic_indices, views
 
 import stridedarray as sa
-from stridedarray._dtypes import DTYPES
 
 SETTINGS = settings(max_examples=25, deadline=None)
 

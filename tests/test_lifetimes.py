@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 from strategies import NUMERIC_DTYPES, basic_indices, fill
 
 import stridedarray as sa
+from stridedarray import _diagnostics as diag
 
 
 @contextmanager
@@ -380,11 +381,6 @@ def test_view_in_reference_cycle_collected_by_gc():
 
 
 # -- packed temporaries are freed, also when the call fails ---------------------------------------
-try:
-    from stridedarray import _diagnostics as diag
-except ImportError:  # the C core's allocation accounting (issue 7) is not built in
-    diag = None
-needs_diag = pytest.mark.skipif(diag is None, reason="needs stridedarray._diagnostics")
 
 
 def _ints(shape: tuple[int, ...], dtype: type, seed: int) -> sa.Array:
@@ -430,7 +426,6 @@ def _assert_balanced(before: dict, after: dict) -> None:
         assert a["allocations"] - b["allocations"] == a["frees"] - b["frees"], (cat, b, a)
 
 
-@needs_diag
 def test_packed_temporaries_freed_after_many_calls():
     calls = [(force, *mk()) for _, force, mk in ALLOCATING]
     expected = [_expected(x1, x2) for _, x1, x2 in calls]
@@ -446,7 +441,6 @@ def test_packed_temporaries_freed_after_many_calls():
     assert s1["scratch"]["allocations"] > s0["scratch"]["allocations"]
 
 
-@needs_diag
 @pytest.mark.parametrize("name,force,make", ALLOCATING, ids=[c[0] for c in ALLOCATING])
 def test_failed_allocation_frees_everything(name, force, make):
     """The k-th C allocation of the call fails, for every k the call reaches: MemoryError,
@@ -480,6 +474,16 @@ def test_failed_allocation_frees_everything(name, force, make):
 
 
 # -- the exporter cannot pull the memory from under a live view -----------------------------------
+def _tracing() -> bool:
+    """Whether a tracer or monitoring tool (coverage, a debugger) is active. NumPy's resize
+    refuses an array with more references than its caller's, and under a tracer the traced
+    frames hold more, so resize cannot tell there that no view is left."""
+    if sys.gettrace() is not None:
+        return True
+    monitoring = getattr(sys, "monitoring", None)
+    return monitoring is not None and any(monitoring.get_tool(i) is not None for i in range(6))
+
+
 def test_exporter_cannot_resize_or_release_under_a_view():
     """While a view lives, the exporter's memory stays exported: resizing a bytearray,
     array.array or NumPy owner is refused (a realloc would leave the view dangling), and
@@ -514,6 +518,7 @@ def test_exporter_cannot_resize_or_release_under_a_view():
     gc.collect()
     ba.extend(b"\0" * 8)  # the last views are gone: the exporters are free again
     arr.extend(range(8))
-    owner.resize(32)
+    if not _tracing():
+        owner.resize(32)
     del w
     assert _dead(wr)

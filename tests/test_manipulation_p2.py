@@ -9,10 +9,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import ALL_DTYPES, fill, views
+from strategies import ALL_DTYPES, fill, numpy_promote, views
 
 import stridedarray as sa
-from stridedarray._dtypes import promote
 from stridedarray._validation import AxisError
 
 SETTINGS = settings(max_examples=40, deadline=None)
@@ -72,7 +71,7 @@ def test_concat_and_stack_promote_like_the_standard(data):
     shape = p1.ref.shape
     nd = len(shape)
     try:
-        dt = promote(d1, d2)
+        dt = numpy_promote(d1, d2)
     except TypeError:
         b = sa.asarray(fill(d2, shape, 1))
         with pytest.raises(TypeError):

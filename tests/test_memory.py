@@ -27,8 +27,7 @@ import numpy as np
 import pytest
 
 import stridedarray as sa
-
-diag = pytest.importorskip("stridedarray._diagnostics")
+from stridedarray import _diagnostics as diag
 
 # Python objects made per call besides the output's data (the result Array, its _Storage and
 # cffi pointer, NumPy's array header, a few small tuples), in bytes, generously.

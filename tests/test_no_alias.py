@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from standard_names import BINARY_CATEGORY, UNARY_CATEGORY
 
 import stridedarray as sa
-from stridedarray import _elementwise
 
 _CATEGORY_INPUT = {"all": "f", "numeric": "f", "real numeric": "f", "floating-point": "f",
                    "real floating": "f", "complex floating": "c", "integer": "i",
@@ -62,9 +62,9 @@ def _row(name: str, kinds: str, call: Callable[..., Any]) -> None:
     ROWS[name] = build
 
 
-for _name, _cat, _f, _fix in _elementwise._UNARY:
+for _name, _cat in UNARY_CATEGORY.items():
     _row(_name, _CATEGORY_INPUT[_cat], getattr(sa, _name))
-for _name, _cat, _f, _fix in _elementwise._BINARY:
+for _name, _cat in BINARY_CATEGORY.items():
     k = _CATEGORY_INPUT[_cat]
     _row(_name, k + k, getattr(sa, _name))
 _row("clip", "f", lambda x: sa.clip(x, 0.2, 0.5))

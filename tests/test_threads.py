@@ -142,12 +142,10 @@ def _serial(src: dict[str, np.ndarray]) -> list[tuple[tuple, str | None]]:
     return results
 
 
-def _c_pack_stats() -> dict | None:
-    """The C allocation counters when the diagnostics module exists (else None)."""
-    try:
-        from stridedarray._diagnostics import c_alloc_stats
-    except ImportError:
-        return None
+def _c_pack_stats() -> dict:
+    """The C core's allocation counters."""
+    from stridedarray._diagnostics import c_alloc_stats
+
     return c_alloc_stats()
 
 
@@ -190,13 +188,12 @@ def _threads_match_serial(iterations: int) -> None:
     assert done == [iterations * NTASKS] * NTHREADS
     for k, v in src.items():
         np.testing.assert_array_equal(v, before[k], err_msg=f"input {k} changed")
-    if stats0 is not None:
-        # Every pack and scratch block the threads made was freed (the counters are atomic).
-        stats = _c_pack_stats()
-        for cat in ("pack", "scratch"):
-            assert stats[cat]["current"] == stats0[cat]["current"], (cat, stats0, stats)
-            assert (stats[cat]["allocations"] - stats0[cat]["allocations"]
-                    == stats[cat]["frees"] - stats0[cat]["frees"]), (cat, stats0, stats)
+    # Every pack and scratch block the threads made was freed (the counters are atomic).
+    stats = _c_pack_stats()
+    for cat in ("pack", "scratch"):
+        assert stats[cat]["current"] == stats0[cat]["current"], (cat, stats0, stats)
+        assert (stats[cat]["allocations"] - stats0[cat]["allocations"]
+                == stats[cat]["frees"] - stats0[cat]["frees"]), (cat, stats0, stats)
 
 
 def test_threads_match_serial_run_bit_for_bit():
