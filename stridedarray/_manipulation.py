@@ -269,6 +269,10 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     """The shape that all `shapes` broadcast to (right-aligned; extents equal or 1)."""
     shapes = tuple(as_ints(shape, f"shapes[{i}]", "broadcast_shapes")
                    for i, shape in enumerate(shapes))
+    for i, shape in enumerate(shapes):
+        if any(n < 0 for n in shape):
+            raise ValueError(f"broadcast_shapes: shapes[{i}] {shape} has a negative extent "
+                             "(negative dimensions are not allowed)")
     ndim = max((len(s) for s in shapes), default=0)
     out: list[int] = []
     # Axis by axis, and per axis argument by argument, as NumPy compares them: the first

@@ -173,6 +173,8 @@ def _matches_numpys_error(f, want, *args):
 
 _SHAPES = st.lists(st.lists(st.sampled_from([0, 1, 2, 3]), max_size=3).map(tuple),
                    min_size=1, max_size=4)
+_NEGATIVE = st.lists(st.lists(st.sampled_from([-1, 0, 1, 2]), max_size=3).map(tuple),
+                     min_size=1, max_size=3)
 
 
 @SETTINGS
@@ -188,6 +190,16 @@ def test_broadcast_errors_carry_numpys_message(shapes):
     else:
         assert sa.broadcast_shapes(*shapes) == want
         assert all(a.shape == want for a in sa.broadcast_arrays(*arrays))
+
+
+@SETTINGS
+@given(shapes=_NEGATIVE)
+def test_broadcast_shapes_refuses_negative_extents_as_numpy(shapes):
+    want = _numpy_outcome(np.broadcast_shapes, *shapes)
+    if isinstance(want, Exception):
+        _matches_numpys_error(sa.broadcast_shapes, want, *shapes)
+    else:
+        assert sa.broadcast_shapes(*shapes) == want
 
 
 _AXES = st.integers(-4, 4) | st.lists(st.integers(-4, 4), max_size=3)
