@@ -269,6 +269,9 @@ def test_bool_of_one_element_arrays(shape, value):
 BOOL_ARITHMETIC = {"+": operator.add, "-": operator.sub, "*": operator.mul,
                    "/": operator.truediv, "//": operator.floordiv, "%": operator.mod,
                    "**": operator.pow}
+BOOL_INPLACE = {"+": operator.iadd, "-": operator.isub, "*": operator.imul,
+                "/": operator.itruediv, "//": operator.ifloordiv, "%": operator.imod,
+                "**": operator.ipow}
 
 
 @pytest.mark.parametrize("sym", sorted(BOOL_ARITHMETIC))
@@ -292,3 +295,21 @@ def test_arithmetic_of_bools_follows_numpy(sym, data):
                     op(*ours)
                 continue
             _eq(op(*ours), want)
+
+
+@pytest.mark.parametrize("sym", sorted(BOOL_INPLACE))
+def test_inplace_arithmetic_of_bools_follows_numpy(sym):
+    """In place, NumPy keeps bool for + and * and refuses the others (their results are not
+    bool); a refusal leaves x unchanged."""
+    iop = BOOL_INPLACE[sym]
+    a, b = np.asarray([True, False, True, False]), np.asarray([True, True, False, False])
+    x = sa.asarray(a.copy())
+    try:
+        with np.errstate(all="ignore"):
+            want = iop(a.copy(), b)
+    except TypeError:
+        with pytest.raises(TypeError):
+            iop(x, sa.asarray(b))
+        np.testing.assert_array_equal(np.asarray(x), a)
+        return
+    _eq(iop(x, sa.asarray(b)), want)
