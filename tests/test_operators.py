@@ -244,3 +244,43 @@ def test_inplace_refusals_leave_the_left_operand_unchanged():
     with pytest.raises(ValueError, match="read-only"):
         r += 1.0
     assert frozen.tolist() == [0.0, 1.0, 2.0]
+
+
+class _RMatmul:
+    """Implements only the reflected product."""
+
+    def __rmatmul__(self, other):
+        return "rmatmul"
+
+
+class _NoUfuncs:
+    """Opts out of NumPy's ufuncs (NEP 13) and implements the reflected operators."""
+
+    __array_ufunc__ = None
+
+    def __rmatmul__(self, other):
+        return "rmatmul"
+
+    def __radd__(self, other):
+        return "radd"
+
+
+def test_matmul_defers_to_an_operand_that_implements_the_reflected_product():
+    a = sa.ones((2, 2))
+    for other in (_RMatmul(), _NoUfuncs()):
+        assert a.__matmul__(other) is NotImplemented
+        assert a @ other == "rmatmul"
+        x = sa.ones((2, 2))
+        assert x.__imatmul__(other) is NotImplemented
+        x @= other  # Python falls back to x @ other, then to other.__rmatmul__
+        assert x == "rmatmul"
+    # NumPy defers in the same case (__array_ufunc__ = None), and so do our other operators
+    assert np.ones((2, 2)) @ _NoUfuncs() == "rmatmul"
+    assert a + _NoUfuncs() == "radd"
+    # operands that defer nothing keep matmul's own error
+    for bad in ([[1.0, 2.0]], 3.0):
+        with pytest.raises(TypeError, match="x2 must be"):
+            a @ bad  # noqa: B018
+        with pytest.raises(TypeError, match="x2 must be"):
+            y = sa.ones((2, 2))
+            y @= bad
