@@ -271,12 +271,23 @@ def scalar_dtype(dt: DType, value: object, name: str = "scalar") -> DType:
             return complex64 if dt is float32 else complex128
         kind = "complex"
     else:
-        raise TypeError(f"{name} must be an Array or a Python bool, int, float or complex, "
-                        f"got {type(value).__name__}")
+        raise TypeError(f"{name} must be an array, a Python bool, int, float or complex, or a "
+                        f"NumPy scalar, got {type(value).__name__}")
     r = _SCALAR_RESULT[kind, dt.kind] or dt
     if kind == "int" and r.kind in "iu":
         check_int_range(value, r, name)  # type: ignore[arg-type]
     return r
+
+
+def python_scalar(value: object) -> object:
+    """A NumPy scalar (np.int64(3), np.float32(2.5), np.bool_(True)) as the Python scalar of
+    the same value, so that it follows the Python scalar's rules wherever one is taken (a
+    value that does not fit the target dtype raises); anything else unchanged. np.float64 and
+    np.complex128 are Python floats and complexes already."""
+    if isinstance(value, np.generic) and value.dtype.kind in "biufc" and not isinstance(
+            value, float | complex):
+        return value.item()
+    return value
 
 
 def scalar_np(value: object, dt: DType) -> np.ndarray:

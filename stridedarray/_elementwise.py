@@ -156,6 +156,14 @@ def _operands(name: str, x1: Any, x2: Any) -> tuple[Any, Any, DType]:
     """NumPy operands for a binary function with at least one non-Array operand, and the
     dtype the standard gives the result's inputs (see `_dtypes.scalar_operand`)."""
     a1, a2 = isinstance(x1, Array), isinstance(x2, Array)
+    if a1 != a2 and _numpy_value(x2 if a1 else x1):
+        # A NumPy scalar or 0-d array beside an array: a 0-d array of its own dtype (NumPy's
+        # rule: its scalars are typed, not weak as Python's are).
+        if a1:
+            x2 = _from_ndarray(np.asarray(x2), None)
+        else:
+            x1 = _from_ndarray(np.asarray(x1), None)
+        a1 = a2 = True
     if a1 and a2:
         return x1._np, x2._np, promote(x1.dtype, x2.dtype)
     if a1:
@@ -166,6 +174,15 @@ def _operands(name: str, x1: Any, x2: Any) -> tuple[Any, Any, DType]:
         return (_scalar_operand(x1, dt) if dt is x2._dtype else scalar_np(x1, dt)), x2._np, dt
     raise TypeError(f"{name}: at least one of x1, x2 must be a stridedarray.Array, got "
                     f"{type(x1).__name__} and {type(x2).__name__}")
+
+
+def _numpy_value(x: Any) -> bool:
+    """A NumPy scalar (other than np.float64 and np.complex128, which are Python floats and
+    complexes) or a 0-d ndarray, of a kind the standard has."""
+    if isinstance(x, np.ndarray):
+        return x.ndim == 0 and x.dtype.kind in "biufc"
+    return isinstance(x, np.generic) and not isinstance(x, float | complex) and (
+        x.dtype.kind in "biufc")
 
 
 def _category_error(name: str, cat: str, x1: Any, x2: Any) -> TypeError:
@@ -319,7 +336,8 @@ def clip(x: Array, /, min: int | float | Array | None = None,  # noqa: A002
     """Clamp each element of x to [min, max]; min and max do not take part in promotion."""
     _check_unary("clip", "real numeric", x)
     bounds: list[Any] = []  # per bound: None, an ndarray or a NumPy scalar
-    for label, b in (("min", min), ("max", max)):
+    for label, bound in (("min", min), ("max", max)):
+        b: Any = _dtypes.python_scalar(bound)  # a NumPy scalar bound clips as its Python value
         if b is None:
             bounds.append(None)
         elif isinstance(b, Array):
