@@ -262,12 +262,14 @@ def test_ufunc_methods_and_out_arguments():
 
 def _read_only_targets():
     """(array, the memory under it): a view of bytes, a read-only ndarray wrapped by asarray,
-    and a reversed view of the latter."""
+    a reversed view of the latter, and a broadcast view (read-only: it repeats elements)."""
     raw = bytes(32)
     frozen = np.arange(4.0)
     frozen.flags.writeable = False
+    src = sa.arange(4.0)
     return [(sa.asarray(np.frombuffer(raw)), lambda: np.frombuffer(raw).tolist()),
-            (sa.asarray(frozen), frozen.tolist), (sa.asarray(frozen)[::-1], frozen.tolist)]
+            (sa.asarray(frozen), frozen.tolist), (sa.asarray(frozen)[::-1], frozen.tolist),
+            (sa.broadcast_to(src[1:2], (4,)), src.tolist)]
 
 
 UFUNC_WRITES = {
