@@ -271,7 +271,7 @@ def scalar_dtype(dt: DType, value: object, name: str = "scalar") -> DType:
             return complex64 if dt is float32 else complex128
         kind = "complex"
     else:
-        raise TypeError(f"{name} must be an array, a Python bool, int, float or complex, or a "
+        raise TypeError(f"{name} must be an Array, a Python bool, int, float or complex, or a "
                         f"NumPy scalar, got {type(value).__name__}")
     r = _SCALAR_RESULT[kind, dt.kind] or dt
     if kind == "int" and r.kind in "iu":
