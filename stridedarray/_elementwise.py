@@ -423,8 +423,23 @@ def _binary_operator(fname: str) -> tuple[Callable, Callable, Callable]:
             # raises the specific error with x untouched. casting="no" makes NumPy refuse,
             # before it writes anything, a loop whose result is of another dtype (true
             # division of integers gives float64): the general path then says why.
-            n1, n2, dt = _operands(fname, self, other)
-            own = dt is self._dtype
+            # The operands as _operands gives them, its two common cases spelled out.
+            t = type(other)
+            a = self._dtype
+            n1 = self._npv
+            if n1 is None:
+                n1 = self._np
+            if t is Array:
+                dt = a if other._dtype is a else promote(a, other._dtype)
+                n2 = other._npv
+                if n2 is None:
+                    n2 = other._np
+            elif t in _PY_SCALARS:
+                dt = scalar_dtype(a, other, "x2")
+                n2 = _scalar_operand(other, dt) if dt is a else scalar_np(other, dt)
+            else:
+                n1, n2, dt = _operands(fname, self, other)
+            own = dt is a
             if dt.kind in kinds and (own or _SAME_KIND[dt, self._dtype]) and (
                     type(other) is not Array or other._shape == self._shape
                     or _broadcasts_into(other._shape, self._shape)) and not (
