@@ -279,6 +279,17 @@ def scalar_dtype(dt: DType, value: object, name: str = "scalar") -> DType:
     return r
 
 
+def numpy_value(x: object) -> builtins_bool:
+    """Whether `x` is a NumPy scalar or a 0-d ndarray of a kind the standard has, which an
+    operand slot takes as a 0-d array of its own dtype (NumPy's rule: its scalars are typed,
+    not weak as Python's are). np.float64 and np.complex128 are not: they are Python floats
+    and complexes, and take the Python scalar's rule."""
+    if isinstance(x, np.ndarray):
+        return x.ndim == 0 and x.dtype.kind in "biufc"
+    return isinstance(x, np.generic) and not isinstance(x, float | complex) and (
+        x.dtype.kind in "biufc")
+
+
 def python_scalar(value: object) -> object:
     """A NumPy scalar (np.int64(3), np.float32(2.5), np.bool_(True)) as the Python scalar of
     the same value, so that it follows the Python scalar's rules wherever one is taken (a

@@ -156,9 +156,8 @@ def _operands(name: str, x1: Any, x2: Any) -> tuple[Any, Any, DType]:
     """NumPy operands for a binary function with at least one non-Array operand, and the
     dtype the standard gives the result's inputs (see `_dtypes.scalar_operand`)."""
     a1, a2 = isinstance(x1, Array), isinstance(x2, Array)
-    if a1 != a2 and _numpy_value(x2 if a1 else x1):
-        # A NumPy scalar or 0-d array beside an array: a 0-d array of its own dtype (NumPy's
-        # rule: its scalars are typed, not weak as Python's are).
+    if a1 != a2 and _dtypes.numpy_value(x2 if a1 else x1):
+        # A NumPy scalar or 0-d array beside an array: a 0-d array of its own dtype.
         if a1:
             x2 = _from_ndarray(np.asarray(x2), None)
         else:
@@ -174,15 +173,6 @@ def _operands(name: str, x1: Any, x2: Any) -> tuple[Any, Any, DType]:
         return (_scalar_operand(x1, dt) if dt is x2._dtype else scalar_np(x1, dt)), x2._np, dt
     raise TypeError(f"{name}: at least one of x1, x2 must be a stridedarray.Array, got "
                     f"{type(x1).__name__} and {type(x2).__name__}")
-
-
-def _numpy_value(x: Any) -> bool:
-    """A NumPy scalar (other than np.float64 and np.complex128, which are Python floats and
-    complexes) or a 0-d ndarray, of a kind the standard has."""
-    if isinstance(x, np.ndarray):
-        return x.ndim == 0 and x.dtype.kind in "biufc"
-    return isinstance(x, np.generic) and not isinstance(x, float | complex) and (
-        x.dtype.kind in "biufc")
 
 
 def _category_error(name: str, cat: str, x1: Any, x2: Any) -> TypeError:
