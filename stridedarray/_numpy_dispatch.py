@@ -158,10 +158,13 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> An
         kwargs = {k: _to_numpy(v) for k, v in kwargs.items()}
     r = getattr(ufunc, method)(*nin, **kwargs)
     if out is not None:
-        # NumPy returns the out arrays: give back the caller's own objects.
+        # NumPy returns the out arrays: give back the caller's own objects (and NumPy's new
+        # result, converted, where an output was left None: out=(None, y)).
         if method == "at":
             return None
-        return outs[0] if len(outs) == 1 else outs
+        if len(outs) == 1:
+            return outs[0] if outs[0] is not None else _to_ours(r)
+        return tuple(o if o is not None else _to_ours(ri) for o, ri in zip(outs, r, strict=True))
     return _to_ours(r)
 
 

@@ -298,6 +298,16 @@ def test_every_ufunc_method_refuses_a_read_only_target(how):
         assert memory() == before
 
 
+def test_outputs_left_none_come_back_as_numpy_computed_them():
+    x, o = sa.arange(5.0), sa.zeros(5)
+    q, rem = np.divmod(x, 2.0, out=(None, o))
+    want_q, want_r = np.divmod(np.arange(5.0), 2.0)
+    assert rem is o
+    _equal(q, want_q)
+    np.testing.assert_array_equal(np.asarray(o), want_r)
+    _equal(np.add(x, 1.0, out=(None,)), np.arange(5.0) + 1.0)
+
+
 def test_ufunc_at_refuses_a_read_only_ndarray_beside_our_operand():
     frozen = np.zeros(3)
     frozen.flags.writeable = False
