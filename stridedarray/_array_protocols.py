@@ -44,7 +44,7 @@ CPU_DEVICE = Device()
 # before 2025.12 gets a namespace whose `__array_api_version__` is that version and whose
 # sequences of arrays are lists (`_info.namespace_for`); every other answer is 2025.12's, a
 # superset that code written for an older version runs on (the few answers that changed
-# since, such as the dtype of sum of float32 in 2021.12, follow the newer version).
+# since, such as the dtype of sum of float32 before 2023.12, follow the newer version).
 _API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 _NAMESPACE: list = []  # the default namespace (the stridedarray package), once asked for
 _DL_CPU = 1  # kDLCPU in DLPack's DLDeviceType
