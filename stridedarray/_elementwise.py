@@ -134,10 +134,11 @@ _UNARY_OPERATORS = {"neg": "negative", "pos": "positive", "abs": "abs",
 
 # Arithmetic of bool operands: the standard asks for numeric dtypes and is silent on bool;
 # NumPy computes these (add and multiply as logical or and and, with bool results; divide in
-# float64; floor_divide, remainder and pow in int8), PyTorch agrees on + and *, and code
-# written for NumPy (SciPy's) relies on it: we give NumPy's answer. subtract and negative of
-# bools stay TypeErrors, as in NumPy.
-_BOOLS_AS_NUMPY = frozenset({"add", "multiply", "divide", "floor_divide", "remainder", "pow"})
+# float64; floor_divide, remainder and pow in int8; abs a bool copy), PyTorch agrees on + and
+# *, and code written for NumPy (SciPy's) relies on it: we give NumPy's answer. subtract,
+# negative and positive of bools stay TypeErrors, as in NumPy.
+_BOOLS_AS_NUMPY = frozenset({"add", "multiply", "divide", "floor_divide", "remainder", "pow",
+                             "abs"})
 
 
 def _kinds(name: str, cat: str) -> str:
@@ -202,7 +203,7 @@ _get, _quiet, _learn, _set, _leave = _fpe.parts()
 
 
 def _make_unary(name: str, cat: str, uf: Callable, fix: Callable | None) -> Callable:
-    kinds = _K[cat]
+    kinds = _kinds(name, cat)
     loud = _fpe.can_warn(name)
     via_float64 = cat in _dtypes.INTEGERS_AS_FLOAT64  # the one rule, in _dtypes
 

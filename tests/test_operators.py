@@ -300,6 +300,23 @@ def test_arithmetic_of_bools_follows_numpy(sym, data):
             _eq(op(*ours), want)
 
 
+BOOL_UNARY = {"+": operator.pos, "-": operator.neg, "abs": abs, "~": operator.invert}
+
+
+@pytest.mark.parametrize("sym", sorted(BOOL_UNARY))
+def test_unary_operators_of_bools_follow_numpy(sym):
+    """abs and ~ of bools give NumPy's bool answer; + and - are refused, as in NumPy."""
+    op = BOOL_UNARY[sym]
+    ref = np.asarray([True, False, True])[::-1]
+    try:
+        want = op(ref)
+    except TypeError:
+        with pytest.raises(TypeError):
+            op(sa.asarray(ref))
+        return
+    _eq(op(sa.asarray(ref)), want)
+
+
 @pytest.mark.parametrize("sym", sorted(BOOL_INPLACE))
 def test_inplace_arithmetic_of_bools_follows_numpy(sym):
     """In place, NumPy keeps bool for + and * and refuses the others (their results are not
