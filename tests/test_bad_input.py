@@ -260,9 +260,8 @@ def _describe_death(rc: int) -> str:
 
 
 def _child_env() -> dict[str, str]:
-    """The environment of a child: this one, with the directory of the stridedarray under test
-    first on PYTHONPATH, so that the child tests the same tree (a checkout run with `python -m
-    pytest` is not otherwise on the child's path, and an editable install elsewhere would be)."""
+    """The environment for a child: it imports the stridedarray this process imports (the
+    checkout under test, not whatever copy the interpreter's site-packages points to)."""
     import stridedarray
 
     env = os.environ.copy()
@@ -275,10 +274,11 @@ def _run_batch(ids: list[str]) -> dict[str, dict]:
     """Run `ids` in children; a crash names its case and the rest are run in a new child."""
     results: dict[str, dict] = {}
     todo = list(ids)
+    env = _child_env()
     while todo:
         proc = subprocess.Popen([sys.executable, "-X", "faulthandler", __file__, "--child", *todo],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                cwd=Path(__file__).resolve().parent, env=_child_env())
+                                cwd=Path(__file__).resolve().parent, env=env)
         try:
             out, err = proc.communicate(timeout=_BATCH_TIMEOUT)
             death = _describe_death(proc.returncode)
