@@ -1,6 +1,7 @@
-"""The command-line tools (`stridedarray-bench`, `stridedarray-tune`): exit status, --version,
-program names, output paths checked before measuring, no measurement lost to a failed write,
-XDG_CONFIG_HOME, output into a closed pipe, and a plot whose axes can be read.
+"""The command-line tools (`python -m stridedarray`, `stridedarray-bench`, `stridedarray-tune`):
+exit status, flags, --version, program names, output paths checked before measuring, no
+measurement lost to a failed write, XDG_CONFIG_HOME, output into a closed pipe, and a plot
+whose axes can be read.
 
 Workloads are tiny (one benchmark case, a two-size tuning sweep); no timing assertions."""
 
@@ -80,7 +81,7 @@ def test_bench_refuses_a_file_as_output_directory_before_running(tmp_path: Path)
 
 
 # -- --version and program names ----------------------------------------------------------
-@pytest.mark.parametrize("module", ["stridedarray.bench", "stridedarray.tune"])
+@pytest.mark.parametrize("module", ["stridedarray", "stridedarray.bench", "stridedarray.tune"])
 def test_version(module: str) -> None:
     proc = subprocess.run([sys.executable, "-m", module, "--version"], capture_output=True,
                           text=True, timeout=120)
@@ -102,6 +103,20 @@ def test_usage_line_names_the_console_script(script: str, main: str) -> None:
     proc = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True,
                           text=True, timeout=120)
     assert proc.stdout.startswith(f"usage: python -m {module} ")
+
+
+def test_main_module_takes_help_and_refuses_unknown_flags() -> None:
+    """`python -m stridedarray` parses its flags: --help describes it and runs no demo, an
+    unknown flag is a usage error (exit 2) naming it."""
+    proc = subprocess.run([sys.executable, "-m", "stridedarray", "--help"], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("usage: python -m stridedarray ")
+    assert "demo" in proc.stdout and "max |stridedarray" not in proc.stdout
+    proc = subprocess.run([sys.executable, "-m", "stridedarray", "--bogus"], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stdout == "" and "unrecognized arguments: --bogus" in proc.stderr
 
 
 def test_console_scripts_are_declared_and_resolve() -> None:
@@ -128,12 +143,14 @@ def test_installed_console_script(script: str) -> None:
 
 
 # -- a closed pipe ------------------------------------------------------------------------
-@pytest.mark.parametrize("args", [["stridedarray.bench", "--list"],
+@pytest.mark.parametrize("args", [["stridedarray"],
+                                  ["stridedarray.bench", "--list"],
                                   ["stridedarray.bench", "--help"],
                                   ["stridedarray.tune", "--help"]],
-                         ids=["bench --list", "bench --help", "tune --help"])
+                         ids=["demo", "bench --list", "bench --help", "tune --help"])
 def test_output_into_a_closed_pipe_ends_cleanly(args: list[str]) -> None:
-    """`stridedarray-bench --list | head -1`: the reader is gone before the output is."""
+    """`stridedarray-bench --list | head -1`, `python -m stridedarray | head -1`: the reader
+    is gone before the output is."""
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
