@@ -278,8 +278,8 @@ def test_plot_labels_every_measured_size_and_ratio_gridlines() -> None:
 
     sizes = (8, 12, 32, 256)
     rows = [{"group": "grid", "config": f"f64 lhs {kind}", "size": s,
-             "ratio": 0.6 + 0.1 * i + (0.05 if kind == "neg" else 0)}
-            for kind in ("neg", "step2") for i, s in enumerate(sizes)]
+             "ratio": 0.6 + 0.1 * i + (0.05 if kind == "rev" else 0)}
+            for kind in ("rev", "step2") for i, s in enumerate(sizes)]
     rows += [{"group": "blas", "config": "f64 C", "size": s, "ratio": 0.9 + 0.03 * i}
              for i, s in enumerate(sizes)]
     rows.append({"group": "blas", "config": "f64 F", "size": 64, "ratio": math.nan})
@@ -295,3 +295,25 @@ def test_plot_labels_every_measured_size_and_ratio_gridlines() -> None:
             assert min(values) / 1.05 <= min(drawn) and max(drawn) <= max(values) * 1.05
     finally:
         plt.close(fig)
+
+
+def test_tune_says_how_to_load_a_file_written_elsewhere(
+        small_sweeps: None, config_home: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert tune.main(ONE_KEY) == 0
+    out = capsys.readouterr().out
+    assert "stridedarray loads it at import" in out and "not the file" not in out
+    elsewhere = tmp_path / "mine.json"
+    assert tune.main([*ONE_KEY, "--out", str(elsewhere)]) == 0
+    out = capsys.readouterr().out
+    assert "loads it at import" not in out
+    assert f"set STRIDEDARRAY_POLICY={elsewhere.resolve()}" in out
+    # What the message says works: the library then loads that file.
+    table = json.loads(elsewhere.read_text())
+    table["gemm_pack_min"] = 77
+    elsewhere.write_text(json.dumps(table))
+    code = "import stridedarray._policy as p; print(p.current_policy()['gemm_pack_min'])"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "STRIDEDARRAY_POLICY": str(elsewhere)})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "77"

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._cli import add_version, emit, exits_cleanly_on_closed_pipe, prog_name
 from . import report
-from .machine import machine_info, set_threads
+from .machine import busy_warning, machine_info, set_threads
 from .runner import BUDGET, QUICK, Result, run_case
 from .suites import select
 from .workloads import Case, all_cases
@@ -163,6 +163,9 @@ def main(argv: list[str] | None = None) -> int:
     info["load_average_at_end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
     table = report.markdown(results, info, args.threads)
     goals = report.targets_markdown(report.targets(results))
+    warning = busy_warning(info, args.threads)
+    if warning:  # in the summary too, beside the targets it may have decided
+        goals += f"\n**{warning}**\n"
     (args.out / "results.md").write_text(table + "\n## Targets\n\n" + goals)
     report.write_csv(results, args.out / "samples.csv")
     report.write_json(results, info, args.threads, args.out / "results.json")
@@ -185,7 +188,7 @@ def _plot(results: list[Result], info: dict, threads: int, path: Path) -> bool:
     except ImportError:
         return False
     rows = [{"group": r.case.group, "config": r.case.config, "size": r.case.size,
-             "ratio": r.ratio} for r in results]
+             "work": r.case.work, "ratio": r.ratio} for r in results]
     try:
         plot_ratios(rows, path, f"stridedarray vs NumPy matmul, {threads} BLAS thread(s), "
                                 f"{info['cpu']}")
