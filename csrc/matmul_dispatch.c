@@ -1,4 +1,5 @@
-/* Ordered dispatch with clean decline (seed 004) for the planned matmul, and sa_matmul().
+/* Ordered dispatch with clean decline for the planned matmul, and sa_matmul()
+ * (docs/matmul.md, "How a route is chosen").
  *
  * Backends, in a fixed order: direct BLAS, pack-once BLAS, generic, reference. Each has a
  * type stage (NO / MAYBE / YES for the dtype and role) and a runtime stage that either
@@ -9,9 +10,8 @@
  */
 #include "matmul_internal.h"
 
-/* The optimized generic kernel lives in csrc/matmul_generic.c (another author). Referenced
- * weakly so that a build without it still links; the reference kernel stands in. */
-#pragma weak sa_generic_matmul
+/* The generic kernel, sa_generic_matmul, is declared in sa_kernels.h (through
+ * matmul_internal.h) and defined in csrc/matmul_generic.c. */
 
 typedef struct {
     int pack_lhs, pack_rhs;
@@ -27,7 +27,7 @@ static int type_verdict(int backend, const sa_mm_explain *f)
     int numeric = f->dtype > SA_BOOL && f->dtype < SA_NDTYPES;
     switch (backend) {
     case SA_MM_BLAS: return mm_blas_dtype_ok(f->dtype) ? SA_MM_MAYBE : SA_MM_NO;
-    /* DOT has nothing reused to pack (seed 000). */
+    /* DOT has nothing reused to pack (docs/matmul.md, "Reuse, and the copy made once"). */
     case SA_MM_PACK_BLAS:
         return mm_blas_dtype_ok(f->dtype) && f->role != SA_MM_DOT ? SA_MM_MAYBE : SA_MM_NO;
     default: return numeric ? SA_MM_YES : SA_MM_NO;
@@ -211,7 +211,7 @@ static int execute(const mm_plan *run, const mm_plan *p, int chosen, const sa_mm
         return r;
     }
     case SA_MM_GENERIC:
-        return run_generic(p, sa_generic_matmul ? sa_generic_matmul : sa_generic_matmul_ref);
+        return run_generic(p, sa_generic_matmul);
     default: return run_generic(p, sa_generic_matmul_ref);
     }
 }

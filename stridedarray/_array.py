@@ -79,8 +79,9 @@ def _negative_extent(shape: tuple) -> None:
 def _make(st: _Storage, dtype: DType, shape: tuple, strides: tuple, origin: int) -> Array:
     """The one constructor: bounds-check a descriptor and build the Array.
 
-    This runs for every view, so it is written for speed (issue 2 asks a view to cost at most
-    3x NumPy's): the rank-1 and rank-2 checks are unrolled, and nothing here allocates."""
+    This runs for every view, so it is written for speed (a view is a Python object and costs
+    several times NumPy's; docs/array.md, "What a view costs"): the rank-1 and rank-2 checks are
+    unrolled, and nothing here allocates."""
     nbuf = st.nbuf
     nd = len(shape)
     if nd != len(strides):
@@ -158,7 +159,8 @@ def _derive(parent: Array, shape: tuple, strides: tuple, origin: int) -> Array:
     `_make`, and a child whose index range on every axis lies inside the parent's (checked
     slices and ints), or that only reorders, reverses, repeats (stride 0) or adds/removes
     extent-1 axes, reaches no offset the parent does not. Empty views keep the parent's
-    origin, which is inside [0, nbuf]. Used by the view hot paths only (issue 2's view cost)."""
+    origin, which is inside [0, nbuf]. Used by the view hot paths only, where the check's
+    cost counts."""
     a = _new(Array)
     a._st = parent._st
     a._dtype = parent._dtype

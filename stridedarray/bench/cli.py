@@ -77,8 +77,8 @@ def _parser(prog: str = "python -m stridedarray.bench") -> argparse.ArgumentPars
                         "and SciPy array-API workloads end to end")
     d = p.add_argument_group("Dask scale-out (--dask)")
     d.add_argument("--dask", action="store_true",
-                   help="instead: the design workload on a dask.distributed cluster of 1 and 2 "
-                        "worker processes, stridedarray chunks beside NumPy chunks")
+                   help="instead: the reused-operand workload on a dask.distributed cluster of "
+                        "1 and 2 worker processes, stridedarray chunks beside NumPy chunks")
     d.add_argument("--dask-batch", type=int, default=1024, metavar="B",
                    help="batch size B of (1,S,S)[..., ::-1] @ (B,S,S) (default 1024; "
                         "--quick: 128)")
