@@ -81,7 +81,8 @@ def test_guides_have_examples() -> None:
 HISTORY = re.compile(r"\bissues?\s+#?\d+|\((this|last|previous)\s+session|"
                      r"\b(this|last|previous|that)\s+session\b|\bthe\s+previous\s+(try|attempt)\b|"
                      r"\bthe\s+seed\b|\bseed's\b|\bno\s+longer\b|\bpredates\b|"
-                     r"(?<!\bis )(?<!\bare )(?<!\bbe )\bused\s+to\b|\bbefore\s+(the|its|their)\s+fix\b|"
+                     r"(?<!\bis )(?<!\bare )(?<!\bbe )\bused\s+to\b|"
+                     r"\bbefore\s+(the|its|their)\s+fix\b|"
                      r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b", re.I)
 
 
