@@ -270,7 +270,8 @@ def test_ratio_ticks_bracket_the_data(a: float, b: float) -> None:
     assert ticks[0] / 1.05 <= lo and hi <= ticks[-1] * 1.05
 
 
-def test_plot_labels_every_measured_size_and_ratio_gridlines() -> None:
+@pytest.mark.parametrize("columns", [2, 1])
+def test_plot_labels_every_measured_size_and_ratio_gridlines(columns: int) -> None:
     pytest.importorskip("matplotlib")
     import matplotlib.pyplot as plt
 
@@ -283,7 +284,7 @@ def test_plot_labels_every_measured_size_and_ratio_gridlines() -> None:
     rows += [{"group": "blas", "config": "f64 C", "size": s, "ratio": 0.9 + 0.03 * i}
              for i, s in enumerate(sizes)]
     rows.append({"group": "blas", "config": "f64 F", "size": 64, "ratio": math.nan})
-    fig = ratio_figure(rows, "test")
+    fig = ratio_figure(rows, "test", columns)
     try:
         fig.canvas.draw()
         for ax in fig.axes:

@@ -60,9 +60,10 @@ _COLORS.update({"gemv": "tab:blue", "gevm": "tab:orange", "dot": "tab:green",
                 "int32": "tab:blue", "int64": "tab:orange"})
 
 
-def plot_ratios(rows: list[dict], path: Path, title: str) -> None:
-    """Draw the speed-up against size, one panel per group, into a PNG at `path`."""
-    fig = ratio_figure(rows, title)  # selects the Agg backend before pyplot is imported
+def plot_ratios(rows: list[dict], path: Path, title: str, columns: int = 2) -> None:
+    """Draw the speed-up against size, one panel per group in `columns` columns, into a PNG
+    at `path` (one column suits a narrow page, such as the docs' text column)."""
+    fig = ratio_figure(rows, title, columns)  # selects the Agg backend before pyplot
     import matplotlib.pyplot as plt
 
     fig.savefig(path, dpi=100)
@@ -79,7 +80,7 @@ def _style(group: str, config: str) -> dict[str, Any]:
             else "^"}
 
 
-def ratio_figure(rows: list[dict], title: str) -> Any:
+def ratio_figure(rows: list[dict], title: str, columns: int = 2) -> Any:
     """The figure of `plot_ratios`: a panel per group that has rows (the grid, BLAS-compatible
     layouts, strided vectors, integers), a line per config, the legend beside each panel
     (matplotlib's Figure; the caller saves and closes it)."""
@@ -89,7 +90,7 @@ def ratio_figure(rows: list[dict], title: str) -> Any:
     import matplotlib.pyplot as plt
 
     panels = [p for p in _PANELS if any(r["group"] == p[0] for r in rows)] or list(_PANELS[:1])
-    ncols = min(2, len(panels))
+    ncols = max(1, min(columns, len(panels)))
     nrows = -(-len(panels) // ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(7.2 * ncols, 4.2 * nrows + 0.4),
                              layout="constrained", squeeze=False)
