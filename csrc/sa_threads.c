@@ -1,0 +1,91 @@
+/* The core's one thread-count setting, and the rules that keep threads safe.
+ *
+ * One process-wide number says how many threads a matmul (generic kernel, BLAS batches and
+ * split products, packing) may use; it defaults to the processors this process may run on.
+ * A call made from a given thread uses min(setting, omp_get_max_threads()) threads: the
+ * OpenMP limit of the calling thread is what threadpoolctl's threadpool_limits and the
+ * OMP_NUM_THREADS variable set, so both reach the core without knowing about it.
+ *
+ * Threads never nest: a call made inside an OpenMP parallel region (ours or a caller's) runs
+ * on one thread.
+ *
+ * Fork: GCC's OpenMP runtime (libgomp) keeps its worker pool across fork() but the workers do
+ * not exist in the child, so a child that enters a parallel region after its parent ran one
+ * waits for them forever. The child handler therefore makes every call of the child run on
+ * one thread (the regions are then skipped, not entered with one thread), when the parent had
+ * run a region. A child of a process that never ran one keeps its threads.
+ */
+#include "sa_threads.h"
+
+#include <stdatomic.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+static atomic_int setting;   /* 0: the default (processors) */
+static atomic_int started;   /* a parallel region has run in this process */
+static atomic_int forked;    /* this process is a fork child of one that had run a region */
+
+int sa_threads_cores(void)
+{
+#ifdef _OPENMP
+    int n = omp_get_num_procs();
+    return n > 0 ? n : 1;
+#else
+    return 1;
+#endif
+}
+
+int sa_threads_openmp(void)
+{
+#ifdef _OPENMP
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+int sa_threads_setting(void)
+{
+    int n = atomic_load(&setting);
+    return n > 0 ? n : sa_threads_cores();
+}
+
+int sa_threads_set(int n)
+{
+    int before = sa_threads_setting();
+    atomic_store(&setting, n > 0 ? n : 0);
+    return before;
+}
+
+int sa_threads_get(void)
+{
+#ifdef _OPENMP
+    if (atomic_load(&forked) || omp_in_parallel()) return 1;
+    int n = sa_threads_setting(), cap = omp_get_max_threads();
+    return n < cap ? n : cap;
+#else
+    return 1;
+#endif
+}
+
+int sa_threads_for(int64_t work, int64_t min_work)
+{
+    if (work < min_work || work <= 1) return 1;
+    int n = sa_threads_get();
+    if (n <= 1) return 1;
+    int64_t most = min_work > 1 ? work / (min_work / 2 > 0 ? min_work / 2 : 1) : work;
+    return most < n ? (int)(most > 1 ? most : 1) : n;
+}
+
+void sa_threads_started(void)
+{
+    if (!atomic_load_explicit(&started, memory_order_relaxed))
+        atomic_store(&started, 1);
+}
+
+void sa_threads_forked_child(void)
+{
+    if (atomic_load(&started)) atomic_store(&forked, 1);
+}
