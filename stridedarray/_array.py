@@ -7,6 +7,7 @@ Computation that NumPy does well runs on `x._np`, a zero-copy NumPy view of the 
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 from typing import Any
 
@@ -70,6 +71,80 @@ def _bounded_strides(shape: tuple, strides: tuple, nbuf: int) -> tuple:
     return tuple(0 if n == 1 and abs(s) > nbuf else s for n, s in zip(shape, strides, strict=True))
 
 
+def _fills_window(shape: tuple, strides: tuple) -> bool:
+    """True when a non-empty descriptor reaches every element of its offset window [lo, hi].
+
+    That holds when its axes of extent > 1 and non-zero stride, ordered by |stride|, nest
+    exactly: the smallest |stride| is 1 and each next one is the previous times its extent
+    (any transpose or reversal of a dense block). Step and overlapping views skip or repeat."""
+    axes = sorted((abs(s), n) for n, s in zip(shape, strides, strict=True) if n > 1 and s)
+    step = 1
+    for s, n in axes:
+        if s != step:
+            return False
+        step *= n
+    return True
+
+
+def _repeats(shape: tuple, strides: tuple) -> bool:
+    """True when several indices name one element: a non-empty view with a zero stride on an
+    axis of extent > 1 (what broadcast_to makes). Such a view is read-only, as NumPy's
+    broadcast views are: a write through it would land on one element several times."""
+    return 0 in strides and 0 not in shape and any(
+        s == 0 and n > 1 for n, s in zip(shape, strides, strict=True))
+
+
+def _readonly_reason(x: Array) -> str:
+    """The message of a refused write to read-only `x`, naming the cause."""
+    if not x._st.arr.flags.writeable:
+        return "assignment destination is read-only (a view of read-only memory)"
+    axis = next(k for k, (n, s) in enumerate(zip(x._shape, x._strides, strict=True))
+                if s == 0 and n > 1)
+    return (f"assignment destination is read-only: this view repeats elements (axis {axis} of "
+            f"extent {x._shape[axis]} has stride 0, as broadcast_to makes), so a write would "
+            "land on one element several times; write to a copy (x.to_row_major()) instead")
+
+
+_INT64_MAX = 2**63 - 1
+
+
+def _descriptor_ints(shape: Any, strides: Any, origin: Any) -> tuple[tuple, tuple, int]:
+    """Shape, strides and origin as exact Python ints (by `operator.index`), range-checked.
+
+    Descriptors hold Python ints only: NumPy integers would make the bounds arithmetic wrap
+    (an extent of np.int64(2**61 + 2) times a stride passes a check it should fail). Extents
+    lie in [0, 2**63 - 1]; strides and the origin fit a signed 64-bit integer."""
+    out = []
+    for name, values in (("shape", shape), ("strides", strides)):
+        if not isinstance(values, (tuple, list)):
+            raise TypeError(f"descriptor {name} must be a tuple of integers, got "
+                            f"{type(values).__name__}")
+        ints = []
+        for v in values:
+            if isinstance(v, bool):
+                raise TypeError(f"descriptor {name} must hold integers, not bools: {values!r}")
+            try:
+                v = operator.index(v)
+            except TypeError:
+                raise TypeError(f"descriptor {name} must hold integers, got "
+                                f"{type(v).__name__} {v!r:.40}") from None
+            low = 0 if name == "shape" else -_INT64_MAX
+            if not low <= v <= _INT64_MAX:
+                raise ValueError(f"descriptor {name} entry {v} is outside [{low}, 2**63 - 1]")
+            ints.append(v)
+        out.append(tuple(ints))
+    if isinstance(origin, bool):
+        raise TypeError("descriptor origin must be an integer, not a bool")
+    try:
+        origin = operator.index(origin)
+    except TypeError:
+        raise TypeError(f"descriptor origin must be an integer, got "
+                        f"{type(origin).__name__}") from None
+    if not -_INT64_MAX <= origin <= _INT64_MAX:
+        raise ValueError(f"descriptor origin {origin} is outside the signed 64-bit range")
+    return out[0], out[1], origin
+
+
 def _negative_extent(shape: tuple) -> None:
     """A descriptor with a negative extent is malformed (it would reach C as a negative
     count); the public functions refuse such shapes earlier, _make is the backstop."""
@@ -79,8 +154,8 @@ def _negative_extent(shape: tuple) -> None:
 def _make(st: _Storage, dtype: DType, shape: tuple, strides: tuple, origin: int) -> Array:
     """The one constructor: bounds-check a descriptor and build the Array.
 
-    This runs for every view, so it is written for speed (issue 2 asks a view to cost at most
-    3x NumPy's): the rank-1 and rank-2 checks are unrolled, and nothing here allocates."""
+    This runs for every view, so it is written for speed (a view should cost a few times
+    NumPy's at most): the rank-1 and rank-2 checks are unrolled, and nothing here allocates."""
     nbuf = st.nbuf
     nd = len(shape)
     if nd != len(strides):
@@ -119,6 +194,9 @@ def _make(st: _Storage, dtype: DType, shape: tuple, strides: tuple, origin: int)
     else:
         if nd > 64:
             raise ValueError(f"arrays have at most 64 dimensions, got {nd}")
+        for v in shape + strides:
+            if v.__class__ is not int:  # unlike ranks 1 and 2, extent-1 axes add nothing
+                return _make(st, dtype, *_descriptor_ints(shape, strides, origin))
         for k in range(nd):
             n = shape[k]
             if n != 1:
@@ -132,6 +210,11 @@ def _make(st: _Storage, dtype: DType, shape: tuple, strides: tuple, origin: int)
                     lo += d
                 else:
                     hi += d
+    if lo.__class__ is not int or hi.__class__ is not int or (empty and not all(
+            v.__class__ is int for v in shape + strides)):
+        # A NumPy integer (or a bool, a float...) took part: its arithmetic wraps, so the
+        # check above proved nothing. Convert every field with operator.index and redo it.
+        return _make(st, dtype, *_descriptor_ints(shape, strides, origin))
     if empty:
         # Never dereferenced; keep the origin inside [0, nbuf] so it still names the storage.
         origin = 0 if origin < 0 else (nbuf if origin > nbuf else origin)
@@ -198,7 +281,8 @@ def _wrap(arr: np.ndarray | np.generic) -> Array:
     if type(arr) is not _ndarray:
         arr = _asarray(arr)
     dt = _DT_OF_NP(arr.dtype)
-    if dt is None or not arr.flags.c_contiguous:
+    flags = arr.flags
+    if dt is None or not (flags.c_contiguous and flags.aligned):
         return _wrap_general(arr)
     shape = arr.shape
     strides = _C_STRIDES.get(shape)
@@ -220,10 +304,14 @@ def _wrap(arr: np.ndarray | np.generic) -> Array:
 
 
 def _wrap_general(arr: np.ndarray) -> Array:
-    """`_wrap` for results that are not fresh native C-contiguous arrays."""
+    """`_wrap` for results that are not fresh, aligned, native C-contiguous arrays.
+
+    Misaligned memory (e.g. ``x.view(numpy.float64)`` of bytes at an odd address) is copied to
+    aligned memory: the C core loads elements as their C type and never sees a misaligned
+    pointer. Byte-swapped results are converted to native order the same way."""
     dt = _dtypes.from_numpy_dtype(arr.dtype)  # TypeError for dtypes the standard lacks
     if arr.flags.c_contiguous:
-        return _wrap(arr.astype(dt.np))  # byte-swapped: a native copy
+        return _wrap(arr.astype(dt.np))  # a native, aligned copy (astype always copies)
     return _from_ndarray(arr, copy=None)
 
 
@@ -305,6 +393,11 @@ def _from_ndarray(arr: np.ndarray, copy: bool | None) -> Array:
                        for n, s in zip(arr.shape, strides, strict=True))]
     flat = np.lib.stride_tricks.as_strided(corner, shape=(hi - lo + 1,), strides=(its,))
     a = _make(_Storage(flat), dt, arr.shape, strides, -lo)
+    if _repeats(arr.shape, strides):
+        # A zero-stride view is read-only here (see `readonly`). (Not reading the flag first:
+        # NumPy warns when the writeable flag of a broadcast_arrays result is read.)
+        arr = arr.view()
+        arr.flags.writeable = False
     a._npv = arr
     return a
 
@@ -418,7 +511,12 @@ class Array(_ArrayProtocols):
 
     @property
     def readonly(self) -> bool:
-        """True when the storage is read-only (e.g. a view of `bytes`); writes raise.
+        """True when writes are refused (read-only storage, or a view that repeats elements).
+
+        The storage is read-only for a view of `bytes` or of a read-only ndarray. A view
+        repeats elements when an axis of extent > 1 has stride 0, as `broadcast_to` makes:
+        one write would land on the same element several times, so it is refused (NumPy's
+        broadcast views are read-only too).
 
         Examples
         --------
@@ -428,8 +526,10 @@ class Array(_ArrayProtocols):
         >>> frozen.flags.writeable = False
         >>> sa.asarray(frozen).readonly, sa.zeros(3).readonly
         (True, False)
+        >>> sa.broadcast_to(sa.zeros(3), (2, 3)).readonly
+        True
         """
-        return not self._st.arr.flags.writeable
+        return not self._st.arr.flags.writeable or _repeats(self._shape, self._strides)
 
     def _contiguous(self, order: str) -> bool:
         if 0 in self._shape:
@@ -491,6 +591,8 @@ class Array(_ArrayProtocols):
                     strides=tuple(s * its for s in _bounded_strides(self._shape, self._strides,
                                                                      self._st.nbuf)),
                 )
+            if 0 in self._strides and _repeats(self._shape, self._strides):
+                v.flags.writeable = False  # NumPy refuses writes through it too (`readonly`)
             self._npv = v
         return v
 
@@ -616,7 +718,7 @@ class Array(_ArrayProtocols):
     def __setitem__(self, key: Any, value: Any) -> None:
         """Assign `value` (broadcast) to the selected elements."""
         if self.readonly:
-            raise ValueError("assignment destination is read-only (a view of read-only memory)")
+            raise ValueError(_readonly_reason(self))
         from ._indexing import setitem
 
         setitem(self, key, value)

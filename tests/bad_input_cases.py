@@ -441,12 +441,10 @@ for rid, call, exc, frag in [
      "unknown policy key"),
 ]:
     row(rid, "import operator\n" + SX, call, exc, frag)
-# Writing through a broadcast_to view is allowed (the team's decision, documented in
-# tests/test_fuzz.py: as NumPy allows it for as_strided(writeable=True) views); a scalar
-# fill writes the one element the view repeats.
-row("broadcast_view_write_lands_in_source", "",
-    "src = sa.zeros(1); v = sa.broadcast_to(src, (3,)); v[...] = 2.0; r = src", None,
-    check="assert r._np.tolist() == [2.0]")
+# A broadcast_to view repeats elements, so it is read-only, as NumPy's: a write would land
+# on one element several times. The source is left as it was.
+row("broadcast_view_write_refused", "src = sa.zeros(1); v = sa.broadcast_to(src, (3,))",
+    "v[...] = 2.0", ValueError, match="repeats elements")
 
 
 # -- foreign memory asarray cannot view: dtypes outside the standard are refused by name;

@@ -199,3 +199,18 @@ def test_setitem_through_negative_view(dt, shape):
     rev = sa.flip(base)
     rev[(0,) * len(shape)] = True if dt.kind == "b" else 7
     assert np.asarray(base)[tuple(n - 1 for n in shape)] == (True if dt.kind == "b" else 7)
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.int32, np.complex128, np.uint16])
+def test_misaligned_numpy_results_are_copied_to_aligned_memory(dt):
+    # ndarray.view of bytes at an odd address: NumPy hands back misaligned memory; the
+    # C core loads elements as their C type, so the wrapper copies it (docs/reliability.md).
+    n = 4 * np.dtype(dt).itemsize
+    raw = sa.asarray(np.arange(n + 1, dtype=np.uint8))
+    x = raw[1:].view(dt)
+    assert x.buffer.flags.aligned
+    ref = np.arange(n + 1, dtype=np.uint8)[1:].view(dt)
+    np.testing.assert_array_equal(np.asarray(x), ref)
+    if np.dtype(dt).kind in "fc":
+        m = sa.reshape(x, (2, 2))
+        np.testing.assert_array_equal(np.asarray(m @ m), ref.reshape(2, 2) @ ref.reshape(2, 2))

@@ -472,7 +472,7 @@ def _setitem_cases(draw) -> tuple:
     elif source in ("desc", "random"):
         # random strides: zero and overlapping ones make self-aliasing destinations
         dest = draw(descriptors(dt, layout="overlap" if source == "random" else None))
-    elif source == "broadcast":  # writes through broadcast_to are allowed (they alias)
+    elif source == "broadcast":  # broadcast_to views: read-only unless they repeat nothing
         f = draw(descriptors(dt, max_rank=4))
         lead = tuple(draw(st.lists(st.integers(0, 3), max_size=1)))
         target = lead + tuple(draw(st.integers(0, 3)) if n == 1 else n for n in f.x.shape)
@@ -505,7 +505,11 @@ def _check_setitem(case: tuple) -> None:
     dest, key, how, value, vref = case
     base = dest.base.reshape(-1)  # a flat view (a views() base may have any shape)
     before = base.copy()
-    if not base.flags.writeable:
+    x = dest.x
+    # A non-empty view with a zero stride on an axis of extent > 1 repeats elements: it is
+    # read-only, as NumPy's broadcast views are (docs/reliability.md).
+    repeats = x.size > 0 and any(s == 0 and n > 1 for n, s in zip(x.shape, x.strides, strict=True))
+    if not base.flags.writeable or repeats:
         with pytest.raises(ValueError, match="read-only"):
             dest.x[key] = value
         assert base.tobytes() == before.tobytes()

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import copy
 import pickle
+import pickletools
+import struct
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 
@@ -26,12 +28,22 @@ def _same(a: sa.Array, ref: np.ndarray) -> None:
     np.testing.assert_array_equal(np.asarray(a), ref)
 
 
+def _reached(x: sa.Array) -> np.ndarray:
+    """Every buffer offset x reaches, enumerated index by index (not the library's rule)."""
+    offsets = np.full(x.shape, x.origin, dtype=object)
+    for axis, (n, s) in enumerate(zip(x.shape, x.strides, strict=True)):
+        shape = [1] * x.ndim
+        shape[axis] = n
+        offsets = offsets + np.arange(n, dtype=object).reshape(shape) * s
+    return np.unique(offsets.astype(np.int64)) if x.size else np.zeros(0, np.int64)
+
+
 def _dense(x: sa.Array) -> bool:
-    """The window rule of the docs: layout kept when the window is at most 2x the size."""
+    """The rule of the docs: the layout is kept when x reaches every element of its window."""
     if x.size == 0:
         return False
     lo, hi = _offset_range(x.shape, x.strides, x.origin)
-    return hi - lo + 1 <= 2 * x.size
+    return len(_reached(x)) == hi - lo + 1
 
 
 @settings(max_examples=200)
@@ -41,12 +53,15 @@ def test_pickle_round_trip_of_any_view(p, protocol):
     y = pickle.loads(pickle.dumps(x, protocol=protocol))
     _same(y, p.ref)
     if _dense(x):
-        assert y.strides == x.strides  # negative, step, zero strides survive
+        # negative and zero strides survive (those of extent-1 axes may be bounded)
+        assert all(a == b for n, a, b in zip(x.shape, y.strides, x.strides, strict=True)
+                   if n > 1)
         lo, _ = _offset_range(x.shape, x.strides, x.origin)
         assert y.origin == x.origin - lo
-    elif x.size:
-        assert y.is_c_contiguous and y.origin == 0
-    assert y.buffer.size <= max(2 * x.size, 1)  # never more than the elements' window
+    elif x.size:  # packed row-major; repeated (zero-stride) axes packed once
+        kept = [n for n, s in zip(x.shape, x.strides, strict=True) if not (n > 1 and s == 0)]
+        assert y.origin == 0 and y.buffer.size == int(np.prod(kept))
+    assert y.buffer.size <= x.size  # never an element the view does not show
     assert y.readonly == x.readonly
 
 
@@ -141,3 +156,94 @@ def test_arrays_travel_between_processes():
         rev, total = pool.submit(_reverse_and_sum, x).result(timeout=120)
     _same(rev, np.arange(6.0).reshape(2, 3)[::-1, ::-1])
     assert total == 15.0
+
+
+def test_a_pickle_carries_only_the_views_elements():
+    table = sa.asarray([[1.0, -1.0], [2.0, -2.0], [3.0, -3.0]])
+    col = table[:, 0]
+    data = pickle.dumps(col, protocol=2)
+    assert struct.pack("<d", -1.0) not in data  # column 1 does not travel with column 0
+    _same(pickle.loads(data), np.array([1.0, 2.0, 3.0]))
+    secret = sa.asarray(np.full(64, 7.25))
+    step = secret[::2]
+    bufs: list = []
+    pickle.dumps(step, protocol=5, buffer_callback=bufs.append)
+    assert sum(memoryview(b).nbytes for b in bufs) == 32 * 8
+
+
+def test_broadcast_views_are_read_only_and_say_why():
+    base = sa.zeros(3)
+    b = sa.broadcast_to(base, (4, 3))
+    assert b.readonly and not base.readonly
+    with pytest.raises(ValueError, match="repeats elements"):
+        b[0, 0] = 1.0
+    with pytest.raises(ValueError, match="read-only"):
+        b += 1.0
+    with pytest.raises(ValueError, match="read-only"):
+        np.asarray(b)[0, 0] = 1.0
+    assert np.asarray(base).tolist() == [0.0, 0.0, 0.0]
+    assert not b[0].readonly  # one row repeats nothing
+    y = pickle.loads(pickle.dumps(b))
+    assert y.readonly and y.strides == (0, 1)
+    # NumPy's writable zero-stride views become read-only here too.
+    arr = np.lib.stride_tricks.as_strided(np.zeros(3), (2, 3), (0, 8))
+    assert sa.asarray(arr).readonly
+
+
+def _forged(state: object) -> bytes:
+    """A pickle that calls the library's own reconstructor, then a BUILD with `state`."""
+    good = pickletools.optimize(pickle.dumps(sa.arange(2.0), protocol=2))
+    assert good.endswith(pickle.REDUCE + pickle.STOP)
+    body = pickletools.optimize(pickle.dumps(state, protocol=2))[2:-1]  # no PROTO, no STOP
+    return good[:-1] + body + pickle.BUILD + pickle.STOP
+
+
+@pytest.mark.parametrize("state", [
+    (None, {"_shape": (10**6,), "_strides": (1,), "_origin": 0}),
+    {"_origin": 5},
+    (None, {"_origin": -3}),
+])
+def test_pickle_state_cannot_set_an_arrays_fields(state):
+    with pytest.raises(pickle.UnpicklingError, match="takes no pickle state"):
+        pickle.loads(_forged(state))
+
+
+def _rebuild_args(x: sa.Array) -> tuple:
+    func, args = x.__reduce_ex__(2)
+    assert func.__name__ == "_rebuild"
+    return func, args
+
+
+@pytest.mark.parametrize("change", [
+    {2: (np.int64(2**61 + 2),)},           # wraps in int64 arithmetic
+    {2: (np.int64(2**61 + 2),), 3: (np.int64(8),)},
+    {2: (2**64,)},                         # beyond the 64-bit range
+    {2: (-1,)},
+    {2: (True,)},
+    {2: (2.0,)},
+    {2: "ab"},
+    {3: (1, 1)},                           # ranks differ
+    {4: np.int64(2**63 - 1)},
+    {4: 1.5},
+    {1: "float128"},
+    {1: 3},
+    {5: 1},                                # read-only flag not a bool
+    {0: 12345},                            # not a buffer
+    {0: b"123"},                           # not a whole number of elements
+    {2: (17,)},                            # out of bounds
+])
+def test_hostile_reconstructor_arguments_are_refused(change):
+    func, args = _rebuild_args(sa.arange(16.0))
+    args = list(args)
+    for k, v in change.items():
+        args[k] = v
+    with pytest.raises(pickle.UnpicklingError, match="not a valid stridedarray.Array pickle"):
+        func(*args)
+
+
+def test_numpy_integers_in_a_descriptor_become_python_ints():
+    func, args = _rebuild_args(sa.arange(16.0))
+    y = func(args[0], args[1], (np.int64(4), np.int32(4)), (np.int64(4), np.int8(1)),
+             np.int64(0), False)
+    assert all(type(v) is int for v in y.shape + y.strides + (y.origin,))
+    _same(y, np.arange(16.0).reshape(4, 4))
