@@ -162,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     info["wall_time"] = f"{time.perf_counter() - t0:.1f} s"
     info["load_average_at_end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
     table = report.markdown(results, info, args.threads)
-    goals = report.targets_markdown(report.targets(results))
+    goals = report.targets_markdown(report.targets(results, args.threads))
     (args.out / "results.md").write_text(table + "\n## Targets\n\n" + goals)
     report.write_csv(results, args.out / "samples.csv")
     report.write_json(results, info, args.threads, args.out / "results.json")
