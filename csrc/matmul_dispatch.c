@@ -223,20 +223,23 @@ static void record(sa_mm_explain *ex, const mm_plan *p)
 static int execute(const mm_plan *run, const mm_plan *p, int chosen, const sa_mm_policy *pol)
 {
     if (is_empty(&p->f) && p->f.K != 0) return SA_MM_OK; /* nothing to write */
-    const int threads = route_threads(run, chosen, pol);
+    const int threads = sa_team_begin(route_threads(run, chosen, pol));
+    int r;
     switch (chosen) {
     case SA_MM_BLAS:
-    case SA_MM_PACK_BLAS: {
+    case SA_MM_PACK_BLAS:
         sa_blas_enter(); /* fork safety: a fork waits for this call (blas_fork_guard.c) */
-        int r = mm_blas_execute(run, pol, threads);
+        r = mm_blas_execute(run, pol, threads);
         sa_blas_leave();
-        return r;
-    }
+        break;
     case SA_MM_GENERIC:
-        return run_generic(p, sa_generic_matmul ? sa_generic_matmul : sa_generic_matmul_ref,
-                           threads);
-    default: return run_generic(p, sa_generic_matmul_ref, 1);
+        r = run_generic(p, sa_generic_matmul ? sa_generic_matmul : sa_generic_matmul_ref,
+                        threads);
+        break;
+    default: r = run_generic(p, sa_generic_matmul_ref, 1); break;
     }
+    sa_team_end(threads);
+    return r;
 }
 
 int sa_matmul(const sa_array *lhs, const sa_array *rhs, int out_dtype, char *out,

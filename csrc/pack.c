@@ -235,6 +235,7 @@ int sa_to_row_major(const sa_array *src, void *dst, int dst_dtype)
     const int64_t dsize = sa_itemsize(dst_dtype);
     int nt = sa_threads_for(sa_work4(size, dsize, 1, 1), SA_PACK_PARALLEL_MIN_BYTES);
     if (nt > shape[0]) nt = (int)shape[0];
+    nt = sa_team_begin(nt);
     if (nt < 2) {
         fn(src, n, shape, strides, dst);
         return 0;
@@ -255,5 +256,6 @@ int sa_to_row_major(const sa_array *src, void *dst, int dst_dtype)
             fn(&part, n, pshape, strides, (char *)dst + lo * below * dsize);
         }
     }
+    sa_team_end(nt);
     return 0;
 }

@@ -7,7 +7,9 @@
  * OMP_NUM_THREADS variable set, so both reach the core without knowing about it.
  *
  * Threads never nest: a call made inside an OpenMP parallel region (ours or a caller's) runs
- * on one thread.
+ * on one thread. And one team at a time: while one call holds a team, a call made meanwhile
+ * from another thread runs on one thread (sa_team_begin), so N Python threads multiplying at
+ * once use at most N + setting - 1 threads, not N * setting.
  *
  * Fork: GCC's OpenMP runtime (libgomp) keeps its worker pool across fork() but the workers do
  * not exist in the child, so a child that enters a parallel region after its parent ran one
@@ -46,6 +48,15 @@ int sa_threads_openmp(void)
 #endif
 }
 
+void *sa_threads_runtime_address(void)
+{
+#ifdef _OPENMP
+    return (void *)&omp_get_max_threads;
+#else
+    return NULL;
+#endif
+}
+
 int sa_threads_setting(void)
 {
     int n = atomic_load(&setting);
@@ -77,6 +88,20 @@ int sa_threads_for(int64_t work, int64_t min_work)
     if (n <= 1) return 1;
     int64_t most = min_work > 1 ? work / (min_work / 2 > 0 ? min_work / 2 : 1) : work;
     return most < n ? (int)(most > 1 ? most : 1) : n;
+}
+
+static atomic_int team_held; /* a call of the core holds a team of threads */
+
+int sa_team_begin(int want)
+{
+    if (want < 2) return want < 1 ? 1 : want;
+    int free_ = 0;
+    return atomic_compare_exchange_strong(&team_held, &free_, 1) ? want : 1;
+}
+
+void sa_team_end(int got)
+{
+    if (got >= 2) atomic_store(&team_held, 0);
 }
 
 void sa_threads_started(void)

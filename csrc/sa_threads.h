@@ -11,6 +11,13 @@
  * min_work / 2 units (a thread woken for less costs more than it saves). */
 int sa_threads_for(int64_t work, int64_t min_work);
 
+/* One team at a time: a call that wants `want` >= 2 threads gets them only while no other
+ * call of the core holds a team, else 1 (so Python threads that multiply at once, e.g. a
+ * Dask threaded scheduler, do not multiply the threads beyond the cores). Returns the
+ * threads to use; pass the same value to sa_team_end. Never blocks. */
+int sa_team_begin(int want);
+void sa_team_end(int got);
+
 /* Called once a parallel region has run (the fork rule below needs to know). */
 void sa_threads_started(void);
 

@@ -20,3 +20,7 @@ int sa_threads_cores(void);
 
 /* 1 when the core was built with OpenMP, else 0. */
 int sa_threads_openmp(void);
+
+/* The address of omp_get_max_threads as the loader bound it for the core (NULL without
+ * OpenMP): dladdr names the OpenMP runtime's file from it. */
+void *sa_threads_runtime_address(void);

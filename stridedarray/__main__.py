@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 import stridedarray as sa
+from stridedarray._threads import openmp_library
 
 
 def main() -> int:
@@ -14,7 +15,7 @@ def main() -> int:
     print(f"BLAS: {info['library']} {info['version']}, core type {info['corename']}, "
           f"{info['threads']} thread(s) per call")
     print(f"threads: {sa.get_num_threads()} (the core's setting; sa.set_num_threads, "
-          "threadpoolctl or OMP_NUM_THREADS change it)")
+          f"threadpoolctl or OMP_NUM_THREADS change it; OpenMP runtime {openmp_library()})")
     rng = np.random.default_rng(0)
     base = sa.asarray(rng.standard_normal((1, 64, 64)))
     lhs = base[:, :, ::-1]  # a reversed view: strides (4096, 64, -1), no copy

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import os
 
-from ._ffi import lib
+from ._ffi import lib, library_path
 from ._validation import as_int
 
-__all__ = ["get_num_threads", "set_num_threads"]
+__all__ = ["get_num_threads", "set_num_threads", "openmp_library"]
 
 # One OpenBLAS thread per call unless the user asked OpenBLAS for more by name.
 if "OPENBLAS_NUM_THREADS" not in os.environ:
@@ -77,3 +77,8 @@ def set_num_threads(n: int | None) -> int:
         return int(lib.sa_threads_set(0))
     k = as_int(n, "n", "set_num_threads", low=1)
     return int(lib.sa_threads_set(min(k, 1 << 16)))
+
+
+def openmp_library() -> str:
+    """The file of the OpenMP runtime the core is linked with (for reports and threadpoolctl)."""
+    return library_path(lib.sa_threads_runtime_address())
