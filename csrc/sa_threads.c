@@ -67,6 +67,11 @@ int sa_threads_set(int n)
 {
     int before = sa_threads_setting();
     atomic_store(&setting, n > 0 ? n : 0);
+#ifdef _OPENMP
+    /* An explicit count also becomes the calling thread's OpenMP limit (what
+     * OMP_NUM_THREADS or threadpoolctl had set for it), so that it takes effect here. */
+    if (n > 0) omp_set_num_threads(n);
+#endif
     return before;
 }
 

@@ -9,7 +9,8 @@
 int sa_threads_get(void);
 
 /* Set the process-wide thread count (n >= 1; n <= 0 restores the default, the processors
- * this process may run on). Returns the previous setting. */
+ * this process may run on). n >= 1 also becomes the calling thread's OpenMP limit.
+ * Returns the previous setting. */
 int sa_threads_set(int n);
 
 /* The process-wide setting itself (before the per-thread OpenMP cap). */

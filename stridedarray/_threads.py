@@ -51,7 +51,10 @@ def set_num_threads(n: int | None) -> int:
     Parameters
     ----------
     n : int or None
-        At least 1; None restores the default (the processors this process may run on).
+        At least 1; None restores the default (the processors this process may run on). A
+        number also becomes the OpenMP limit of the calling thread (overriding
+        OMP_NUM_THREADS or threadpoolctl there); other threads keep theirs, which caps what
+        their calls use.
 
     Returns
     -------
