@@ -98,6 +98,16 @@ def _raise(x1: Array, x2: Array, rc: int) -> None:
                        f"({x1._dtype.name}, {x2._dtype.name})")
 
 
+def _defers(other: Any) -> bool:
+    """Whether `x @ other` is left to `other` (NotImplemented): a non-Array operand that
+    implements the reflected product or opts out of NumPy's ufuncs (`__array_ufunc__ =
+    None`, NEP 13's way to say "my operators handle arrays"), as the other operators do."""
+    t = type(other)
+    return (not isinstance(other, Array)
+            and (getattr(t, "__rmatmul__", None) is not None
+                 or getattr(t, "__array_ufunc__", False) is None))
+
+
 def _make_matmul(operator: bool) -> Any:
     """`matmul`, or (operator=True) `Array.__matmul__`: one body, so `x1 @ x2` runs one Python
     frame. The operator returns NotImplemented for a NumPy x2, so NumPy's operator takes it
@@ -109,7 +119,8 @@ def _make_matmul(operator: bool) -> Any:
         # Validate, allocate, ONE C call. Kept flat on purpose.
         dt = x1._dtype if type(x1) is Array else None
         if type(x2) is not Array or dt is not x2._dtype or dt is _BOOL:
-            if operator and type(x2) is not Array and isinstance(x2, np.ndarray | np.generic):
+            if operator and type(x2) is not Array and (
+                    isinstance(x2, np.ndarray | np.generic) or _defers(x2)):
                 return NotImplemented
             dt = _check_operands(x1, x2)
         s1 = x1._shape
@@ -192,6 +203,8 @@ def imatmul_operator(x1: Array, x2: Any) -> Array:
     either operand (reading it while writing it would corrupt the result)."""
     if isinstance(x2, np.ndarray | np.generic):
         x2 = _from_ndarray(np.asarray(x2), None)  # in place, as the other operators
+    elif _defers(x2):
+        return NotImplemented  # Python then tries x1 @ x2, which x2's __rmatmul__ answers
     if not isinstance(x2, Array):
         _check_operands(x1, x2)
     if x1.readonly:

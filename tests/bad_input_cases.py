@@ -315,6 +315,54 @@ row("readonly_memoryview_toreadonly",
 row("readonly_matmul_reads_fine", SR, "r = a @ m", None,
     check="assert np.array_equal(r._np, np.zeros((2, 2)))")
 
+# -- NumPy's ufunc methods never write into a read-only target (NumPy's own ufunc.at does not
+# check; every out= is checked before NumPy runs).
+for rid, call in [
+    ("readonly_ufunc_at", "np.add.at(a, (0, 0), 100.0)"),
+    ("readonly_ufunc_at_bytes", "np.add.at(b, [0, 1], 1)"),
+    ("readonly_ufunc_at_view", "np.negative.at(a[::-1], (0, 1))"),
+    ("readonly_ufunc_at_broadcast", "v = sa.broadcast_to(m[0], (3, 2)); np.add.at(v, 0, 1.0)"),
+    ("readonly_ufunc_out", "np.add(m, 1.0, out=a)"),
+    ("readonly_ufunc_out_where", "np.add(m, 1.0, out=a, where=sa.ones((2, 2), dtype=sa.bool))"),
+    ("readonly_ufunc_out_tuple", "np.divmod(m, 2.0, out=(sa.zeros((2, 2)), a))"),
+    ("readonly_ufunc_reduce_out", "np.add.reduce(m, axis=0, out=a[0])"),
+    ("readonly_ufunc_accumulate_out", "np.add.accumulate(m, axis=0, out=a)"),
+    ("readonly_ufunc_reduceat_out", "np.add.reduceat(m, [0, 1], axis=0, out=a)"),
+    ("readonly_ufunc_outer_out", "np.multiply.outer(m[0], m[0], out=a)"),
+]:
+    row(rid, SR, call, ValueError, "read-only")
+
+# -- in-place operators are all or nothing, with NumPy's same-kind casting
+SP = ("p = sa.asarray([1, 2, 3, 4]); q = sa.asarray([2, 2, -1, 2]); u = sa.ones(4, "
+      "dtype=sa.uint8); s8 = sa.asarray([2, 2, -1, 2], dtype=sa.int8)")
+for rid, call, exc, frag in [
+    ("ipow_negative_exponent", "p **= q", ValueError, "negative"),
+    ("ipow_negative_exponent_view", "v = p[::-1]; v **= q", ValueError, "negative"),
+    ("ipow_negative_scalar", "p **= -1", ValueError, "negative"),
+    ("ipow_signed_into_unsigned", "u **= s8", TypeError, "int16"),
+    ("iadd_cross_kind_scalar", "p += 1.5", TypeError, "float64"),
+    ("iadd_cross_kind_array", "p += sa.asarray(1.5)", TypeError, "float64"),
+    ("iadd_signed_into_unsigned", "u += s8", TypeError, "uint8"),
+]:
+    row(rid, SP, call, exc, frag)
+row("iadd_same_kind_0d", "", "r = sa.zeros(3, dtype=sa.int32); r += sa.asarray(1)", None,
+    check="assert r.dtype == sa.int32 and r.tolist() == [1, 1, 1]")
+
+# -- NumPy scalars where Python scalars go; a self-referencing list is a ValueError
+SN = "x = sa.zeros(3); i8 = sa.zeros(3, dtype=sa.int8); r0 = []; r0.append(r0)"
+row("setitem_numpy_int_out_of_range", SN, "i8[0] = np.int64(300)", OverflowError, "int8")
+row("full_numpy_int_out_of_range", SN, "sa.full(2, np.int64(300), dtype=sa.int8)",
+    OverflowError, "int8")
+row("full_like_numpy_complex_into_real", SN, "sa.full_like(x, np.complex64(1j))", TypeError,
+    "complex")
+row("full_float_nan_into_int", SN, "sa.full(2, float('nan'), dtype=sa.int8)", ValueError,
+    "NaN")
+row("ufunc_self_referencing_list", SN, "np.add(x, r0)", ValueError, "contains itself")
+row("function_self_referencing_list", SN, "np.concatenate([x, r0])", ValueError,
+    "contains itself")
+row("ufunc_where_array", SN, "r = np.add(sa.arange(3.0), 1.0, where=sa.asarray([True, False, "
+    "True]), out=sa.zeros(3))", None, check="assert r.tolist() == [1.0, 0.0, 3.0]")
+
 # -- memoryviews: a released one is refused; an Array made from one that is released later
 # keeps the memory alive (NumPy's import holds its own export of the bytearray, so the
 # release does not free it and the bytearray cannot be resized under the Array).

@@ -259,14 +259,26 @@ def _describe_death(rc: int) -> str:
     return f"exited with status {rc}"
 
 
+def _child_env() -> dict[str, str]:
+    """The environment for a child: it imports the stridedarray this process imports (the
+    checkout under test, not whatever copy the interpreter's site-packages points to)."""
+    import stridedarray
+
+    env = os.environ.copy()
+    root = str(Path(stridedarray.__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    return env
+
+
 def _run_batch(ids: list[str]) -> dict[str, dict]:
     """Run `ids` in children; a crash names its case and the rest are run in a new child."""
     results: dict[str, dict] = {}
     todo = list(ids)
+    env = _child_env()
     while todo:
         proc = subprocess.Popen([sys.executable, "-X", "faulthandler", __file__, "--child", *todo],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                cwd=Path(__file__).resolve().parent, env=os.environ.copy())
+                                cwd=Path(__file__).resolve().parent, env=env)
         try:
             out, err = proc.communicate(timeout=_BATCH_TIMEOUT)
             death = _describe_death(proc.returncode)
