@@ -341,6 +341,17 @@ def test_bad_input(case_id: str, bad_input_results: dict[str, dict]) -> None:
                     f"{res['detail']}", pytrace=False)
 
 
+def test_children_import_the_stridedarray_under_test() -> None:
+    """A child runs the same tree as this process (not an editable install elsewhere)."""
+    import stridedarray
+
+    r = subprocess.run([sys.executable, "-c", "import stridedarray; print(stridedarray.__file__)"],
+                       capture_output=True, text=True, cwd=Path(__file__).resolve().parent,
+                       env=_child_env(), timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert Path(r.stdout.strip()).resolve() == Path(stridedarray.__file__).resolve()
+
+
 def test_table_ids_unique() -> None:
     """Every row has its own id (a duplicate would silently shadow a row)."""
     assert len(_BY_ID) == len(CASES)
