@@ -57,6 +57,7 @@ from ._searching import *  # noqa: F403
 from ._sets import *  # noqa: F403
 from ._sorting import *  # noqa: F403
 from ._statistical import *  # noqa: F403
+from ._threads import get_num_threads, set_num_threads
 from ._utility import *  # noqa: F403
 
 _dask.install()  # registers Array with Dask now or when dask.array is imported
@@ -73,7 +74,7 @@ __all__ = sorted({
     *_manipulation.__all__, *_matmul.__all__, *_searching.__all__, *_sets.__all__,
     *_sorting.__all__, *_statistical.__all__, *_utility.__all__,
     *(d.name for d in _dtypes.DTYPES), "fft", "linalg", "__array_api_version__",
-    "Array", "blas_info",
+    "Array", "blas_info", "get_num_threads", "set_num_threads",
 })
 
 del _dask, _dtypes

@@ -241,7 +241,8 @@ def _derive(parent: Array, shape: tuple, strides: tuple, origin: int) -> Array:
     `_make`, and a child whose index range on every axis lies inside the parent's (checked
     slices and ints), or that only reorders, reverses, repeats (stride 0) or adds/removes
     extent-1 axes, reaches no offset the parent does not. Empty views keep the parent's
-    origin, which is inside [0, nbuf]. Used by the view hot paths only (issue 2's view cost)."""
+    origin, which is inside [0, nbuf]. Used by the view hot paths only, where the check's
+    cost counts."""
     a = _new(Array)
     a._st = parent._st
     a._dtype = parent._dtype
@@ -411,6 +412,21 @@ class Array(_ArrayProtocols):
     copies. Beyond the Array API standard's members it offers NumPy's conversion protocols
     (``numpy.asarray(x)`` shares memory), `tolist`, `to_row_major`, and NumPy's ndarray
     methods (``x.sum(axis=0)``, ``x.astype(numpy.float32)``, ...).
+
+    Calling the class raises `TypeError`: arrays are made by the creation functions. The
+    dtypes are the standard's (bool, the signed and unsigned integers of 8 to 64 bits,
+    float32, float64, complex64, complex128); operators promote as :doc:`/dtypes` says, and
+    bad operands raise `TypeError` or `ValueError` naming the argument and what was expected.
+
+    See Also
+    --------
+    asarray : Wrap existing memory (NumPy arrays, buffers, DLPack producers) as an Array.
+    Array.to_row_major : A C-contiguous copy.
+
+    Notes
+    -----
+    The guide: :doc:`/array` (the descriptor, views, the bounds rule) and :doc:`/interop`
+    (NumPy and the PyData libraries).
 
     Examples
     --------

@@ -14,10 +14,10 @@ import numpy  # noqa: F401  (NumPy's own OpenBLAS loads first, under the user's 
 # Our OpenBLAS reads OPENBLAS_THREAD_TIMEOUT once, as it loads (with the extension, below).
 # An idle worker busy-waits 2**timeout cycles before it sleeps; the default 2**28 (~0.1 s)
 # leaves our workers spinning after every call, which slows NumPy's next multi-threaded BLAS
-# call several-fold when the two libraries alternate (docs/benchmarks.md, "Two threads"). With
-# 2**14 cycles (a few microseconds) our workers sleep right after a call: measured best of
-# 2**14/2**20/2**28 here, alone and alternating. NumPy's library is already loaded, so its
-# behaviour is unchanged; a value the user set is kept.
+# call several-fold when the two libraries alternate (docs/benchmark-method.md, "Two
+# OpenBLAS pools in one process"). With 2**14 cycles (a few microseconds) our workers sleep
+# right after a call: measured best of 2**14/2**20/2**28 here, alone and alternating. NumPy's
+# library is already loaded, so its behaviour is unchanged; a value the user set is kept.
 _SET_TIMEOUT = "OPENBLAS_THREAD_TIMEOUT" not in os.environ
 if _SET_TIMEOUT:
     os.environ["OPENBLAS_THREAD_TIMEOUT"] = "14"
@@ -38,7 +38,7 @@ if lib.sa_fork_guard_install() != 0:
                   "(pthread_atfork failed); a fork while a matmul runs may hang",
                   RuntimeWarning, stacklevel=2)
 
-__all__ = ["ffi", "lib", "blas_info"]
+__all__ = ["ffi", "lib", "blas_info", "library_path"]
 
 
 class _DlInfo(ctypes.Structure):
@@ -48,7 +48,14 @@ class _DlInfo(ctypes.Structure):
 
 def _blas_library_path() -> str:
     """The file the core's BLAS symbols were bound to, as the dynamic loader reports it."""
-    addr = int(ffi.cast("uintptr_t", lib.sa_blas_function_address()))
+    return library_path(lib.sa_blas_function_address())
+
+
+def library_path(function: object) -> str:
+    """The file of the shared library holding `function` (a cffi pointer), via dladdr."""
+    addr = int(ffi.cast("uintptr_t", function))
+    if not addr:
+        return "(none)"
     # dladdr is in libc from glibc 2.34 on, in libdl before.
     for name in (None, ctypes.util.find_library("dl")):
         try:

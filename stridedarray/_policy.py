@@ -4,8 +4,8 @@ The table is mirrored field for field by the C struct `sa_mm_policy` (csrc/sa_ma
 passed read-only to every matmul call, so the C core holds no mutable global state.
 
 The shipped values were measured on the project's reference machine (2 cores, x86-64) by
-`python -m stridedarray.tune`, which replaced the seed's Apple M1/Accelerate values (raw data
-in docs/benchmarks.md). The tuning tool re-measures them on any machine and writes a JSON
+`python -m stridedarray.tune` (raw data in docs/benchmark-method.md, "The policy's
+crossovers"). The tuning tool re-measures them on any machine and writes a JSON
 file `{"key": int, ...}` with the keys of `DEFAULT_POLICY`. At import the file named by the
 environment variable `STRIDEDARRAY_POLICY` is loaded, else the user's file
 `$XDG_CONFIG_HOME/stridedarray/policy.json` (`~/.config/stridedarray/policy.json` when
@@ -56,6 +56,10 @@ DEFAULT_POLICY: dict[str, int] = {
     # thread). Off by default: measured here at one thread it was no faster than one ?gemm per
     # matrix (1.0-1.3x slower for S = 4..48); kept as a switch for the tuning tool.
     "gemm_batch_strided": 0,
+    # A product of fewer multiply-adds (C*M*N*K) runs on one thread; above it, every thread
+    # gets at least half this much (csrc/sa_threads.c). Measured here: waking the second
+    # thread costs about as much as ~100k multiply-adds of the generic kernel.
+    "parallel_min_work": 1 << 18,
 }
 
 # The range of every key, checked in one place (`_checked`) for the file and for matmul_policy.

@@ -1,4 +1,4 @@
-"""Lifetimes (issue 7, item 4): views keep their storage alive, results do not keep inputs.
+"""Lifetimes: views keep their storage alive, results do not keep inputs.
 
 A view holds its `_Storage`, which holds the exporter's memory (the NumPy array, bytes,
 bytearray, memoryview or array.array handed to `asarray`). Deleting the base Array, the

@@ -84,7 +84,8 @@ def test_repr_shows_dtype_shape_and_view_layout():
 
 
 # stridedarray's own public names beside the standard's (docs/api/index.rst lists them).
-EXTRAS = {"Array", "blas_info", "matmul_explain", "matmul_policy"}
+EXTRAS = {"Array", "blas_info", "matmul_explain", "matmul_policy", "get_num_threads",
+          "set_num_threads"}
 
 
 def test_all_lists_exactly_the_standard_names_and_our_documented_extras():
