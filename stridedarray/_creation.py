@@ -8,7 +8,8 @@ from typing import Any, Literal
 import numpy as np
 
 from . import _dtypes
-from ._array import _DT_OF_NP, CPU_DEVICE, Array, Device, _alloc, _from_ndarray, _make_c, _wrap
+from ._array import CPU_DEVICE, Array, Device, _alloc, _from_ndarray, _make_c, _wrap
+from ._arraytype import _view_ndarray
 from ._dtypes import DType
 from ._validation import as_int, check_size, normalize_shape
 
@@ -51,13 +52,10 @@ def asarray(
 ) -> Array:
     """Convert an object to an Array, sharing memory whenever `copy` allows."""
     if type(obj) is np.ndarray and dtype is None and device is None and not copy:
-        # The common conversion, no other argument to check: _from_ndarray's first case.
-        dt = _DT_OF_NP(obj.dtype)
-        if dt is not None:
-            flags = obj.flags
-            if flags.c_contiguous and flags.aligned:
-                return _make_c(obj, dt)
-        return _from_ndarray(obj, copy)
+        # The common conversion, no other argument to check: a whole C-contiguous aligned
+        # native ndarray is viewed in C (_from_ndarray's first case).
+        a = _view_ndarray(obj)
+        return a if a is not None else _from_ndarray(obj, copy)
     _check_device(device)
     dtype = _check_dtype(dtype)
     if isinstance(obj, Array):
