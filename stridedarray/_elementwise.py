@@ -439,4 +439,5 @@ _install_operators()
 from ._fastops import install as _install_fast  # noqa: E402
 
 _install_fast(_BINARY_ROWS, {row[0]: row for row in _UNARY}, _K, _as_float64, _OPERATORS,
-              _COMPARISONS, _UNARY_OPERATORS)
+              _COMPARISONS, _UNARY_OPERATORS, _FUNCS)
+globals().update(_FUNCS)

@@ -16,8 +16,10 @@ __all__ = ["install"]
 
 
 def install(binary_rows: dict[str, tuple], unary_rows: dict[str, tuple], kinds_of: dict,
-            as_float64: Any, operators: dict, comparisons: dict, unary_ops: dict) -> None:
-    """Replace Array's operators (already bound by _elementwise) with FastOps around them."""
+            as_float64: Any, operators: dict, comparisons: dict, unary_ops: dict,
+            functions: dict[str, Any]) -> None:
+    """Replace Array's operators (already bound by _elementwise) with FastOps around them, and
+    the element-wise functions in `functions` (the namespace's, by name) likewise."""
     if _fpe._cv is not None:
         _set_fpe(_fpe._cv, _fpe._QUIET_OF, _fpe._learn)
 
@@ -36,3 +38,11 @@ def install(binary_rows: dict[str, tuple], unary_rows: dict[str, tuple], kinds_o
         fast(fname, binary_rows[fname], f"__{stem}__", 2, False)
     for stem, fname in unary_ops.items():
         fast(fname, unary_rows[fname], f"__{stem}__", 1, False)
+    # The namespace's functions (`exp(x)`, `add(x1, x2)`): the same C path, the Python function
+    # as fallback (inspect.signature and help() follow its __wrapped__).
+    for rows, nargs in ((unary_rows, 1), (binary_rows, 2)):
+        for fname, (_, cat, uf, fix) in rows.items():
+            f = functions[fname]
+            if fix is None and not isinstance(f, FastOp):
+                functions[fname] = FastOp(uf, f, kinds_of[cat], _fpe.can_warn(fname), nargs,
+                                          False, as_float64(fname, cat))

@@ -141,3 +141,22 @@ def test_the_quiet_state_is_restored_after_an_error():
         with pytest.raises(FloatingPointError):
             np.ones(1) / 0.0  # the user's own state still applies outside our calls
         np.asarray(x / 0.0)  # and ours stays quiet inside it
+
+
+FUNCS = sorted(n for n in _elementwise._FUNCS if isinstance(getattr(sa, n), FastOp))
+
+
+def test_the_functions_without_fixups_are_in_c():
+    assert {"exp", "add", "multiply", "less", "negative", "sqrt"} <= set(FUNCS)
+    assert "expm1" not in FUNCS and "floor_divide" not in FUNCS  # special-case fix-ups
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(ALL_DTYPES).flatmap(lambda d: st.tuples(views(d), views(d))),
+       st.sampled_from(FUNCS), st.sampled_from([None, 2.5, 3, True]))
+def test_functions_match_the_python_path(pair, name, scalar):
+    p, q = pair
+    f = getattr(sa, name)
+    n = 1 if name in {r[0] for r in _elementwise._UNARY} else 2
+    args = (p.x,) if n == 1 else (p.x, q.x if scalar is None else scalar)
+    _same(_outcome(lambda: f(*args)), _outcome(lambda: f.__wrapped__(*args)))
