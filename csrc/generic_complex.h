@@ -122,8 +122,11 @@ SA_KATTR int SA_FN(gemv)(const sa_contraction *g, int64_t count, const SA_R *a,
                          const int64_t *a_off, int64_t da, const SA_R *b, const int64_t *b_off,
                          int64_t db, SA_R *c, const int64_t *c_off, int64_t dc, int b_shared)
 {
-    const int64_t M = g->M, K = g->K, Kp = (K + SA_NR - 1) / SA_NR * SA_NR;
-    SA_SCRATCH(buf, (size_t)(4 * Kp) * sizeof(SA_R));
+    const int64_t M = g->M, K = g->K;
+    /* four vectors of Kp; with a zero-stride operand K can be any extent (-3: too large) */
+    int64_t Kp, nbytes;
+    if (sa_round_up_size(K, SA_NR, &Kp) || sa_mul_size(Kp, 4 * sizeof(SA_R), &nbytes)) return -3;
+    SA_SCRATCH(buf, (size_t)nbytes);
     if (!buf) return -2;
     SA_R *xr = (SA_R *)buf, *xi = xr + Kp, *rr = xi + Kp, *ri = rr + Kp;
     if (b_shared) SA_FN(split)(b + 2 * (b_off[0] + db), g->b_inner, K, Kp, xr, xi);
@@ -167,12 +170,13 @@ SA_KATTR int SA_FN(gemm)(const sa_contraction *g, int64_t count, const SA_R *a,
     const int64_t KC = 128;
     const int64_t MC = (int64_t)(192 * 1024 / (2 * KC * sizeof(SA_R))) / SA_MRC * SA_MRC;
     const int64_t NC = (int64_t)(1024 * 1024 / (2 * KC * sizeof(SA_R))) / SA_NR * SA_NR;
-    const int64_t Mp = (M + SA_MRC - 1) / SA_MRC * SA_MRC;
-    const int64_t Np = (N + SA_NR - 1) / SA_NR * SA_NR;
+    int64_t Mp, Np;
+    if (sa_round_up_size(M, SA_MRC, &Mp) || sa_round_up_size(N, SA_NR, &Np)) return -3;
     const int64_t kc_max = K < KC ? K : KC;
     const int64_t full_budget = (int64_t)(4 * 1024 * 1024 / (2 * sizeof(SA_R)));
-    const int full_a = a_shared && count > 1 && Mp * K <= full_budget;
-    const int full_b = b_shared && count > 1 && Np * K <= full_budget;
+    /* (saturated: with zero-stride operands the extents can be anything) */
+    const int full_a = a_shared && count > 1 && sa_mul_sat(Mp, K) <= full_budget;
+    const int full_b = b_shared && count > 1 && sa_mul_sat(Np, K) <= full_budget;
     /* rounded up so the B panels behind it stay 64-byte aligned for the vector loads */
     const int64_t a_len = ((full_a ? Mp * K : (Mp < MC ? Mp : MC) * kc_max) + 63) / 64 * 64;
     const int64_t b_len = full_b ? Np * K : (Np < NC ? Np : NC) * kc_max;

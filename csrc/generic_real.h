@@ -484,9 +484,13 @@ SA_KATTR int SA_FN(gemv)(const sa_contraction *g, int64_t count, const SA_T *a,
      * scratch when the rows are not contiguous. */
     const int axpy = ak != 1 && ar == 1 && M > 1;
     const int64_t chunk = 2048;
-    const int64_t xlen = (K + SA_NR - 1) / SA_NR * SA_NR;
-    const int64_t work = axpy ? (M < chunk ? M : chunk) : (ak == 1 ? 0 : 4 * K);
-    SA_SCRATCH(buf, (size_t)(xlen + work) * sizeof(SA_U));
+    /* xlen + work elements of scratch: with a zero-stride operand K can be any extent, so the
+     * size is checked (-3: it does not fit int64_t) */
+    int64_t xlen, work = axpy ? (M < chunk ? M : chunk) : 0, nbytes;
+    if (sa_round_up_size(K, SA_NR, &xlen) || (!axpy && ak != 1 && sa_mul_size(4, K, &work))
+        || sa_add_size(xlen, work, &nbytes) || sa_mul_size(nbytes, sizeof(SA_U), &nbytes))
+        return -3;
+    SA_SCRATCH(buf, (size_t)nbytes);
     if (!buf) return -2;
     SA_U *xbuf = (SA_U *)buf, *w = xbuf + xlen;
     /* b is used in place when contiguous; a reversed b is read backwards by the dot product
@@ -631,17 +635,19 @@ SA_KATTR int SA_FN(gemm)(const sa_contraction *g, int64_t count, const SA_T *a,
     const int64_t KC = 256;
     const int64_t MC = (int64_t)(192 * 1024 / (KC * sizeof(SA_U))) / SA_MR * SA_MR;
     const int64_t NC = (int64_t)(1024 * 1024 / (KC * sizeof(SA_U))) / SA_NR * SA_NR;
-    const int64_t Mp = (M + SA_MR - 1) / SA_MR * SA_MR;
-    const int64_t Np = (N + SA_NR - 1) / SA_NR * SA_NR;
-    if (K <= KC && M * K * (int64_t)sizeof(SA_T) <= 16384 && Np * K * (int64_t)sizeof(SA_U) <= 16384)
+    int64_t Mp, Np;
+    if (sa_round_up_size(M, SA_MR, &Mp) || sa_round_up_size(N, SA_NR, &Np)) return -3;
+    /* (the size tests saturate: with zero-stride operands the extents can be anything) */
+    if (K <= KC && sa_mul_sat(sa_mul_sat(M, K), sizeof(SA_T)) <= 16384
+        && sa_mul_sat(sa_mul_sat(Np, K), sizeof(SA_U)) <= 16384)
         return SA_FN(gemm_small)(g, count, a, a_off, da, b, b_off, db, c, c_off, dc);
     const int64_t kc_max = K < KC ? K : KC;
     /* A matrix shared by the whole batch is packed once, in full, if it fits the budget. */
     const int64_t full_budget = (int64_t)(4 * 1024 * 1024 / sizeof(SA_U));
-    const int full_a = a_shared && count > 1 && Mp * K <= full_budget;
-    const int full_b = b_shared && count > 1 && Np * K <= full_budget;
+    const int full_a = a_shared && count > 1 && sa_mul_sat(Mp, K) <= full_budget;
+    const int full_b = b_shared && count > 1 && sa_mul_sat(Np, K) <= full_budget;
     /* A that fits in L1 (16 KiB) is read in place rather than packed per item. */
-    const int direct_a = !full_a && M * K * (int64_t)sizeof(SA_T) <= 16384;
+    const int direct_a = !full_a && sa_mul_sat(sa_mul_sat(M, K), sizeof(SA_T)) <= 16384;
     /* rounded up so the B panels behind it stay 64-byte aligned for the vector loads */
     const int64_t a_len =
         direct_a ? 0 : ((full_a ? Mp * K : (Mp < MC ? Mp : MC) * kc_max) + 63) / 64 * 64;

@@ -54,13 +54,13 @@ static int try_blas(const mm_plan *p, const sa_mm_policy *pol, int forced)
     case SA_MM_GEMM: ok = min3(f->M, f->N, f->K) >= pol->gemm_blas_min; break;
     case SA_MM_GEMV:
         ok = f->C == 1 ? (f->M < f->K ? f->M : f->K) >= pol->gemv_blas_min
-                       : f->M * f->K >= pol->batched_vec_blas_min_elems;
+                       : sa_mul_sat(f->M, f->K) >= pol->batched_vec_blas_min_elems;
         break;
     default: { /* GEVM */
         int dense = (f->rhs_col == 1 && f->rhs_inner == f->N)
                     || (f->rhs_inner == 1 && f->rhs_col == f->K);
-        if (f->C > 1) ok = f->K * f->N >= pol->batched_vec_blas_min_elems;
-        else if (dense) ok = f->K * f->N >= pol->gevm_compact_min_kn;
+        if (f->C > 1) ok = sa_mul_sat(f->K, f->N) >= pol->batched_vec_blas_min_elems;
+        else if (dense) ok = sa_mul_sat(f->K, f->N) >= pol->gevm_compact_min_kn;
         else ok = (f->K < f->N ? f->K : f->N) >= pol->gevm_blas_min;
         break;
     }
@@ -94,8 +94,8 @@ static int try_pack_blas(const mm_plan *p, const sa_mm_policy *pol, int forced, 
         int vec_reused = f->role == SA_MM_GEMV ? f->rhs_reused : f->lhs_reused;
         if (mat_bad) return SA_MM_DECLINE_LAYOUT;
         if (!vec_reused) return SA_MM_DECLINE_NOT_REUSED;
-        int64_t elems = f->role == SA_MM_GEMV ? f->M * f->K : f->K * f->N;
-        int64_t out_total = f->C * f->M * f->N;
+        int64_t elems = f->role == SA_MM_GEMV ? sa_mul_sat(f->M, f->K) : sa_mul_sat(f->K, f->N);
+        int64_t out_total = p->out_nbuf; /* C * M * N, which the planner checked */
         int ok = elems >= pol->vec_pack_always_min_elems
                  || (elems >= pol->vec_pack_cond_min_elems
                      && f->C >= pol->vec_pack_cond_min_batch)
@@ -122,7 +122,7 @@ static int generic_chunk(void *ctx, const mm_plan *p, int64_t n, const int64_t *
 {
     generic_ctx *c = (generic_ctx *)ctx;
     int r = c->kernel(p->f.dtype, &c->g, n, p->lhs, ao, p->rhs, bo, p->out, co);
-    return r == 0 ? 0 : (r == -2 ? SA_MM_ERR_NOMEM : SA_MM_ERR_DTYPE);
+    return r == 0 ? 0 : r == -2 ? SA_MM_ERR_NOMEM : r == -3 ? SA_MM_ERR_OVERFLOW : SA_MM_ERR_DTYPE;
 }
 
 static int run_generic(const mm_plan *p, kernel_fn kernel)
@@ -134,11 +134,17 @@ static int run_generic(const mm_plan *p, kernel_fn kernel)
     return mm_for_each_chunk(p, generic_chunk, &c);
 }
 
+/* The element count of a descriptor; -1 if it does not fit int64_t (a zero extent anywhere
+ * makes it 0, whatever the others). */
 static int64_t size_of(const sa_array *x)
 {
     int64_t n = 1;
-    for (int k = 0; k < x->ndim; ++k) n *= x->shape[k];
-    return n;
+    int ovf = 0;
+    for (int k = 0; k < x->ndim; ++k) {
+        if (x->shape[k] == 0) return 0;
+        ovf |= sa_mul_size(n, x->shape[k], &n);
+    }
+    return ovf ? -1 : n;
 }
 
 /* A row-major descriptor over `buf` for `src`'s shape, in `dtype`. Axes listed in `zero`
@@ -150,7 +156,7 @@ static void row_major_desc(const sa_array *src, const sa_array *packed_shape, ch
     dst->data = buf;
     dst->origin = 0;
     dst->dtype = dtype;
-    dst->nbuf = size_of(packed_shape);
+    dst->nbuf = size_of(packed_shape); /* checked by pack_operand */
     int64_t step = 1;
     for (int k = src->ndim - 1; k >= 0; --k) {
         dst->strides[k] = packed_shape->shape[k] == 1 ? 0 : step;
@@ -168,14 +174,22 @@ static char *pack_operand(const sa_array *src, int is_vec, int dtype, int plan_o
     sa_array once = *src;
     int core = is_vec ? 1 : 2;
     int64_t mats = 1;
+    int ovf = 0;
     for (int k = 0; k < src->ndim - core; ++k) {
         if (once.shape[k] > 1 && once.strides[k] == 0) once.shape[k] = 1;
-        mats *= once.shape[k];
+        ovf |= sa_mul_size(mats, once.shape[k], &mats);
     }
-    int64_t n = size_of(&once);
+    /* The packed elements, their bytes in the new dtype and the ledger's new total: a cast to
+     * a wider dtype can take a representable operand past int64_t. */
+    int64_t n = size_of(&once), bytes = 0, payload = 0;
     char *buf = NULL;
+    if (ovf || n < 0 || sa_mul_size(n, sa_itemsize(dtype), &bytes)
+        || sa_add_size(f->payload_bytes, bytes, &payload)) {
+        *err = SA_MM_ERR_OVERFLOW;
+        return NULL;
+    }
     if (!plan_only && n > 0) {
-        buf = (char *)sa_alloc(SA_ALLOC_PACK, (size_t)n * (size_t)sa_itemsize(dtype));
+        buf = (char *)sa_alloc(SA_ALLOC_PACK, (size_t)bytes);
         if (buf == NULL) {
             *err = SA_MM_ERR_NOMEM;
             return NULL;
@@ -187,8 +201,8 @@ static char *pack_operand(const sa_array *src, int is_vec, int dtype, int plan_o
         }
     }
     row_major_desc(src, &once, buf, dtype, dst);
-    f->payload_bytes += n * sa_itemsize(dtype);
-    f->packed_matrices += n > 0 ? mats : 0;
+    f->payload_bytes = payload;
+    f->packed_matrices += n > 0 ? mats : 0; /* at most the packs' elements: no overflow */
     return buf;
 }
 
@@ -220,20 +234,29 @@ int sa_matmul(const sa_array *lhs, const sa_array *rhs, int out_dtype, char *out
               int64_t out_nbuf, const sa_mm_policy *pol, sa_mm_explain *ex, int plan_only)
 {
     if (out_dtype <= SA_BOOL || out_dtype >= SA_NDTYPES) return SA_MM_ERR_DTYPE;
+    SA_ASSERT_DESCRIPTOR(lhs);
+    SA_ASSERT_DESCRIPTOR(rhs);
     if (!plan_only && ex == NULL) {
         /* A repeated product (same shapes, strides, dtypes and policy) skips planning and
          * selection: the plan depends on nothing else (matmul_plan.c, plan cache). */
         int route;
         const mm_plan *c = mm_plan_cache_get(lhs, rhs, out_dtype, out, pol, &route);
         if (c) {
-            if (c->f.C * c->f.M * c->f.N > out_nbuf) return SA_MM_ERR_OUTPUT;
+            if (c->out_nbuf > out_nbuf) return SA_MM_ERR_OUTPUT;
             return execute(c, c, route, pol);
         }
     }
     mm_plan p;
     int r = mm_plan_make(lhs, rhs, out_dtype, out, &p);
     if (r) return r;
-    if (!plan_only && p.f.C * p.f.M * p.f.N > out_nbuf) return SA_MM_ERR_OUTPUT;
+    if (!plan_only) {
+        if (p.out_nbuf > out_nbuf) return SA_MM_ERR_OUTPUT;
+        /* A flop count beyond int64_t is beyond any run (2^63 flops is months at a TFLOP/s)
+         * and only zero-stride operands can ask for it: refused here, before anything is
+         * allocated, so the outcome is the same on every route. matmul_explain still reports
+         * the plan, with the exact count. */
+        if (p.f.flops_hi || p.f.flops_lo > (uint64_t)INT64_MAX) return SA_MM_ERR_OVERFLOW;
+    }
 
     /* Promotion: an operand in another dtype is cast while it is packed row-major, then the
      * plan is rebuilt on the converted storage. This is part of the operation's semantics,
@@ -242,6 +265,9 @@ int sa_matmul(const sa_array *lhs, const sa_array *rhs, int out_dtype, char *out
     char *cast_a = NULL, *cast_b = NULL, *pk_a = NULL, *pk_b = NULL;
     int64_t payload = 0, npacked = 0;
     int cast_l = lhs->dtype != out_dtype, cast_r = rhs->dtype != out_dtype;
+    /* An empty product reads neither operand, so nothing is cast (a broadcast operand with a
+     * huge extent would otherwise be copied, or refused, for nothing). */
+    if (is_empty(&p.f)) cast_l = cast_r = 0;
     if (cast_l || cast_r) {
         int err = 0;
         if (cast_l) cast_a = pack_operand(lhs, p.lhs_vec, out_dtype, plan_only, &ca, &p.f, &err);

@@ -50,6 +50,11 @@ int mm_plan_make(const sa_array *a, const sa_array *b, int out_dtype, char *out,
     int nbat = bla > blb ? bla : blb;
     f->nbatch = nbat;
     int64_t C = 1, Ua = 1, Ub = 1;
+    /* The output's element count over its non-zero extents (NumPy's rule for an array's size,
+     * which Python applies too): times the item size it must fit int64_t, and then so do the
+     * output's strides, its element count and the contraction count below. */
+    int64_t out_nz = 1;
+    int ovf = 0;
     for (int d = 0; d < nbat; ++d) {
         int ia = d - (nbat - bla), ib = d - (nbat - blb);
         int64_t ea = ia >= 0 ? a->shape[ia] : 1, sa_ = ia >= 0 ? a->strides[ia] : 0;
@@ -70,11 +75,17 @@ int mm_plan_make(const sa_array *a, const sa_array *b, int out_dtype, char *out,
         else if (ext > 1) f->rhs_reused = 1;
         if (ea > 1 && sa_ == 0) f->lhs_zero_bstride = 1;
         if (eb > 1 && sb == 0) f->rhs_zero_bstride = 1;
-        C *= ext;
-        Ua *= ea;
-        Ub *= eb;
+        ovf |= sa_mul_size(C, ext, &C);
+        ovf |= sa_mul_size(Ua, ea, &Ua);
+        ovf |= sa_mul_size(Ub, eb, &Ub);
+        if (ext) ovf |= sa_mul_size(out_nz, ext, &out_nz);
     }
-    /* C-contiguous output batch strides, innermost first. */
+    if (f->M) ovf |= sa_mul_size(out_nz, f->M, &out_nz);
+    if (f->N) ovf |= sa_mul_size(out_nz, f->N, &out_nz);
+    int64_t out_bytes;
+    ovf |= sa_mul_size(out_nz, sa_itemsize(out_dtype), &out_bytes);
+    if (ovf) return SA_MM_ERR_OVERFLOW;
+    /* C-contiguous output batch strides, innermost first (each at most out_nz: no overflow). */
     int64_t step = f->M * f->N;
     for (int d = nbat - 1; d >= 0; --d) {
         f->out_bstrides[d] = f->batch_shape[d] > 1 ? step : 0;
@@ -86,8 +97,13 @@ int mm_plan_make(const sa_array *a, const sa_array *b, int out_dtype, char *out,
     f->C = C;
     f->U_lhs = C ? Ua : 0;
     f->U_rhs = C ? Ub : 0;
-    int64_t per = (out_dtype == SA_COMPLEX64 || out_dtype == SA_COMPLEX128) ? 8 : 2;
-    f->flops = per * C * f->M * f->N * f->K;
+    /* The exact count, in 128 bits: C * M * N fits int64_t (checked above) and K does, so
+     * the product of the four and 8 is below 2^127. */
+    sa_u128 flops = (out_dtype == SA_COMPLEX64 || out_dtype == SA_COMPLEX128) ? 8 : 2;
+    sa_mul_u128(flops, (sa_u128)(C * f->M * f->N), &flops);
+    sa_mul_u128(flops, (sa_u128)f->K, &flops);
+    f->flops_lo = (uint64_t)flops;
+    f->flops_hi = (uint64_t)(flops >> 64);
     f->route = -1;
 
     bind_operands(p, a, b, out);
@@ -178,6 +194,14 @@ void mm_plan_cache_put(const sa_array *a, const sa_array *b, int out_dtype,
     q->rhs_vec = p->rhs_vec;
 }
 
+/* Axis d (stride s, extent e) chains into the axis outside it (stride outer): outer == s * e.
+ * A product that does not fit int64_t equals no stride. */
+static int chains(int64_t outer, int64_t s, int64_t e)
+{
+    int64_t t;
+    return !sa_mul_size(s, e, &t) && outer == t;
+}
+
 int mm_batch_coalesce(const mm_plan *p, int64_t *ext, int64_t *sa_, int64_t *sb, int64_t *sc)
 {
     const sa_mm_explain *f = &p->f;
@@ -187,9 +211,9 @@ int mm_batch_coalesce(const mm_plan *p, int64_t *ext, int64_t *sa_, int64_t *sb,
     for (int d = 0; d < f->nbatch; ++d) {
         int64_t e = f->batch_shape[d];
         if (e == 1) continue;
-        if (n > 0 && sa_[n - 1] == f->lhs_bstrides[d] * e && sb[n - 1] == f->rhs_bstrides[d] * e
-            && sc[n - 1] == f->out_bstrides[d] * e) {
-            ext[n - 1] *= e;
+        if (n > 0 && chains(sa_[n - 1], f->lhs_bstrides[d], e)
+            && chains(sb[n - 1], f->rhs_bstrides[d], e) && chains(sc[n - 1], f->out_bstrides[d], e)) {
+            ext[n - 1] *= e; /* a factor of C, which fits */
             sa_[n - 1] = f->lhs_bstrides[d];
             sb[n - 1] = f->rhs_bstrides[d];
             sc[n - 1] = f->out_bstrides[d];

@@ -19,10 +19,12 @@ int sa_itemsize(int dtype)
 static int coalesce(const sa_array *a, int64_t *shape, int64_t *strides)
 {
     int n = 0;
+    int64_t step;
     for (int k = 0; k < a->ndim; ++k) {
         if (a->shape[k] == 1) continue;
-        if (n > 0 && strides[n - 1] == a->strides[k] * a->shape[k]) {
-            shape[n - 1] *= a->shape[k];
+        /* (a step that does not fit int64_t chains with no stride) */
+        if (n > 0 && !sa_mul_size(a->strides[k], a->shape[k], &step) && strides[n - 1] == step) {
+            shape[n - 1] *= a->shape[k]; /* a factor of the size, checked by the caller */
             strides[n - 1] = a->strides[k];
         } else {
             shape[n] = a->shape[k];
@@ -211,11 +213,15 @@ static pack_fn lookup(int scode, int dcode)
 
 int sa_to_row_major(const sa_array *src, void *dst, int dst_dtype)
 {
+    SA_ASSERT_DESCRIPTOR(src);
     pack_fn fn = lookup(src->dtype, dst_dtype);
     if (fn == NULL) return -1;
     int64_t size = 1;
-    for (int k = 0; k < src->ndim; ++k) size *= src->shape[k];
-    if (size == 0) return 0;
+    for (int k = 0; k < src->ndim; ++k) {
+        if (src->shape[k] == 0) return 0;
+        /* dst holds `size` elements, so the size fits; a descriptor claiming more is refused */
+        if (sa_mul_size(size, src->shape[k], &size)) return -1;
+    }
     int64_t shape[SA_MAXDIM], strides[SA_MAXDIM];
     int n = coalesce(src, shape, strides);
     fn(src, n, shape, strides, dst);

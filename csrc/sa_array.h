@@ -35,5 +35,5 @@ int sa_itemsize(int dtype);
 
 /* Copy `src` into the C-contiguous storage `dst` (same shape), converting from src->dtype
  * to `dst_dtype` when they differ (numeric casts as C does them; bool becomes 0/1).
- * Returns 0, or -1 for an unsupported dtype pair. */
+ * Returns 0, or -1 for an unsupported dtype pair (or an element count beyond int64_t). */
 int sa_to_row_major(const sa_array *src, void *dst, int dst_dtype);

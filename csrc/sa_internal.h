@@ -11,6 +11,7 @@
 
 #include "sa_array.h"
 #include "sa_alloc.h"
+#include "sa_checked.h"
 
 typedef float _Complex sa_c64;
 typedef double _Complex sa_c128;
@@ -44,6 +45,55 @@ void sa_free(void *p);
 
 /* Debug builds (NDEBUG undefined) check every offset a kernel is about to touch. */
 #define SA_ASSERT_IN_BUFFER(arr, off) assert((off) >= 0 && (off) < (arr)->nbuf)
+
+/* Alignment of a dtype's element type, the C type the kernels read its elements as. */
+static inline int sa_alignof(int dtype)
+{
+    switch (dtype) {
+#define SA_ALIGN_CASE(code, ctype, sfx) case code: return (int)_Alignof(ctype);
+        SA_FOR_EACH_DTYPE(SA_ALIGN_CASE)
+#undef SA_ALIGN_CASE
+    default: return 1;
+    }
+}
+
+/* Debug builds check every descriptor where it enters the C core (sa_matmul,
+ * sa_to_row_major): well formed, every reachable element in [0, nbuf) (SA_ASSERT_IN_BUFFER on
+ * the lowest and highest offset), and its first element, data + origin, aligned for the dtype.
+ * Python validates all of this; the asserts catch a path that skipped it. */
+#ifdef NDEBUG
+#define SA_ASSERT_DESCRIPTOR(arr) ((void)0)
+#else
+#define SA_ASSERT_DESCRIPTOR(arr) sa_assert_descriptor(arr)
+static inline void sa_assert_descriptor(const sa_array *a)
+{
+    assert(a->dtype >= 0 && a->dtype < SA_NDTYPES);
+    assert(a->ndim >= 0 && a->ndim <= SA_MAXDIM);
+    assert(a->nbuf >= 0);
+    int empty = 0;
+    for (int k = 0; k < a->ndim; ++k) {
+        assert(a->shape[k] >= 0);
+        empty |= a->shape[k] == 0;
+    }
+    if (empty) { /* nothing is reached; an empty view's origin may be nbuf (docs/array.md) */
+        assert(a->origin >= 0 && a->origin <= a->nbuf);
+        return;
+    }
+    int64_t lo = a->origin, hi = a->origin, span;
+    for (int k = 0; k < a->ndim; ++k) {
+        if (a->shape[k] == 1) continue; /* its stride is never applied */
+        int bad = sa_mul_size(a->shape[k] - 1, a->strides[k], &span);
+        assert(!bad);
+        bad = span < 0 ? sa_add_size(lo, span, &lo) : sa_add_size(hi, span, &hi);
+        assert(!bad);
+        (void)bad;
+    }
+    SA_ASSERT_IN_BUFFER(a, lo);
+    SA_ASSERT_IN_BUFFER(a, hi);
+    assert(((uintptr_t)a->data + (uintptr_t)a->origin * (uintptr_t)sa_itemsize(a->dtype))
+               % (uintptr_t)sa_alignof(a->dtype) == 0);
+}
+#endif
 
 /* Smallest and largest element offset reachable through a descriptor (size > 0). */
 static inline void sa_offset_range(const sa_array *a, int64_t *lo, int64_t *hi)

@@ -15,7 +15,8 @@ typedef struct {
 
 /* count contractions; item t uses matrices at element offsets a_off[t], b_off[t], c_off[t] from
  * the base pointers a, b, c (all three have the same dtype). K == 0 writes zeros; M, N or count 0
- * do nothing. Returns 0, -1 for an unsupported dtype (bool), -2 if scratch allocation failed. */
+ * do nothing. Returns 0, -1 for an unsupported dtype (bool), -2 if scratch allocation failed, -3
+ * if the scratch size does not fit int64_t (zero-stride operands can have any extent). */
 int sa_generic_matmul(int dtype, const sa_contraction *g, int64_t count,
                       const char *a, const int64_t *a_off,
                       const char *b, const int64_t *b_off,

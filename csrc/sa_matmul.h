@@ -49,6 +49,7 @@
 #define SA_MM_ERR_OUTPUT -5
 #define SA_MM_ERR_NOMEM -6
 #define SA_MM_ERR_INTERNAL -7
+#define SA_MM_ERR_OVERFLOW -8  /* a size, byte count or the work does not fit 64 bits */
 
 /* Every crossover constant, one field per key of stridedarray._policy.DEFAULT_POLICY.
  * Read-only during a call: the C core holds no mutable global state. */
@@ -91,7 +92,7 @@ typedef struct {
     int32_t route;                    /* backend that accepted */
     int32_t pack_lhs, pack_rhs;       /* 1 = packed for layout, 2 = cast while packing */
     int64_t payload_bytes;
-    int64_t flops;
+    uint64_t flops_lo, flops_hi;      /* the exact flop count, flops_hi * 2^64 + flops_lo */
     int64_t blas_calls;
     int64_t packed_matrices;          /* supplied matrices (or vectors) packed */
     int32_t type_verdict[SA_MM_NBACKENDS];
@@ -102,7 +103,9 @@ typedef struct {
  * the Array API output shape (batch..., M if lhs is a matrix, N if rhs is a matrix).
  * Operands whose dtype differs from out_dtype are cast while packing. `ex` may be NULL.
  * plan_only != 0: plan and select, fill `ex`, touch no data (out may be NULL).
- * Returns SA_MM_OK or a negative SA_MM_ERR_* code. */
+ * Returns SA_MM_OK or a negative SA_MM_ERR_* code: SA_MM_ERR_OVERFLOW when the output's byte
+ * size, a pack's or a kernel scratch's size, or (when computing) the flop count does not fit
+ * in int64_t. */
 int sa_matmul(const sa_array *lhs, const sa_array *rhs, int out_dtype, char *out,
               int64_t out_nbuf, const sa_mm_policy *pol, sa_mm_explain *ex, int plan_only);
 

@@ -40,7 +40,12 @@ class Device:
 
 CPU_DEVICE = Device()
 
-_API_VERSIONS = ("2023.12", "2024.12", "2025.12")
+# Every published version of the standard, as NumPy and array-api-strict accept them. One
+# before 2025.12 gets a namespace whose `__array_api_version__` is that version and whose
+# sequences of arrays are lists (`_info.namespace_for`); every other answer is 2025.12's, a
+# superset that code written for an older version runs on (the few answers that changed
+# since, such as the dtype of sum of float32 before 2023.12, follow the newer version).
+_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 _NAMESPACE: list = []  # the default namespace (the stridedarray package), once asked for
 _DL_CPU = 1  # kDLCPU in DLPack's DLDeviceType
 
@@ -75,8 +80,8 @@ class _ArrayProtocols:
 
     # -- namespace, device, conversion to Python scalars ---------------------------------------
     def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
-        """The stridedarray namespace; api_version may be None, "2023.12", "2024.12" or
-        "2025.12"."""
+        """The stridedarray namespace; api_version may be None or any published version
+        ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")."""
         if api_version is None and _NAMESPACE:  # array-API code asks on every call
             return _NAMESPACE[0]
         if api_version is not None and api_version not in _API_VERSIONS:
@@ -183,6 +188,28 @@ class _ArrayProtocols:
         if not self._shape:
             raise TypeError("iteration over a 0-d array")  # at iter(), not at the first next()
         return map(self.__getitem__, range(self._shape[0]))
+
+    def __contains__(self, value: object, /) -> bool:
+        """`value in x`: whether any element equals `value` (NumPy's rule, any rank).
+
+        Examples
+        --------
+        >>> import stridedarray as sa
+        >>> x = sa.reshape(sa.arange(6.0), (2, 3))
+        >>> 4.0 in x, 7 in x
+        (True, False)
+        """
+        # Without this, Python would iterate over the first axis and ask bool() of each row.
+        try:
+            eq = self == value
+        except OverflowError:
+            if isinstance(value, int):  # beyond the dtype's range: equal to no element
+                return False
+            raise
+        if isinstance(eq, bool):  # neither side compares with `value`: Python's identity
+            return eq
+        np_eq = getattr(eq, "_np", None)  # ours; another library's result: NumPy's any
+        return bool(np_eq.any() if np_eq is not None else np.any(eq))
 
     def tolist(self) -> Any:
         """The elements as nested Python lists of Python scalars (a scalar for 0-d).

@@ -148,10 +148,18 @@ def _from_python(obj: Any, dtype: DType | None) -> np.ndarray:
 
 def _check_fill(value: Any, dtype: DType) -> None:
     if not isinstance(value, (bool, int, float, complex)):
-        raise TypeError(f"fill_value must be a Python bool, int, float or complex, "
-                        f"got {type(value).__name__}")
+        raise TypeError(f"fill_value must be a Python or NumPy bool, int, float or complex, or "
+                        f"a 0-d array, got {type(value).__name__}")
     if dtype.kind in "iu" and isinstance(value, int) and not isinstance(value, bool):
         _dtypes.check_int_range(value, dtype, "fill_value")
+    if dtype.kind in "iu" and isinstance(value, float):
+        # Truncated toward zero, as assignment does; what has no integer value raises.
+        if value != value:
+            raise ValueError(f"fill_value: NaN cannot fill an array of dtype {dtype.name}")
+        if math.isinf(value):
+            raise OverflowError(f"fill_value: {value} cannot fill an array of dtype "
+                                f"{dtype.name}")
+        _dtypes.check_int_range(int(value), dtype, "fill_value")
     if dtype.kind != "c" and isinstance(value, complex):
         raise TypeError(f"fill_value: a complex value cannot fill a {dtype.name} array")
 
@@ -198,25 +206,36 @@ def full(shape: int | tuple[int, ...], fill_value: bool | int | float | complex,
          dtype: DType | None = None, device: Device | None = None) -> Array:
     """An array filled with `fill_value` (dtype inferred from it by default)."""
     _check_device(device)
+    return _full("full", normalize_shape(shape), fill_value, _check_dtype(dtype))
+
+
+def _full(func: str, shape: tuple[int, ...], fill_value: Any, dtype: DType | None) -> Array:
+    """`full`'s body, for `full_like` too (`func` names the caller in errors).
+
+    The standard asks for a Python scalar; NumPy, torch and JAX also take a NumPy scalar and
+    a 0-d array, and so do we. A 0-d array (ours or NumPy's) gives its dtype as the default
+    and its value converted by `astype`'s rule; a NumPy scalar gives its dtype as the default
+    and fills as the Python scalar of its value (an integer that does not fit raises)."""
+    if isinstance(fill_value, np.ndarray):
+        fill_value = _from_ndarray(fill_value, None)
     if isinstance(fill_value, Array):
-        # A 0-d array as the fill value (the standard asks for a Python scalar; NumPy, torch
-        # and JAX accept a 0-d array): its dtype is the default, its value the fill.
         if fill_value.ndim != 0:
-            raise ValueError(f"full: fill_value must be a Python scalar or a 0-d array, got "
-                             f"an array of shape {fill_value.shape}")
-        dt = _check_dtype(dtype) or fill_value.dtype
-        if fill_value.dtype.kind == "c" and dt.kind != "c":
-            raise TypeError(f"full: a complex fill_value cannot fill a {dt.name} array")
-        a = _alloc(dt, normalize_shape(shape))
-        a._np.fill(fill_value._pack(dt)._np)
+            raise ValueError(f"{func}: fill_value must be a scalar or a 0-d array, got an "
+                             f"array of shape {fill_value.shape}")
+        target = dtype or fill_value.dtype
+        if fill_value.dtype.kind == "c" and target.kind != "c":
+            raise TypeError(f"{func}: a complex fill_value cannot fill a {target.name} array")
+        a = _alloc(target, shape)
+        a._np.fill(fill_value._pack(target)._np)
         return a
-    dt = _check_dtype(dtype) or _default_dtype_for(fill_value)
+    if isinstance(fill_value, np.generic) and dtype is None:
+        dtype = _DT_OF_NP(fill_value.dtype)  # None for a dtype we lack: the value's kind
+    value = _dtypes.python_scalar(fill_value)
+    dt = dtype or _default_dtype_for(value)
     if dt is None:
-        raise TypeError(f"fill_value must be a Python bool, int, float or complex, "
-                        f"got {type(fill_value).__name__}")
-    if dtype is None and dt is _dtypes.int64 and isinstance(fill_value, int):
-        _dtypes.check_int_range(fill_value, dt, "fill_value")
-    return _filled(shape, dt, fill_value)
+        raise TypeError(f"{func}: fill_value must be a Python or NumPy bool, int, float or "
+                        f"complex, or a 0-d array; got {type(fill_value).__name__}")
+    return _filled(shape, dt, value)
 
 
 def arange(start: int | float, /, stop: int | float | None = None, step: int | float = 1, *,
@@ -300,7 +319,7 @@ def full_like(x: Array, /, fill_value: bool | int | float | complex, *,
     """`fill_value` everywhere, with the shape (and by default the dtype) of x."""
     _check_array(x)
     _check_device(device)
-    return _filled(x.shape, _check_dtype(dtype) or x.dtype, fill_value)
+    return _full("full_like", x.shape, fill_value, _check_dtype(dtype) or x.dtype)
 
 
 def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0,

@@ -17,8 +17,10 @@ Tokenization needs no registration: `Array.__dask_tokenize__` (in `_array_protoc
 dtype, shape and values, so the same array gets the same token every time.
 
 When this runs: at `import stridedarray` if `dask.array` is already imported, otherwise right
-after `dask.array` finishes importing (a one-shot import hook, `_install`). Nothing in Dask is
-patched; every registration is one Dask documents for other array libraries.
+after `dask.array` finishes importing, whatever the order of imports and whoever looked
+`dask.array` up before (an import hook that stays until registration, `_AfterDaskArray`).
+Nothing in Dask is patched; every registration is one Dask documents for other array
+libraries.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from __future__ import annotations
 import importlib.abc
 import importlib.util
 import sys
+import threading
 from typing import Any
 
 from ._array import Array, _offset_range
@@ -98,6 +101,7 @@ def register() -> None:
     if _registered:
         return
     _registered = True
+    _remove_hook()
     from dask.array.chunk_types import register_chunk_type
     from dask.array.dispatch import nannumel_lookup, numel_lookup, tensordot_lookup
     from dask.sizeof import sizeof
@@ -109,26 +113,55 @@ def register() -> None:
     sizeof.register(Array, _chunk_nbytes)
 
 
+def _register_after_import() -> None:
+    """`register()` from inside the import of `dask.array`: a failure must not break that
+    import (a Dask without one of the extension points), so it warns instead."""
+    try:
+        register()
+    except Exception as e:  # noqa: BLE001 - any failure of a foreign library's API
+        import warnings
+
+        warnings.warn(f"stridedarray could not register its arrays with Dask ({e!r}); "
+                      "Dask arrays and stridedarray arrays will not combine",
+                      RuntimeWarning, stacklevel=2)
+
+
 class _AfterDaskArray(importlib.abc.MetaPathFinder):
-    """Finds nothing itself: when `dask.array` is about to be imported, it wraps that one
-    module's loader so that `register()` runs once the module has finished executing."""
+    """Finds nothing itself: every spec the other finders return for `dask.array` gets its
+    loader's `exec_module` wrapped, so that `register()` runs once the module has finished
+    executing. It stays on `sys.meta_path` until registration has happened, because a spec
+    can be found and never used: `importlib.util.find_spec("dask.array")` (a probe for an
+    optional dependency) runs the finders without importing anything."""
+
+    def __init__(self) -> None:
+        self._asking = threading.local()  # set while this finder asks the others
 
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
-        if fullname != "dask.array":
+        if fullname != "dask.array" or getattr(self._asking, "on", False):
             return None
-        sys.meta_path.remove(self)  # one shot; the lookup below must not find us again
-        spec = importlib.util.find_spec(fullname)
-        if spec is None or spec.loader is None:
+        self._asking.on = True
+        try:
+            spec = importlib.util.find_spec(fullname)  # the others; this one answers None
+        finally:
+            self._asking.on = False
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return spec
         loader = spec.loader
         exec_module = loader.exec_module
+        if getattr(exec_module, "_registers_stridedarray", False):
+            return spec  # a loader shared between specs, wrapped already
 
         def exec_then_register(module: Any) -> None:
             exec_module(module)
-            register()
+            _register_after_import()
 
+        exec_then_register._registers_stridedarray = True  # type: ignore[attr-defined]
         loader.exec_module = exec_then_register  # type: ignore[method-assign]
         return spec
+
+
+def _remove_hook() -> None:
+    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _AfterDaskArray)]
 
 
 def install() -> None:

@@ -125,11 +125,13 @@ def result_type(*arrays_and_dtypes: Array | DType | builtins.bool | int | float 
     for a in arrays_and_dtypes:
         if isinstance(a, (DType, Array)):
             dts.append(_dtype_of(a, "arrays_and_dtypes"))
+        elif _dtypes.numpy_value(a):  # a NumPy scalar or 0-d array: a 0-d array of its dtype
+            dts.append(_dtypes.from_numpy_dtype(np.asarray(a).dtype))
         elif isinstance(a, (builtins.bool, int, float, complex)):
             scalars.append(a)
         else:
-            raise TypeError(f"result_type: arguments must be arrays, dtypes or Python scalars, "
-                            f"got {type(a).__name__}")
+            raise TypeError(f"result_type: arguments must be arrays, dtypes, Python or NumPy "
+                            f"scalars, got {type(a).__name__}")
     if not dts:
         raise ValueError("result_type needs at least one array or dtype")
     out = dts[0]

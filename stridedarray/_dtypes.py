@@ -271,12 +271,34 @@ def scalar_dtype(dt: DType, value: object, name: str = "scalar") -> DType:
             return complex64 if dt is float32 else complex128
         kind = "complex"
     else:
-        raise TypeError(f"{name} must be an Array or a Python bool, int, float or complex, "
-                        f"got {type(value).__name__}")
+        raise TypeError(f"{name} must be an Array, a Python bool, int, float or complex, or a "
+                        f"NumPy scalar, got {type(value).__name__}")
     r = _SCALAR_RESULT[kind, dt.kind] or dt
     if kind == "int" and r.kind in "iu":
         check_int_range(value, r, name)  # type: ignore[arg-type]
     return r
+
+
+def numpy_value(x: object) -> builtins_bool:
+    """Whether `x` is a NumPy scalar or a 0-d ndarray of a kind the standard has, which an
+    operand slot takes as a 0-d array of its own dtype (NumPy's rule: its scalars are typed,
+    not weak as Python's are). np.float64 and np.complex128 are not: they are Python floats
+    and complexes, and take the Python scalar's rule."""
+    if isinstance(x, np.ndarray):
+        return x.ndim == 0 and x.dtype.kind in "biufc"
+    return isinstance(x, np.generic) and not isinstance(x, float | complex) and (
+        x.dtype.kind in "biufc")
+
+
+def python_scalar(value: object) -> object:
+    """A NumPy scalar (np.int64(3), np.float32(2.5), np.bool_(True)) as the Python scalar of
+    the same value, so that it follows the Python scalar's rules wherever one is taken (a
+    value that does not fit the target dtype raises); anything else unchanged. np.float64 and
+    np.complex128 are Python floats and complexes already."""
+    if isinstance(value, np.generic) and value.dtype.kind in "biufc" and not isinstance(
+            value, float | complex):
+        return value.item()
+    return value
 
 
 def scalar_np(value: object, dt: DType) -> np.ndarray:

@@ -156,6 +156,13 @@ def _operands(name: str, x1: Any, x2: Any) -> tuple[Any, Any, DType]:
     """NumPy operands for a binary function with at least one non-Array operand, and the
     dtype the standard gives the result's inputs (see `_dtypes.scalar_operand`)."""
     a1, a2 = isinstance(x1, Array), isinstance(x2, Array)
+    if a1 != a2 and _dtypes.numpy_value(x2 if a1 else x1):
+        # A NumPy scalar or 0-d array beside an array: a 0-d array of its own dtype.
+        if a1:
+            x2 = _from_ndarray(np.asarray(x2), None)
+        else:
+            x1 = _from_ndarray(np.asarray(x1), None)
+        a1 = a2 = True
     if a1 and a2:
         return x1._np, x2._np, promote(x1.dtype, x2.dtype)
     if a1:
@@ -319,7 +326,8 @@ def clip(x: Array, /, min: int | float | Array | None = None,  # noqa: A002
     """Clamp each element of x to [min, max]; min and max do not take part in promotion."""
     _check_unary("clip", "real numeric", x)
     bounds: list[Any] = []  # per bound: None, an ndarray or a NumPy scalar
-    for label, b in (("min", min), ("max", max)):
+    for label, bound in (("min", min), ("max", max)):
+        b: Any = _dtypes.python_scalar(bound)  # a NumPy scalar bound clips as its Python value
         if b is None:
             bounds.append(None)
         elif isinstance(b, Array):
@@ -355,12 +363,37 @@ __all__ = sorted(_FUNCS)
 _BINARY_ROWS = {row[0]: row for row in _BINARY}
 
 
+# In-place operators: `x op= y` computes `x op y` by the usual promotion and stores it in x,
+# whose dtype and shape never change. The standard requires the stored values to equal
+# `x op y` and leaves undefined the case where `x op y` has another dtype than x. There we
+# follow NumPy's same-kind casting: the result is stored if NumPy's can_cast(result, x,
+# "same_kind") allows it (int64 into int32, float64 into float32, int16 into int8: wrapping
+# or rounding as NumPy's cast does), and TypeError names both dtypes if not (a float result
+# into an integer x, complex into real, signed into unsigned, bool as a result of arithmetic).
+_SAME_KIND = {(a, b): bool(np.can_cast(a.np, b.np, "same_kind")) for a in DTYPES for b in DTYPES}
+
+
+def _negative_exponent(n2: Any) -> bool:
+    """Whether an integer power's exponent operand (a NumPy operand or a Python int) holds a
+    negative value, which NumPy refuses only on reaching it, after earlier writes."""
+    if type(n2) is int:
+        return n2 < 0
+    return bool(np.any(np.less(n2, 0)))
+
+
+def _cast_error(fname: str, result: DType, left: DType) -> TypeError:
+    return TypeError(f"in-place {fname}: cannot store the result dtype {result.name} in the "
+                     f"left operand's dtype {left.name} (in-place operators keep the left "
+                     "dtype and cast only within a kind, as NumPy's same-kind rule)")
+
+
 def _binary_operator(fname: str) -> tuple[Callable, Callable, Callable]:
     func = _FUNCS[fname]
     op = _make_binary(*_BINARY_ROWS[fname], form="operator")
     rop = _make_binary(*_BINARY_ROWS[fname], form="reflected")
     _, cat, uf, fix = _BINARY_ROWS[fname]
     kinds, loud = _K[cat], _fpe.can_warn(fname)
+    integer_power = fname == "pow"
 
     def iop(self: Array, other: Any) -> Array:
         if not isinstance(other, _OPERAND_TYPES):
@@ -369,35 +402,58 @@ def _binary_operator(fname: str) -> tuple[Callable, Callable, Callable]:
             # Not NotImplemented: Python would fall back to `self = self op other`, a new
             # array, and views of self would silently miss the update.
             other = _from_ndarray(np.asarray(other), None)
+        dt = None
         if fix is None and type(self) is Array and not self.readonly:
             # The common case: the ufunc writes straight into self (NumPy's `out=` is
             # overlap-safe, so `x += x[::-1]` reads the old values), with no temporary the
             # size of x and no copy. Only when nothing can fail after the first write: the
-            # dtype and the broadcast shape are x's, checked first; otherwise the general
-            # path below raises the specific error. casting="no" makes NumPy refuse, before
-            # it writes anything, a loop whose result is of another dtype (true division of
-            # integers gives float64): the general path then says why.
-            n1, n2, dt = _operands(fname, self, other)
-            if dt is self._dtype and dt.kind in kinds and (
+            # dtype, the cast into x and the broadcast shape are checked first, and an
+            # integer power's exponents are all >= 0 (NumPy raises for a negative one
+            # mid-loop); otherwise the general path below computes into a temporary and
+            # raises the specific error with x untouched. casting="no" makes NumPy refuse,
+            # before it writes anything, a loop whose result is of another dtype (true
+            # division of integers gives float64): the general path then says why.
+            # The operands as _operands gives them, its two common cases spelled out.
+            t = type(other)
+            a = self._dtype
+            n1 = self._npv
+            if n1 is None:
+                n1 = self._np
+            if t is Array:
+                dt = a if other._dtype is a else promote(a, other._dtype)
+                n2 = other._npv
+                if n2 is None:
+                    n2 = other._np
+            elif t in _PY_SCALARS:
+                dt = scalar_dtype(a, other, "x2")
+                n2 = _scalar_operand(other, dt) if dt is a else scalar_np(other, dt)
+            else:
+                n1, n2, dt = _operands(fname, self, other)
+            own = dt is a
+            if dt.kind in kinds and (own or _SAME_KIND[dt, self._dtype]) and (
                     type(other) is not Array or other._shape == self._shape
-                    or _broadcasts_into(other._shape, self._shape)):
+                    or _broadcasts_into(other._shape, self._shape)) and not (
+                    integer_power and dt.kind in "iu" and _negative_exponent(n2)):
+                casting, loop = ("no", None) if own else ("same_kind", dt.np)
                 try:
                     if dt.kind in loud:
                         tok = _set(_quiet.get(_get()) or _learn())
                         try:
-                            uf(n1, n2, out=n1, casting="no")
+                            uf(n1, n2, out=n1, casting=casting, dtype=loop)
                         finally:
                             _leave(tok)
                     else:
-                        uf(n1, n2, out=n1, casting="no")
+                        uf(n1, n2, out=n1, casting=casting, dtype=loop)
                     return self
                 except TypeError:
                     pass
+        # The general path: every check and the whole computation before the one write. A
+        # result dtype known to be refused is refused first, as NumPy does, before computing.
+        if dt is not None and dt.kind in kinds and not _SAME_KIND[dt, self._dtype]:
+            raise _cast_error(fname, dt, self._dtype)
         r = func(self, other)
-        if r.dtype is not self.dtype:
-            raise TypeError(f"in-place {fname}: the result dtype {r.dtype.name} differs from "
-                            f"the left operand's {self.dtype.name}; in-place operators keep "
-                            "the left dtype")
+        if r.dtype is not self.dtype and not _SAME_KIND[r.dtype, self.dtype]:
+            raise _cast_error(fname, r.dtype, self._dtype)
         if r.shape != self.shape:
             raise ValueError(f"in-place {fname}: the result shape {r.shape} differs from the "
                              f"left operand's {self.shape}")

@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from ._array import Array, _wrap
+from ._array import Array, _from_ndarray, _wrap
 from ._basic_indexing import _basic_index
-from ._dtypes import check_int_range, scalar_dtype, scalar_np
+from ._dtypes import check_int_range, python_scalar, scalar_dtype, scalar_np
 from ._validation import normalize_axis
 
 __all__ = ["take", "take_along_axis"]
@@ -29,8 +29,17 @@ def _value_for(a: Array, value: Any) -> Any:
     it is silent, and NumPy, torch and JAX all cast the value, so we do too: a Python float
     truncates toward zero as NumPy's does (NaN, infinity or a value out of range raise, as in
     NumPy), an Array converts by `astype`'s rule. A complex value into a real array would
-    drop its imaginary part, which NumPy only warns about; we refuse it."""
+    drop its imaginary part, which NumPy only warns about; we refuse it. A NumPy scalar
+    assigns as the Python scalar of its value (an integer that does not fit raises, where
+    NumPy would wrap it), a 0-d NumPy array as the equal 0-d Array."""
     dt = a.dtype
+    if isinstance(value, np.ndarray):
+        if value.ndim:
+            raise TypeError(f"value must be an Array or a scalar, got a NumPy array of shape "
+                            f"{value.shape}; convert it with stridedarray.asarray")
+        value = _from_ndarray(value, None)  # a 0-d NumPy array assigns as ours does
+    else:
+        value = python_scalar(value)  # a NumPy scalar assigns as its Python value does
     if isinstance(value, Array):
         if value.dtype is dt:
             return value._np
@@ -56,7 +65,8 @@ def _value_for(a: Array, value: Any) -> Any:
         iv = int(value)
         check_int_range(iv, dt, "value")
         return scalar_np(iv, dt)
-    raise TypeError(f"value must be an Array or a Python scalar, got {type(value).__name__}")
+    raise TypeError(f"value must be an array or a Python or NumPy scalar, got "
+                    f"{type(value).__name__}")
 
 
 def _numpy_key(a: Array, key: Any) -> Any:

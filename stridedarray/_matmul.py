@@ -33,6 +33,7 @@ _BOOL = _dtypes.bool
 _promote = _dtypes.promote
 _NULL = ffi.NULL
 _ERR_NOMEM = lib.SA_MM_ERR_NOMEM
+_ERR_OVERFLOW = lib.SA_MM_ERR_OVERFLOW
 _sa_matmul = lib.sa_matmul
 _run = lib.sa_matmul_run
 _from_buffer = ffi.from_buffer
@@ -86,15 +87,35 @@ def _out_shape(s1: tuple, s2: tuple) -> tuple:
 
 def _raise(x1: Array, x2: Array, rc: int) -> None:
     """The C core refused: raise the specific Python error."""
-    # Python validated shapes and dtypes already, so a code here is either out of memory or
-    # a broken invariant.
+    # Python validated shapes and dtypes already, so a code here is out of memory, a size
+    # beyond 64 bits, or a broken invariant.
     if rc == _ERR_NOMEM:
         # the C core could not allocate an operand pack/cast or the generic kernel's scratch
         # (it freed what it held; see stridedarray._diagnostics for the counters)
         raise MemoryError(f"matmul: out of memory packing operands or kernel scratch for "
                           f"{x1._shape} @ {x2._shape}")
+    if rc == _ERR_OVERFLOW:
+        # A ValueError, as for any shape whose size does not fit int64: no machine could run
+        # it, so the operands are at fault (docs/reliability.md). Only zero-stride operands
+        # get here: the output, a pack, a kernel's scratch or the flop count is too large.
+        s1, s2 = x1._shape, x2._shape
+        m = s1[-2] if len(s1) > 1 else 1
+        n = s2[-1] if len(s2) > 1 else 1
+        raise ValueError(f"matmul: the product's work size overflows 64-bit arithmetic "
+                         f"(M={m}, N={n}, K={s1[-1]}) for {s1} @ {s2} "
+                         f"({x1._dtype.name}, {x2._dtype.name})")
     raise RuntimeError(f"matmul: C core error {rc} for shapes {x1._shape} @ {x2._shape} "
                        f"({x1._dtype.name}, {x2._dtype.name})")
+
+
+def _defers(other: Any) -> bool:
+    """Whether `x @ other` is left to `other` (NotImplemented): a non-Array operand that
+    implements the reflected product or opts out of NumPy's ufuncs (`__array_ufunc__ =
+    None`, NEP 13's way to say "my operators handle arrays"), as the other operators do."""
+    t = type(other)
+    return (not isinstance(other, Array)
+            and (getattr(t, "__rmatmul__", None) is not None
+                 or getattr(t, "__array_ufunc__", False) is None))
 
 
 def _make_matmul(operator: bool) -> Any:
@@ -108,7 +129,8 @@ def _make_matmul(operator: bool) -> Any:
         # Validate, allocate, ONE C call. Kept flat on purpose.
         dt = x1._dtype if type(x1) is Array else None
         if type(x2) is not Array or dt is not x2._dtype or dt is _BOOL:
-            if operator and type(x2) is not Array and isinstance(x2, np.ndarray | np.generic):
+            if operator and type(x2) is not Array and (
+                    isinstance(x2, np.ndarray | np.generic) or _defers(x2)):
                 return NotImplemented
             dt = _check_operands(x1, x2)
         s1 = x1._shape
@@ -167,6 +189,8 @@ def imatmul_operator(x1: Array, x2: Any) -> Array:
     either operand (reading it while writing it would corrupt the result)."""
     if isinstance(x2, np.ndarray | np.generic):
         x2 = _from_ndarray(np.asarray(x2), None)  # in place, as the other operators
+    elif _defers(x2):
+        return NotImplemented  # Python then tries x1 @ x2, which x2's __rmatmul__ answers
     if not isinstance(x2, Array):
         _check_operands(x1, x2)
     if x1.readonly:
@@ -199,7 +223,8 @@ class MatmulExplain:
     "reference"), ``packed`` and ``cast`` (the operands packed to row-major once, and those
     converted while packing), ``C`` (contractions), ``U_lhs``, ``U_rhs`` (distinct operand
     matrices) and ``R_lhs``, ``R_rhs`` (their reuse, C / U), ``payload_bytes`` and
-    ``packed_matrices`` (what packing copies), ``flops``, ``blas_calls``, ``verdicts``
+    ``packed_matrices`` (what packing copies), ``flops`` (exact at any size: the C core counts
+    in 128 bits), ``blas_calls``, ``verdicts``
     (per backend, in dispatch order: its type-stage verdict and its outcome),
     ``mapped_strides``, ``lhs_core_strides``, ``rhs_core_strides``, ``out_core_strides``,
     ``lhs_reused``, ``rhs_reused``, ``lhs_zero_batch_stride``, ``rhs_zero_batch_stride``,
@@ -306,11 +331,18 @@ def matmul_explain(x1: Array, x2: Array, /) -> MatmulExplain:
         An operand is not an Array, or has dtype bool.
     ValueError
         The shapes do not multiply (a 0-d operand, contracted dimensions that differ, batch
-        shapes that do not broadcast).
+        shapes that do not broadcast), or the output or a dtype-conversion copy would be
+        larger than 2**63 - 1 bytes ("work size overflows 64-bit arithmetic").
 
     See Also
     --------
     matmul_policy : Force a backend, or change the crossover thresholds, within a block.
+
+    Notes
+    -----
+    ``flops`` is exact at any size, a Python int counted in 128 bits by the C core (not
+    saturated): a product of more than 2**63 - 1 operations is still described here, while
+    `matmul` refuses to run it with a ValueError (docs/reliability.md).
 
     Examples
     --------
@@ -363,7 +395,7 @@ def matmul_explain(x1: Array, x2: Array, /) -> MatmulExplain:
         "C": C, "U_lhs": Ul, "U_rhs": Ur,
         "R_lhs": C / Ul if Ul else 0.0, "R_rhs": C / Ur if Ur else 0.0,
         "payload_bytes": ex.payload_bytes, "packed_matrices": ex.packed_matrices,
-        "flops": ex.flops, "blas_calls": ex.blas_calls,
+        "flops": ex.flops_hi << 64 | ex.flops_lo, "blas_calls": ex.blas_calls,
         "verdicts": tuple(
             {"backend": _BACKENDS[b], "type": _VERDICTS[ex.type_verdict[b]],
              "outcome": _OUTCOMES[ex.outcome[b]]} for b in range(len(_BACKENDS))),

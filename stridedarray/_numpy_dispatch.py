@@ -41,14 +41,54 @@ def _foreign(objs: Any, protocol: str) -> bool:
                for o in objs)
 
 
-def _to_numpy(obj: Any) -> Any:
-    """`obj` with every Array, also inside lists and tuples, replaced by its NumPy view."""
+# Lists nested deeper than this are NumPy's to refuse (it allows 64 dimensions); the bound
+# also keeps a pathological argument from exhausting Python's recursion limit here.
+_MAX_NESTING = 66
+
+
+def _to_numpy(obj: Any, active: list | None = None) -> Any:
+    """`obj` with every Array, also inside lists and tuples, replaced by its NumPy view.
+
+    A list that contains itself (``r = []; r.append(r)``) raises ValueError, as NumPy's own
+    conversion does, instead of recursing until RecursionError."""
     if isinstance(obj, Array):
         return obj._np
     t = type(obj)
     if t is list or t is tuple:
-        return t(_to_numpy(o) for o in obj)
+        if active is None:
+            active = []
+        elif any(o is obj for o in active):
+            raise ValueError("an argument is a list that contains itself; a self-referencing "
+                             "sequence cannot be converted to an array")
+        elif len(active) >= _MAX_NESTING:
+            return obj
+        active.append(obj)
+        try:
+            return t(_to_numpy(o, active) for o in obj)
+        finally:
+            active.pop()
     return obj
+
+
+def _readonly(obj: Any) -> bool:
+    """Whether `obj`, a target NumPy would write into, refuses writes."""
+    if isinstance(obj, Array):
+        return obj.readonly  # also covers views the Array marks read-only (broadcasts)
+    return isinstance(obj, np.ndarray) and not obj.flags.writeable
+
+
+def _check_targets(ufunc: np.ufunc, method: str, inputs: tuple, outs: tuple) -> None:
+    """ValueError, before anything is written, when a target of `ufunc.method` is read-only:
+    every `out=` array, and for `at` the array updated in place (NumPy's `at` writes into a
+    read-only array without checking)."""
+    targets = outs + inputs[:1] if method == "at" else outs
+    name = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+    for i, t in enumerate(targets):
+        if _readonly(t):
+            what = "the first argument of at()" if i >= len(outs) else (
+                "out" if len(outs) == 1 else f"out[{i}]")
+            raise ValueError(f"{name}: {what} is read-only (a view of "
+                             "read-only memory, or a broadcast view); nothing was written")
 
 
 def _supported(npdt: np.dtype) -> bool:
@@ -99,8 +139,10 @@ def _matmul_operands(inputs: tuple) -> tuple[Array, Array] | None:
 def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
     """`Array.__array_ufunc__`: the ufunc on NumPy views, results as Arrays (module rule)."""
     out = kwargs.get("out")
-    if _foreign(inputs, "__array_ufunc__") or (out is not None and _foreign(
-            out if isinstance(out, tuple) else (out,), "__array_ufunc__")):
+    outs = () if out is None else out if isinstance(out, tuple) else (out,)
+    where = kwargs.get("where")
+    if _foreign(inputs, "__array_ufunc__") or _foreign(outs, "__array_ufunc__") or (
+            where is not None and _foreign((where,), "__array_ufunc__")):
         return NotImplemented
     if ufunc is np.matmul and method == "__call__" and not kwargs:
         ops = _matmul_operands(inputs)
@@ -108,16 +150,21 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> An
             from ._matmul import matmul
 
             return matmul(*ops)
+    _check_targets(ufunc, method, inputs, outs)
     nin = tuple(_to_numpy(x) for x in inputs)
-    if out is not None:
-        kwargs = dict(kwargs, out=_to_numpy(out))
+    if kwargs:
+        # Every keyword (out=, where=, ...) as NumPy views: an Array left in one would send
+        # NumPy back to this override, over and over.
+        kwargs = {k: _to_numpy(v) for k, v in kwargs.items()}
     r = getattr(ufunc, method)(*nin, **kwargs)
     if out is not None:
-        # NumPy returns the out arrays: give back the caller's own objects.
-        outs = out if isinstance(out, tuple) else (out,)
+        # NumPy returns the out arrays: give back the caller's own objects (and NumPy's new
+        # result, converted, where an output was left None: out=(None, y)).
         if method == "at":
             return None
-        return outs[0] if len(outs) == 1 else outs
+        if len(outs) == 1:
+            return outs[0] if outs[0] is not None else _to_ours(r)
+        return tuple(o if o is not None else _to_ours(ri) for o, ri in zip(outs, r, strict=True))
     return _to_ours(r)
 
 

@@ -44,13 +44,17 @@ def reduce_axes(axis: int | Sequence[int] | None, ndim: int,
 
 def scalar_as(value: Any, dt: DType, name: str) -> tuple[np.ndarray, DType]:
     """A Python scalar mixed with an array of dtype `dt`: the 0-d ndarray it becomes and the
-    dtype of the mix (`_dtypes.scalar_dtype`'s rules, shared with the element-wise functions)."""
+    dtype of the mix (`_dtypes.scalar_dtype`'s rules, shared with the element-wise functions).
+    A NumPy scalar or 0-d ndarray counts as a 0-d array of its own dtype (`numpy_value`)."""
+    if _dtypes.numpy_value(value):
+        arr = np.asarray(value)
+        return arr, _dtypes.promote(dt, _dtypes.from_numpy_dtype(arr.dtype))
     r = _dtypes.scalar_dtype(dt, value, name)
     return _dtypes.scalar_np(value, r), r
 
 
 def operands(x1: Any, x2: Any, func: str) -> tuple[np.ndarray, np.ndarray, DType]:
-    """Two operands (arrays or Python scalars) as ndarrays, and their promoted dtype."""
+    """Two operands (arrays, Python or NumPy scalars) as ndarrays, and their promoted dtype."""
     a1, a2 = isinstance(x1, Array), isinstance(x2, Array)
     if not (a1 or a2):
         raise TypeError(f"{func}: at least one of x1, x2 must be a stridedarray.Array")

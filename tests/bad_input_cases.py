@@ -213,6 +213,53 @@ row("huge_stride_extent_one_elementwise", SH, "r = x + 1.0; q = np.asarray(y)",
     None, check="assert float(r[0, 0]) == 2.0 and q.tolist() == [1.0]")
 row("huge_stride_extent_one_pack", SH, "r = x.to_row_major()", None,
     check="assert r.shape == (1, 1) and float(r[0, 0]) == 1.0")
+# Zero-stride operands claim any extent without memory behind it, so sizes the C core derives
+# from two of them (scratch, packs, the output, the flop count) can exceed 64 bits. Each is
+# refused with a ValueError (as any size beyond int64), never wrapped into a small buffer.
+BC = ("def bc(shape, target, dt=sa.int8):\n"
+      "    return sa.broadcast_to(sa.ones(shape, dtype=dt), target)\n")
+GEMV = BC + "K = 0x3333333333333340; a = bc((1, 1), (1, K)); b = bc((1,), (K,))"
+OVF = "work size overflows 64-bit arithmetic"
+for rid, setup, call in [
+    # the generic GEMV's scratch (5 K bytes) wrapped to 320 bytes, then K were written
+    ("huge_matmul_scratch_gemv_int8", GEMV, "a @ b"),
+    ("huge_matmul_scratch_gemv_function", GEMV, "sa.matmul(a, b)"),
+    ("huge_matmul_scratch_gemv_float64", BC + "K = 2**58; a = bc((1, 1), (1, K), sa.float64); "
+     "b = bc((1,), (K,), sa.float64)", "a @ b"),
+    ("huge_matmul_scratch_dot_complex64", BC + "K = 2**59; a = bc((1,), (K,), sa.complex64); "
+     "b = bc((1,), (K,), sa.complex64)", "a @ b"),
+    # more flops than int64 holds: refused on every route before anything runs
+    ("huge_matmul_flops_gemm_int8", BC + "K = 2**62 - 1; a = bc((2, 1), (2, K)); "
+     "b = bc((1, 2), (K, 2))", "a @ b"),
+    ("huge_matmul_flops_gemm_reference", BC + "K = 2**62 - 1; a = bc((2, 1), (2, K)); "
+     "b = bc((1, 2), (K, 2))", "with sa.matmul_policy(force='reference'):\n    a @ b"),
+    ("huge_matmul_flops_batched_gemv", BC + "K = 2**61; a = bc((3, 1, 1), (3, 1, K)); "
+     "b = bc((1,), (K,))", "a @ b"),
+    ("huge_matmul_flops_gemm_complex128", BC + "K = (2**63 - 1) // 48; "
+     "a = bc((3, 1), (3, K), sa.complex128); b = bc((1, 3), (K, 3), sa.complex128)", "a @ b"),
+    # a cast pack (int32 -> float64) of 2**61 - 1 elements: more bytes than int64 holds
+    ("huge_matmul_cast_pack", BC + "K = 2**61 - 1; a = bc((1, 1), (1, K), sa.int32); "
+     "b = bc((1,), (K,), sa.float32)", "a @ b"),
+    ("huge_matmul_cast_pack_explain", BC + "K = 2**61 - 1; a = bc((1, 1), (1, K), sa.int32); "
+     "b = bc((1,), (K,), sa.float32)", "sa.matmul_explain(a, b)"),
+    # an output beyond int64: matmul_explain says so too (`@` refuses it before the C core)
+    ("huge_matmul_output_explain", BC + "a = bc((1, 1), (2**40, 1)); b = bc((1, 1), (1, 2**40))",
+     "sa.matmul_explain(a, b)"),
+]:
+    row(rid, setup, call, ValueError, OVF)
+# The explain of a product `@` refuses: its plan and the exact flop count (2 K, 2**71).
+row("huge_matmul_scratch_gemv_explain", GEMV, "e = sa.matmul_explain(a, b)", None,
+    check="assert e['flops'] == 2 * K and e['route'] == 'generic' and e['K'] == K")
+row("huge_matmul_flops_explain", BC + "a = bc((1, 1, 1), (2**10, 2**20, 2**20), sa.float64); "
+    "b = bc((1, 1), (2**20, 2**20), sa.float64)", "e = sa.matmul_explain(a, b)", None,
+    check="assert e['flops'] == 2**71 and e['C'] == 2**10")
+# Empty products with a huge K compute (nothing): no operand is cast or packed for them.
+row("huge_matmul_empty_k", BC + "a = bc((0, 1), (0, 2**62)); b = bc((1, 1), (2**62, 1))",
+    "r = a @ b", None, check="assert r.shape == (0, 1) and r.dtype == sa.int8")
+row("huge_matmul_empty_mixed_dtypes", BC + "a = bc((2, 1), (2, 2**61)); "
+    "b = bc((1, 0), (2**61, 0), sa.int16)", "r = a @ b; e = sa.matmul_explain(a, b)", None,
+    check="assert r.shape == (2, 0) and r.dtype == sa.int16 and e['cast'] == () "
+          "and e['payload_bytes'] == 0 and e['flops'] == 0")
 
 # -- negative dimensions
 for rid, call, frag in [
@@ -314,6 +361,54 @@ row("readonly_memoryview_toreadonly",
     ValueError, "read-only")
 row("readonly_matmul_reads_fine", SR, "r = a @ m", None,
     check="assert np.array_equal(r._np, np.zeros((2, 2)))")
+
+# -- NumPy's ufunc methods never write into a read-only target (NumPy's own ufunc.at does not
+# check; every out= is checked before NumPy runs).
+for rid, call in [
+    ("readonly_ufunc_at", "np.add.at(a, (0, 0), 100.0)"),
+    ("readonly_ufunc_at_bytes", "np.add.at(b, [0, 1], 1)"),
+    ("readonly_ufunc_at_view", "np.negative.at(a[::-1], (0, 1))"),
+    ("readonly_ufunc_at_broadcast", "v = sa.broadcast_to(m[0], (3, 2)); np.add.at(v, 0, 1.0)"),
+    ("readonly_ufunc_out", "np.add(m, 1.0, out=a)"),
+    ("readonly_ufunc_out_where", "np.add(m, 1.0, out=a, where=sa.ones((2, 2), dtype=sa.bool))"),
+    ("readonly_ufunc_out_tuple", "np.divmod(m, 2.0, out=(sa.zeros((2, 2)), a))"),
+    ("readonly_ufunc_reduce_out", "np.add.reduce(m, axis=0, out=a[0])"),
+    ("readonly_ufunc_accumulate_out", "np.add.accumulate(m, axis=0, out=a)"),
+    ("readonly_ufunc_reduceat_out", "np.add.reduceat(m, [0, 1], axis=0, out=a)"),
+    ("readonly_ufunc_outer_out", "np.multiply.outer(m[0], m[0], out=a)"),
+]:
+    row(rid, SR, call, ValueError, "read-only")
+
+# -- in-place operators are all or nothing, with NumPy's same-kind casting
+SP = ("p = sa.asarray([1, 2, 3, 4]); q = sa.asarray([2, 2, -1, 2]); u = sa.ones(4, "
+      "dtype=sa.uint8); s8 = sa.asarray([2, 2, -1, 2], dtype=sa.int8)")
+for rid, call, exc, frag in [
+    ("ipow_negative_exponent", "p **= q", ValueError, "negative"),
+    ("ipow_negative_exponent_view", "v = p[::-1]; v **= q", ValueError, "negative"),
+    ("ipow_negative_scalar", "p **= -1", ValueError, "negative"),
+    ("ipow_signed_into_unsigned", "u **= s8", TypeError, "int16"),
+    ("iadd_cross_kind_scalar", "p += 1.5", TypeError, "float64"),
+    ("iadd_cross_kind_array", "p += sa.asarray(1.5)", TypeError, "float64"),
+    ("iadd_signed_into_unsigned", "u += s8", TypeError, "uint8"),
+]:
+    row(rid, SP, call, exc, frag)
+row("iadd_same_kind_0d", "", "r = sa.zeros(3, dtype=sa.int32); r += sa.asarray(1)", None,
+    check="assert r.dtype == sa.int32 and r.tolist() == [1, 1, 1]")
+
+# -- NumPy scalars where Python scalars go; a self-referencing list is a ValueError
+SN = "x = sa.zeros(3); i8 = sa.zeros(3, dtype=sa.int8); r0 = []; r0.append(r0)"
+row("setitem_numpy_int_out_of_range", SN, "i8[0] = np.int64(300)", OverflowError, "int8")
+row("full_numpy_int_out_of_range", SN, "sa.full(2, np.int64(300), dtype=sa.int8)",
+    OverflowError, "int8")
+row("full_like_numpy_complex_into_real", SN, "sa.full_like(x, np.complex64(1j))", TypeError,
+    "complex")
+row("full_float_nan_into_int", SN, "sa.full(2, float('nan'), dtype=sa.int8)", ValueError,
+    "NaN")
+row("ufunc_self_referencing_list", SN, "np.add(x, r0)", ValueError, "contains itself")
+row("function_self_referencing_list", SN, "np.concatenate([x, r0])", ValueError,
+    "contains itself")
+row("ufunc_where_array", SN, "r = np.add(sa.arange(3.0), 1.0, where=sa.asarray([True, False, "
+    "True]), out=sa.zeros(3))", None, check="assert r.tolist() == [1.0, 0.0, 3.0]")
 
 # -- memoryviews: a released one is refused; an Array made from one that is released later
 # keeps the memory alive (NumPy's import holds its own export of the bytearray, so the

@@ -14,6 +14,9 @@
 * `view_chain(...)`       random views applied to an (Array, ndarray) pair in lockstep.
 * `matmul_cases(...)`     two operands of matmul-compatible shapes (every role, broadcast batch
                           dims, K = 0, 0-size batches) over fuzzed descriptors, dtype pairs.
+* `huge_matmul_cases(...)` matmul operands made by `broadcast_to` with extents up to 2**62 (zero
+                          strides, no memory behind them): empty products, products whose flop
+                          count exceeds int64, outputs whose size exceeds int64.
 * `addresses(...)`        element offsets of every logical element, from our descriptor and
                           from NumPy's, to compare views address by address.
 
@@ -26,6 +29,7 @@ times inf, which IEEE says is NaN: the bad-input table covers that, this suite d
 
 from __future__ import annotations
 
+from math import prod
 from typing import NamedTuple
 
 import numpy as np
@@ -467,3 +471,135 @@ def matmul_cases(draw, big: bool = False) -> MatmulCase:
         # rhs, with fewer batch axes, broadcasts against)
         a = broadcast_fuzzed(a, (draw(st.integers(0, 3)),) + s1)
     return MatmulCase(a, b, promote(d1, d2) if sa.bool not in (d1, d2) else None)
+
+
+# -- huge zero-stride operands ----------------------------------------------------------------
+
+MAX_BYTES = 2**63 - 1  # the largest array, in bytes (NumPy's limit)
+
+
+def _nonzero_bytes(shape: tuple, itemsize: int) -> int:
+    """The product of the non-zero extents times the item size (NumPy's size rule)."""
+    return prod([e for e in shape if e]) * itemsize
+
+
+class HugeCase(NamedTuple):
+    """`x1 @ x2` over broadcast (stride-0) operands with extents up to 2**62. `kind` is what the
+    draw aimed at ("empty", "work", "zeros" or "output"); the test derives the outcome from the
+    shapes itself. `bases` are the small buffers behind the operands."""
+
+    x1: Array
+    x2: Array
+    bases: tuple
+    dtype: DType
+    kind: str
+
+
+def _huge(low: int = 2**31) -> st.SearchStrategy:
+    """An extent only a zero stride can give: `low` .. 2**62, often a round value."""
+    round_ = [e for e in (2**62, 2**62 - 1, 3 * 2**60, 2**61, 2**48, 2**40, 2**32, 2**31)
+              if e >= low]
+    return st.sampled_from(round_) | st.integers(low, 2**62)
+
+
+def _broadcast_operand(draw, dt: DType, shape: tuple) -> tuple[Array, np.ndarray]:
+    """broadcast_to(base, shape) where base has extent 1 on every axis longer than 8 (and on a
+    few short ones): small values, zero strides on the broadcast axes; sometimes the last two
+    axes are drawn swapped and transposed back (column-major core strides)."""
+    swap = len(shape) >= 2 and draw(st.integers(0, 3)) == 0
+    if swap:
+        shape = shape[:-2] + (shape[-1], shape[-2])
+    base_shape = tuple(e if e <= 8 and draw(st.integers(0, 2)) else min(e, 1) for e in shape)
+    base = values(dt, prod(base_shape), draw(st.integers(0, 2**32 - 1))).reshape(base_shape)
+    x = sa.broadcast_to(sa.asarray(base), shape)
+    return (x.mT if swap else x), base
+
+
+@st.composite
+def huge_matmul_cases(draw) -> HugeCase:
+    """Broadcast operands with huge extents, for products that must either compute (an empty
+    output, or K == 0) or raise the clear error (the flop count or the output's size beyond
+    int64). Never a representable but huge product: that would just run for years. Kinds:
+
+    * "empty": an output extent (a batch axis, M or N) is 0, the others and K anything;
+    * "work": a small non-empty output and K so large that 2*C*M*N*K (8*... complex) > 2**63 - 1
+      while both operands stay representable (when no such K exists: the largest K with M or N
+      made 0, "empty", or for two vectors K == 0, "zeros");
+    * "output": M and N huge, so the output's size exceeds int64."""
+    d1 = draw(st.sampled_from(NUMERIC))
+    d2 = d1 if draw(st.integers(0, 3)) else draw(st.sampled_from(NUMERIC))
+    dt = promote(d1, d2)
+    kind = draw(st.sampled_from(["empty", "work", "output"]))
+    vec1 = kind != "output" and draw(st.integers(0, 3)) == 0
+    vec2 = kind != "output" and draw(st.integers(0, 3)) == 0
+    if kind == "empty" and vec1 and vec2:
+        vec2 = False  # a DOT's output is 0-d, never empty
+    small = st.integers(1, 8) if kind == "work" else st.integers(0, 3)
+    any_ext = st.sampled_from([0, 1, 2, 3]) | _huge()
+    ext = any_ext if kind == "empty" else small
+    domain = [draw(ext) for _ in range(draw(st.integers(0, 2)))] if not (vec1 and vec2) else []
+    # (an "output" kind's M * N is at least 2**64, so the halving below keeps it too large)
+    m = 1 if vec1 else draw(_huge(2**32) if kind == "output" else ext)
+    n = 1 if vec2 else draw(_huge(2**32) if kind == "output" else ext)
+    k = draw(any_ext if kind == "empty" else small)
+
+    def batch_of() -> list:
+        nb = draw(st.integers(0, len(domain)))
+        return [e if draw(st.integers(0, 2)) else 1 for e in domain[len(domain) - nb:]]
+
+    bat1 = [] if vec1 else batch_of()
+    bat2 = [] if vec2 else batch_of()
+    if kind == "empty":  # zero M, N or an output batch axis (in each operand that has it)
+        nb = max(len(bat1), len(bat2))
+        slot = draw(st.sampled_from(["m"] * (not vec1) + ["n"] * (not vec2)
+                                    + [f"b{i}" for i in range(1, nb + 1)]))
+        if slot == "m":
+            m = 0
+        elif slot == "n":
+            n = 0
+        else:
+            for bat in (bat1, bat2):
+                if len(bat) >= int(slot[1:]):
+                    bat[-int(slot[1:])] = 0
+    if kind == "work":
+        per = 8 if dt.kind == "c" else 2
+        # per * N > lhs itemsize and per * M > rhs itemsize make such a K exist for matrices
+        m = m if vec1 else max(m, d2.itemsize // per + 1)
+        n = n if vec2 else max(n, d1.itemsize // per + 1)
+        c = prod(np.broadcast_shapes(tuple(bat1), tuple(bat2)))
+        lo = -(-(2**63) // (per * c * m * n))  # the least K with per*C*M*N*K > 2**63 - 1
+        hi = min(2**62, MAX_BYTES // (d1.itemsize * prod(bat1) * m),
+                 MAX_BYTES // (d2.itemsize * prod(bat2) * n))
+        if lo <= hi:
+            k = draw(st.sampled_from([lo, hi]) | st.integers(lo, hi))
+        elif not (vec1 and vec2):  # (a vector of a wide dtype is too long first): empty it
+            k, kind = hi, "empty"
+            m, n = (0, n) if not vec1 else (m, 0)
+        else:
+            k, kind = 0, "zeros"
+
+    def shapes() -> tuple[tuple, tuple]:
+        return (tuple(bat1) + (() if vec1 else (m,)) + (k,),
+                tuple(bat2) + (k,) + (() if vec2 else (n,)))
+
+    # Halve the largest extents until both operands are representable (they share K and the
+    # batch axes, so the shapes are rebuilt from the shared values each time).
+    while True:
+        s1, s2 = shapes()
+        over = [s for s, d in ((s1, d1), (s2, d2)) if _nonzero_bytes(s, d.itemsize) > MAX_BYTES]
+        if not over:
+            break
+        big = max(over[0])
+        if k == big:
+            k //= 2
+        elif m == big:
+            m //= 2
+        elif n == big:
+            n //= 2
+        for bat in (bat1, bat2):
+            for i, e in enumerate(bat):
+                if e == big:
+                    bat[i] = e // 2
+    x1, base1 = _broadcast_operand(draw, d1, s1)
+    x2, base2 = _broadcast_operand(draw, d2, s2)
+    return HugeCase(x1, x2, (base1, base2), dt, kind)

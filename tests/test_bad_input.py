@@ -259,14 +259,26 @@ def _describe_death(rc: int) -> str:
     return f"exited with status {rc}"
 
 
+def _child_env() -> dict[str, str]:
+    """The environment for a child: it imports the stridedarray this process imports (the
+    checkout under test, not whatever copy the interpreter's site-packages points to)."""
+    import stridedarray
+
+    env = os.environ.copy()
+    root = str(Path(stridedarray.__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    return env
+
+
 def _run_batch(ids: list[str]) -> dict[str, dict]:
     """Run `ids` in children; a crash names its case and the rest are run in a new child."""
     results: dict[str, dict] = {}
     todo = list(ids)
+    env = _child_env()
     while todo:
         proc = subprocess.Popen([sys.executable, "-X", "faulthandler", __file__, "--child", *todo],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                cwd=Path(__file__).resolve().parent, env=os.environ.copy())
+                                cwd=Path(__file__).resolve().parent, env=env)
         try:
             out, err = proc.communicate(timeout=_BATCH_TIMEOUT)
             death = _describe_death(proc.returncode)
@@ -327,6 +339,17 @@ def test_bad_input(case_id: str, bad_input_results: dict[str, dict]) -> None:
         case = _BY_ID[case_id]
         pytest.fail(f"case {case_id}\n  setup: {case.setup!r}\n  call:  {case.call!r}\n"
                     f"{res['detail']}", pytrace=False)
+
+
+def test_children_import_the_stridedarray_under_test() -> None:
+    """A child runs the same tree as this process (not an editable install elsewhere)."""
+    import stridedarray
+
+    r = subprocess.run([sys.executable, "-c", "import stridedarray; print(stridedarray.__file__)"],
+                       capture_output=True, text=True, cwd=Path(__file__).resolve().parent,
+                       env=_child_env(), timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert Path(r.stdout.strip()).resolve() == Path(stridedarray.__file__).resolve()
 
 
 def test_table_ids_unique() -> None:

@@ -139,6 +139,15 @@ def test_full_infers_and_checks_dtype():
         sa.full(2, "x")
     with pytest.raises(TypeError, match="complex"):
         sa.full(2, 1j, dtype=sa.float64)
+    # a float fill of an integer array truncates toward zero, as assignment does; a value
+    # with no integer in range raises instead of wrapping
+    assert sa.full(2, -2.7, dtype=sa.int8).tolist() == [-2, -2]
+    for bad, err in ((-1.0, OverflowError), (256.0, OverflowError), (float("inf"), OverflowError),
+                     (float("nan"), ValueError)):
+        with pytest.raises(err, match="fill_value"):
+            sa.full(2, bad, dtype=sa.uint8)
+        with pytest.raises(err, match="fill_value"):
+            sa.full_like(sa.zeros(2, dtype=sa.uint8), bad)
     with pytest.raises(ValueError, match="negative"):
         sa.zeros((2, -1))
     with pytest.raises(ValueError, match="device"):

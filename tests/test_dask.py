@@ -173,3 +173,50 @@ def test_registration_is_done_once_and_through_dask():
     assert _dask._registered
     assert is_valid_chunk_type(sa.Array)
     assert tensordot_lookup.dispatch(sa.Array) is _dask._tensordot
+
+
+# Each scenario runs in a fresh interpreter: the order of the imports is the point (this
+# process covers "stridedarray, then dask.array").
+_COMBINE = """
+import dask
+import numpy as np
+r = (da.ones(3, chunks=2) + sa.arange(3.0)).compute(scheduler="sync")
+assert isinstance(r, sa.Array), type(r)
+assert r.tolist() == [1.0, 2.0, 3.0]
+assert not any(type(f).__name__ == "_AfterDaskArray" for f in sys.meta_path)
+print("registered")
+"""
+_ORDERS = {
+    "dask first": "import dask.array as da\nimport stridedarray as sa",
+    "probe, then import": ("import stridedarray as sa\nimport importlib.util\n"
+                           "assert importlib.util.find_spec('dask.array') is not None\n"
+                           "import dask.array as da"),
+    "probe twice, before and after": (
+        "import importlib.util\nimportlib.util.find_spec('dask.array')\n"
+        "import stridedarray as sa\nimportlib.util.find_spec('dask.array')\n"
+        "importlib.util.find_spec('dask.array')\nimport dask.array as da"),
+    "import dask, probe, import": (
+        "import dask\nimport stridedarray as sa\nimport importlib.util\n"
+        "importlib.util.find_spec('dask.array')\nimport dask.array as da"),
+    "loaded from a probed spec": (
+        "import stridedarray as sa\nimport importlib.util\n"
+        "spec = importlib.util.find_spec('dask.array')\n"
+        "da = importlib.util.module_from_spec(spec)\nsys.modules['dask.array'] = da\n"
+        "spec.loader.exec_module(da)"),
+}
+
+
+@pytest.mark.parametrize("order", sorted(_ORDERS))
+def test_registration_survives_any_import_order(order):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = str(Path(sa.__file__).resolve().parent.parent)  # the checkout under test
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        p for p in (root, os.environ.get("PYTHONPATH")) if p))
+    code = "import sys\n" + _ORDERS[order] + "\n" + _COMBINE
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert proc.returncode == 0 and "registered" in proc.stdout, proc.stderr[-2000:]

@@ -95,8 +95,8 @@ DOCUMENTED: dict[str, tuple[object, tuple[str, ...]]] = {
     **{f"Array.{name}": (getattr(Array, name), (_E,)) for name in (
         "buffer", "strides", "origin", "readonly", "is_c_contiguous", "is_f_contiguous",
         "__array_interface__", "__array_ufunc__", "__array_function__", "__repr__",
-        "__format__", "__len__", "__iter__", "__reduce_ex__", "__setstate__", "__copy__",
-        "__deepcopy__",
+        "__format__", "__len__", "__contains__", "__iter__", "__reduce_ex__", "__setstate__",
+        "__copy__", "__deepcopy__",
         "__dask_tokenize__")},
 }
 # NumPy's methods share one generated docstring that points to NumPy's own.

@@ -1,7 +1,7 @@
 """Fuzz suite (issue 7 item 2): random descriptors, differential against NumPy.
 
-Every test is one body run under two budgets: the CI variant (200-250 examples each, 1,050 in
-all) and a `@pytest.mark.slow` variant (21,000 in all; `pytest -m slow tests/test_fuzz.py`).
+Every test is one body run under two budgets: the CI variant (100-250 examples each, 1,150 in
+all) and a `@pytest.mark.slow` variant (23,000 in all; `pytest -m slow tests/test_fuzz.py`).
 The strategies are in tests/fuzz_strategies.py: descriptors made by the private constructor
 `_make` over a C-contiguous buffer with ranks 0-5, extents 0 and 1, signed strides with zeros and
 overlaps, wild strides on extent-1 axes and random origins; `broadcast_to` views; the view chains
@@ -25,10 +25,13 @@ from math import prod
 import numpy as np
 import pytest
 from fuzz_strategies import (
+    MAX_BYTES,
     Fuzzed,
+    HugeCase,
     addresses,
     bad_descriptors,
     descriptors,
+    huge_matmul_cases,
     matmul_cases,
     numpy_addresses,
     offset_span,
@@ -327,9 +330,11 @@ def _check_explain(x1: sa.Array, x2: sa.Array, dt, out_shape: tuple, policy: dic
                                         and policy.get("gemm_batch_strided") == 1)
         event("one ?gemm_batch_strided call" if d["blas_calls"] == 1 and C > 1 else
               "BLAS call per contraction")
-    # packed payload: each packed operand's elements times the itemsize; 0 when nothing is
+    # packed payload: each packed operand's elements times the itemsize; 0 when nothing is.
+    # An empty product (C, M, N or K zero) reads no operand, so nothing is cast for it.
     cast = set(d["cast"])
-    assert cast == {n for n, x in (("lhs", x1), ("rhs", x2)) if x.dtype is not dt}
+    assert cast == ({n for n, x in (("lhs", x1), ("rhs", x2)) if x.dtype is not dt}
+                    if C * M * N * K else set())
     if d["route"] != "pack_blas":
         assert set(d["packed"]) == cast
     elems = mats = 0
@@ -400,6 +405,72 @@ def _check_imatmul(a: Fuzzed, b: Fuzzed, product: np.ndarray, policy: dict) -> N
 
 
 test_matmul, test_matmul_slow = both_budgets(_matmul_draw(), 250, 6000)(_check_matmul)
+
+
+# -- matmul over huge zero-stride operands ----------------------------------------------------
+
+_OVERFLOW = "work size overflows 64-bit arithmetic"
+
+
+@st.composite
+def _huge_draw(draw) -> tuple:
+    return draw(huge_matmul_cases()), draw(st.sampled_from(_POLICIES))
+
+
+def _check_huge_matmul(case: tuple) -> None:
+    """Extents up to 2**62 behind zero strides: the product computes when there is nothing to
+    multiply (an empty output, or K == 0), and otherwise raises the clear ValueError (the
+    output's size or the flop count beyond int64), on every route; the explain report gives
+    the exact flop count; nothing is written. The outcome is worked out here from the shapes."""
+    hc, policy = case
+    x1, x2, dt = hc.x1, hc.x2, hc.dtype
+    assert isinstance(hc, HugeCase)
+    before = snapshot(*hc.bases)
+    s1, s2 = x1.shape, x2.shape
+    vec1, vec2 = len(s1) == 1, len(s2) == 1
+    M, N, K = (1 if vec1 else s1[-2]), (1 if vec2 else s2[-1]), s1[-1]
+    batch = tuple(int(e) for e in np.broadcast_shapes(s1[:-2], s2[:-2]))
+    out_shape = batch + (() if vec1 else (M,)) + (() if vec2 else (N,))
+    C = prod(batch)
+    flops = (8 if dt.kind == "c" else 2) * C * M * N * K
+    event(f"huge: {hc.kind}")
+    with sa.matmul_policy(**policy):
+        if prod([e for e in out_shape if e]) * dt.itemsize > MAX_BYTES:
+            event("huge: output too large")
+            with pytest.raises(ValueError, match="too large"):
+                x1 @ x2
+            with pytest.raises(ValueError, match=_OVERFLOW):
+                sa.matmul_explain(x1, x2)
+            assert snapshot(*hc.bases) == before
+            return
+        # what explain reports: the cast packs (none for an empty product) and the exact count
+        cast = [(x, v) for x, v in ((x1, vec1), (x2, vec2)) if x.dtype is not dt]
+        payload = sum(_packed_elements(x.shape, x.strides, v)[0] for x, v in cast) * dt.itemsize
+        if C * M * N * K and payload > MAX_BYTES:
+            event("huge: cast pack too large")
+            with pytest.raises(ValueError, match=_OVERFLOW):
+                sa.matmul_explain(x1, x2)
+        else:
+            d = sa.matmul_explain(x1, x2).to_dict()
+            assert (d["M"], d["N"], d["K"], d["C"]) == (M, N, K, C)
+            assert d["out_shape"] == out_shape and d["flops"] == flops
+            if not C * M * N * K:
+                assert d["cast"] == () and d["payload_bytes"] == 0
+        if C * M * N == 0 or K == 0:
+            event("huge: computes")
+            out = x1 @ x2
+            assert out.shape == out_shape and out.dtype is dt
+            same_values(np.asarray(out), np.zeros(out_shape, dt.np))
+        else:
+            assert flops > MAX_BYTES, "the strategy drew a representable but huge product"
+            event("huge: flops beyond int64")
+            with pytest.raises(ValueError, match=_OVERFLOW):
+                x1 @ x2
+    assert snapshot(*hc.bases) == before
+
+
+test_huge_matmul, test_huge_matmul_slow = both_budgets(_huge_draw(), 100, 2000)(
+    _check_huge_matmul)
 
 
 # -- views ------------------------------------------------------------------------------------

@@ -382,6 +382,34 @@ def test_dimensions_beyond_blasint_decline_too_large():
     assert d["route"] == "generic"
 
 
+@pytest.mark.parametrize("dtype, n, per", [
+    (sa.float64, 2**10, 2),   # 2**61 operations: fits int64
+    (sa.float64, 2**20, 2),   # 2**71: wrapped to 0 in 64 bits
+    (sa.int8, 2**30, 2),      # 2**81
+    (sa.complex128, 2**12, 8),  # 2**65
+])
+def test_explain_counts_flops_exactly_beyond_64_bits(dtype, n, per):
+    """The flop count of a huge broadcast product is exact, worked out here from the shapes."""
+    x1 = sa.broadcast_to(sa.ones((1, 1, 1), dtype=dtype), (2**10, 2**20, 2**20))
+    x2 = sa.broadcast_to(sa.ones((1, 1), dtype=dtype), (2**20, n))
+    d = explain(x1, x2)
+    assert d["flops"] == per * 2**10 * 2**20 * n * 2**20
+    assert (d["C"], d["M"], d["N"], d["K"]) == (2**10, 2**20, n, 2**20)
+    assert d["mapped_strides"]["out"] == (2**20 * n,)
+    assert f"{per * 2**50 * n:,} FLOPs" in str(sa.matmul_explain(x1, x2))
+
+
+def test_explain_output_size_guard_at_the_int64_boundary():
+    """The planner checks the output's byte size (explain allocates no output): 2**63 - 2**32
+    one-byte elements are planned, 2**63 are refused."""
+    x1 = sa.broadcast_to(sa.ones((1, 1), dtype=sa.int8), (2**32, 3))
+    x2 = sa.broadcast_to(sa.ones((1, 1), dtype=sa.int8), (3, 2**31 - 1))
+    assert explain(x1, x2)["flops"] == 2 * 2**32 * (2**31 - 1) * 3
+    x2 = sa.broadcast_to(sa.ones((1, 1), dtype=sa.int8), (3, 2**31))
+    with pytest.raises(ValueError, match="work size overflows 64-bit arithmetic"):
+        sa.matmul_explain(x1, x2)
+
+
 def test_explain_fields_and_str():
     x1, _ = matrix(sa.float32, (2, 1), 5, 6, "C", 1)
     x2, _ = matrix(sa.float32, (1, 3), 6, 7, "C", 2)

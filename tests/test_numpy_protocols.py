@@ -109,6 +109,21 @@ def test_format_and_to_device():
         y.to_device("cuda")
 
 
+@pytest.mark.parametrize("version", ["2021.12", "2022.12", "2023.12", "2024.12", "2025.12"])
+def test_every_published_api_version_is_accepted(version):
+    ns = sa.ones(2).__array_namespace__(api_version=version)
+    assert ns.__array_api_version__ == version
+    assert (ns.ones(2) + 1).tolist() == [2.0, 2.0]
+    if version < "2025.12":  # sequences of arrays were lists before 2025.12
+        assert isinstance(ns.broadcast_arrays(sa.ones(2), sa.ones(2)), list)
+
+
+@pytest.mark.parametrize("version", ["2020.12", "2026.12", "latest", "2023", 2023.12, ""])
+def test_unknown_api_versions_are_refused(version):
+    with pytest.raises(ValueError, match="api_version"):
+        sa.ones(2).__array_namespace__(api_version=version)
+
+
 def test_namespace_version_is_per_request():
     x = sa.ones(2)
     old = x.__array_namespace__(api_version="2023.12")
@@ -243,6 +258,119 @@ def test_ufunc_methods_and_out_arguments():
     with pytest.raises(ValueError, match="read-only"):
         np.add(sa.ones(4, dtype=sa.uint8), 1, out=read_only)
     assert read_only.tolist() == [0, 0, 0, 0]
+
+
+def _read_only_targets():
+    """(array, the memory under it): a view of bytes, a read-only ndarray wrapped by asarray,
+    a reversed view of the latter, and a broadcast view (read-only: it repeats elements)."""
+    raw = bytes(32)
+    frozen = np.arange(4.0)
+    frozen.flags.writeable = False
+    src = sa.arange(4.0)
+    return [(sa.asarray(np.frombuffer(raw)), lambda: np.frombuffer(raw).tolist()),
+            (sa.asarray(frozen), frozen.tolist), (sa.asarray(frozen)[::-1], frozen.tolist),
+            (sa.broadcast_to(src[1:2], (4,)), src.tolist)]
+
+
+UFUNC_WRITES = {
+    "call out=": lambda t: np.add(sa.ones(t.shape), 100.0, out=t),
+    "call out=(t,)": lambda t: np.negative(sa.ones(t.shape), out=(t,)),
+    "call out= where=": lambda t: np.add(sa.ones(t.shape), 1.0, out=t,
+                                         where=sa.ones(t.shape, dtype=sa.bool)),
+    "divmod out=": lambda t: np.divmod(sa.ones(t.shape), 2.0, out=(sa.zeros(t.shape), t)),
+    "at": lambda t: np.add.at(t, 0, 100.0),
+    "at with ndarray indices": lambda t: np.multiply.at(t, np.array([0, 1]), 100.0),
+    "reduce out=": lambda t: np.add.reduce(sa.ones((3,) + t.shape), axis=0, out=t),
+    "accumulate out=": lambda t: np.add.accumulate(sa.ones(t.shape), out=t),
+    "reduceat out=": lambda t: np.add.reduceat(sa.ones(t.shape), np.arange(t.shape[0]),
+                                               out=t),
+    "outer out=": lambda t: np.add.outer(sa.ones(1), sa.ones(t.shape),
+                                         out=sa.reshape(t, (1,) + t.shape)),
+}
+
+
+@pytest.mark.parametrize("how", sorted(UFUNC_WRITES))
+def test_every_ufunc_method_refuses_a_read_only_target(how):
+    for target, memory in _read_only_targets():
+        before = memory()
+        with pytest.raises(ValueError, match="read-only"):
+            UFUNC_WRITES[how](target)
+        assert memory() == before
+
+
+def test_outputs_left_none_come_back_as_numpy_computed_them():
+    x, o = sa.arange(5.0), sa.zeros(5)
+    q, rem = np.divmod(x, 2.0, out=(None, o))
+    want_q, want_r = np.divmod(np.arange(5.0), 2.0)
+    assert rem is o
+    _equal(q, want_q)
+    np.testing.assert_array_equal(np.asarray(o), want_r)
+    _equal(np.add(x, 1.0, out=(None,)), np.arange(5.0) + 1.0)
+
+
+def test_ufunc_at_refuses_a_read_only_ndarray_beside_our_operand():
+    frozen = np.zeros(3)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        np.add.at(frozen, [0, 1], sa.ones(2))
+    assert frozen.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_array_arguments_in_every_keyword_are_unwrapped():
+    n = np.arange(6.0)
+    mask = np.array([True, False, True, True, False, False])
+    out = sa.zeros(6)
+    r = np.add(sa.asarray(n), 1.0, where=sa.asarray(mask), out=out)
+    want = np.add(n, 1.0, where=mask, out=np.zeros(6))
+    assert r is out
+    np.testing.assert_array_equal(np.asarray(out), want)
+    # where= with an ndarray first operand, and out= as a tuple
+    out2 = sa.zeros(6)
+    assert np.multiply(n, 2.0, where=sa.asarray(mask), out=(out2,)) is out2
+    np.testing.assert_array_equal(np.asarray(out2), np.multiply(n, 2.0, where=mask,
+                                                                out=np.zeros(6)))
+    # a reduction's where= and initial=
+    got = np.add.reduce(sa.asarray(n), where=sa.asarray(mask), initial=sa.asarray(0.0))
+    _equal(got, np.add.reduce(n, where=mask, initial=0.0))
+
+
+def test_a_self_referencing_list_argument_is_a_value_error():
+    r: list = []
+    r.append(r)
+    x = sa.ones(2)
+    with pytest.raises(ValueError):
+        np.asarray(r)  # NumPy's own answer, which ours follows
+    for call in (lambda: np.add(x, r), lambda: np.add(r, x),
+                 lambda: np.multiply(np.ones(2), r, out=sa.ones(2)),
+                 lambda: np.concatenate([x, r]), lambda: sa.asarray(r),
+                 lambda: sa.asarray([1.0, r]), lambda: sa.asarray(r, dtype=sa.float64)):
+        with pytest.raises(ValueError, match="itself|nested|ragged"):
+            call()
+    # deep but finite nesting is NumPy's to judge, not a RecursionError here
+    deep: list = [1.0]
+    for _ in range(5000):
+        deep = [deep]
+    with pytest.raises(ValueError):
+        np.add(x, deep)
+
+
+@settings(max_examples=100)
+@given(views(), st.integers(-3, 3))
+def test_in_operator_follows_numpy(p, v):
+    assert (v in p.x) == (v in p.ref)
+    if p.ref.size:
+        first = p.ref.reshape(-1)[0]
+        assert (first in p.x) is True and (first.item() in p.x) is True
+    if p.ref.ndim >= 2 and p.ref.size:
+        row = p.ref[(0,) * (p.ref.ndim - 1)]
+        assert (row in p.x) == (row in p.ref)  # an ndarray operand, broadcast
+
+
+def test_in_operator_on_two_dimensions():
+    x = sa.reshape(sa.arange(6.0), (2, 3))
+    assert 4.0 in x and 4 in x and np.float32(4) in x
+    assert 7.0 not in x and "a" not in x and None not in x
+    assert 0 in sa.asarray(0.0) and 1 not in sa.zeros((0, 3))
 
 
 def test_numpy_warnings_are_numpys():

@@ -115,9 +115,12 @@ def test_unary_operators(sym, data):
 
 
 def test_inplace_keeps_left_dtype_or_raises():
+    # Same-kind casting (test_inplace.py has the differential test against NumPy).
     x = sa.asarray([1, 2], dtype=sa.int8)
+    x += sa.asarray([1, 127], dtype=sa.int16)
+    assert x.dtype is sa.int8 and x.tolist() == [2, -127]  # int16 result wraps into int8
     with pytest.raises(TypeError, match="in-place"):
-        x += sa.asarray([1, 2], dtype=sa.int16)
+        x += sa.asarray([1.0, 2.0])  # float64 result: another kind
     with pytest.raises(TypeError, match="in-place"):
         x /= 2  # would become floating
     f = sa.asarray([1.0], dtype=sa.float32)
@@ -230,7 +233,7 @@ def test_inplace_with_an_overlapping_or_broadcast_operand_matches_numpy(sym, dat
 
 def test_inplace_refusals_leave_the_left_operand_unchanged():
     x = sa.asarray([1, 2], dtype=sa.int8)
-    for bad in (lambda: x.__iadd__(sa.asarray([1, 2], dtype=sa.int16)),
+    for bad in (lambda: x.__iadd__(sa.asarray([1.5, 2.5])),
                 lambda: x.__itruediv__(2), lambda: x.__iadd__(sa.ones((3, 2), dtype=sa.int8))):
         with pytest.raises((TypeError, ValueError)):
             bad()
@@ -241,3 +244,43 @@ def test_inplace_refusals_leave_the_left_operand_unchanged():
     with pytest.raises(ValueError, match="read-only"):
         r += 1.0
     assert frozen.tolist() == [0.0, 1.0, 2.0]
+
+
+class _RMatmul:
+    """Implements only the reflected product."""
+
+    def __rmatmul__(self, other):
+        return "rmatmul"
+
+
+class _NoUfuncs:
+    """Opts out of NumPy's ufuncs (NEP 13) and implements the reflected operators."""
+
+    __array_ufunc__ = None
+
+    def __rmatmul__(self, other):
+        return "rmatmul"
+
+    def __radd__(self, other):
+        return "radd"
+
+
+def test_matmul_defers_to_an_operand_that_implements_the_reflected_product():
+    a = sa.ones((2, 2))
+    for other in (_RMatmul(), _NoUfuncs()):
+        assert a.__matmul__(other) is NotImplemented
+        assert a @ other == "rmatmul"
+        x = sa.ones((2, 2))
+        assert x.__imatmul__(other) is NotImplemented
+        x @= other  # Python falls back to x @ other, then to other.__rmatmul__
+        assert x == "rmatmul"
+    # NumPy defers in the same case (__array_ufunc__ = None), and so do our other operators
+    assert np.ones((2, 2)) @ _NoUfuncs() == "rmatmul"
+    assert a + _NoUfuncs() == "radd"
+    # operands that defer nothing keep matmul's own error
+    for bad in ([[1.0, 2.0]], 3.0):
+        with pytest.raises(TypeError, match="x2 must be"):
+            a @ bad  # noqa: B018
+        with pytest.raises(TypeError, match="x2 must be"):
+            y = sa.ones((2, 2))
+            y @= bad
