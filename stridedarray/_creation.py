@@ -8,7 +8,7 @@ from typing import Any, Literal
 import numpy as np
 
 from . import _dtypes
-from ._array import CPU_DEVICE, Array, Device, _alloc, _from_ndarray, _make_c, _wrap
+from ._array import _DT_OF_NP, CPU_DEVICE, Array, Device, _alloc, _from_ndarray, _make_c, _wrap
 from ._arraytype import _view_ndarray
 from ._dtypes import DType
 from ._validation import as_int, check_size, normalize_shape
