@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _dtypes
 from ._array import _DT_OF_NP, CPU_DEVICE, Array, Device, _alloc, _from_ndarray, _make_c, _wrap
-from ._arraytype import _view_ndarray
+from ._arraytype import FastCreate, _view_ndarray
 from ._dtypes import DType
 from ._validation import as_int, check_size, normalize_shape
 
@@ -412,3 +412,10 @@ def _import_dlpack(x: Any, copy: bool | None, func: str) -> np.ndarray:
                          "is not an unused DLPack capsule (a capsule can be imported once; "
                          "it was probably consumed already, so ask the producer for a new "
                          f"one): {e}") from None
+
+
+# `asarray(ndarray)`, `zeros(shape)` and `empty(shape)` with no other argument run in C
+# (csrc/arraytype/fastops.c); every other call takes the functions above, their fallback.
+# (Rebound through globals(): type checkers keep the functions' signatures.)
+globals().update(asarray=FastCreate(asarray, 0), zeros=FastCreate(zeros, 1),
+                 empty=FastCreate(empty, 2))

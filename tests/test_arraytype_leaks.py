@@ -57,6 +57,14 @@ ENTRY_POINTS: dict[str, Callable[[], object]] = {
     "bytes": lambda: bytes(X[::2]),
     "memoryview refused": _raises(lambda: io.BytesIO(b"ab").readinto(RO)),
     "pickle": lambda: pickle.loads(pickle.dumps(X[::-1], protocol=5)),
+    "x + y": lambda: X + X,
+    "x * 2.0": lambda: X * 2.0,
+    "exp": lambda: sa.exp(X),
+    "operator fallback": lambda: X + 1,  # int64 + Python int is C; float64 + int is not
+    "operator error": _raises(lambda: X + sa.ones(3)),
+    "zeros": lambda: sa.zeros((3, 4)),
+    "empty": lambda: sa.empty(5),
+    "asarray": lambda: sa.asarray(BASE),
 }
 
 

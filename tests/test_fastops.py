@@ -160,3 +160,35 @@ def test_functions_match_the_python_path(pair, name, scalar):
     n = 1 if name in {r[0] for r in _elementwise._UNARY} else 2
     args = (p.x,) if n == 1 else (p.x, q.x if scalar is None else scalar)
     _same(_outcome(lambda: f(*args)), _outcome(lambda: f.__wrapped__(*args)))
+
+
+@pytest.mark.parametrize("shape", [(), 0, 3, (2, 3), (0, 5), (1,) * 64, (1,) * 65, (-1,),
+                                   (2**62, 2**62), (True,), 2.0, [2, 3], (np.int64(2),)])
+@pytest.mark.parametrize("name", ["zeros", "empty"])
+def test_zeros_and_empty_in_c_match_the_python_path(name, shape):
+    f = getattr(sa, name)
+    assert type(f).__name__ == "FastCreate"
+    fast, slow = _outcome(lambda: f(shape)), _outcome(lambda: f.__wrapped__(shape))
+    assert fast[0] == slow[0] and (fast[0] == "ok" or fast[1] is slow[1])
+    if fast[0] == "ok":
+        a, b = fast[1], slow[1]
+        assert (a.shape, a.strides, a.dtype, a.readonly) == (b.shape, b.strides, b.dtype, False)
+        if name == "zeros":
+            assert not np.asarray(a).any()
+
+
+@pytest.mark.parametrize("obj", [
+    np.arange(6.0).reshape(2, 3), np.arange(6)[::-1], np.zeros(3, np.float16), np.zeros(0),
+    np.asarray(3.5), np.arange(4, dtype=">i4"), np.frombuffer(bytes(8), np.float64), [1, 2],
+    np.arange(4, dtype=np.longlong), np.broadcast_to(np.ones(1), (3,)),
+])
+def test_asarray_in_c_matches_the_python_path(obj):
+    fast, slow = _outcome(lambda: sa.asarray(obj)), _outcome(lambda: sa.asarray.__wrapped__(obj))
+    assert fast[0] == slow[0] and (fast[0] == "ok" or fast[1] is slow[1])
+    if fast[0] == "ok":
+        a, b = fast[1], slow[1]
+        assert (a.shape, a.strides, a.origin, a.dtype, a.readonly) == (
+            b.shape, b.strides, b.origin, b.dtype, b.readonly)
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+        if isinstance(obj, np.ndarray) and obj.flags.c_contiguous and obj.dtype.isnative:
+            assert np.shares_memory(np.asarray(a), obj) or obj.size == 0

@@ -969,7 +969,7 @@ PyInit__arraytype(void)
         return NULL;
     }
     if (PyType_Ready(&sa_StorageType) < 0 || PyType_Ready(&sa_ArrayBaseType) < 0
-        || PyType_Ready(&sa_FastOpType) < 0) {
+        || PyType_Ready(&sa_FastOpType) < 0 || PyType_Ready(&sa_FastCreateType) < 0) {
         return NULL;
     }
     PyObject *m = PyModule_Create(&moduledef);
@@ -978,7 +978,8 @@ PyInit__arraytype(void)
     }
     if (PyModule_AddObjectRef(m, "_Storage", (PyObject *)&sa_StorageType) < 0
         || PyModule_AddObjectRef(m, "ArrayBase", (PyObject *)&sa_ArrayBaseType) < 0
-        || PyModule_AddObjectRef(m, "FastOp", (PyObject *)&sa_FastOpType) < 0) {
+        || PyModule_AddObjectRef(m, "FastOp", (PyObject *)&sa_FastOpType) < 0
+        || PyModule_AddObjectRef(m, "FastCreate", (PyObject *)&sa_FastCreateType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

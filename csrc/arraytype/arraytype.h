@@ -77,6 +77,7 @@ PyObject *sa_set_getitem_fallback(PyObject *mod, PyObject *func);
 
 /* fastops.c */
 extern PyTypeObject sa_FastOpType;
+extern PyTypeObject sa_FastCreateType;
 PyObject *sa_wrap_result(PyObject *r);
 PyObject *sa_set_fpe(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 PyObject *sa_set_wrap_fallback(PyObject *mod, PyObject *func);

@@ -356,3 +356,166 @@ sa_wrap(PyObject *mod, PyObject *arr)
 {
     return sa_wrap_result(arr);
 }
+
+/* ---------------------------------------------------------------------------------------- */
+/* Creation in C: `asarray(ndarray)`, `zeros(shape)` and `empty(shape)` with nothing else
+ * given. A FastCreate keeps the Python function as its fallback for every other call (other
+ * arguments, other objects, shapes it does not take here and every error). */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *fallback;
+    PyObject *name;
+    int kind;  /* 0 asarray, 1 zeros, 2 empty */
+    vectorcallfunc vectorcall;
+} FastCreateObject;
+
+/* `shape` as C extents when it is an exact non-negative int or an exact tuple of them
+ * (at most 64) whose float64 array fits 2**63-1 bytes; else 0. */
+static int
+plain_shape(PyObject *shape, int *nd, npy_intp *dims)
+{
+    PyObject *const *items;
+    Py_ssize_t n;
+    if (PyLong_CheckExact(shape)) {
+        items = &shape;
+        n = 1;
+    }
+    else if (PyTuple_CheckExact(shape)) {
+        items = &PyTuple_GET_ITEM(shape, 0);
+        n = PyTuple_GET_SIZE(shape);
+    }
+    else {
+        return 0;
+    }
+    if (n > SA_MAXDIM) {
+        return 0;
+    }
+    int64_t bytes = 8;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (!PyLong_CheckExact(items[k])) {
+            return 0;
+        }
+        int ovf;
+        long long v = PyLong_AsLongLongAndOverflow(items[k], &ovf);
+        if (ovf || v < 0) {
+            PyErr_Clear();
+            return 0;
+        }
+        if (v && __builtin_mul_overflow(bytes, (int64_t)v, &bytes)) {
+            return 0;
+        }
+        dims[k] = (npy_intp)v;
+    }
+    *nd = (int)n;
+    return 1;
+}
+
+static PyObject *
+fastcreate_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    FastCreateObject *fc = (FastCreateObject *)self;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if (kwnames == NULL && n == 1) {
+        if (fc->kind == 0) {
+            int code = sa_whole_code(args[0]);
+            if (code >= 0) {
+                return sa_make_c(args[0], code);
+            }
+        }
+        else {
+            int nd;
+            npy_intp dims[SA_MAXDIM];
+            if (plain_shape(args[0], &nd, dims)) {
+                PyArray_Descr *d = sa_descrs[SA_FLOAT64];
+                Py_INCREF(d);  /* stolen */
+                PyObject *arr = fc->kind == 1 ? PyArray_Zeros(nd, dims, d, 0)
+                                              : PyArray_Empty(nd, dims, d, 0);
+                if (arr != NULL) {
+                    PyObject *r = sa_make_c(arr, SA_FLOAT64);
+                    Py_DECREF(arr);
+                    return r;
+                }
+                PyErr_Clear();  /* the Python path raises its own error */
+            }
+        }
+    }
+    return PyObject_Vectorcall(fc->fallback, args, nargsf, kwnames);
+}
+
+static PyObject *
+fastcreate_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"fallback", "kind", NULL};
+    PyObject *fallback;
+    int kind;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "Oi:FastCreate", kwlist, &fallback, &kind)) {
+        return NULL;
+    }
+    if (kind < 0 || kind > 2 || !PyCallable_Check(fallback) || sa_descrs[SA_FLOAT64] == NULL) {
+        PyErr_SetString(PyExc_ValueError, "FastCreate: bad arguments (or dtypes not registered)");
+        return NULL;
+    }
+    FastCreateObject *fc = PyObject_GC_New(FastCreateObject, type);
+    if (fc == NULL) {
+        return NULL;
+    }
+    fc->fallback = Py_NewRef(fallback);
+    fc->name = PyObject_GetAttrString(fallback, "__name__");
+    if (fc->name == NULL) {
+        PyErr_Clear();
+        fc->name = PyUnicode_FromString("create");
+    }
+    fc->kind = kind;
+    fc->vectorcall = fastcreate_vectorcall;
+    PyObject_GC_Track(fc);
+    return (PyObject *)fc;
+}
+
+static int
+fastcreate_traverse(FastCreateObject *fc, visitproc visit, void *arg)
+{
+    Py_VISIT(fc->fallback);
+    Py_VISIT(fc->name);
+    return 0;
+}
+
+static void
+fastcreate_dealloc(FastCreateObject *fc)
+{
+    PyObject_GC_UnTrack(fc);
+    Py_CLEAR(fc->fallback);
+    Py_CLEAR(fc->name);
+    PyObject_GC_Del(fc);
+}
+
+static PyObject *
+fastcreate_get_doc(FastCreateObject *fc, void *closure)
+{
+    return PyObject_GetAttrString(fc->fallback, "__doc__");
+}
+
+static PyMemberDef fastcreate_members[] = {
+    {"__name__", T_OBJECT, offsetof(FastCreateObject, name), READONLY},
+    {"__wrapped__", T_OBJECT, offsetof(FastCreateObject, fallback), READONLY},
+    {NULL},
+};
+
+static PyGetSetDef fastcreate_getset[] = {
+    {"__doc__", (getter)fastcreate_get_doc, NULL, NULL, NULL},
+    {NULL},
+};
+
+PyTypeObject sa_FastCreateType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "stridedarray._arraytype.FastCreate",
+    .tp_basicsize = sizeof(FastCreateObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_new = fastcreate_new,
+    .tp_dealloc = (destructor)fastcreate_dealloc,
+    .tp_traverse = (traverseproc)fastcreate_traverse,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(FastCreateObject, vectorcall),
+    .tp_members = fastcreate_members,
+    .tp_getset = fastcreate_getset,
+};
