@@ -43,7 +43,8 @@ ROOT = Path(__file__).resolve().parent
 CSRC = ROOT / "csrc"
 
 # Order matters: a header may use types declared by an earlier one.
-API_HEADERS = ["sa_array.h", "sa_alloc.h", "sa_matmul.h", "sa_fork_guard_api.h"]
+API_HEADERS = ["sa_array.h", "sa_alloc.h", "sa_matmul.h", "sa_fork_guard_api.h",
+               "sa_threads_api.h"]
 
 SANITIZE = os.environ.get("STRIDEDARRAY_SANITIZE", "") == "1"
 SANITIZES = "-fsanitize=address,undefined,float-cast-overflow"
@@ -51,15 +52,19 @@ SANITIZE_COMPILE = [SANITIZES, "-fno-omit-frame-pointer", "-O1", "-g", "-UNDEBUG
                     # Build time: variable tracking on the big kernel file doubles the
                     # compile; line tables stay, so reports still name file and line.
                     "-fno-var-tracking-assignments", "-DSA_SANITIZE_BUILD"]
-SANITIZE_LINK = [SANITIZES]
+SANITIZE_LINK = [SANITIZES, "-fopenmp"]
 
 # -O3: the generic kernels are written for it (docs/install.md has the -O2/-O3 measurements).
 # -g0: no debug information (it was 6 MB of an 8.8 MB extension). -fwrapv: the interpreter's
 # flags usually say it (or -fno-strict-overflow); said here so no build depends on that.
 # -fvisibility=hidden: only the module's init function is exported (cffi marks it), so the
 # core's own C symbols cannot clash with another library's.
-COMPILE_FLAGS = ["-O3", "-g0", "-DNDEBUG", "-fwrapv", "-fvisibility=hidden"]
-LINK_FLAGS = ["-Wl,--strip-all"]
+# -fopenmp: the generic kernel, the BLAS batches and the packs split large work over threads
+# (csrc/sa_threads.c); it links GCC's OpenMP runtime, libgomp, which a wheel carries
+# (auditwheel repair copies it in under a name of its own).
+OPENMP = ["-fopenmp"]
+COMPILE_FLAGS = ["-O3", "-g0", "-DNDEBUG", "-fwrapv", "-fvisibility=hidden", *OPENMP]
+LINK_FLAGS = ["-Wl,--strip-all", *OPENMP]
 
 ffibuilder = FFI()
 ffibuilder.cdef(
@@ -104,7 +109,8 @@ arraytype_extension = Extension(
     depends=sorted(str(p.relative_to(ROOT)) for p in (CSRC / "arraytype").glob("*.h"))
     + ["csrc/sa_array.h"],
     include_dirs=[numpy.get_include()],
-    extra_compile_args=COMPILE_FLAGS
+    # No OpenMP: the array type runs no threads of its own.
+    extra_compile_args=[f for f in COMPILE_FLAGS if f not in OPENMP]
     + (SANITIZE_COMPILE if SANITIZE else []),
-    extra_link_args=SANITIZE_LINK if SANITIZE else LINK_FLAGS,
+    extra_link_args=[f for f in (SANITIZE_LINK if SANITIZE else LINK_FLAGS) if f not in OPENMP],
 )

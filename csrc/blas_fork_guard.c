@@ -37,6 +37,7 @@
  * fork_lock, held from prepare to the parent handler.
  */
 #include "sa_fork_guard.h"
+#include "sa_threads.h"
 
 #ifndef _WIN32
 #include <pthread.h>
@@ -109,6 +110,7 @@ static void child(void)
     pthread_mutex_init(&fork_lock, NULL);
     atomic_store(&active, 0);
     atomic_store(&pending, 0);
+    sa_threads_forked_child(); /* libgomp's workers are gone: no parallel region here */
 }
 
 static pthread_once_t installed = PTHREAD_ONCE_INIT;

@@ -3,6 +3,14 @@
 #include <cblas.h>
 
 #include "matmul_internal.h"
+#include "sa_threads.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#else
+static int omp_get_thread_num(void) { return 0; }
+static int omp_get_num_threads(void) { return 1; }
+#endif
 
 /* blasint in scipy-openblas32 is 32-bit: every dimension, leading dimension and increment
  * handed to BLAS must fit. */
@@ -88,13 +96,73 @@ typedef struct {
     mat_view a, b;
     int64_t ldc;
     int64_t inc_a, inc_b; /* vector increments (1 when K <= 1: the stride never applies) */
+    int threads;          /* our threads for the batch (each BLAS call runs one) */
 } blas_geo;
 
 static const float one_c64[2] = {1.0f, 0.0f}, zero_c64[2] = {0.0f, 0.0f};
 static const double one_c128[2] = {1.0, 0.0}, zero_c128[2] = {0.0, 0.0};
 
-/* X(pfx, ctype, ALPHA, BETA): the four BLAS dtypes with how alpha/beta are passed. */
+/* The split dimension of a role: GEMM and GEVM split C's columns, GEMV its rows (a band of
+ * output elements is a smaller BLAS call of the same kind); DOT has one output element. */
+static int64_t split_extent(const sa_mm_explain *f)
+{
+    switch (f->role) {
+    case SA_MM_GEMV: return f->M;
+    case SA_MM_DOT: return 1;
+    default: return f->N;
+    }
+}
+
+/* Columns or rows per band: whole cache lines of the output, and no band so thin that the
+ * BLAS kernel's edge code does most of the work. */
+#define BLAS_BAND 16
+
+/* X(pfx, ctype, ONE, ZERO): the four BLAS dtypes with how alpha/beta are passed.
+ * item_<pfx> computes band [lo, hi) of the split dimension of one contraction (all of it
+ * for DOT); chunk_<pfx> runs n contractions, over the batch on `threads` threads when there
+ * are enough items, else each product in bands. */
 #define BLAS_GEMM_CHUNK(pfx, ctype, ONE, ZERO)                                             \
+    static void item_##pfx(const blas_geo *g, const sa_mm_explain *f, const ctype *a,      \
+                           const ctype *b, ctype *c, int64_t lo, int64_t hi)               \
+    {                                                                                      \
+        blasint M = (blasint)f->M, N = (blasint)f->N, K = (blasint)f->K;                   \
+        switch (g->role) {                                                                 \
+        case SA_MM_GEMM:                                                                   \
+            b += lo * (g->b.trans ? g->b.ld : 1);                                          \
+            scipy_cblas_##pfx##gemm(CblasRowMajor, g->a.trans ? CblasTrans : CblasNoTrans, \
+                                    g->b.trans ? CblasTrans : CblasNoTrans, M,             \
+                                    (blasint)(hi - lo), K, ONE, a, (blasint)g->a.ld, b,    \
+                                    (blasint)g->b.ld, ZERO, c + lo, (blasint)g->ldc);      \
+            break;                                                                         \
+        case SA_MM_GEMV: /* y(M) = A x */                                                  \
+            a += lo * (g->a.trans ? 1 : g->a.ld);                                          \
+            M = (blasint)(hi - lo);                                                        \
+            if (!g->a.trans)                                                               \
+                scipy_cblas_##pfx##gemv(CblasRowMajor, CblasNoTrans, M, K, ONE, a,         \
+                                        (blasint)g->a.ld, b, (blasint)g->inc_b, ZERO,      \
+                                        c + lo, 1);                                        \
+            else                                                                           \
+                scipy_cblas_##pfx##gemv(CblasRowMajor, CblasTrans, K, M, ONE, a,           \
+                                        (blasint)g->a.ld, b, (blasint)g->inc_b, ZERO,      \
+                                        c + lo, 1);                                        \
+            break;                                                                         \
+        case SA_MM_GEVM: /* y(N) = B^T x */                                                \
+            b += lo * (g->b.trans ? g->b.ld : 1);                                          \
+            N = (blasint)(hi - lo);                                                        \
+            if (!g->b.trans)                                                               \
+                scipy_cblas_##pfx##gemv(CblasRowMajor, CblasTrans, K, N, ONE, b,           \
+                                        (blasint)g->b.ld, a, (blasint)g->inc_a, ZERO,      \
+                                        c + lo, 1);                                        \
+            else                                                                           \
+                scipy_cblas_##pfx##gemv(CblasRowMajor, CblasNoTrans, N, K, ONE, b,         \
+                                        (blasint)g->b.ld, a, (blasint)g->inc_a, ZERO,      \
+                                        c + lo, 1);                                        \
+            break;                                                                         \
+        default:                                                                           \
+            dot_##pfx(K, a, g->inc_a, b, g->inc_b, c);                                     \
+            break;                                                                         \
+        }                                                                                  \
+    }                                                                                      \
     static int chunk_##pfx(void *ctx, const mm_plan *p, int64_t n, const int64_t *ao,      \
                            const int64_t *bo, const int64_t *co)                           \
     {                                                                                      \
@@ -102,43 +170,42 @@ static const double one_c128[2] = {1.0, 0.0}, zero_c128[2] = {0.0, 0.0};
         const sa_mm_explain *f = &p->f;                                                    \
         const ctype *A = (const ctype *)p->lhs, *B = (const ctype *)p->rhs;                \
         ctype *Cm = (ctype *)p->out;                                                       \
-        blasint M = (blasint)f->M, N = (blasint)f->N, K = (blasint)f->K;                   \
-        for (int64_t t = 0; t < n; ++t) {                                                  \
-            const ctype *a = A + ao[t], *b = B + bo[t];                                    \
-            ctype *c = Cm + co[t];                                                         \
-            switch (g->role) {                                                             \
-            case SA_MM_GEMM:                                                               \
-                scipy_cblas_##pfx##gemm(CblasRowMajor,                                     \
-                                        g->a.trans ? CblasTrans : CblasNoTrans,            \
-                                        g->b.trans ? CblasTrans : CblasNoTrans, M, N, K,   \
-                                        ONE, a, (blasint)g->a.ld, b, (blasint)g->b.ld,     \
-                                        ZERO, c, (blasint)g->ldc);                         \
-                break;                                                                     \
-            case SA_MM_GEMV: /* y(M) = A x */                                              \
-                if (!g->a.trans)                                                           \
-                    scipy_cblas_##pfx##gemv(CblasRowMajor, CblasNoTrans, M, K, ONE, a,     \
-                                            (blasint)g->a.ld, b, (blasint)g->inc_b,    \
-                                            ZERO, c, 1);                                   \
-                else                                                                       \
-                    scipy_cblas_##pfx##gemv(CblasRowMajor, CblasTrans, K, M, ONE, a,       \
-                                            (blasint)g->a.ld, b, (blasint)g->inc_b,    \
-                                            ZERO, c, 1);                                   \
-                break;                                                                     \
-            case SA_MM_GEVM: /* y(N) = B^T x */                                            \
-                if (!g->b.trans)                                                           \
-                    scipy_cblas_##pfx##gemv(CblasRowMajor, CblasTrans, K, N, ONE, b,       \
-                                            (blasint)g->b.ld, a, (blasint)g->inc_a,    \
-                                            ZERO, c, 1);                                   \
-                else                                                                       \
-                    scipy_cblas_##pfx##gemv(CblasRowMajor, CblasNoTrans, N, K, ONE, b,     \
-                                            (blasint)g->b.ld, a, (blasint)g->inc_a,    \
-                                            ZERO, c, 1);                                   \
-                break;                                                                     \
-            default:                                                                       \
-                dot_##pfx(K, a, g->inc_a, b, g->inc_b, c);                         \
-                break;                                                                     \
-            }                                                                              \
+        const int64_t ext = split_extent(f);                                               \
+        int bands = g->threads;                                                            \
+        if (bands > ext / BLAS_BAND) bands = (int)(ext / BLAS_BAND);                       \
+        /* the batch when it divides evenly or is long; else bands, when they exist */     \
+        const int by_item = n % g->threads == 0 || n >= 4 * (int64_t)g->threads           \
+                            || bands < 2;                                                  \
+        if (g->threads < 2 || (by_item && n < 2)) {                                        \
+            for (int64_t t = 0; t < n; ++t)                                                \
+                item_##pfx(g, f, A + ao[t], B + bo[t], Cm + co[t], 0, ext);                \
+            return 0;                                                                      \
         }                                                                                  \
+        sa_threads_started();                                                              \
+        const int nt = by_item ? (n < g->threads ? (int)n : g->threads) : bands;           \
+        const int64_t start = sa_clock_ns();                                               \
+        int64_t own_begin = start, own_done = start;                                       \
+        _Pragma("omp parallel num_threads(nt)")                                            \
+        {                                                                                  \
+            const int th = omp_get_thread_num(), nth = omp_get_num_threads();              \
+            if (th == 0) own_begin = sa_clock_ns();                                        \
+            if (by_item) {                                                                 \
+                /* a contiguous run of the items per thread */                             \
+                const int64_t t0 = n * th / nth, t1 = n * (th + 1) / nth;                  \
+                for (int64_t t = t0; t < t1; ++t)                                          \
+                    item_##pfx(g, f, A + ao[t], B + bo[t], Cm + co[t], 0, ext);            \
+            } else {                                                                       \
+                const int64_t lo = ext * th / nth / BLAS_BAND * BLAS_BAND;                 \
+                const int64_t hi =                                                         \
+                    th == nth - 1 ? ext : ext * (th + 1) / nth / BLAS_BAND * BLAS_BAND;    \
+                if (hi > lo)                                                               \
+                    for (int64_t t = 0; t < n; ++t)                                        \
+                        item_##pfx(g, f, A + ao[t], B + bo[t], Cm + co[t], lo, hi);        \
+            }                                                                              \
+            if (th == 0) own_done = sa_clock_ns();                                         \
+        }                                                                                  \
+        sa_threads_note_region(own_done - own_begin,                                       \
+                               sa_clock_ns() - start - (own_done - own_begin));            \
         return 0;                                                                          \
     }
 
@@ -214,7 +281,14 @@ int64_t mm_blas_calls(const mm_plan *p, const sa_mm_policy *pol)
     return batch_line(p, pol, s) ? 1 : p->f.C;
 }
 
-int mm_blas_execute(const mm_plan *p, const sa_mm_policy *pol)
+int mm_blas_splits(const mm_plan *p, const sa_mm_policy *pol)
+{
+    int64_t s[3];
+    return p->f.role != SA_MM_DOT && scipy_openblas_get_num_threads() == 1
+           && !batch_line(p, pol, s);
+}
+
+int mm_blas_execute(const mm_plan *p, const sa_mm_policy *pol, int threads)
 {
     const sa_mm_explain *f = &p->f;
     blas_geo g;
@@ -224,6 +298,7 @@ int mm_blas_execute(const mm_plan *p, const sa_mm_policy *pol)
     g.ldc = f->M <= 1 ? (f->N > 1 ? f->N : 1) : f->out_row;
     g.inc_a = f->K <= 1 ? 1 : f->lhs_inner;
     g.inc_b = f->K <= 1 ? 1 : f->rhs_inner;
+    g.threads = threads;
     int64_t s[3];
     if (batch_line(p, pol, s)) {
         enum CBLAS_TRANSPOSE ta = g.a.trans ? CblasTrans : CblasNoTrans;

@@ -8,10 +8,12 @@
  * terminal. A YES backend that declines is an internal error, not a fallback.
  */
 #include "matmul_internal.h"
+#include "sa_threads.h"
 
 /* The optimized generic kernel lives in csrc/matmul_generic.c (another author). Referenced
  * weakly so that a build without it still links; the reference kernel stands in. */
 #pragma weak sa_generic_matmul
+#pragma weak sa_generic_matmul_threads
 
 typedef struct {
     int pack_lhs, pack_rhs;
@@ -115,23 +117,42 @@ typedef int (*kernel_fn)(int, const sa_contraction *, int64_t, const char *, con
 typedef struct {
     kernel_fn kernel;
     sa_contraction g;
+    int threads; /* > 1: the optimized kernel on that many threads */
 } generic_ctx;
 
 static int generic_chunk(void *ctx, const mm_plan *p, int64_t n, const int64_t *ao,
                          const int64_t *bo, const int64_t *co)
 {
     generic_ctx *c = (generic_ctx *)ctx;
-    int r = c->kernel(p->f.dtype, &c->g, n, p->lhs, ao, p->rhs, bo, p->out, co);
+    int r = c->threads > 1 ? sa_generic_matmul_threads(c->threads, p->f.dtype, &c->g, n, p->lhs,
+                                                       ao, p->rhs, bo, p->out, co)
+                           : c->kernel(p->f.dtype, &c->g, n, p->lhs, ao, p->rhs, bo, p->out, co);
     return r == 0 ? 0 : r == -2 ? SA_MM_ERR_NOMEM : r == -3 ? SA_MM_ERR_OVERFLOW : SA_MM_ERR_DTYPE;
 }
 
-static int run_generic(const mm_plan *p, kernel_fn kernel)
+static int run_generic(const mm_plan *p, kernel_fn kernel, int threads)
 {
     const sa_mm_explain *f = &p->f;
     generic_ctx c = {kernel,
                      {f->M, f->N, f->K, f->lhs_row, f->lhs_inner, f->rhs_inner, f->rhs_col,
-                      f->out_row, f->out_col}};
+                      f->out_row, f->out_col},
+                     threads};
     return mm_for_each_chunk(p, generic_chunk, &c);
+}
+
+/* Threads the chosen route runs on: the core's setting when the product has enough work
+ * (policy parallel_min_work), else 1. The reference kernel is the plain serial baseline. The
+ * BLAS routes split the work themselves only while our OpenBLAS runs one thread per call (its
+ * default here, see stridedarray/_threads.py): an OpenMP team on top of OpenBLAS's own pool
+ * would put two threads on each core. */
+static int route_threads(const mm_plan *run, int chosen, const sa_mm_policy *pol)
+{
+    const sa_mm_explain *f = &run->f;
+    if (chosen == SA_MM_REFERENCE || is_empty(f)) return 1;
+    if (chosen == SA_MM_GENERIC && !sa_generic_matmul_threads) return 1;
+    if ((chosen == SA_MM_BLAS || chosen == SA_MM_PACK_BLAS) && !mm_blas_splits(run, pol))
+        return 1;
+    return sa_threads_for(sa_work4(f->C, f->M, f->N, f->K), pol->parallel_min_work);
 }
 
 /* The element count of a descriptor; -1 if it does not fit int64_t (a zero extent anywhere
@@ -216,18 +237,23 @@ static void record(sa_mm_explain *ex, const mm_plan *p)
 static int execute(const mm_plan *run, const mm_plan *p, int chosen, const sa_mm_policy *pol)
 {
     if (is_empty(&p->f) && p->f.K != 0) return SA_MM_OK; /* nothing to write */
+    const int threads = sa_team_begin(route_threads(run, chosen, pol));
+    int r;
     switch (chosen) {
     case SA_MM_BLAS:
-    case SA_MM_PACK_BLAS: {
+    case SA_MM_PACK_BLAS:
         sa_blas_enter(); /* fork safety: a fork waits for this call (blas_fork_guard.c) */
-        int r = mm_blas_execute(run, pol);
+        r = mm_blas_execute(run, pol, threads);
         sa_blas_leave();
-        return r;
-    }
+        break;
     case SA_MM_GENERIC:
-        return run_generic(p, sa_generic_matmul ? sa_generic_matmul : sa_generic_matmul_ref);
-    default: return run_generic(p, sa_generic_matmul_ref);
+        r = run_generic(p, sa_generic_matmul ? sa_generic_matmul : sa_generic_matmul_ref,
+                        threads);
+        break;
+    default: r = run_generic(p, sa_generic_matmul_ref, 1); break;
     }
+    sa_team_end(threads);
+    return r;
 }
 
 int sa_matmul(const sa_array *lhs, const sa_array *rhs, int out_dtype, char *out,
@@ -359,6 +385,7 @@ int sa_matmul(const sa_array *lhs, const sa_array *rhs, int out_dtype, char *out
     }
     if (chosen == SA_MM_BLAS || chosen == SA_MM_PACK_BLAS)
         p.f.blas_calls = mm_blas_calls(run, pol);
+    p.f.threads = route_threads(run, chosen, pol);
     record(ex, &p);
     if (plan_only) {
         r = SA_MM_OK;

@@ -10,6 +10,11 @@
  * choice is made at run time from the CPU's feature bits (read-only state).
  */
 #include "generic_common.h"
+#include "sa_threads.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 static const sa_generic_entry *sa_generic_pick(void)
 {
@@ -36,10 +41,75 @@ static int sa_all_equal(const int64_t *off, int64_t count)
     return 1;
 }
 
-int sa_generic_matmul(int dtype, const sa_contraction *g, int64_t count,
-                      const char *a, const int64_t *a_off,
-                      const char *b, const int64_t *b_off,
-                      char *c, const int64_t *c_off)
+/* Run the kernel on `nthreads` threads. Every thread runs the same kernel on a part of the
+ * output: a contiguous run of the batch items when there are at least as many items as
+ * threads, else a band of C's rows (of the normalized geometry) or, when rows are too few, a
+ * band of its columns. The contraction over K is never split, and each output element is
+ * computed by the same code on the same operands as on one thread, so the result is the same
+ * bit for bit. Band edges are multiples of 8 rows (the row-group sizes of the tiles and of the
+ * N == 1 dot products start afresh at a band's first row, so they must line up with one
+ * thread's groups) or of 64 columns (a column panel is at most 64 wide, and no band but the
+ * last is narrower than 64, so none becomes the N == 1 case). */
+static int sa_generic_split(sa_generic_entry fn, int nthreads, const sa_contraction *h,
+                            int64_t count, const char *a, const int64_t *a_off, int64_t da,
+                            const char *b, const int64_t *b_off, int64_t db, char *c,
+                            const int64_t *c_off, int64_t dc, int a_shared, int b_shared)
+{
+    enum { ITEMS, ROWS, COLS } how;
+    int64_t extent, align;
+    if (count >= nthreads) {
+        how = ITEMS, extent = count, align = 1;
+    } else if (h->N == 1 || h->M >= 8 * (int64_t)nthreads || h->M >= h->N) {
+        how = ROWS, extent = h->M, align = 8;
+    } else {
+        how = COLS, extent = h->N, align = 64;
+    }
+    int64_t parts = extent / align;
+    int nt = parts < nthreads ? (int)parts : nthreads;
+    if (nt < 2)
+        return fn(h, count, a, a_off, da, b, b_off, db, c, c_off, dc, a_shared, b_shared);
+    int rc = 0;
+    sa_threads_started();
+    const int64_t start = sa_clock_ns();
+    int64_t own_begin = start, own_done = start;
+#pragma omp parallel num_threads(nt) reduction(min : rc)
+    {
+#ifdef _OPENMP
+        const int t = omp_get_thread_num(), n = omp_get_num_threads();
+#else
+        const int t = 0, n = 1;
+#endif
+        if (t == 0) own_begin = sa_clock_ns();
+        /* band [lo, hi) of `extent`, edges rounded down to `align`, the last one at extent */
+        const int64_t lo = extent * t / n / align * align;
+        const int64_t hi = t == n - 1 ? extent : extent * (t + 1) / n / align * align;
+        if (hi > lo) {
+            sa_contraction part = *h;
+            int r;
+            if (how == ITEMS) {
+                r = fn(h, hi - lo, a, a_off + lo, da, b, b_off + lo, db, c, c_off + lo, dc,
+                       a_shared, b_shared);
+            } else if (how == ROWS) {
+                part.M = hi - lo;
+                r = fn(&part, count, a, a_off, da + lo * h->a_row, b, b_off, db, c, c_off,
+                       dc + lo * h->c_row, a_shared, b_shared);
+            } else {
+                part.N = hi - lo;
+                r = fn(&part, count, a, a_off, da, b, b_off, db + lo * h->b_col, c, c_off,
+                       dc + lo * h->c_col, a_shared, b_shared);
+            }
+            rc = r < rc ? r : rc;
+        }
+        if (t == 0) own_done = sa_clock_ns();
+    }
+    sa_threads_note_region(own_done - own_begin, sa_clock_ns() - start - (own_done - own_begin));
+    return rc;
+}
+
+int sa_generic_matmul_threads(int nthreads, int dtype, const sa_contraction *g, int64_t count,
+                              const char *a, const int64_t *a_off,
+                              const char *b, const int64_t *b_off,
+                              char *c, const int64_t *c_off)
 {
     if (dtype <= SA_BOOL || dtype >= SA_NDTYPES) return -1;
     if (g->M <= 0 || g->N <= 0 || count <= 0) return 0;
@@ -84,6 +154,17 @@ int sa_generic_matmul(int dtype, const sa_contraction *g, int64_t count,
     }
     const int a_shared = count > 1 && sa_all_equal(a_off, count);
     const int b_shared = count > 1 && sa_all_equal(b_off, count);
-    return sa_generic_pick()[dtype](&h, count, a, a_off, da, b, b_off, db, c, c_off, dc, a_shared,
-                                    b_shared);
+    const sa_generic_entry fn = sa_generic_pick()[dtype];
+    if (nthreads > 1)
+        return sa_generic_split(fn, nthreads, &h, count, a, a_off, da, b, b_off, db, c, c_off, dc,
+                                a_shared, b_shared);
+    return fn(&h, count, a, a_off, da, b, b_off, db, c, c_off, dc, a_shared, b_shared);
+}
+
+int sa_generic_matmul(int dtype, const sa_contraction *g, int64_t count,
+                      const char *a, const int64_t *a_off,
+                      const char *b, const int64_t *b_off,
+                      char *c, const int64_t *c_off)
+{
+    return sa_generic_matmul_threads(1, dtype, g, count, a, a_off, b, b_off, c, c_off);
 }

@@ -56,8 +56,12 @@ int mm_blas_layout(const mm_plan *p, int *bad_lhs, int *bad_rhs);
 /* Number of BLAS calls the plan takes: 1 when the whole GEMM batch is one strided batch call
  * (uniform batch, policy allows, OpenBLAS single-threaded), else C. */
 int64_t mm_blas_calls(const mm_plan *p, const sa_mm_policy *pol);
-/* Run the whole batch of a plan that mm_blas_layout accepted. Returns 0. */
-int mm_blas_execute(const mm_plan *p, const sa_mm_policy *pol);
+/* Can the BLAS routes split this plan over our own threads? Only while our OpenBLAS runs
+ * one thread per call, and not for DOT or a single strided batch call. */
+int mm_blas_splits(const mm_plan *p, const sa_mm_policy *pol);
+/* Run the whole batch of a plan that mm_blas_layout accepted, on up to `threads` threads
+ * (each BLAS call single-threaded). Returns 0. */
+int mm_blas_execute(const mm_plan *p, const sa_mm_policy *pol, int threads);
 
 /* The reference kernel: plain loops, every numeric dtype; the semantic baseline. */
 int sa_generic_matmul_ref(int dtype, const sa_contraction *g, int64_t count,

@@ -2,6 +2,18 @@
  * This is the primitive pack-once matmul relies on, and it casts while it copies so that an
  * operand needing a dtype promotion is not copied twice. */
 #include "sa_internal.h"
+#include "sa_threads.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#else
+static int omp_get_thread_num(void) { return 0; }
+static int omp_get_num_threads(void) { return 1; }
+#endif
+
+/* A pack of fewer bytes runs on one thread: copying is memory-bound, and a second thread
+ * pays only when each copies well beyond its L2 cache. */
+#define SA_PACK_PARALLEL_MIN_BYTES ((int64_t)1 << 20)
 
 int sa_itemsize(int dtype)
 {
@@ -97,7 +109,9 @@ static inline uint64_t sa_f2uint64(double x)
 /* The copy loops are built for AVX2 and AVX-512 too, picked at load time by the CPU (GCC's
  * function multiversioning): a reversed run is loads plus lane shuffles, twice or four times
  * as wide there as in the baseline SSE2 build. No compiler flag is involved. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+/* (Not under ThreadSanitizer: an instrumented ifunc resolver runs before TSan's runtime is
+ * ready and crashes the program; tools/tsan/run checks the baseline copy loops.) */
 #define SA_PACK_TARGETS __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define SA_PACK_TARGETS
@@ -224,6 +238,35 @@ int sa_to_row_major(const sa_array *src, void *dst, int dst_dtype)
     }
     int64_t shape[SA_MAXDIM], strides[SA_MAXDIM];
     int n = coalesce(src, shape, strides);
-    fn(src, n, shape, strides, dst);
+    const int64_t dsize = sa_itemsize(dst_dtype);
+    int nt = sa_threads_for(sa_work4(size, dsize, 1, 1), SA_PACK_PARALLEL_MIN_BYTES);
+    if (nt > shape[0]) nt = (int)shape[0];
+    nt = sa_team_begin(nt);
+    if (nt < 2) {
+        fn(src, n, shape, strides, dst);
+        return 0;
+    }
+    /* Each thread copies a band of the outermost (coalesced) axis into its own part of dst. */
+    const int64_t below = size / shape[0]; /* elements per index of the outermost axis */
+    sa_threads_started();
+    const int64_t start = sa_clock_ns();
+    int64_t own_begin = start, own_done = start;
+#pragma omp parallel num_threads(nt)
+    {
+        const int64_t t = omp_get_thread_num(), m = omp_get_num_threads();
+        if (t == 0) own_begin = sa_clock_ns();
+        const int64_t lo = shape[0] * t / m, hi = shape[0] * (t + 1) / m;
+        if (hi > lo) {
+            sa_array part = *src;
+            int64_t pshape[SA_MAXDIM];
+            memcpy(pshape, shape, sizeof pshape);
+            part.origin += lo * strides[0];
+            pshape[0] = hi - lo;
+            fn(&part, n, pshape, strides, (char *)dst + lo * below * dsize);
+        }
+        if (t == 0) own_done = sa_clock_ns();
+    }
+    sa_threads_note_region(own_done - own_begin, sa_clock_ns() - start - (own_done - own_begin));
+    sa_team_end(nt);
     return 0;
 }

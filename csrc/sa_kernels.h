@@ -22,4 +22,11 @@ int sa_generic_matmul(int dtype, const sa_contraction *g, int64_t count,
                       const char *b, const int64_t *b_off,
                       char *c, const int64_t *c_off);
 
+/* The same on up to `nthreads` threads (matmul_generic.c says how the work is split; the
+ * result is the same bit for bit as on one thread). */
+int sa_generic_matmul_threads(int nthreads, int dtype, const sa_contraction *g, int64_t count,
+                              const char *a, const int64_t *a_off,
+                              const char *b, const int64_t *b_off,
+                              char *c, const int64_t *c_off);
+
 #endif

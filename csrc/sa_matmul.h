@@ -69,6 +69,7 @@ typedef struct {
     int64_t blas_enabled;               /* 0 makes both BLAS backends decline "unavailable" */
     int64_t gemm_batch_strided;         /* 1: a uniform GEMM batch is one ?gemm_batch_strided
                                            call when OpenBLAS runs one thread */
+    int64_t parallel_min_work;          /* a call of fewer multiply-adds runs on one thread */
     int64_t force;                      /* -1, or the backend to try alone (thresholds off) */
 } sa_mm_policy;
 
@@ -97,6 +98,7 @@ typedef struct {
     int64_t packed_matrices;          /* supplied matrices (or vectors) packed */
     int32_t type_verdict[SA_MM_NBACKENDS];
     int32_t outcome[SA_MM_NBACKENDS];
+    int32_t threads;                  /* threads the route runs on (the core's setting, or 1) */
 } sa_mm_explain;
 
 /* out = lhs @ rhs. `out` is C-contiguous storage of `out_nbuf` elements of `out_dtype`, with

@@ -37,6 +37,7 @@ from ._searching import *  # noqa: F403
 from ._sets import *  # noqa: F403
 from ._sorting import *  # noqa: F403
 from ._statistical import *  # noqa: F403
+from ._threads import get_num_threads, set_num_threads
 from ._utility import *  # noqa: F403
 
 _dask.install()  # registers Array with Dask now or when dask.array is imported

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 import stridedarray as sa
+from stridedarray._threads import openmp_library
 
 
 def main() -> int:
@@ -12,7 +13,9 @@ def main() -> int:
     info = sa.blas_info()
     print(f"stridedarray {sa.__version__} (Array API {sa.__array_api_version__})")
     print(f"BLAS: {info['library']} {info['version']}, core type {info['corename']}, "
-          f"{info['threads']} thread(s)")
+          f"{info['threads']} thread(s) per call")
+    print(f"threads: {sa.get_num_threads()} (the core's setting; sa.set_num_threads, "
+          f"threadpoolctl or OMP_NUM_THREADS change it; OpenMP runtime {openmp_library()})")
     rng = np.random.default_rng(0)
     base = sa.asarray(rng.standard_normal((1, 64, 64)))
     lhs = base[:, :, ::-1]  # a reversed view: strides (4096, 64, -1), no copy

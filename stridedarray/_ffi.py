@@ -38,7 +38,7 @@ if lib.sa_fork_guard_install() != 0:
                   "(pthread_atfork failed); a fork while a matmul runs may hang",
                   RuntimeWarning, stacklevel=2)
 
-__all__ = ["ffi", "lib", "blas_info"]
+__all__ = ["ffi", "lib", "blas_info", "library_path"]
 
 
 class _DlInfo(ctypes.Structure):
@@ -48,7 +48,14 @@ class _DlInfo(ctypes.Structure):
 
 def _blas_library_path() -> str:
     """The file the core's BLAS symbols were bound to, as the dynamic loader reports it."""
-    addr = int(ffi.cast("uintptr_t", lib.sa_blas_function_address()))
+    return library_path(lib.sa_blas_function_address())
+
+
+def library_path(function: object) -> str:
+    """The file of the shared library holding `function` (a cffi pointer), via dladdr."""
+    addr = int(ffi.cast("uintptr_t", function))
+    if not addr:
+        return "(none)"
     # dladdr is in libc from glibc 2.34 on, in libdl before.
     for name in (None, ctypes.util.find_library("dl")):
         try:

@@ -224,7 +224,8 @@ class MatmulExplain:
     converted while packing), ``C`` (contractions), ``U_lhs``, ``U_rhs`` (distinct operand
     matrices) and ``R_lhs``, ``R_rhs`` (their reuse, C / U), ``payload_bytes`` and
     ``packed_matrices`` (what packing copies), ``flops`` (exact at any size: the C core counts
-    in 128 bits), ``blas_calls``, ``verdicts``
+    in 128 bits), ``blas_calls``, ``threads`` (the threads the route runs on when called from
+    this thread now), ``verdicts``
     (per backend, in dispatch order: its type-stage verdict and its outcome),
     ``mapped_strides``, ``lhs_core_strides``, ``rhs_core_strides``, ``out_core_strides``,
     ``lhs_reused``, ``rhs_reused``, ``lhs_zero_batch_stride``, ``rhs_zero_batch_stride``,
@@ -299,7 +300,8 @@ class MatmulExplain:
         cast = f" (cast while packing: {', '.join(d['cast'])})" if d["cast"] else ""
         lines.append(f"  route: {d['route']}; packed: {packed}{cast}; "
                      f"{d['packed_matrices']} matrices, payload {d['payload_bytes']} bytes")
-        lines.append(f"  ledger: {d['blas_calls']} BLAS calls, {d['flops']:,} FLOPs")
+        lines.append(f"  ledger: {d['blas_calls']} BLAS calls, {d['flops']:,} FLOPs, "
+                     f"{d['threads']} thread(s)")
         if d["policy"]:
             changed = ", ".join(f"{k}={v}" for k, v in d["policy"].items())
             lines.append(f"  policy (differs from the defaults): {changed}")
@@ -372,7 +374,7 @@ def matmul_explain(x1: Array, x2: Array, /) -> MatmulExplain:
     matmul (1, 64, 64) @ (16, 64, 64) -> (16, 64, 64) (float64): GEMM, M=64 N=64 K=64
     ...
       route: generic; packed: nothing; 0 matrices, payload 0 bytes
-      ledger: 0 BLAS calls, 8,388,608 FLOPs
+      ledger: 0 BLAS calls, 8,388,608 FLOPs, ... thread(s)
     ...
     """
     dt = _check_operands(x1, x2)
@@ -396,6 +398,7 @@ def matmul_explain(x1: Array, x2: Array, /) -> MatmulExplain:
         "R_lhs": C / Ul if Ul else 0.0, "R_rhs": C / Ur if Ur else 0.0,
         "payload_bytes": ex.payload_bytes, "packed_matrices": ex.packed_matrices,
         "flops": ex.flops_hi << 64 | ex.flops_lo, "blas_calls": ex.blas_calls,
+        "threads": ex.threads,
         "verdicts": tuple(
             {"backend": _BACKENDS[b], "type": _VERDICTS[ex.type_verdict[b]],
              "outcome": _OUTCOMES[ex.outcome[b]]} for b in range(len(_BACKENDS))),

@@ -56,6 +56,10 @@ DEFAULT_POLICY: dict[str, int] = {
     # thread). Off by default: measured here at one thread it was no faster than one ?gemm per
     # matrix (1.0-1.3x slower for S = 4..48); kept as a switch for the tuning tool.
     "gemm_batch_strided": 0,
+    # A product of fewer multiply-adds (C*M*N*K) runs on one thread; above it, every thread
+    # gets at least half this much (csrc/sa_threads.c). Measured here: waking the second
+    # thread costs about as much as ~100k multiply-adds of the generic kernel.
+    "parallel_min_work": 1 << 18,
 }
 
 # The range of every key, checked in one place (`_checked`) for the file and for matmul_policy.

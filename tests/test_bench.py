@@ -82,7 +82,7 @@ def test_full_workload_is_the_issue_grid() -> None:
     assert {c.size for c in grid} == set(GRID_SIZES)
     assert len({c.name for c in cases}) == len(cases)
     assert [c.group for c in cases].count("seed002") == 1
-    assert {c.size for c in cases if c.group == "int"} == {16, 64, 256}
+    assert {c.size for c in cases if c.group == "int"} == {16, 64, 128, 256}
     assert {c.size for c in cases if c.group == "overhead"} == {2, 8}
 
 
@@ -220,3 +220,30 @@ def test_dask_scale_out_bench_refuses_a_product_that_differs_from_numpy(
     with pytest.raises(dask_scaling.ResultMismatch, match="stridedarray chunks sum to"):
         dask_scaling.run(tmp_path, batch=4, chunk=2, size=8, repeats=1, workers=(1,))
     assert not (tmp_path / "dask.md").exists()
+
+
+def test_multi_thread_run_times_int_gemm_on_one_thread_too_and_judges_the_targets() -> None:
+    """At 2 threads an int GEMM cell at S >= 128 also has a one-thread variant (the scaling
+    target), the core's setting is what it was afterwards, and the targets table has the
+    multi-thread rows; at 1 thread it has the grid-median row instead."""
+    import stridedarray as sa
+    from stridedarray.bench.report import targets
+    from stridedarray.bench.runner import QUICK, run_case
+
+    cases = {c.name: c for c in all_cases()}
+    before = sa.set_num_threads(2)
+    try:
+        r = run_case(cases["int int32 S=128"], QUICK, np.random.default_rng(0))
+        small = run_case(cases["int int32 S=64"], QUICK, np.random.default_rng(0))
+        assert sa._ffi.lib.sa_threads_setting() == 2
+    finally:
+        sa.set_num_threads(before)
+    assert r.correct and set(r.samples) == {"numpy", "stridedarray", "stridedarray_1t"}
+    assert r.scaling > 0 and "stridedarray_1t" not in small.samples
+    names = {t["target"]: t for t in targets([r, small], threads=2)}
+    assert names["threads: int GEMM S>=128 scales >= 1.7x from 1 thread"]["cells"] == 1
+    assert not any(n.startswith("1 thread") for n in names)
+    grid = run_case(cases["grid f64 lhs neg S=8"], QUICK, np.random.default_rng(0))
+    one = {t["target"] for t in targets([grid], threads=1)}
+    assert "1 thread: grid median ratio >= 1.10" in one
+    assert not any(n.startswith("threads:") for n in one)

@@ -86,6 +86,8 @@ DOCUMENTED: dict[str, tuple[object, tuple[str, ...]]] = {
     "matmul_explain": (sa.matmul_explain, (_P, _R, "Raises", _E)),
     "matmul_policy": (sa.matmul_policy, (_P, "Yields", "Raises", _E)),
     "blas_info": (sa.blas_info, (_R, _E)),
+    "get_num_threads": (sa.get_num_threads, (_R, _E)),
+    "set_num_threads": (sa.set_num_threads, (_P, _R, "Raises", _E)),
     "MatmulExplain": (MatmulExplain, (_E,)),
     "MatmulExplain.to_dict": (MatmulExplain.to_dict, (_R, _E)),
     "Array": (Array, (_E,)),

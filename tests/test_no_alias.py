@@ -192,7 +192,8 @@ VIEWS: dict[str, Callable[[sa.Array], Any]] = {
 
 # Functions whose results are not arrays: nothing to alias.
 NOT_ARRAYS = {"broadcast_shapes", "can_cast", "finfo", "iinfo", "isdtype", "result_type",
-              "blas_info", "matmul_explain", "matmul_policy"}
+              "blas_info", "matmul_explain", "matmul_policy", "get_num_threads",
+              "set_num_threads"}
 
 
 def _public() -> set[str]:

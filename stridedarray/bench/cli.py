@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from .._cli import add_version, emit, exits_cleanly_on_closed_pipe, prog_name
+from .._ffi import lib
 from . import report
 from .machine import machine_info, set_threads
 from .runner import BUDGET, QUICK, Result, run_case
@@ -161,8 +162,11 @@ def main(argv: list[str] | None = None) -> int:
         progress.close()
     info["wall_time"] = f"{time.perf_counter() - t0:.1f} s"
     info["load_average_at_end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    # parallel products that waited for a descheduled thread (each made the core run on one
+    # thread for a spell, docs/matmul.md "Threads"): nonzero means the machine was busy
+    info["thread_stalls"] = int(lib.sa_threads_stalls())
     table = report.markdown(results, info, args.threads)
-    goals = report.targets_markdown(report.targets(results))
+    goals = report.targets_markdown(report.targets(results, args.threads))
     (args.out / "results.md").write_text(table + "\n## Targets\n\n" + goals)
     report.write_csv(results, args.out / "samples.csv")
     report.write_json(results, info, args.threads, args.out / "results.json")

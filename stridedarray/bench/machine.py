@@ -1,8 +1,9 @@
 """What the numbers were measured on, and the two BLAS thread pools (NumPy's and ours).
 
 NumPy bundles its own OpenBLAS and stridedarray links scipy-openblas32: two libraries, two
-thread pools. `set_threads` sets both: ours through the C core, NumPy's through threadpoolctl
-(selected by file path, so the call never reaches our library twice or misses NumPy's).
+thread pools. `set_threads` sets both libraries' thread counts: ours through the C core's one
+setting, NumPy's through threadpoolctl (selected by file path, so the call never reaches our
+library or misses NumPy's).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 import numpy as np
 
 import stridedarray as sa
-from stridedarray._ffi import blas_info, lib
+from stridedarray._ffi import blas_info
 
 __all__ = ["set_threads", "machine_info", "numpy_blas"]
 
@@ -43,10 +44,11 @@ def numpy_blas() -> list[dict]:
 
 
 def set_threads(n: int) -> None:
-    """Set both BLAS pools to n threads: stridedarray's directly, NumPy's via threadpoolctl."""
+    """Run both libraries on n threads: stridedarray's core setting (its OpenBLAS stays at one
+    thread per call, the core splits the work), NumPy's OpenBLAS via threadpoolctl."""
     if n < 1:
         raise ValueError(f"threads must be >= 1, got {n}")
-    lib.scipy_openblas_set_num_threads(n)
+    sa.set_num_threads(n)
     ctrls = _numpy_controllers()
     if ctrls is None:
         warnings.warn("threadpoolctl is not installed: NumPy's BLAS threads were not set",
@@ -73,7 +75,9 @@ def machine_info() -> dict:
             f"core {d.get('architecture', '?')}, {d.get('num_threads', '?')} thread(s)"
             for d in theirs) if theirs else "none found",
         "stridedarray_blas": f"{ours['library']} {ours['version']} core {ours['corename']}, "
-                             f"{ours['threads']} thread(s), idle thread timeout {_timeout()}",
+                             f"{ours['threads']} thread(s) per call, idle thread timeout "
+                             f"{_timeout()}",
+        "stridedarray_threads": sa.get_num_threads(),
         "env": {k: os.environ.get(k, "(unset)") for k in _ENV_KEYS},
         "matmul_policy": _policy_in_force(),
     }

@@ -55,6 +55,11 @@ class Result:
         return self.median("numpy") / self.median("stridedarray")
 
     @property
+    def scaling(self) -> float:
+        """stridedarray at one thread / at the run's thread count (nan if not measured)."""
+        return self.median("stridedarray_1t") / self.median("stridedarray")
+
+    @property
     def limit_ratio(self) -> float:
         """stridedarray time / NumPy-on-contiguous time: 1.0 is the BLAS bound."""
         return self.median("stridedarray") / self.median("limit")
@@ -74,12 +79,23 @@ def route_of(a: sa.Array, b: sa.Array) -> str:
     return f"{route} (pack {'+'.join(packed)})" if packed else route
 
 
-def _timers(ops: Operands) -> dict[str, timeit.Timer]:
+# Integer GEMM from this size on is also timed on one thread in a multi-thread run: the
+# thread scaling of the generic kernel is one of the targets.
+SCALING_MIN_SIZE = 128
+
+
+def _timers(ops: Operands, case: Case) -> dict[str, timeit.Timer]:
+    # Each stridedarray sample first sets the core's thread count it is timed at (the setup
+    # runs once per sample, outside the timed loop), so the one-thread variant cannot leak.
+    threads = sa.get_num_threads()
+    sa_globals = {"a": sa.asarray(ops.a), "b": sa.asarray(ops.b), "_set": sa.set_num_threads}
     timers = {"numpy": timeit.Timer("a @ b", globals={"a": ops.a, "b": ops.b}),
-              "stridedarray": timeit.Timer(
-                  "a @ b", globals={"a": sa.asarray(ops.a), "b": sa.asarray(ops.b)})}
+              "stridedarray": timeit.Timer("a @ b", setup=f"_set({threads})",
+                                           globals=sa_globals)}
     if ops.limit is not None:
         timers["limit"] = timeit.Timer("a @ b", globals={"a": ops.limit[0], "b": ops.limit[1]})
+    if threads > 1 and case.group == "int" and case.size >= SCALING_MIN_SIZE:
+        timers["stridedarray_1t"] = timeit.Timer("a @ b", setup="_set(1)", globals=sa_globals)
     return timers
 
 
@@ -106,8 +122,13 @@ def run_case(case: Case, budget: Budget, rng: np.random.Generator) -> Result:
     except Exception as exc:  # record and time NumPy alone: the table shows the failure
         result.correct = False
         result.error = f"{type(exc).__name__}: {exc}"
-    timers = _timers(ops)
+    threads = sa.get_num_threads()
+    timers = _timers(ops, case)
     if result.error:
         del timers["stridedarray"]
-    result.inner, result.samples = sample(timers, budget)
+        timers.pop("stridedarray_1t", None)
+    try:
+        result.inner, result.samples = sample(timers, budget)
+    finally:
+        sa.set_num_threads(threads)
     return result

@@ -22,18 +22,21 @@ import sys
 
 __all__ = ["main", "CONFIGS"]
 
-# (label, our OPENBLAS_THREAD_TIMEOUT or None for what stridedarray sets, our pool's threads)
+# (label, our OPENBLAS_THREAD_TIMEOUT or None for what stridedarray sets, our OpenBLAS
+# pool's threads, the core's own (OpenMP) threads)
 CONFIGS = [
-    ("OpenBLAS default (2^28 cycles) in both, 2 threads each", "28", 2),
-    ("ours 2^20 cycles, 2 threads", "20", 2),
-    ("shipped: ours 2^14 cycles, 2 threads", None, 2),
-    ("ours 1 thread", None, 1),
+    ("OpenBLAS default (2^28 cycles) in both, 2 threads each", "28", 2, 1),
+    ("ours 2^20 cycles, 2 threads", "20", 2, 1),
+    ("ours 2^14 cycles, 2 threads", None, 2, 1),
+    ("ours 1 thread", None, 1, 1),
+    ("shipped: our OpenBLAS 1 thread per call, the core's 2 OpenMP threads", None, 1, 2),
 ]
 
 _CHILD = r"""
 import json, os, sys, time
 import numpy as np
 timeout, ours_threads, S, batch = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+core_threads = int(sys.argv[5])
 if timeout != "default":
     os.environ["OPENBLAS_THREAD_TIMEOUT"] = timeout   # NumPy's OpenBLAS is already loaded
 import stridedarray as sa
@@ -42,6 +45,7 @@ os.environ.pop("OPENBLAS_THREAD_TIMEOUT", None)
 from threadpoolctl import threadpool_limits
 threadpool_limits(2, user_api="blas")               # NumPy's pool (and ours) at 2 threads
 lib.scipy_openblas_set_num_threads(ours_threads)
+sa.set_num_threads(core_threads)
 rng = np.random.default_rng(0)
 a = rng.standard_normal((batch, S, S)); b = rng.standard_normal((batch, S, S))
 x, y = sa.asarray(a), sa.asarray(b)
@@ -75,10 +79,11 @@ print(json.dumps(out))
 """
 
 
-def measure(timeout: str | None, ours_threads: int, size: int, batch: int) -> dict:
+def measure(timeout: str | None, ours_threads: int, size: int, batch: int,
+            core_threads: int = 1) -> dict:
     """Run one configuration in a fresh interpreter; median seconds per call per mode."""
     proc = subprocess.run([sys.executable, "-c", _CHILD, timeout or "default",
-                           str(ours_threads), str(size), str(batch)],
+                           str(ours_threads), str(size), str(batch), str(core_threads)],
                           capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
         raise RuntimeError(f"the measuring subprocess failed:\n{proc.stderr[-2000:]}")
@@ -98,8 +103,8 @@ def main(argv: list[str] | None = None) -> int:
           "| idle CPU after sa call | idle CPU after NumPy call |")
     print("|---:|---|---:|---:|---:|---:|---:|---:|")
     for s in sizes:
-        for label, timeout, threads in CONFIGS:
-            r = measure(timeout, threads, s, args.batch)
+        for label, timeout, threads, core in CONFIGS:
+            r = measure(timeout, threads, s, args.batch, core)
             sa_alone, np_alone = r["ours"][0], r["numpy"][1]
             sa_alt, np_alt = r["alternate"]
             print(f"| {s} | {label} | {sa_alone * 1e3:.3f} ms | {np_alone * 1e3:.3f} ms | "

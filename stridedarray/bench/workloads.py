@@ -168,6 +168,6 @@ def all_cases(quick: bool = False) -> list[Case]:
         cases += [_int_case(d, 16) for d in ("int32", "int64")]
     else:
         cases += _vector_cases((16, 32, 64, 128, 256, 512), (256, 1024, 4096, 16384, 65536))
-        cases += [_int_case(d, s) for d in ("int32", "int64") for s in (16, 64, 256)]
+        cases += [_int_case(d, s) for d in ("int32", "int64") for s in (16, 64, 128, 256)]
     cases += [_overhead_case(s) for s in (2, 8)]
     return cases

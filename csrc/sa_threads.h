@@ -1,0 +1,40 @@
+/* The core's thread count: the internal part (not read by cffi). See sa_threads.c. */
+#ifndef SA_THREADS_H
+#define SA_THREADS_H
+
+#include <stdint.h>
+
+#include "sa_threads_api.h"
+
+/* Threads for a job of `work` units (multiply-adds, or bytes for a pack): 1 when work is
+ * below `min_work`, else sa_threads_get(), capped so that every thread gets at least
+ * min_work / 2 units (a thread woken for less costs more than it saves). */
+int sa_threads_for(int64_t work, int64_t min_work);
+
+/* One team at a time: a call that wants `want` >= 2 threads gets them only while no other
+ * call of the core holds a team, else 1 (so Python threads that multiply at once, e.g. a
+ * Dask threaded scheduler, do not multiply the threads beyond the cores). Returns the
+ * threads to use; pass the same value to sa_team_end. Never blocks. */
+int sa_team_begin(int want);
+void sa_team_end(int got);
+
+/* A monotonic clock in nanoseconds, for the stall guard. */
+int64_t sa_clock_ns(void);
+
+/* Called once a parallel region has run (the fork rule below needs to know). */
+void sa_threads_started(void);
+
+/* pthread_atfork child handler (blas_fork_guard.c calls it). */
+void sa_threads_forked_child(void);
+
+/* a*b*c*d for non-negative factors, saturating at INT64_MAX (a work estimate, not a size). */
+static inline int64_t sa_work4(int64_t a, int64_t b, int64_t c, int64_t d)
+{
+    int64_t r;
+    if (__builtin_mul_overflow(a, b, &r) || __builtin_mul_overflow(r, c, &r)
+        || __builtin_mul_overflow(r, d, &r))
+        return INT64_MAX;
+    return r;
+}
+
+#endif
