@@ -1,5 +1,6 @@
-/* Direct CBLAS execution of a plan: the matrix-view predicate (seed 000), the per-role
- * vector rules, and the calls (?gemm, ?gemv, ?dot / ?dotu_sub) over the batch. */
+/* Direct CBLAS execution of a plan: the matrix-view predicate and the per-role vector rules
+ * (docs/matmul.md, "What BLAS can read"), and the calls (?gemm, ?gemv, ?dot / ?dotu_sub) over
+ * the batch. */
 #include <cblas.h>
 
 #include "matmul_internal.h"
@@ -48,8 +49,8 @@ static mat_view view_of(int64_t rows, int64_t cols, int64_t rs, int64_t cs)
 
 static int fits(int64_t x) { return x >= -BLAS_MAX && x <= BLAS_MAX; }
 
-/* Vector rules per role (seed 000): DOT takes both strides +1 or both -1; GEMV/GEVM take
- * a positive stride. */
+/* Vector rules per role (docs/matmul.md, "What BLAS can read"): DOT takes both strides +1 or
+ * both -1; GEMV/GEVM take a positive stride. */
 int mm_blas_layout(const mm_plan *p, int *bad_lhs, int *bad_rhs)
 {
     const sa_mm_explain *f = &p->f;

@@ -1,4 +1,5 @@
-/* Ordered dispatch with clean decline (seed 004) for the planned matmul, and sa_matmul().
+/* Ordered dispatch with clean decline for the planned matmul, and sa_matmul()
+ * (docs/matmul.md, "How a route is chosen").
  *
  * Backends, in a fixed order: direct BLAS, pack-once BLAS, generic, reference. Each has a
  * type stage (NO / MAYBE / YES for the dtype and role) and a runtime stage that either
@@ -10,10 +11,8 @@
 #include "matmul_internal.h"
 #include "sa_threads.h"
 
-/* The optimized generic kernel lives in csrc/matmul_generic.c (another author). Referenced
- * weakly so that a build without it still links; the reference kernel stands in. */
-#pragma weak sa_generic_matmul
-#pragma weak sa_generic_matmul_threads
+/* The generic kernels, sa_generic_matmul and sa_generic_matmul_threads, are declared in
+ * sa_kernels.h (through matmul_internal.h) and defined in csrc/matmul_generic.c. */
 
 typedef struct {
     int pack_lhs, pack_rhs;
@@ -29,7 +28,7 @@ static int type_verdict(int backend, const sa_mm_explain *f)
     int numeric = f->dtype > SA_BOOL && f->dtype < SA_NDTYPES;
     switch (backend) {
     case SA_MM_BLAS: return mm_blas_dtype_ok(f->dtype) ? SA_MM_MAYBE : SA_MM_NO;
-    /* DOT has nothing reused to pack (seed 000). */
+    /* DOT has nothing reused to pack (docs/matmul.md, "Reuse, and the copy made once"). */
     case SA_MM_PACK_BLAS:
         return mm_blas_dtype_ok(f->dtype) && f->role != SA_MM_DOT ? SA_MM_MAYBE : SA_MM_NO;
     default: return numeric ? SA_MM_YES : SA_MM_NO;
@@ -149,7 +148,6 @@ static int route_threads(const mm_plan *run, int chosen, const sa_mm_policy *pol
 {
     const sa_mm_explain *f = &run->f;
     if (chosen == SA_MM_REFERENCE || is_empty(f)) return 1;
-    if (chosen == SA_MM_GENERIC && !sa_generic_matmul_threads) return 1;
     if ((chosen == SA_MM_BLAS || chosen == SA_MM_PACK_BLAS) && !mm_blas_splits(run, pol))
         return 1;
     return sa_threads_for(sa_work4(f->C, f->M, f->N, f->K), pol->parallel_min_work);
@@ -247,8 +245,7 @@ static int execute(const mm_plan *run, const mm_plan *p, int chosen, const sa_mm
         sa_blas_leave();
         break;
     case SA_MM_GENERIC:
-        r = run_generic(p, sa_generic_matmul ? sa_generic_matmul : sa_generic_matmul_ref,
-                        threads);
+        r = run_generic(p, sa_generic_matmul, threads);
         break;
     default: r = run_generic(p, sa_generic_matmul_ref, 1); break;
     }

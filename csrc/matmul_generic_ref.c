@@ -1,8 +1,7 @@
-/* The reference matmul kernel: the seed's plain signed-stride loop, one dot product per
- * output cell, written once and instantiated per dtype. It is deliberately simple: it is the
- * semantic baseline that the optimized generic kernel and the BLAS routes are tested
- * against (force it with matmul_policy(force="reference")), and the generic route's
- * implementation in a build without csrc/matmul_generic.c. */
+/* The reference matmul kernel: a plain signed-stride loop, one dot product per output cell,
+ * written once and instantiated per dtype. It is deliberately simple: it is the semantic
+ * baseline that the optimized generic kernel and the BLAS routes are tested against (force it
+ * with matmul_policy(force="reference"); docs/matmul.md, "Routes"). */
 #include "matmul_internal.h"
 
 /* Integer products wrap modulo 2^bits like NumPy's: accumulate in uint64_t (well defined

@@ -8,6 +8,7 @@ the per-object pages under docs/api/generated/ are written by autosummary at bui
 from __future__ import annotations
 
 import sys
+import tomllib
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -18,6 +19,11 @@ if any((HERE.parent / "stridedarray").glob("_core*.so")):
     sys.path.insert(0, str(HERE.parent))
 
 import stridedarray  # noqa: E402
+
+# The source repository, when pyproject.toml's [project.urls] names one ("Source" or
+# "Repository"): linked from the navigation bar and the footer.
+_urls = tomllib.loads((HERE.parent / "pyproject.toml").read_text())["project"].get("urls", {})
+REPOSITORY_URL = _urls.get("Source") or _urls.get("Repository")
 
 project = "stridedarray"
 author = "the stridedarray developers"
@@ -68,17 +74,21 @@ numpydoc_xref_param_type = False
 html_theme = "pydata_sphinx_theme"
 html_title = f"stridedarray {release}"
 html_static_path = ["_static"]
+templates_path = ["_templates"]
 html_css_files = ["stridedarray.css"]
 html_theme_options = {
     "logo": {"text": "stridedarray"},
     "navigation_with_keys": False,
     "show_toc_level": 2,
     "navbar_align": "left",
-    "footer_start": ["copyright"],
+    "footer_start": ["copyright", "project-links"],
     "footer_end": ["sphinx-version", "theme-version"],
     "secondary_sidebar_items": ["page-toc"],
+    "icon_links": [{"name": "Source repository", "url": REPOSITORY_URL,
+                    "icon": "fa-brands fa-git-alt", "type": "fontawesome"}]
+    if REPOSITORY_URL else [],
 }
 html_show_sourcelink = False
 # Top-level pages have no section to navigate: no left sidebar, the text gets the width.
-html_sidebars = {"index": [], "quickstart": [], "install": [], "changelog": []}
-html_context = {"default_mode": "light"}
+html_sidebars = {"index": [], "quickstart": [], "install": [], "changelog": [], "license": []}
+html_context = {"default_mode": "light", "repository_url": REPOSITORY_URL}

@@ -2,20 +2,32 @@
 
 from __future__ import annotations
 
+import argparse
+
 import numpy as np
 
 import stridedarray as sa
+from stridedarray._cli import add_version, emit, exits_cleanly_on_closed_pipe
 from stridedarray._threads import openmp_library
 
 
-def main() -> int:
+@exits_cleanly_on_closed_pipe
+def main(argv: list[str] | None = None) -> int:
     """Print version, BLAS and threads, then multiply a reversed view by a batch."""
+    parser = argparse.ArgumentParser(
+        prog="python -m stridedarray",
+        description="Print the stridedarray version, the bundled BLAS with its core type and "
+                    "thread count, and a demo product checked against NumPy with the route "
+                    "matmul_explain reports. Exit status 0 when the demo matches NumPy, 1 "
+                    "otherwise.")
+    add_version(parser)
+    parser.parse_args(argv)
     info = sa.blas_info()
-    print(f"stridedarray {sa.__version__} (Array API {sa.__array_api_version__})")
-    print(f"BLAS: {info['library']} {info['version']}, core type {info['corename']}, "
-          f"{info['threads']} thread(s) per call")
-    print(f"threads: {sa.get_num_threads()} (the core's setting; sa.set_num_threads, "
-          f"threadpoolctl or OMP_NUM_THREADS change it; OpenMP runtime {openmp_library()})")
+    emit(f"stridedarray {sa.__version__} (Array API {sa.__array_api_version__})")
+    emit(f"BLAS: {info['library']} {info['version']}, core type {info['corename']}, "
+         f"{info['threads']} thread(s) per call")
+    emit(f"threads: {sa.get_num_threads()} (the core's setting; sa.set_num_threads, "
+         f"threadpoolctl or OMP_NUM_THREADS change it; OpenMP runtime {openmp_library()})")
     rng = np.random.default_rng(0)
     base = sa.asarray(rng.standard_normal((1, 64, 64)))
     lhs = base[:, :, ::-1]  # a reversed view: strides (4096, 64, -1), no copy
@@ -23,12 +35,11 @@ def main() -> int:
     out = lhs @ rhs
     expected = np.asarray(lhs) @ np.asarray(rhs)
     err = float(np.max(np.abs(np.asarray(out) - expected)))
-    print(f"demo: lhs shape {lhs.shape} strides {lhs.strides} @ rhs shape {rhs.shape}")
-    print(f"      -> {out.shape}; max |stridedarray - numpy| = {err:.3g}")
-    if hasattr(sa, "matmul_explain"):
-        print(sa.matmul_explain(lhs, rhs))
+    emit(f"demo: lhs shape {lhs.shape} strides {lhs.strides} @ rhs shape {rhs.shape}")
+    emit(f"      -> {out.shape}; max |stridedarray - numpy| = {err:.3g}")
+    emit(str(sa.matmul_explain(lhs, rhs)))
     ok = err <= 1e-12 * 64
-    print("demo result matches NumPy" if ok else "demo result DIFFERS from NumPy")
+    emit("demo result matches NumPy" if ok else "demo result DIFFERS from NumPy")
     return 0 if ok else 1
 
 

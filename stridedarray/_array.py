@@ -261,6 +261,21 @@ class Array(ArrayBase, _ArrayProtocols):
     (``numpy.asarray(x)`` shares memory), `tolist`, `to_row_major`, and NumPy's ndarray
     methods (``x.sum(axis=0)``, ``x.astype(numpy.float32)``, ...).
 
+    Calling the class raises `TypeError`: arrays are made by the creation functions. The
+    dtypes are the standard's (bool, the signed and unsigned integers of 8 to 64 bits,
+    float32, float64, complex64, complex128); operators promote as :doc:`/dtypes` says, and
+    bad operands raise `TypeError` or `ValueError` naming the argument and what was expected.
+
+    See Also
+    --------
+    asarray : Wrap existing memory (NumPy arrays, buffers, DLPack producers) as an Array.
+    Array.to_row_major : A C-contiguous copy.
+
+    Notes
+    -----
+    The guide: :doc:`/array` (the descriptor, views, the bounds rule) and :doc:`/interop`
+    (NumPy and the PyData libraries).
+
     Examples
     --------
     >>> import stridedarray as sa

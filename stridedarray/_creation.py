@@ -50,7 +50,72 @@ def asarray(
     device: Device | None = None,
     copy: bool | None = None,
 ) -> Array:
-    """Convert an object to an Array, sharing memory whenever `copy` allows."""
+    """Convert an object to an Array, sharing memory whenever `copy` allows.
+
+    Parameters
+    ----------
+    obj : Array, NumPy array, buffer, DLPack producer, Python scalar or nested sequence
+        What to convert. An Array or a NumPy array keeps its layout (strides, negative ones
+        too): the result is a view of the same memory. An object with the buffer protocol
+        (``bytes``, ``bytearray``, ``memoryview``, ``array.array``) or a DLPack producer (a
+        CPU tensor of another library) is wrapped without a copy; read-only memory gives a
+        read-only array. Python scalars and nested sequences of them are copied.
+    dtype : DType or Python type, optional
+        The result's dtype. None: the source's, or for Python values the default of their
+        kind (bool, int64, float64, complex128). Python's ``bool``, ``int``, ``float`` and
+        ``complex`` stand for the default dtype of their kind. Another dtype than the
+        source's converts, which copies.
+    device : optional
+        None or the CPU device, the only one.
+    copy : bool, optional
+        True: always copy. False: never; raise `ValueError` when a copy is needed (a dtype
+        change, a Python sequence, unaligned or byte-swapped memory). None (the default): copy
+        only when needed.
+
+    Returns
+    -------
+    Array
+        A view of `obj`'s memory when no copy was made, else a new C-contiguous array.
+
+    Raises
+    ------
+    TypeError
+        `obj` is of a type that cannot be converted, or `dtype` is not a dtype of the standard.
+    ValueError
+        ``copy=False`` when a copy is needed (the message names the cause), a ragged nested
+        sequence, or a device other than the CPU.
+    OverflowError
+        A Python int that does not fit int64 (or the requested integer dtype).
+
+    See Also
+    --------
+    from_dlpack : Import a DLPack producer.
+    Array.to_row_major : A C-contiguous copy of an array.
+
+    Notes
+    -----
+    :doc:`/array` ("Memory from elsewhere") has the rules for memory from other libraries,
+    :doc:`/dtypes` the dtype rules.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import stridedarray as sa
+    >>> n = np.arange(6.0).reshape(2, 3)
+    >>> x = sa.asarray(n[:, ::-1])        # a view of n's memory, its strides kept
+    >>> x
+    Array([[2., 1., 0.],
+           [5., 4., 3.]], dtype=float64, shape=(2, 3), strides=(3, -1), origin=2)
+    >>> n[0, 0] = 10.0
+    >>> float(x[0, 2])                    # the same memory
+    10.0
+    >>> sa.asarray([1, 2, 3]).dtype, sa.asarray([1, 2.5]).dtype
+    (stridedarray.int64, stridedarray.float64)
+    >>> sa.asarray(n, dtype=sa.float32, copy=False)
+    Traceback (most recent call last):
+        ...
+    ValueError: asarray(copy=False) cannot convert float64 to float32 without a copy
+    """
     if type(obj) is np.ndarray and dtype is None and device is None and not copy:
         # The common conversion, no other argument to check: a whole C-contiguous aligned
         # native ndarray is viewed in C (_from_ndarray's first case).

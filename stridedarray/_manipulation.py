@@ -37,8 +37,9 @@ def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
     shape, strides = x._shape, x._strides
     nd = len(shape)
     if type(axes) is tuple and len(axes) == nd:
-        # Fast path (view cost, issue 2): a tuple of distinct in-range ints, checked with a
-        # bit mask. A permutation reaches the same offsets as x, so the view is derived.
+        # Fast path (views are made in loops; docs/array.md, "What a view costs"): a tuple of
+        # distinct in-range ints, checked with a bit mask. A permutation reaches the same
+        # offsets as x, so the view is derived.
         seen = 0
         for p in axes:
             if type(p) is not int or not -nd <= p < nd or seen & (1 << (p % nd)):

@@ -170,6 +170,77 @@ def _make_matmul(operator: bool) -> Any:
 
 matmul = _make_matmul(False)
 matmul.__qualname__ = "matmul"
+matmul.__doc__ = """Matrix product per the Array API: batched, broadcasting, planned in the C core.
+
+The C core plans the whole product before it computes: it reads each operand's role (a dot
+product, a vector times matrices, matrices times a vector, matrices times matrices), maps the
+broadcast batch axes without expanding them, and picks one route for the whole batch: direct
+BLAS, one copy of an operand that the batch reuses followed by BLAS, or its own kernel for any
+strides and every numeric dtype. ``x1 @ x2`` is the same call; `matmul_explain` reports the
+plan without computing.
+
+Parameters
+----------
+x1 : Array
+    The left operand: a numeric dtype, at least one dimension, any strides. A 1-d `x1` of
+    shape ``(K,)`` is a row vector, removed from the result.
+x2 : Array
+    The right operand, likewise; a 1-d `x2` of shape ``(K,)`` is a column vector. The last axis
+    of `x1` and the second-to-last (or only) axis of `x2` have the same length K; the axes
+    before the last two (the batch) broadcast against each other.
+
+Returns
+-------
+Array
+    A new C-contiguous array of shape ``(*batch, M, N)``, without M or N for a vector operand
+    (two vectors give a 0-d array). Its dtype is the promoted dtype of `x1` and `x2`: the
+    standard's table, and for the mixed kinds it leaves open what NumPy does (int8 with
+    float32 gives float32). Integer products wrap around modulo 2**bits, as NumPy's do;
+    K = 0 gives zeros.
+
+Raises
+------
+TypeError
+    An operand is not a stridedarray Array (a NumPy array, a list or a scalar: convert it with
+    `asarray`, or call ``numpy.matmul``), or has dtype bool.
+ValueError
+    An operand is 0-d, the contracted lengths differ, or the batch shapes do not broadcast.
+MemoryError
+    The output, or a copy the chosen route makes, cannot be allocated.
+
+See Also
+--------
+matmul_explain : Which route the product takes and why, without computing it.
+matmul_policy : Force a route, or change the crossovers, within a block.
+tensordot, vecdot : Contractions computed by the same planned product.
+
+Notes
+-----
+The guide: :doc:`/matmul` (the routes, the copy made once, reading `matmul_explain`),
+:doc:`/tuning` (the crossovers) and :doc:`/benchmarks` (against NumPy).
+
+Examples
+--------
+>>> import stridedarray as sa
+>>> a = sa.reshape(sa.arange(6.0), (2, 3))
+>>> sa.matmul(a, sa.ones((3, 2)))
+Array([[ 3.,  3.],
+       [12., 12.]], dtype=float64, shape=(2, 2))
+
+Views of any strides, broadcast batches, vectors and integers:
+
+>>> shared = sa.ones((1, 64, 64))[..., ::-1]      # reversed columns: a view
+>>> (shared @ sa.ones((16, 64, 64))).shape        # the view is reused by 16 products
+(16, 64, 64)
+>>> sa.ones(3) @ sa.ones(3)
+Array(3., dtype=float64, shape=())
+>>> sa.asarray([[100]], dtype=sa.int8) @ sa.asarray([[2]], dtype=sa.int8)   # wraps
+Array([[-56]], dtype=int8, shape=(1, 1))
+>>> sa.matmul(sa.ones(3), sa.ones(4))
+Traceback (most recent call last):
+    ...
+ValueError: matmul: contracted dimensions differ: x1 shape (3,) has 3 columns, ...
+"""
 matmul_operator = _make_matmul(True)
 matmul_operator.__name__ = matmul_operator.__qualname__ = "__matmul__"
 matmul_operator.__doc__ = "Operator form of matmul (`x1 @ x2`)."
@@ -338,10 +409,15 @@ def matmul_explain(x1: Array, x2: Array, /) -> MatmulExplain:
 
     See Also
     --------
+    matmul : The product itself.
     matmul_policy : Force a backend, or change the crossover thresholds, within a block.
 
     Notes
     -----
+    The operands' dtypes promote as for `matmul`; an operand whose dtype differs from the
+    result's is converted while it is copied (``e["cast"]``). The guide's :doc:`/matmul`
+    ("Reading matmul_explain") explains every line of the report, with a worked example.
+
     ``flops`` is exact at any size, a Python int counted in 128 bits by the C core (not
     saturated): a product of more than 2**63 - 1 operations is still described here, while
     `matmul` refuses to run it with a ValueError (docs/reliability.md).

@@ -11,8 +11,11 @@ buffer stay views, other results come back as NumPy gives them. In-place methods
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 from ._array import Array
 from ._numpy_dispatch import _to_numpy, _to_ours
@@ -40,6 +43,13 @@ def _method(name: str) -> Callable:
 
     method.__name__ = method.__qualname__ = name
     method.__doc__ = _DOC.format(name=name)
+    # The method takes what NumPy's takes: show NumPy's signature (help(), the docs, IDEs)
+    # rather than the wrapper's (*args, **kwargs).
+    try:
+        method.__signature__ = inspect.signature(getattr(np.ndarray, name))  # type: ignore[attr-defined]
+        method.__annotations__ = {}  # the wrapper's (*args: Any) would be shown beside NumPy's
+    except (ValueError, TypeError):  # a NumPy without a text signature for this method
+        pass
     return method
 
 
@@ -48,8 +58,9 @@ _DOC = """NumPy's ndarray.{name}, computed on the zero-copy view (result as an A
 Parameters
 ----------
 *args, **kwargs
-    As for ``numpy.ndarray.{name}``; stridedarray arrays among them (``out=`` included) are
-    passed to NumPy as zero-copy views.
+    The arguments of ``numpy.ndarray.{name}``, whose signature is this method's;
+    stridedarray arrays among them (``out=`` included) are passed to NumPy as zero-copy
+    views.
 
 Returns
 -------

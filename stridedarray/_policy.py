@@ -4,8 +4,8 @@ The table is mirrored field for field by the C struct `sa_mm_policy` (csrc/sa_ma
 passed read-only to every matmul call, so the C core holds no mutable global state.
 
 The shipped values were measured on the project's reference machine (2 cores, x86-64) by
-`python -m stridedarray.tune`, which replaced the seed's Apple M1/Accelerate values (raw data
-in docs/benchmarks.md). The tuning tool re-measures them on any machine and writes a JSON
+`python -m stridedarray.tune` (raw data in docs/benchmark-method.md, "The policy's
+crossovers"). The tuning tool re-measures them on any machine and writes a JSON
 file `{"key": int, ...}` with the keys of `DEFAULT_POLICY`. At import the file named by the
 environment variable `STRIDEDARRAY_POLICY` is loaded, else the user's file
 `$XDG_CONFIG_HOME/stridedarray/policy.json` (`~/.config/stridedarray/policy.json` when

@@ -269,6 +269,18 @@ def _save(path: Path, text: str, option: str) -> bool:
     return False
 
 
+def _how_to_load(out: Path) -> str:
+    """What makes the library use the file written to `out`: nothing when it is the file
+    loaded at import, else the environment variable or the copy that would."""
+    if out.resolve() == policy_path().resolve():
+        where = ("$STRIDEDARRAY_POLICY" if os.environ.get("STRIDEDARRAY_POLICY")
+                 else "the user's policy file")
+        return f"stridedarray loads it at import ({where})"
+    return (f"this is not the file stridedarray loads at import ({policy_path()}); to use it, "
+            f"set STRIDEDARRAY_POLICY={out.resolve()} before Python starts, or copy it to "
+            f"{user_policy_path()}")
+
+
 @exits_cleanly_on_closed_pipe
 def main(argv: list[str] | None = None) -> int:
     """Sweep every crossover, print the table, write the policy file (and raw data on request).
@@ -336,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
             status = 1
     if out is not None:
         if _save(out, json.dumps(new, indent=1) + "\n", "--out"):
-            emit(f"wrote {out} (loaded at import; STRIDEDARRAY_POLICY overrides the location)")
+            emit(f"wrote {out}; {_how_to_load(out)}")
         else:
             status = 1
     return status

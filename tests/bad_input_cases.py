@@ -1,4 +1,4 @@
-"""The bad-input table (issue 7, item 3), run by tests/test_bad_input.py one child at a time.
+"""The bad-input table, run by tests/test_bad_input.py one child at a time.
 
 A row is (id, setup, call, expected exception, message fragment). `setup` binds the inputs
 (every Array, ndarray, bytes, bytearray and memoryview it binds is snapshotted and must be

@@ -1,4 +1,4 @@
-"""Descriptor fuzzing strategies (issue 7): random strided descriptors over one base buffer.
+"""Descriptor fuzzing strategies: random strided descriptors over one base buffer.
 
     from fuzz_strategies import descriptors, bad_descriptors, operands, matmul_cases, ...
 

@@ -1,4 +1,4 @@
-"""The Array object (issue 2 item 4): created only through functions, read-only descriptor
+"""The Array object: created only through functions, read-only descriptor
 properties, contiguity flags, creation functions, and __setitem__ with broadcasting."""
 
 from __future__ import annotations

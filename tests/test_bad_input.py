@@ -1,4 +1,4 @@
-"""The bad-input table (issue 7, item 3): every row of tests/bad_input_cases.py, run in a child.
+"""The bad-input table: every row of tests/bad_input_cases.py, run in a child.
 
 Each case runs in a subprocess, so a segfault or abort is reported as a crash of that case
 (with the signal and the child's stderr) instead of killing pytest. To stay fast the cases are

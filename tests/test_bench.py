@@ -11,7 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from stridedarray.bench import machine
 from stridedarray.bench.cli import select_cases
+from stridedarray.bench.machine import busy_warning, header_lines
 from stridedarray.bench.report import CSV_FIELDS, fmt_time
 from stridedarray.bench.workloads import GRID_SIZES, all_cases
 
@@ -75,21 +77,60 @@ def test_quick_json_and_png(quick_run: tuple[Path, str]) -> None:
     assert image.ndim == 3 and image.shape[0] > 100 and image.shape[1] > 100
 
 
+def test_quick_json_carries_speedups_and_the_targets(quick_run: tuple[Path, str]) -> None:
+    out, stdout = quick_run
+    data = json.loads((out / "results.json").read_text())
+    for c in data["cases"]:  # one direction: NumPy time / stridedarray time, > 1 is faster
+        assert c["speedup"] == pytest.approx(c["numpy"] / c["stridedarray"])
+        if c["limit"] is not None and c["limit"] == c["limit"]:
+            assert c["limit_speedup"] == pytest.approx(c["limit"] / c["stridedarray"])
+    speedups = {c["case"]: (c["speedup"], c["limit_speedup"]) for c in data["cases"]}
+    # every target the quick workload has cells for, and the grid's median at one thread
+    assert len(data["targets"]) == 7
+    for t in data["targets"]:
+        assert t["met_cells"] <= t["cells"] and t["met"] == (t["met_cells"] == t["cells"])
+        assert t["target"] in stdout  # the summary printed is the table in the JSON
+        if t["target"].startswith("1 thread: grid median"):
+            continue  # one value for the whole grid, not a cell's
+        worst = speedups[t["worst_cell"]]
+        assert t["worst"] in (pytest.approx(worst[0]), pytest.approx(worst[1]))
+    assert "sa/" not in (out / "results.md").read_text()
+
+
+def test_busy_machine_warning() -> None:
+    info = {"cores": 2, "load_average": "0.40 0.50 0.60"}
+    assert busy_warning(info, 1) is None
+    assert busy_warning({**info, "load_average_at_end": "1.90 1.00 0.70"}, 1) is None  # ours
+    warning = busy_warning({**info, "load_average_at_end": "2.30 1.00 0.70"}, 1)
+    assert warning and "busy" in warning and "2 cores" in warning
+    busy = {**info, "load_average": "7.80 6.00 5.00"}
+    warning = busy_warning(busy, 1)
+    assert warning and "7.80" in warning
+    assert f"**{warning}**" in header_lines(busy, 1)
+    assert not any("WARNING" in line for line in header_lines(info, 1))
+
+
+def test_header_without_threadpoolctl_says_so_in_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(machine, "_numpy_controllers", lambda: None)
+    text = machine.machine_info()["numpy_blas"]
+    assert "threadpoolctl is not installed" in text and "?" not in text
+
+
 def test_full_workload_is_the_issue_grid() -> None:
     cases = all_cases(quick=False)
     grid = [c for c in cases if c.group == "grid"]
     assert len(grid) == 96
     assert {c.size for c in grid} == set(GRID_SIZES)
     assert len({c.name for c in cases}) == len(cases)
-    assert [c.group for c in cases].count("seed002") == 1
+    assert [c.group for c in cases].count("reused") == 1
     assert {c.size for c in cases if c.group == "int"} == {16, 64, 128, 256}
     assert {c.size for c in cases if c.group == "overhead"} == {2, 8}
 
 
 @pytest.mark.parametrize("name, layout", [
-    ("grid f64 lhs neg S=8", ((1, 8, 8), (0, 8, -1), None)),
+    ("grid f64 lhs rev S=8", ((1, 8, 8), (0, 8, -1), None)),
     ("grid f32 rhs step2 S=12", ((10, 12, 12), (144, 12, 1), (1, 12, 12))),
-    ("grid f64 cross neg S=16", ((2, 1, 16, 16), None, (1, 5, 16, 16))),
+    ("grid f64 cross rev S=16", ((2, 1, 16, 16), None, (1, 5, 16, 16))),
 ])
 def test_grid_layouts(name: str, layout: tuple) -> None:
     case = next(c for c in all_cases(quick=False) if c.name == name)
@@ -112,7 +153,7 @@ def test_grid_layouts(name: str, layout: tuple) -> None:
 
 def test_filter_and_bad_filter() -> None:
     assert all("int64" in c.name for c in select_cases(False, "int64"))
-    assert len(select_cases(False, "^grid f32 lhs neg")) == len(GRID_SIZES)
+    assert len(select_cases(False, "^grid f32 lhs rev")) == len(GRID_SIZES)
     with pytest.raises(SystemExit):
         select_cases(False, "([")
 
@@ -243,7 +284,7 @@ def test_multi_thread_run_times_int_gemm_on_one_thread_too_and_judges_the_target
     names = {t["target"]: t for t in targets([r, small], threads=2)}
     assert names["threads: int GEMM S>=128 scales >= 1.7x from 1 thread"]["cells"] == 1
     assert not any(n.startswith("1 thread") for n in names)
-    grid = run_case(cases["grid f64 lhs neg S=8"], QUICK, np.random.default_rng(0))
+    grid = run_case(cases["grid f64 lhs rev S=8"], QUICK, np.random.default_rng(0))
     one = {t["target"] for t in targets([grid], threads=1)}
-    assert "1 thread: grid median ratio >= 1.10" in one
+    assert "1 thread: grid median speed-up >= 1.10" in one
     assert not any(n.startswith("threads:") for n in one)

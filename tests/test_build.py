@@ -76,9 +76,6 @@ def test_extension_holds_no_build_machine_path():
 
 
 def test_python_dash_m_stridedarray():
-    if not hasattr(sa, "matmul"):
-        pytest.skip("python -m stridedarray multiplies a reversed view by a batch: it needs "
-                    "stridedarray.matmul (issue 3, helper M), which does not exist yet")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     r = subprocess.run([sys.executable, "-m", "stridedarray"], capture_output=True, text=True,
                        env=env, timeout=120)

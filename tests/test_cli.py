@@ -1,6 +1,7 @@
-"""The command-line tools (`stridedarray-bench`, `stridedarray-tune`): exit status, --version,
-program names, output paths checked before measuring, no measurement lost to a failed write,
-XDG_CONFIG_HOME, output into a closed pipe, and a plot whose axes can be read.
+"""The command-line tools (`python -m stridedarray`, `stridedarray-bench`, `stridedarray-tune`):
+exit status, flags, --version, program names, output paths checked before measuring, no
+measurement lost to a failed write, XDG_CONFIG_HOME, output into a closed pipe, and a plot
+whose axes can be read.
 
 Workloads are tiny (one benchmark case, a two-size tuning sweep); no timing assertions."""
 
@@ -80,7 +81,7 @@ def test_bench_refuses_a_file_as_output_directory_before_running(tmp_path: Path)
 
 
 # -- --version and program names ----------------------------------------------------------
-@pytest.mark.parametrize("module", ["stridedarray.bench", "stridedarray.tune"])
+@pytest.mark.parametrize("module", ["stridedarray", "stridedarray.bench", "stridedarray.tune"])
 def test_version(module: str) -> None:
     proc = subprocess.run([sys.executable, "-m", module, "--version"], capture_output=True,
                           text=True, timeout=120)
@@ -102,6 +103,20 @@ def test_usage_line_names_the_console_script(script: str, main: str) -> None:
     proc = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True,
                           text=True, timeout=120)
     assert proc.stdout.startswith(f"usage: python -m {module} ")
+
+
+def test_main_module_takes_help_and_refuses_unknown_flags() -> None:
+    """`python -m stridedarray` parses its flags: --help describes it and runs no demo, an
+    unknown flag is a usage error (exit 2) naming it."""
+    proc = subprocess.run([sys.executable, "-m", "stridedarray", "--help"], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("usage: python -m stridedarray ")
+    assert "demo" in proc.stdout and "max |stridedarray" not in proc.stdout
+    proc = subprocess.run([sys.executable, "-m", "stridedarray", "--bogus"], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stdout == "" and "unrecognized arguments: --bogus" in proc.stderr
 
 
 def test_console_scripts_are_declared_and_resolve() -> None:
@@ -128,12 +143,14 @@ def test_installed_console_script(script: str) -> None:
 
 
 # -- a closed pipe ------------------------------------------------------------------------
-@pytest.mark.parametrize("args", [["stridedarray.bench", "--list"],
+@pytest.mark.parametrize("args", [["stridedarray"],
+                                  ["stridedarray.bench", "--list"],
                                   ["stridedarray.bench", "--help"],
                                   ["stridedarray.tune", "--help"]],
-                         ids=["bench --list", "bench --help", "tune --help"])
+                         ids=["demo", "bench --list", "bench --help", "tune --help"])
 def test_output_into_a_closed_pipe_ends_cleanly(args: list[str]) -> None:
-    """`stridedarray-bench --list | head -1`: the reader is gone before the output is."""
+    """`stridedarray-bench --list | head -1`, `python -m stridedarray | head -1`: the reader
+    is gone before the output is."""
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
@@ -253,7 +270,8 @@ def test_ratio_ticks_bracket_the_data(a: float, b: float) -> None:
     assert ticks[0] / 1.05 <= lo and hi <= ticks[-1] * 1.05
 
 
-def test_plot_labels_every_measured_size_and_ratio_gridlines() -> None:
+@pytest.mark.parametrize("columns", [2, 1])
+def test_plot_labels_every_measured_size_and_ratio_gridlines(columns: int) -> None:
     pytest.importorskip("matplotlib")
     import matplotlib.pyplot as plt
 
@@ -261,12 +279,12 @@ def test_plot_labels_every_measured_size_and_ratio_gridlines() -> None:
 
     sizes = (8, 12, 32, 256)
     rows = [{"group": "grid", "config": f"f64 lhs {kind}", "size": s,
-             "ratio": 0.6 + 0.1 * i + (0.05 if kind == "neg" else 0)}
-            for kind in ("neg", "step2") for i, s in enumerate(sizes)]
+             "ratio": 0.6 + 0.1 * i + (0.05 if kind == "rev" else 0)}
+            for kind in ("rev", "step2") for i, s in enumerate(sizes)]
     rows += [{"group": "blas", "config": "f64 C", "size": s, "ratio": 0.9 + 0.03 * i}
              for i, s in enumerate(sizes)]
     rows.append({"group": "blas", "config": "f64 F", "size": 64, "ratio": math.nan})
-    fig = ratio_figure(rows, "test")
+    fig = ratio_figure(rows, "test", columns)
     try:
         fig.canvas.draw()
         for ax in fig.axes:
@@ -278,3 +296,25 @@ def test_plot_labels_every_measured_size_and_ratio_gridlines() -> None:
             assert min(values) / 1.05 <= min(drawn) and max(drawn) <= max(values) * 1.05
     finally:
         plt.close(fig)
+
+
+def test_tune_says_how_to_load_a_file_written_elsewhere(
+        small_sweeps: None, config_home: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert tune.main(ONE_KEY) == 0
+    out = capsys.readouterr().out
+    assert "stridedarray loads it at import" in out and "not the file" not in out
+    elsewhere = tmp_path / "mine.json"
+    assert tune.main([*ONE_KEY, "--out", str(elsewhere)]) == 0
+    out = capsys.readouterr().out
+    assert "loads it at import" not in out
+    assert f"set STRIDEDARRAY_POLICY={elsewhere.resolve()}" in out
+    # What the message says works: the library then loads that file.
+    table = json.loads(elsewhere.read_text())
+    table["gemm_pack_min"] = 77
+    elsewhere.write_text(json.dumps(table))
+    code = "import stridedarray._policy as p; print(p.current_policy()['gemm_pack_min'])"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "STRIDEDARRAY_POLICY": str(elsewhere)})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "77"

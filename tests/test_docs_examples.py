@@ -29,7 +29,8 @@ BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 
 # Pages a reader starts from: each must show runnable examples.
 MUST_HAVE_EXAMPLES = {"index.md", "quickstart.md", "array.md", "matmul.md", "tuning.md",
-                      "interop.md", "namespace.md", "namespace-part2.md", "scale-out.md"}
+                      "interop.md", "dtypes.md", "functions.md", "conformance.md",
+                      "scale-out.md"}
 
 
 @pytest.mark.parametrize("page", EXAMPLE_PAGES, ids=[p.name for p in EXAMPLE_PAGES])
@@ -56,16 +57,32 @@ def test_code_without_prompts_compiles(page: Path) -> None:
             compile(block, f"{page.name}[{i}]", "exec")
 
 
+def test_readme_usage_prints_what_it_says(capsys: pytest.CaptureFixture[str]) -> None:
+    readme = DOCS.parent / "README.md"
+    if not readme.is_file():
+        pytest.skip("no README.md beside the tests")
+    usage = readme.read_text().split("## Usage", 1)[1].split("\n## ", 1)[0]
+    code = BLOCK.findall(usage)[0]
+    printed = re.search(r"^```text\n(.*?)^```", usage, re.S | re.M)
+    assert printed, "the usage example shows what it prints"
+    with sa.matmul_policy(**DEFAULT_POLICY):
+        exec(compile(code, "README.md", "exec"), {})
+    assert capsys.readouterr().out == printed.group(1)
+
+
 def test_guides_have_examples() -> None:
     missing = MUST_HAVE_EXAMPLES - {p.name for p in EXAMPLE_PAGES}
     assert not missing, f"pages without runnable examples: {sorted(missing)}"
 
 
 # What a development log says and a user guide does not: issue numbers, commit hashes,
-# sessions and earlier attempts. History belongs in CHANGELOG.md (docs/changelog.md).
+# sessions, earlier attempts and how things were. History belongs in CHANGELOG.md
+# (docs/changelog.md).
 HISTORY = re.compile(r"\bissues?\s+#?\d+|\((this|last|previous)\s+session|"
                      r"\b(this|last|previous|that)\s+session\b|\bthe\s+previous\s+(try|attempt)\b|"
-                     r"\bthe\s+seed\b|\bseed's\b|"
+                     r"\bthe\s+seed\b|\bseed's\b|\bno\s+longer\b|\bpredates\b|"
+                     r"(?<!\bis )(?<!\bare )(?<!\bbe )\bused\s+to\b|"
+                     r"\bbefore\s+(the|its|their)\s+fix\b|"
                      r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b", re.I)
 
 
@@ -155,6 +172,47 @@ def test_numpy_methods_docstrings_point_to_numpy() -> None:
         for section in NUMPY_METHOD_SECTIONS:
             assert f"\n{section}\n{'-' * len(section)}\n" in doc, (name, section)
         assert f"numpy.ndarray.{name}" in doc
+
+
+def test_numpy_methods_show_numpys_signatures() -> None:
+    import numpy as np
+
+    compared = 0
+    for name in NDARRAY_METHODS:
+        try:
+            theirs = inspect.signature(getattr(np.ndarray, name))
+        except ValueError:  # this NumPy has no text signature for it: nothing to show
+            continue
+        ours = inspect.signature(getattr(Array, name))
+        assert ours == theirs, (name, str(ours))
+        compared += 1
+    if not compared:
+        pytest.skip("this NumPy's ndarray methods carry no signatures")
+
+
+# Reference pages of standard functions that carry stridedarray's choices in full (numpydoc
+# sections, examples that run): the planned product and the conversion of other memory.
+REFERENCE: dict[str, tuple[object, tuple[str, ...]]] = {
+    "matmul": (sa.matmul, (_P, _R, "Raises", "See Also", "Notes", _E)),
+    "asarray": (sa.asarray, (_P, _R, "Raises", "See Also", "Notes", _E)),
+    "matmul_explain": (sa.matmul_explain, (_P, _R, "Raises", "See Also", "Notes", _E)),
+    "Array": (Array, ("See Also", "Notes", _E)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFERENCE))
+def test_reference_docstrings_are_complete_and_run(name: str) -> None:
+    obj, sections = REFERENCE[name]
+    doc = _docstring(obj)
+    for section in sections:
+        assert f"\n{section}\n{'-' * len(section)}\n" in doc, f"{name}: no {section} section"
+    assert ":doc:`/" in doc, f"{name}: no link to the guide"
+    test = doctest.DocTestParser().get_doctest(doc, {}, name, None, 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
+    with sa.matmul_policy(**DEFAULT_POLICY):
+        runner.run(test)
+    result = runner.summarize(verbose=False)
+    assert result.attempted > 0 and result.failed == 0, f"{name}: see the output"
 
 
 def test_every_non_standard_array_member_is_documented() -> None:

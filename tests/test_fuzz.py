@@ -1,4 +1,4 @@
-"""Fuzz suite (issue 7 item 2): random descriptors, differential against NumPy.
+"""Fuzz suite: random descriptors, differential against NumPy.
 
 Every test is one body run under two budgets: the CI variant (100-250 examples each, 1,150 in
 all) and a `@pytest.mark.slow` variant (23,000 in all; `pytest -m slow tests/test_fuzz.py`).

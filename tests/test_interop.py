@@ -1,4 +1,4 @@
-"""NumPy and buffer-protocol interop (issue 2 item 7): zero-copy both ways, strides kept
+"""NumPy and buffer-protocol interop: zero-copy both ways, strides kept
 (negative too), dtype from the buffer format, read-only sources stay read-only, and foreign
 strides that are not whole elements copy (copy=None) or raise (copy=False)."""
 

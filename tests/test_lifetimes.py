@@ -1,4 +1,4 @@
-"""Lifetimes (issue 7, item 4): views keep their storage alive, results do not keep inputs.
+"""Lifetimes: views keep their storage alive, results do not keep inputs.
 
 A view holds its `_Storage`, which holds the exporter's memory (the NumPy array, bytes,
 bytearray, memoryview or array.array handed to `asarray`). Deleting the base Array, the
@@ -382,7 +382,7 @@ def test_view_in_reference_cycle_collected_by_gc():
 # -- packed temporaries are freed, also when the call fails ---------------------------------------
 try:
     from stridedarray import _diagnostics as diag
-except ImportError:  # the C core's allocation accounting (issue 7) is not built in
+except ImportError:  # the C core's allocation accounting is not built in
     diag = None
 needs_diag = pytest.mark.skipif(diag is None, reason="needs stridedarray._diagnostics")
 

@@ -210,7 +210,7 @@ def test_wild_strides_on_extent_one_axes(backend, dtype):
 
 
 def test_dot_is_zero_d_and_vector_shapes():
-    """vector @ vector is 0-d (Array API), not (1,) as in the seed."""
+    """vector @ vector is 0-d, as the Array API says (not (1,), as some libraries give)."""
     a = sa.asarray(np.arange(5.0))
     r = a @ a
     assert r.shape == () and float(r) == 30.0

@@ -26,8 +26,9 @@ from stridedarray._policy import DEFAULT_POLICY, current_policy
 ONE_CALL_EACH = {"gemm_batch_strided": 0}
 
 
-# Route expectations below are written against the seed's crossover values; the shipped
-# defaults are re-measured on the reference machine (`python -m stridedarray.tune`) and move.
+# Route expectations below are written against the initial crossover values, which put more
+# products near a crossover; the shipped defaults are re-measured on the reference machine
+# (`python -m stridedarray.tune`) and move.
 SEED_POLICY = {"dot_blas_min_k": 128, "gemm_blas_min": 8, "gemm_pack_min": 16,
                "gevm_compact_min_kn": 729, "gevm_blas_min": 32, "gemv_blas_min": 32,
                "batched_vec_blas_min_elems": 512, "vec_pack_always_min_elems": 4096,
@@ -51,7 +52,7 @@ def outcome(d: dict, backend: str) -> str:
 
 
 def test_seed_trace_s32():
-    """The seed's worked trace: (1,32,32) strides (1024,32,-1) @ (10,32,32) float64."""
+    """docs/matmul.md's worked example: (1,32,32) strides (1024,32,-1) @ (10,32,32) float64."""
     base = fill(sa.float64, (1, 32, 32), 7)
     lhs = sa.asarray(base)[:, :, ::-1]
     assert lhs.strides == (1024, 32, -1)

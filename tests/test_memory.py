@@ -1,4 +1,4 @@
-"""Memory (issue 7, item 6): a pack-once matmul's extra memory is its ledger payload plus the
+"""Memory: a pack-once matmul's extra memory is its ledger payload plus the
 output, and many small calls leave memory flat.
 
 Two meters, one per kind of memory:

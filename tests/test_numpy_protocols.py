@@ -187,7 +187,11 @@ def test_binary_ufuncs_with_numpy_operands_in_either_order(p, q, uf, mix):
     elif mix == "Array,scalar":
         b, q_ref = np.float32(1.5), np.float32(1.5)
     ref_b = q.ref if mix != "Array,scalar" else q_ref
-    _check_like_numpy(uf, (a, b), (p.ref, ref_b))
+    # The ndarray operand itself in NumPy's call too: NumPy's contiguous and strided loops
+    # may differ in the last bit (arctan2 of float32), which is not what this test checks.
+    ref_a = a if mix == "ndarray,Array" else p.ref
+    ref_b = b if mix == "Array,ndarray" else ref_b
+    _check_like_numpy(uf, (a, b), (ref_a, ref_b))
 
 
 OPERATORS = [operator.add, operator.sub, operator.mul, operator.truediv, operator.lt,

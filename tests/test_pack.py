@@ -1,4 +1,4 @@
-"""Packing (issue 2 item 6): `to_row_major` and `_pack(dtype)` over random views (negative,
+"""Packing: `to_row_major` and `_pack(dtype)` over random views (negative,
 step, zero strides) equal numpy.ascontiguousarray / astype, for every dtype pair."""
 
 from __future__ import annotations

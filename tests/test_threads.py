@@ -1,4 +1,4 @@
-"""Threads (issue 7, item 5): concurrent matmul, views and packing; the GIL is released in C.
+"""Threads: concurrent matmul, views and packing; the GIL is released in C.
 
 Part 1: several Python threads run every matmul route (each thread forcing its own route with
 `matmul_policy`, a contextvars context manager, so threads must not see each other's policy),

@@ -1,4 +1,4 @@
-"""Views (issue 2 item 5): random chains of views equal NumPy's and share memory; every view
+"""Views: random chains of views equal NumPy's and share memory; every view
 function against NumPy; reshape view vs copy; bad input; no out-of-bounds descriptor."""
 
 from __future__ import annotations
@@ -314,7 +314,7 @@ def test_views_of_foreign_strided_arrays_stay_in_bounds(dt, shape, seed):
 
 def test_huge_broadcast_views_raise_instead_of_crashing():
     # Element counts (times the item size) beyond int64 are refused when the view is made,
-    # as NumPy refuses them (issue 7's bad-input table has the full set of rows).
+    # as NumPy refuses them (the bad-input table, tests/bad_input_cases.py, has every row).
     for shape in ((2**62, 4), (2**64,)):
         with pytest.raises(ValueError, match="too large"):
             sa.broadcast_to(sa.zeros(1), shape)

@@ -1,4 +1,4 @@
-"""Benchmarks of stridedarray's matmul against NumPy's (issue 4).
+"""Benchmarks of stridedarray's matmul against NumPy's (docs/benchmark-method.md).
 
 Modules: `workloads` (the cases), `runner` (interleaved timing), `machine` (versions, BLAS
 thread pools), `report` (Markdown, CSV, JSON, targets), `plot` (PNG, matplotlib imported

@@ -16,7 +16,7 @@ import numpy as np
 from .._cli import add_version, emit, exits_cleanly_on_closed_pipe, prog_name
 from .._ffi import lib
 from . import report
-from .machine import machine_info, set_threads
+from .machine import busy_warning, machine_info, set_threads
 from .runner import BUDGET, QUICK, Result, run_case
 from .suites import select
 from .workloads import Case, all_cases
@@ -78,8 +78,8 @@ def _parser(prog: str = "python -m stridedarray.bench") -> argparse.ArgumentPars
                         "and SciPy array-API workloads end to end")
     d = p.add_argument_group("Dask scale-out (--dask)")
     d.add_argument("--dask", action="store_true",
-                   help="instead: the design workload on a dask.distributed cluster of 1 and 2 "
-                        "worker processes, stridedarray chunks beside NumPy chunks")
+                   help="instead: the reused-operand workload on a dask.distributed cluster of "
+                        "1 and 2 worker processes, stridedarray chunks beside NumPy chunks")
     d.add_argument("--dask-batch", type=int, default=1024, metavar="B",
                    help="batch size B of (1,S,S)[..., ::-1] @ (B,S,S) (default 1024; "
                         "--quick: 128)")
@@ -167,6 +167,9 @@ def main(argv: list[str] | None = None) -> int:
     info["thread_stalls"] = int(lib.sa_threads_stalls())
     table = report.markdown(results, info, args.threads)
     goals = report.targets_markdown(report.targets(results, args.threads))
+    warning = busy_warning(info, args.threads)
+    if warning:  # in the summary too, beside the targets it may have decided
+        goals += f"\n**{warning}**\n"
     (args.out / "results.md").write_text(table + "\n## Targets\n\n" + goals)
     report.write_csv(results, args.out / "samples.csv")
     report.write_json(results, info, args.threads, args.out / "results.json")
@@ -189,7 +192,7 @@ def _plot(results: list[Result], info: dict, threads: int, path: Path) -> bool:
     except ImportError:
         return False
     rows = [{"group": r.case.group, "config": r.case.config, "size": r.case.size,
-             "ratio": r.ratio} for r in results]
+             "work": r.case.work, "ratio": r.ratio} for r in results]
     try:
         plot_ratios(rows, path, f"stridedarray vs NumPy matmul, {threads} BLAS thread(s), "
                                 f"{info['cpu']}")

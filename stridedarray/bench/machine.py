@@ -18,7 +18,7 @@ import numpy as np
 import stridedarray as sa
 from stridedarray._ffi import blas_info
 
-__all__ = ["set_threads", "machine_info", "numpy_blas"]
+__all__ = ["set_threads", "machine_info", "numpy_blas", "header_lines", "busy_warning"]
 
 _ENV_KEYS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS",
              "OPENBLAS_THREAD_TIMEOUT", "OMP_NUM_THREADS", "STRIDEDARRAY_POLICY")
@@ -70,10 +70,7 @@ def machine_info() -> dict:
         "python": platform.python_version(),
         "numpy": np.__version__,
         "stridedarray": sa.__version__,
-        "numpy_blas": ", ".join(
-            f"{d.get('internal_api', '?')} {d.get('version', '?')} "
-            f"core {d.get('architecture', '?')}, {d.get('num_threads', '?')} thread(s)"
-            for d in theirs) if theirs else "none found",
+        "numpy_blas": _describe_numpy_blas(theirs),
         "stridedarray_blas": f"{ours['library']} {ours['version']} core {ours['corename']}, "
                              f"{ours['threads']} thread(s) per call, idle thread timeout "
                              f"{_timeout()}",
@@ -81,6 +78,47 @@ def machine_info() -> dict:
         "env": {k: os.environ.get(k, "(unset)") for k in _ENV_KEYS},
         "matmul_policy": _policy_in_force(),
     }
+
+
+def _describe_numpy_blas(libs: list[dict]) -> str:
+    """NumPy's BLAS libraries in words, or why they could not be read."""
+    if not libs:
+        return "none found"
+    if "error" in libs[0]:
+        return ("not known: threadpoolctl is not installed, so NumPy's BLAS (library, version, "
+                "core type, threads) could not be read, nor its threads set "
+                "(pip install threadpoolctl)")
+    return ", ".join(f"{d.get('internal_api', '?')} {d.get('version', '?')} "
+                     f"core {d.get('architecture', '?')}, {d.get('num_threads', '?')} thread(s)"
+                     for d in libs)
+
+
+def busy_warning(info: dict, threads: int) -> str | None:
+    """A warning when other work loaded the machine: the 1-minute load average at the start,
+    or at the end less the run's own `threads`, above half the cores. None on a quiet machine.
+    """
+    cores = info.get("cores") or 1
+    start = float(str(info.get("load_average", "0")).split()[0])
+    end = info.get("load_average_at_end")
+    others = max(start, float(str(end).split()[0]) - threads if end else 0.0)
+    if others <= cores / 2:
+        return None
+    at_end = f", {str(end).split()[0]} at the end" if end else ""
+    return (f"WARNING: the machine was busy: load average {start:.2f} at the start{at_end}, "
+            f"on {cores} cores (other work took more than half of them). The timings are "
+            "noisy and a target may be missed because of the load, not the code; run again on "
+            "a quiet machine.")
+
+
+def header_lines(info: dict, threads: int) -> list[str]:
+    """The machine header as Markdown list items, then the busy-machine warning if any."""
+    lines = []
+    for key, value in info.items():
+        if key == "env":
+            value = ", ".join(f"{k}={v}" for k, v in value.items())
+        lines.append(f"- {key}: {value}")
+    warning = busy_warning(info, threads)
+    return lines + (["", f"**{warning}**"] if warning else [])
 
 
 def _timeout() -> str:

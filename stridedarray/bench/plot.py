@@ -1,4 +1,5 @@
-"""The figure: speed ratio (NumPy time / stridedarray time) against S, one line per config.
+"""The figure: the speed-up (NumPy time / stridedarray time) against size, a panel per group
+of cases and a line per config.
 
 matplotlib is imported here only, lazily, with the non-interactive Agg backend, so the
 benchmark's other outputs need nothing beyond NumPy.
@@ -47,54 +48,78 @@ def _tick_label(v: float) -> str:
     return f"{v:g}"
 
 
-def plot_ratios(rows: list[dict], path: Path, title: str) -> None:
-    """Draw the grid and BLAS-compatible ratios against S into a small PNG at `path`."""
-    fig = ratio_figure(rows, title)  # selects the Agg backend before pyplot is imported
+# The panels, in order: group, heading, x axis label, the x value of a row.
+_PANELS = (
+    ("grid", "non-BLAS layouts reused by a batch of 10", "S", "size"),
+    ("blas", "BLAS-compatible layouts (10,S,S) @ (10,S,S)", "S", "size"),
+    ("vector", "strided vectors: batched GEMV, GEVM, DOT", "S\u00b2 (GEMV, GEVM) or K (DOT)",
+     "work"),
+    ("int", "integer products (S,S) @ (S,S)", "S", "size"),
+)
+_COLORS.update({"gemv": "tab:blue", "gevm": "tab:orange", "dot": "tab:green",
+                "int32": "tab:blue", "int64": "tab:orange"})
+
+
+def plot_ratios(rows: list[dict], path: Path, title: str, columns: int = 2) -> None:
+    """Draw the speed-up against size, one panel per group in `columns` columns, into a PNG
+    at `path` (one column suits a narrow page, such as the docs' text column)."""
+    fig = ratio_figure(rows, title, columns)  # selects the Agg backend before pyplot
     import matplotlib.pyplot as plt
 
-    fig.savefig(path, dpi=80)
+    fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
-def ratio_figure(rows: list[dict], title: str) -> Any:
-    """The figure of `plot_ratios`: one panel per group, a line per config (matplotlib's
-    Figure; the caller saves and closes it)."""
+def _style(group: str, config: str) -> dict[str, Any]:
+    """Colour by operand or role, dashes for float32, marker by layout."""
+    parts = config.split()
+    if group in ("vector", "int"):
+        return {"color": _COLORS.get(parts[0]), "linestyle": "-", "marker": "o"}
+    return {"color": _COLORS.get(parts[1]), "linestyle": "--" if parts[0] == "f32" else "-",
+            "marker": "o" if parts[-1] in ("rev", "C") else "s" if parts[-1] in ("step2", "F")
+            else "^"}
+
+
+def ratio_figure(rows: list[dict], title: str, columns: int = 2) -> Any:
+    """The figure of `plot_ratios`: a panel per group that has rows (the grid, BLAS-compatible
+    layouts, strided vectors, integers), a line per config, the legend beside each panel
+    (matplotlib's Figure; the caller saves and closes it)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=False)
-    for ax, group, heading in ((axes[0], "grid", "non-BLAS layouts, batch of 10 (seed grid)"),
-                               (axes[1], "blas", "BLAS-compatible layouts (10,S,S)@(10,S,S)")):
-        configs = sorted({r["config"] for r in rows if r["group"] == group})
-        for config in configs:
-            pts = sorted((r["size"], r["ratio"]) for r in rows
-                         if r["group"] == group and r["config"] == config
+    panels = [p for p in _PANELS if any(r["group"] == p[0] for r in rows)] or list(_PANELS[:1])
+    ncols = max(1, min(columns, len(panels)))
+    nrows = -(-len(panels) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(7.2 * ncols, 4.2 * nrows + 0.4),
+                             layout="constrained", squeeze=False)
+    for ax in axes.flat[len(panels):]:
+        ax.remove()
+    for ax, (group, heading, xlabel, xkey) in zip(axes.flat, panels, strict=False):
+        mine = [dict(r, x=r.get(xkey, r["size"])) for r in rows if r["group"] == group]
+        for config in sorted({r["config"] for r in mine}):
+            pts = sorted((r["x"], r["ratio"]) for r in mine if r["config"] == config
                          and math.isfinite(r["ratio"]) and r["ratio"] > 0)
-            if not pts:
-                continue
-            parts = config.split()
-            ax.plot([p[0] for p in pts], [p[1] for p in pts],
-                    color=_COLORS.get(parts[1], None),
-                    linestyle="--" if parts[0] == "f32" else "-",
-                    marker="o" if parts[-1] in ("neg", "C") else "s" if parts[-1] in (
-                        "step2", "F") else "^",
-                    markersize=4, linewidth=1.2, label=config)
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], markersize=4,
+                        linewidth=1.2, label=config, **_style(group, config))
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_title(heading, fontsize=10)
-        ax.set_xlabel("S")
+        ax.set_xlabel(xlabel, fontsize=9)
+        ax.set_ylabel("speed-up: NumPy time / stridedarray time", fontsize=9)
         if not ax.lines[:-1]:  # nothing measured (e.g. stridedarray failed): no log axes
             ax.text(0.5, 0.5, "no data", transform=ax.transAxes, ha="center")
             continue
         ax.set_xscale("log", base=2)
         ax.set_yscale("log", base=2)
-        _label_axes(ax, [r for r in rows if r["group"] == group])
+        _label_axes(ax, [dict(r, size=r["x"]) for r in mine])
+        ax.tick_params(labelsize=8)
         ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=7, ncol=2)
-    axes[0].set_ylabel("NumPy time / stridedarray time")
-    fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
+        # Beside the panel, never over the lines.
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False,
+                  ncol=1, handlelength=2.5)
+    fig.suptitle(title + " (above 1: stridedarray faster)", fontsize=11)
     return fig
 
 

@@ -51,18 +51,20 @@ class Result:
 
     @property
     def ratio(self) -> float:
-        """NumPy time / stridedarray time: above 1 means stridedarray is faster."""
+        """The speed-up, NumPy time / stridedarray time: above 1 means stridedarray is faster."""
         return self.median("numpy") / self.median("stridedarray")
 
     @property
     def scaling(self) -> float:
-        """stridedarray at one thread / at the run's thread count (nan if not measured)."""
+        """The speed-up over one thread: stridedarray at one thread / at the run's thread count
+        (nan if not measured)."""
         return self.median("stridedarray_1t") / self.median("stridedarray")
 
     @property
-    def limit_ratio(self) -> float:
-        """stridedarray time / NumPy-on-contiguous time: 1.0 is the BLAS bound."""
-        return self.median("stridedarray") / self.median("limit")
+    def limit_speedup(self) -> float:
+        """NumPy-on-contiguous time / stridedarray time: 1.0 is the BLAS bound, below 1 is
+        slower than the bound."""
+        return self.median("limit") / self.median("stridedarray")
 
 
 def route_of(a: sa.Array, b: sa.Array) -> str:

@@ -81,6 +81,7 @@ class Timed:
         """Median seconds per run of a library (nan when it did not run)."""
         return median(self.samples.get(lib))
 
-    def cost(self, lib: str = "stridedarray") -> float:
-        """The library's time over NumPy's (medians): 2.0 means twice NumPy's cost."""
-        return self.time(lib) / self.time("numpy")
+    def speedup(self, lib: str = "stridedarray") -> float:
+        """NumPy's time over the library's (medians): above 1 the library is faster, 0.5
+        means twice NumPy's time."""
+        return self.time("numpy") / self.time(lib)

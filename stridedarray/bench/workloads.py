@@ -1,4 +1,4 @@
-"""The benchmark workloads of issue 4, as a flat list of cases.
+"""The benchmark workloads, as a flat list of cases (docs/benchmark-method.md lists them).
 
 A case builds its operands once, as NumPy arrays with the exact layout under test; the
 stridedarray side wraps the very same memory zero-copy (`asarray` keeps the strides), so both
@@ -17,7 +17,7 @@ __all__ = ["Case", "Operands", "all_cases", "GRID_SIZES", "QUICK_SIZES"]
 
 GRID_SIZES = (8, 12, 16, 24, 32, 64, 128, 256)
 QUICK_SIZES = (8, 32)
-BATCH = 10  # output contractions per grid cell, as in seed 002's formal benchmark
+BATCH = 10  # matrices in the batch of a grid cell: a reused operand serves 10 products
 
 
 @dataclass(frozen=True)
@@ -51,11 +51,11 @@ def _rand(rng: np.random.Generator, shape: tuple[int, ...], dtype: str) -> np.nd
 
 def _strided(rng: np.random.Generator, shape: tuple[int, ...], dtype: str, kind: str) -> np.ndarray:
     """A view of `shape` whose last axis is not BLAS-compatible: reversed or step two."""
-    if kind == "neg":
+    if kind == "rev":
         return _rand(rng, shape, dtype)[..., ::-1]
     if kind == "step2":
         return _rand(rng, shape[:-1] + (2 * shape[-1],), dtype)[..., ::2]
-    raise ValueError(f"kind must be 'neg' or 'step2', got {kind!r}")
+    raise ValueError(f"kind must be 'rev' or 'step2', got {kind!r}")
 
 
 def _layout(rng: np.random.Generator, shape: tuple[int, ...], dtype: str, kind: str) -> np.ndarray:
@@ -104,13 +104,14 @@ def _blas_case(dtype: str, kind: str, s: int) -> Case:
     return Case(f"blas {config} S={s}", "blas", config, s, dtype, make, s * s)
 
 
-def _seed002() -> Case:
+def _reused() -> Case:
+    """One reversed matrix reused by a batch of 64: packed once, then 64 BLAS products."""
     def make(rng: np.random.Generator) -> Operands:
         return _with_limit(rng.standard_normal((1, 256, 256))[:, :, ::-1],
                            rng.standard_normal((64, 256, 256)))
 
-    return Case("seed002 (1,256,256)[:,:,::-1] @ (64,256,256)", "seed002", "f64 lhs neg",
-                256, "float64", make, 256 * 256)
+    return Case("reused f64 lhs rev (1,256,256)[:,:,::-1] @ (64,256,256)", "reused",
+                "f64 lhs rev", 256, "float64", make, 256 * 256)
 
 
 def _vector_cases(sizes: tuple[int, ...], dot_sizes: tuple[int, ...]) -> list[Case]:
@@ -153,12 +154,12 @@ def _overhead_case(s: int) -> Case:
 
 
 def all_cases(quick: bool = False) -> list[Case]:
-    """Every case of issue 4 (full), or a CI-sized subset touching every group (quick)."""
+    """Every case (full), or a CI-sized subset touching every group (quick)."""
     sizes = QUICK_SIZES if quick else GRID_SIZES
-    cases: list[Case] = [] if quick else [_seed002()]
+    cases: list[Case] = [] if quick else [_reused()]
     for dtype in ("float32", "float64"):
         for bcast in _BCAST:
-            for kind in ("neg", "step2"):
+            for kind in ("rev", "step2"):
                 cases += [_grid_case(dtype, bcast, kind, s) for s in sizes]
     for dtype in ("float32", "float64"):
         for kind in ("C", "F", "padded"):
