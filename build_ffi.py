@@ -34,8 +34,10 @@ Environment switch:
 import os
 from pathlib import Path
 
+import numpy
 import scipy_openblas32
 from cffi import FFI
+from setuptools import Extension
 
 ROOT = Path(__file__).resolve().parent
 CSRC = ROOT / "csrc"
@@ -97,4 +99,18 @@ ffibuilder.set_source(
     include_dirs=[str(CSRC.relative_to(ROOT)), scipy_openblas32.get_include_dir()],
     extra_compile_args=COMPILE_FLAGS + (SANITIZE_COMPILE if SANITIZE else []),
     extra_link_args=SANITIZE_LINK if SANITIZE else LINK_FLAGS,
+)
+
+# The array type (stridedarray._arraytype, csrc/arraytype/): a CPython extension on NumPy's C
+# API, beside the cffi core, with the same compiler flags and sanitizer switch.
+arraytype_extension = Extension(
+    "stridedarray._arraytype",
+    sources=sorted(str(p.relative_to(ROOT)) for p in (CSRC / "arraytype").glob("*.c")),
+    depends=sorted(str(p.relative_to(ROOT)) for p in (CSRC / "arraytype").glob("*.h"))
+    + ["csrc/sa_array.h"],
+    include_dirs=[numpy.get_include()],
+    # No OpenMP: the array type runs no threads of its own.
+    extra_compile_args=[f for f in COMPILE_FLAGS if f not in OPENMP]
+    + (SANITIZE_COMPILE if SANITIZE else []),
+    extra_link_args=[f for f in (SANITIZE_LINK if SANITIZE else LINK_FLAGS) if f not in OPENMP],
 )

@@ -34,6 +34,9 @@ from pathlib import Path
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from build_ffi import arraytype_extension  # noqa: E402  (beside this file)
+
 BLAS_DIR = "_blas"  # inside the package, beside the extension
 BLAS_NAME = "scipy_openblas_stridedarray"  # link name; the file is lib<BLAS_NAME>.so
 BLAS_LICENSE = "LICENSE-scipy-openblas32.txt"
@@ -92,6 +95,10 @@ class BuildExt(build_ext):
         super().build_extensions()
 
     def build_extension(self, ext) -> None:
+        if not _links_blas(ext):  # the array type: no BLAS, nothing bundled
+            self.force = True
+            super().build_extension(ext)
+            return
         files = self._bundle_blas()
         ext.library_dirs = [str(files[0].parent)]
         ext.libraries = [BLAS_NAME]
@@ -107,7 +114,7 @@ class BuildExt(build_ext):
     def get_outputs(self) -> list[str]:
         outputs = super().get_outputs()
         names = [name for _, name in _blas_sources()] + [BLAS_LICENSE]
-        for ext in self.extensions:
+        for ext in filter(_links_blas, self.extensions):
             dest = Path(self.get_ext_fullpath(ext.name)).parent / BLAS_DIR
             outputs += [str(dest / name) for name in names]
         return outputs
@@ -115,7 +122,7 @@ class BuildExt(build_ext):
     def copy_extensions_to_source(self) -> None:
         super().copy_extensions_to_source()
         build_py = self.get_finalized_command("build_py")
-        for ext in self.extensions:
+        for ext in filter(_links_blas, self.extensions):
             inplace_file, regular_file = self._get_inplace_equivalent(build_py, ext)
             src = Path(regular_file).parent / BLAS_DIR
             _replace_dir_contents(Path(inplace_file).parent / BLAS_DIR, sorted(src.iterdir()))
@@ -184,6 +191,11 @@ class BuildExt(build_ext):
         return objects
 
 
+def _links_blas(ext) -> bool:
+    """Is `ext` the cffi matmul core (which links and bundles OpenBLAS)?"""
+    return ext.name != arraytype_extension.name
+
+
 def _replace_dir_contents(dest: Path, files: list[Path]) -> None:
     """Make `dest` hold exactly copies of `files`."""
     dest.mkdir(parents=True, exist_ok=True)
@@ -219,8 +231,8 @@ def _blas_license_text(version: str) -> str:
 
 setup(
     cffi_modules=["build_ffi.py:ffibuilder"],
+    # The array type uses NumPy's C API, which the stable ABI rules out: one wheel per CPython
+    # (docs/install.md). The cffi core alone would fit cp311-abi3.
+    ext_modules=[arraytype_extension],
     cmdclass={"build_ext": BuildExt},
-    # One wheel for CPython 3.11 and later: the C core uses only the stable ABI (cffi builds
-    # it with Py_LIMITED_API), so the wheel is tagged cp311-abi3.
-    options={"bdist_wheel": {"py_limited_api": "cp311"}},
 )

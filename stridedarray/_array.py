@@ -15,6 +15,17 @@ import numpy as np
 
 from . import _dtypes
 from ._array_protocols import CPU_DEVICE, Device, _ArrayProtocols
+from ._arraytype import (
+    ArrayBase,
+    _make_c,
+    _register_dtypes,
+    _set_array_class,
+    _set_cffi,
+    _set_wrap_fallback,
+)
+from ._arraytype import _make as _c_make
+from ._arraytype import _Storage as _Storage
+from ._arraytype import _wrap as _wrap  # the one result wrapper (its Python path: _wrap_py)
 from ._dtypes import DType
 from ._ffi import ffi, lib
 from ._validation import c_strides, check_size
@@ -22,27 +33,8 @@ from ._validation import c_strides, check_size
 __all__ = ["Array", "Device", "CPU_DEVICE"]
 
 
-_new = object.__new__  # Array.__new__ refuses direct calls; _make builds instances with this
+_new = object.__new__  # Array.__new__ refuses direct calls
 
-
-
-class _Storage:
-    """A C-contiguous NumPy array that owns or borrows the memory, plus its C pointer.
-
-    Views share one _Storage, so the pointer cffi needs is made once per buffer."""
-
-    __slots__ = ("arr", "nbuf", "_ptr", "__weakref__")
-
-    def __init__(self, arr: np.ndarray) -> None:
-        self.arr = arr
-        self.nbuf = arr.size  # element count, a plain int: _make reads it on every view
-        self._ptr: Any = None  # the cffi `char[]` over arr, made on first use
-
-    @property
-    def ptr(self) -> Any:
-        if self._ptr is None:
-            self._ptr = ffi.from_buffer("char[]", self.arr)
-        return self._ptr
 
 
 def _offset_range(shape: tuple[int, ...], strides: tuple[int, ...],
@@ -145,193 +137,53 @@ def _descriptor_ints(shape: Any, strides: Any, origin: Any) -> tuple[tuple, tupl
     return out[0], out[1], origin
 
 
-def _negative_extent(shape: tuple) -> None:
-    """A descriptor with a negative extent is malformed (it would reach C as a negative
-    count); the public functions refuse such shapes earlier, _make is the backstop."""
-    raise ValueError(f"descriptor has a negative extent: shape {shape}")
+def _make(st: _Storage, dtype: DType, shape: tuple, strides: tuple, origin: int,
+          npv: np.ndarray | None = None) -> Array:
+    """The one constructor: bounds-check a descriptor and build the Array (in C).
 
-
-def _make(st: _Storage, dtype: DType, shape: tuple, strides: tuple, origin: int) -> Array:
-    """The one constructor: bounds-check a descriptor and build the Array.
-
-    This runs for every view, so it is written for speed (a view should cost a few times
-    NumPy's at most): the rank-1 and rank-2 checks are unrolled, and nothing here allocates."""
-    nbuf = st.nbuf
-    nd = len(shape)
-    if nd != len(strides):
-        raise ValueError(f"descriptor has shape {shape} but strides {strides}")
-    lo = hi = origin
-    empty = False
-    if nd == 1:
-        n = shape[0]
-        if n > 0:
-            d = (n - 1) * strides[0]
-            if d < 0:
-                lo += d
-            else:
-                hi += d
-        elif n:
-            _negative_extent(shape)
-        else:
-            empty = True
-    elif nd == 2:
-        n, m = shape
-        if n > 0 and m > 0:
-            d = (n - 1) * strides[0]
-            if d < 0:
-                lo += d
-            else:
-                hi += d
-            d = (m - 1) * strides[1]
-            if d < 0:
-                lo += d
-            else:
-                hi += d
-        elif n < 0 or m < 0:
-            _negative_extent(shape)
-        else:
-            empty = True
-    else:
-        if nd > 64:
-            raise ValueError(f"arrays have at most 64 dimensions, got {nd}")
-        for v in shape + strides:
-            if v.__class__ is not int:  # unlike ranks 1 and 2, extent-1 axes add nothing
-                return _make(st, dtype, *_descriptor_ints(shape, strides, origin))
-        for k in range(nd):
-            n = shape[k]
-            if n != 1:
-                if n <= 0:
-                    if n:
-                        _negative_extent(shape)
-                    empty = True
-                    continue  # not break: a later extent may still be negative
-                d = (n - 1) * strides[k]
-                if d < 0:
-                    lo += d
-                else:
-                    hi += d
-    if lo.__class__ is not int or hi.__class__ is not int or (empty and not all(
-            v.__class__ is int for v in shape + strides)):
-        # A NumPy integer (or a bool, a float...) took part: its arithmetic wraps, so the
-        # check above proved nothing. Convert every field with operator.index and redo it.
-        return _make(st, dtype, *_descriptor_ints(shape, strides, origin))
-    if empty:
-        # Never dereferenced; keep the origin inside [0, nbuf] so it still names the storage.
-        origin = 0 if origin < 0 else (nbuf if origin > nbuf else origin)
-    elif lo < 0 or hi >= nbuf:
-        raise ValueError(
-            f"descriptor out of bounds: shape {shape}, strides {strides}, origin {origin} "
-            f"reach element offsets [{lo}, {hi}] of a buffer of {nbuf} elements"
-        )
-    a = _new(Array)
-    a._st = st
-    a._dtype = dtype
-    a._shape = shape
-    a._strides = strides
-    a._origin = origin
-    a._npv = None
-    a._cd = None
-    return a
+    Every integer goes through operator.index; the reachable offsets are computed with
+    overflow-checked arithmetic and must lie in the storage; an empty array's origin is
+    clamped to [0, nbuf]. `npv`, when given, is cached as the NumPy view only if it is
+    exactly that view."""
+    return _c_make(st, dtype, shape, strides, origin, npv)
 
 
 def _derive(parent: Array, shape: tuple, strides: tuple, origin: int) -> Array:
-    """A view whose reachable offsets are a subset of `parent`'s, which the caller has shown.
-
-    This is the bounds check derived from the parent's instead of recomputed: `parent` passed
-    `_make`, and a child whose index range on every axis lies inside the parent's (checked
-    slices and ints), or that only reorders, reverses, repeats (stride 0) or adds/removes
-    extent-1 axes, reaches no offset the parent does not. Empty views keep the parent's
-    origin, which is inside [0, nbuf]. Used by the view hot paths only, where the check's
-    cost counts."""
-    a = _new(Array)
-    a._st = parent._st
-    a._dtype = parent._dtype
-    a._shape = shape
-    a._strides = strides
-    a._origin = origin
-    a._npv = None
-    a._cd = None
-    return a
+    """A view over `parent`'s storage, bounds-checked by the one constructor."""
+    return parent._view(shape, strides, origin)
 
 
-_C_STRIDES: dict[tuple, tuple] = {}
 _ndarray = np.ndarray
 _asarray = np.asarray
 _empty = np.empty
 _DT_OF_NP = _dtypes._BY_NP.get  # native NumPy dtype -> ours (a non-native one is not a key)
 
 
-def _row_major(shape: tuple) -> tuple:
-    """Row-major element strides of `shape`, memoized: results repeat their shapes."""
-    strides = _C_STRIDES.get(shape)
-    if strides is None:
-        strides = c_strides(shape)
-        if len(_C_STRIDES) >= 4096:
-            _C_STRIDES.clear()
-        _C_STRIDES[shape] = strides
-    return strides
+def _wrap_py(arr: np.ndarray | np.generic) -> Array:
+    """Wrap a NumPy result, sharing its memory: the Python path of `_wrap`, the one result
+    wrapper of every function (`_arraytype._wrap` wraps a fresh C-contiguous aligned ndarray
+    of a native dtype in C and hands anything else here).
 
-
-def _wrap(arr: np.ndarray | np.generic) -> Array:
-    """Wrap a NumPy result, sharing its memory: the one result wrapper of every function.
-
-    The common result, a fresh C-contiguous ndarray of a native dtype, costs one dict lookup,
-    one flag test and two object creations: the descriptor is in bounds by construction, so
-    the check in `_make` is skipped, and no Python __init__ runs. Anything else (NumPy
-    scalars, other layouts, byte-swapped or unsupported dtypes) takes `_wrap_general`."""
+    NumPy scalars become 0-d arrays; other layouts, misaligned, byte-swapped or unsupported
+    dtypes take `_wrap_general`."""
     if type(arr) is not _ndarray:
         arr = _asarray(arr)
     dt = _DT_OF_NP(arr.dtype)
-    flags = arr.flags
-    if dt is None or not (flags.c_contiguous and flags.aligned):
-        return _wrap_general(arr)
-    shape = arr.shape
-    strides = _C_STRIDES.get(shape)
-    if strides is None:
-        strides = _row_major(shape)
-    st = _new(_Storage)
-    st.arr = arr
-    st.nbuf = arr.size
-    st._ptr = None
-    a = _new(Array)
-    a._st = st
-    a._dtype = dt
-    a._shape = shape
-    a._strides = strides
-    a._origin = 0
-    a._npv = arr
-    a._cd = None
-    return a
+    if dt is not None:
+        flags = arr.flags
+        if flags.c_contiguous and flags.aligned:
+            return _make_c(arr, dt)
+    return _wrap_general(arr)
 
 
 def _wrap_general(arr: np.ndarray) -> Array:
-    """`_wrap` for results that are not fresh, aligned, native C-contiguous arrays.
-
-    Misaligned memory (e.g. ``x.view(numpy.float64)`` of bytes at an odd address) is copied to
-    aligned memory: the C core loads elements as their C type and never sees a misaligned
-    pointer. Byte-swapped results are converted to native order the same way."""
+    """`_wrap` for results that are not fresh native C-contiguous aligned arrays."""
     dt = _dtypes.from_numpy_dtype(arr.dtype)  # TypeError for dtypes the standard lacks
     if arr.flags.c_contiguous:
-        return _wrap(arr.astype(dt.np))  # a native, aligned copy (astype always copies)
+        # Byte-swapped or misaligned: a native aligned copy (the C kernels load elements as
+        # their C type).
+        return _make_c(np.array(arr, dtype=dt.np, copy=True), dt)
     return _from_ndarray(arr, copy=None)
-
-
-def _make_c(arr: np.ndarray, dt: DType) -> Array:
-    """Descriptor over a whole C-contiguous ndarray of dtype `dt` (in bounds by construction)."""
-    st = _new(_Storage)
-    st.arr = arr
-    st.nbuf = arr.size
-    st._ptr = None
-    a = _new(Array)
-    a._st = st
-    a._dtype = dt
-    a._shape = shape = arr.shape
-    strides = _C_STRIDES.get(shape)
-    a._strides = strides if strides is not None else _row_major(shape)
-    a._origin = 0
-    a._npv = arr
-    a._cd = None
-    return a
 
 
 def _alloc(dtype: DType, shape: tuple) -> Array:
@@ -382,9 +234,7 @@ def _from_ndarray(arr: np.ndarray, copy: bool | None) -> Array:
     if copy or needs_copy:
         arr = np.array(arr, dtype=dt.np, order="C", copy=True)
     if arr.flags.c_contiguous:
-        a = _make(_Storage(arr), dt, arr.shape, c_strides(arr.shape), 0)
-        a._npv = arr
-        return a
+        return _make(_Storage(arr), dt, arr.shape, c_strides(arr.shape), 0, arr)
     if arr.size == 0:
         return _make(_Storage(np.empty(0, dt.np)), dt, arr.shape, c_strides(arr.shape), 0)
     strides = tuple(s // its if n > 1 else 0 for s, n in zip(arr.strides, arr.shape, strict=True))
@@ -393,17 +243,15 @@ def _from_ndarray(arr: np.ndarray, copy: bool | None) -> Array:
     corner = arr[tuple(slice(n - 1, n) if s < 0 else slice(0, 1)
                        for n, s in zip(arr.shape, strides, strict=True))]
     flat = np.lib.stride_tricks.as_strided(corner, shape=(hi - lo + 1,), strides=(its,))
-    a = _make(_Storage(flat), dt, arr.shape, strides, -lo)
     if _repeats(arr.shape, strides):
         # A zero-stride view is read-only here (see `readonly`). (Not reading the flag first:
         # NumPy warns when the writeable flag of a broadcast_arrays result is read.)
         arr = arr.view()
         arr.flags.writeable = False
-    a._npv = arr
-    return a
+    return _make(_Storage(flat), dt, arr.shape, strides, -lo, arr)
 
 
-class Array(_ArrayProtocols):
+class Array(ArrayBase, _ArrayProtocols):
     """A strided view over a buffer. Create arrays with `asarray`, `zeros`, `empty`, ...
 
     An array is a descriptor: its `buffer`, `dtype`, `shape`, signed `strides` counted in
@@ -442,14 +290,9 @@ class Array(_ArrayProtocols):
     [7, 5, 3]
     """
 
-    __slots__ = ("_st", "_dtype", "_shape", "_strides", "_origin", "_npv", "_cd", "__weakref__")
-    _st: _Storage
-    _dtype: DType
-    _shape: tuple[int, ...]
-    _strides: tuple[int, ...]
-    _origin: int
-    _npv: np.ndarray | None  # the NumPy view, made on first use (see _np)
-    _cd: Any  # the cffi `sa_array *`, made on first use (see _c), or None
+    # The descriptor (_st, _dtype, _shape, _strides, _origin) and its caches (_np, the NumPy
+    # view; _c, the C core's descriptor) live in ArrayBase (csrc/arraytype/), read-only.
+    __slots__ = ()
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Array:
         raise TypeError(
@@ -508,11 +351,6 @@ class Array(_ArrayProtocols):
         return self._origin
 
     @property
-    def ndim(self) -> int:
-        """Number of axes."""
-        return len(self._shape)
-
-    @property
     def size(self) -> int:
         """Number of elements."""
         n = 1
@@ -524,28 +362,6 @@ class Array(_ArrayProtocols):
     def device(self) -> Device:
         """The device holding the data (always the CPU)."""
         return CPU_DEVICE
-
-    @property
-    def readonly(self) -> bool:
-        """True when writes are refused (read-only storage, or a view that repeats elements).
-
-        The storage is read-only for a view of `bytes` or of a read-only ndarray. A view
-        repeats elements when an axis of extent > 1 has stride 0, as `broadcast_to` makes:
-        one write would land on the same element several times, so it is refused (NumPy's
-        broadcast views are read-only too).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> import stridedarray as sa
-        >>> frozen = np.zeros(3)
-        >>> frozen.flags.writeable = False
-        >>> sa.asarray(frozen).readonly, sa.zeros(3).readonly
-        (True, False)
-        >>> sa.broadcast_to(sa.zeros(3), (2, 3)).readonly
-        True
-        """
-        return not self._st.arr.flags.writeable or _repeats(self._shape, self._strides)
 
     def _contiguous(self, order: str) -> bool:
         if 0 in self._shape:
@@ -586,57 +402,6 @@ class Array(_ArrayProtocols):
         """
         return self._contiguous("F")
 
-    # -- bridges to NumPy and C --------------------------------------------------------------
-    @property
-    def _np(self) -> np.ndarray:
-        """A zero-copy NumPy view of this descriptor (made once, then cached)."""
-        v = self._npv
-        if v is None:
-            its = self._dtype.np.itemsize
-            try:
-                v = np.ndarray(
-                    self._shape, self._dtype.np, buffer=self._st.arr, offset=self._origin * its,
-                    strides=tuple(s * its for s in self._strides),
-                )
-            except (ValueError, OverflowError):
-                # Strides NumPy cannot hold (e.g. 2**70 on an extent-1 axis, made by slicing
-                # it with a step over and over) are never used: zero them. Too large: say so.
-                check_size(self._shape, its)
-                v = np.ndarray(
-                    self._shape, self._dtype.np, buffer=self._st.arr, offset=self._origin * its,
-                    strides=tuple(s * its for s in _bounded_strides(self._shape, self._strides,
-                                                                     self._st.nbuf)),
-                )
-            if 0 in self._strides and _repeats(self._shape, self._strides):
-                v.flags.writeable = False  # NumPy refuses writes through it too (`readonly`)
-            self._npv = v
-        return v
-
-    @property
-    def _c(self) -> Any:
-        """The C descriptor (`sa_array *`), made once per Array."""
-        d = self._cd
-        if d is None:
-            d = ffi.new("sa_array *")
-            d.data = self._st.ptr
-            d.nbuf = self._st.nbuf
-            d.origin = self._origin
-            d.ndim = len(self._shape)
-            d.dtype = self._dtype.code
-            shape = self._shape
-            n = len(shape)
-            strides = self._strides
-            if 1 in shape or 0 in shape:
-                strides = _bounded_strides(shape, strides, d.nbuf)
-            try:
-                d.shape[0:n] = shape
-            except OverflowError:  # beyond int64: see _np
-                check_size(shape, self._dtype.np.itemsize)
-                raise
-            d.strides[0:n] = strides
-            self._cd = d
-        return d
-
     def to_row_major(self) -> Array:
         """A C-contiguous copy, made by the C core walking the signed strides once.
 
@@ -667,9 +432,7 @@ class Array(_ArrayProtocols):
             check_size(self._shape, dtype.np.itemsize)
             raise
         if out.size:
-            cd = self._cd
-            if lib.sa_to_row_major(self._c if cd is None else cd, ffi.from_buffer(out),
-                                   dtype.code) != 0:
+            if lib.sa_to_row_major(self._c, ffi.from_buffer(out), dtype.code) != 0:
                 out[...] = self._np  # pairs the C core declines (e.g. to bool): NumPy casts
         return _make_c(out if shape is None else out.reshape(shape), dtype)
 
@@ -686,29 +449,6 @@ class Array(_ArrayProtocols):
         (array([3, 2, 1, 0]), True)
         """
         return self._np.__array_interface__
-
-    def __buffer__(self, flags: int) -> memoryview:
-        """PEP 688 buffer export (Python >= 3.12: ``memoryview(x)``), sharing memory.
-
-        Parameters
-        ----------
-        flags : int
-            The `inspect.BufferFlags` the consumer asks for.
-
-        Returns
-        -------
-        memoryview
-            The elements in this array's layout (negative strides included).
-
-        Examples
-        --------
-        >>> import stridedarray as sa
-        >>> m = sa.ones((2, 3)).__buffer__(0)     # what memoryview(x) calls
-        >>> m.shape, m.format, m.tolist()
-        ((2, 3), 'd', [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]])
-        """
-        # NumPy's stubs declare ndarray.__buffer__ on Python >= 3.12 only (3.11: the C API).
-        return memoryview(self._np)  # type: ignore[arg-type]
 
     def __repr__(self) -> str:
         """Values, dtype and shape; for a view also its strides and origin.
@@ -728,9 +468,6 @@ class Array(_ArrayProtocols):
         return f"Array({body}, dtype={self._dtype.name}{extra})"
 
     # -- views -------------------------------------------------------------------------------
-    def _view(self, shape: tuple, strides: tuple, origin: int) -> Array:
-        return _make(self._st, self._dtype, shape, strides, origin)
-
     def __setitem__(self, key: Any, value: Any) -> None:
         """Assign `value` (broadcast) to the selected elements."""
         if self.readonly:
@@ -744,6 +481,11 @@ class Array(_ArrayProtocols):
     # __rmatmul__, __imatmul__) by _matmul.py and the element-wise operators by
     # _elementwise.py (`@` then calls `matmul` directly, with no wrapper frame).
 
+
+_set_array_class(Array)
+_register_dtypes(_dtypes.DTYPES)
+_set_wrap_fallback(_wrap_py)
+_set_cffi(ffi.cast, ffi.typeof("sa_array *"))
 
 # Index parsing and the transposes live in their own module, which binds them onto the class.
 from . import _basic_indexing  # noqa: E402,F401

@@ -64,12 +64,18 @@ class _ArrayProtocols:
     __slots__ = ()
 
     if TYPE_CHECKING:
-        # What the methods below read of Array (_array.py), declared for type checkers.
-        _st: _Storage
-        _dtype: DType
-        _shape: tuple[int, ...]
-        _strides: tuple[int, ...]
-        _origin: int
+        # What the methods below read of Array (_array.py; the descriptor fields are the
+        # array type's, read-only), declared for type checkers.
+        @property
+        def _st(self) -> _Storage: ...
+        @property
+        def _dtype(self) -> DType: ...
+        @property
+        def _shape(self) -> tuple[int, ...]: ...
+        @property
+        def _strides(self) -> tuple[int, ...]: ...
+        @property
+        def _origin(self) -> int: ...
 
         @property
         def _np(self) -> np.ndarray: ...

@@ -1,10 +1,13 @@
 """Basic indexing and the transposes: ints, slices, '...' and None, `mT` and `T`, each a new
 descriptor over the same storage (a view).
 
-`getitem` (bound as `Array.__getitem__`) handles a lone slice or int inline (the hottest
-path); tuples take `_simple_tuple_index`, anything else `_basic_index`.
-Every slice's first and last index is checked against its axis, so a view reaches only
-offsets its parent reaches and needs no full bounds check (`_derive`).
+The array type does keys of exact ints, slices, None and one '...' in C, and `mT` and `T`
+(csrc/arraytype/indexing.c). Every other key comes here, to `getitem`: NumPy integers, 0-d
+integer arrays, malformed keys (their specific errors), advanced keys, and parents whose
+strides C does not hold exactly. It handles a lone slice or int inline; tuples take
+`_simple_tuple_index`, anything else `_basic_index`.
+Every slice's first and last index is checked against its axis (for the specific
+IndexError); every view is then built, and bounds-checked, by the one constructor (`_view`).
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from ._array import Array, _new
+from ._array import Array
+from ._arraytype import ArrayBase, _set_getitem_fallback
 
 __all__: list[str] = []
 
@@ -82,16 +86,7 @@ def _simple_tuple_index(a: Array, key: tuple) -> Array | None:
     if ax < nd:
         new_shape.extend(shape[ax:])
         new_strides.extend(strides[ax:])
-    # _derive, inlined (a Python call is a visible share of a view's cost)
-    v = _new(Array)
-    v._st = a._st
-    v._dtype = a._dtype
-    v._shape = tuple(new_shape)
-    v._strides = tuple(new_strides)
-    v._origin = a._origin if empty else origin
-    v._npv = None
-    v._cd = None
-    return v
+    return a._view(tuple(new_shape), tuple(new_strides), a._origin if empty else origin)
 
 
 def _is_int_index(k: Any) -> bool:
@@ -135,48 +130,6 @@ def _basic_index(a: Array, key: Any) -> Array | None:
     return view
 
 
-def _mT(self: Array) -> Array:
-    """Transpose of the last two axes (a view)."""
-    sh, st = self._shape, self._strides
-    nd = len(sh)
-    # Tuples spelled out for rank 2 and 3 (see __getitem__); _derive inlined as in T.
-    shape: tuple[int, ...]
-    strides: tuple[int, ...]
-    if nd == 2:
-        shape, strides = (sh[1], sh[0]), (st[1], st[0])
-    elif nd == 3:
-        shape, strides = (sh[0], sh[2], sh[1]), (st[0], st[2], st[1])
-    elif nd < 2:
-        raise ValueError(f"mT needs an array of rank >= 2, got rank {nd}")
-    else:
-        shape, strides = sh[:-2] + (sh[-1], sh[-2]), st[:-2] + (st[-1], st[-2])
-    a = _new(Array)
-    a._st = self._st
-    a._dtype = self._dtype
-    a._shape = shape
-    a._strides = strides
-    a._origin = self._origin
-    a._npv = None
-    a._cd = None
-    return a
-
-def _T(self: Array) -> Array:
-    """Transpose of a 2-D array (a view)."""
-    sh, st = self._shape, self._strides
-    if len(sh) != 2:
-        raise ValueError(f"T is defined for 2-D arrays only (got rank {len(sh)}); use mT")
-    # _derive, inlined (a transpose reaches the parent's offsets): NumPy's .T is ~100 ns
-    # and a Python call alone is ~50 ns on this interpreter.
-    a = _new(Array)
-    a._st = self._st
-    a._dtype = self._dtype
-    a._shape = (sh[1], sh[0])
-    a._strides = (st[1], st[0])
-    a._origin = self._origin
-    a._npv = None
-    a._cd = None
-    return a
-
 def getitem(self: Array, key: Any) -> Array:
     """Basic indexing (ints, slices, ..., None) returns a view."""
     # Fast path for the common keys (a slice, an int, or a tuple of them): one pass, no
@@ -215,16 +168,7 @@ def getitem(self: Array, key: Any) -> Array:
                 new_strides = (s * step, strides[1], strides[2])
             else:
                 new_shape, new_strides = (n,) + shape[1:], (s * step,) + strides[1:]
-            # _derive, inlined: this is the hottest view path.
-            a = _new(Array)
-            a._st = self._st
-            a._dtype = self._dtype
-            a._shape = new_shape
-            a._strides = new_strides
-            a._origin = origin
-            a._npv = None
-            a._cd = None
-            return a
+            return self._view(new_shape, new_strides, origin)
     elif tk is int:
         shape = self._shape
         nd = len(shape)
@@ -247,15 +191,7 @@ def getitem(self: Array, key: Any) -> Array:
                     new_shape, new_strides = shape[1:], strides[1:]
                 if 0 not in new_shape:  # else empty: keep the parent's origin
                     origin += i * strides[0]
-            a = _new(Array)  # _derive, inlined
-            a._st = self._st
-            a._dtype = self._dtype
-            a._shape = new_shape
-            a._strides = new_strides
-            a._origin = origin
-            a._npv = None
-            a._cd = None
-            return a
+            return self._view(new_shape, new_strides, origin)
     elif tk is tuple:
         view = _simple_tuple_index(self, key)
         if view is not None:
@@ -273,8 +209,8 @@ def getitem(self: Array, key: Any) -> Array:
 
 
 BOUND = ("__getitem__", "mT", "T")  # what this module binds onto Array (tests/test_typing.py)
-getitem.__name__ = getitem.__qualname__ = "__getitem__"
-_mT.__name__, _T.__name__ = "mT", "T"
-Array.__getitem__ = getitem  # type: ignore[assignment,method-assign]
-Array.mT = property(_mT)  # type: ignore[assignment,method-assign]
-Array.T = property(_T)  # type: ignore[assignment,method-assign]
+# The array type does ints, slices, None and '...' (and mT, T) in C and hands every other key
+# to `getitem`, the Python path. Binding the type's own slot keeps Array's indexing in C.
+_set_getitem_fallback(getitem)
+for _name in BOUND:
+    setattr(Array, _name, vars(ArrayBase)[_name])

@@ -9,6 +9,7 @@ import numpy as np
 
 from . import _dtypes
 from ._array import _DT_OF_NP, CPU_DEVICE, Array, Device, _alloc, _from_ndarray, _make_c, _wrap
+from ._arraytype import FastCreate, _view_ndarray
 from ._dtypes import DType
 from ._validation import as_int, check_size, normalize_shape
 
@@ -116,13 +117,10 @@ def asarray(
     ValueError: asarray(copy=False) cannot convert float64 to float32 without a copy
     """
     if type(obj) is np.ndarray and dtype is None and device is None and not copy:
-        # The common conversion, no other argument to check: _from_ndarray's first case.
-        dt = _DT_OF_NP(obj.dtype)
-        if dt is not None:
-            flags = obj.flags
-            if flags.c_contiguous and flags.aligned:
-                return _make_c(obj, dt)
-        return _from_ndarray(obj, copy)
+        # The common conversion, no other argument to check: a whole C-contiguous aligned
+        # native ndarray is viewed in C (_from_ndarray's first case).
+        a = _view_ndarray(obj)
+        return a if a is not None else _from_ndarray(obj, copy)
     _check_device(device)
     dtype = _check_dtype(dtype)
     if isinstance(obj, Array):
@@ -487,3 +485,10 @@ def _import_dlpack(x: Any, copy: bool | None, func: str) -> np.ndarray:
                          "is not an unused DLPack capsule (a capsule can be imported once; "
                          "it was probably consumed already, so ask the producer for a new "
                          f"one): {e}") from None
+
+
+# `asarray(ndarray)`, `zeros(shape)` and `empty(shape)` with no other argument run in C
+# (csrc/arraytype/fastops.c); every other call takes the functions above, their fallback.
+# (Rebound through globals(): type checkers keep the functions' signatures.)
+globals().update(asarray=FastCreate(asarray, 0), zeros=FastCreate(zeros, 1),
+                 empty=FastCreate(empty, 2))

@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 
 from . import _dtypes
-from ._array import Array, _from_ndarray, _Storage
+from ._array import Array, _from_ndarray, _make_c
 from ._ffi import ffi, lib
 from ._policy import DEFAULT_POLICY, _current, current_policy, matmul_policy
-from ._validation import c_strides, check_size
+from ._validation import check_size
 
 __all__ = ["matmul", "matmul_explain", "matmul_policy"]
 
@@ -37,9 +37,8 @@ _ERR_OVERFLOW = lib.SA_MM_ERR_OVERFLOW
 _sa_matmul = lib.sa_matmul
 _run = lib.sa_matmul_run
 _from_buffer = ffi.from_buffer
-_new_object = object.__new__
 _empty = np.empty
-# (x1 shape, x2 shape) -> (output shape, its C strides, its size)
+# (x1 shape, x2 shape) -> (output shape, its size)
 _GEOMETRY: dict[tuple, tuple] = {}
 
 
@@ -137,13 +136,11 @@ def _make_matmul(operator: bool) -> Any:
         s1 = x1._shape
         s2 = x2._shape
         shape: tuple[int, ...]
-        strides: tuple[int, ...]
         if len(s1) == 2 and len(s2) == 2:  # the common case, spelled out
             n = s2[1]
             if s1[1] != s2[0]:
                 _out_shape(s1, s2)
             shape = (s1[0], n)
-            strides = (n, 1)
             size = s1[0] * n
         else:
             # Batched shapes repeat (loops, benchmarks): remember the output geometry per pair
@@ -152,43 +149,21 @@ def _make_matmul(operator: bool) -> Any:
             geo = _GEOMETRY.get(key)
             if geo is None:
                 shape = _out_shape(s1, s2)  # raises for bad shapes, which are never cached
-                strides = c_strides(shape)
-                geo = (shape, strides, prod(shape))
+                geo = (shape, prod(shape))
                 if len(_GEOMETRY) >= 512:
                     _GEOMETRY.clear()
                 _GEOMETRY[key] = geo
-            shape, strides, size = geo
+            shape, size = geo
         try:
             arr = _empty(shape, dt.np)
         except ValueError:  # NumPy refuses sizes beyond int64: say which shape, in our words
             check_size(shape, dt.np.itemsize, f"matmul: the output shape of {s1} @ {s2},")
             raise
         ptr = _from_buffer(arr)
-        c1 = x1._cd  # the cached C descriptors; made on first use by the _c property
-        if c1 is None:
-            c1 = x1._c
-        c2 = x2._cd
-        if c2 is None:
-            c2 = x2._c
-        rc = _run(c1, c2, dt.code, ptr, size, _current.get())
+        rc = _run(x1._c, x2._c, dt.code, ptr, size, _current.get())
         if rc:
             _raise(x1, x2, rc)
-        # The result Array, built as _array._make would but without its bounds check (a fresh
-        # C-contiguous array is in bounds by construction) and with the storage pointer made
-        # already: inlined because this is where a 2x2 `@` spends much of its time.
-        st = _new_object(_Storage)
-        st.arr = arr
-        st.nbuf = size  # _Storage's element count (read by _make and the C descriptor)
-        st._ptr = ptr
-        out = _new_object(Array)
-        out._st = st
-        out._dtype = dt
-        out._shape = shape
-        out._strides = strides
-        out._origin = 0
-        out._npv = arr
-        out._cd = None
-        return out
+        return _make_c(arr, dt)
 
     return matmul
 

@@ -111,7 +111,6 @@ DOCUMENTED: dict[str, tuple[object, tuple[str, ...]]] = {
     "Array.to_row_major": (Array.to_row_major, (_R, _E)),
     "Array.tolist": (Array.tolist, (_R, _E)),
     "Array.__array__": (Array.__array__, (_P, _R, "Raises", _E)),
-    "Array.__buffer__": (Array.__buffer__, (_P, _R, _E)),
     **{f"Array.{name}": (getattr(Array, name), (_E,)) for name in (
         "buffer", "strides", "origin", "readonly", "is_c_contiguous", "is_f_contiguous",
         "__array_interface__", "__array_ufunc__", "__array_function__", "__repr__",
@@ -135,7 +134,9 @@ _STANDARD_ARRAY = {
 # Class plumbing, not API: Python's own hooks and a data attribute.
 _NOT_API = {"__slots__", "__module__", "__doc__", "__weakref__", "__new__", "__hash__",
             "__annotations__", "__qualname__", "__array_priority__", "__firstlineno__",
-            "__static_attributes__"}
+            "__static_attributes__",
+            # The C type's buffer slot, exposed as a method on Python >= 3.12 (docs/array.md).
+            "__buffer__"}
 
 
 def _docstring(obj: object) -> str:
@@ -216,8 +217,9 @@ def test_reference_docstrings_are_complete_and_run(name: str) -> None:
 
 def test_every_non_standard_array_member_is_documented() -> None:
     from stridedarray._array_protocols import _ArrayProtocols
+    from stridedarray._arraytype import ArrayBase
 
-    members = {n for cls in (Array, _ArrayProtocols) for n in vars(cls)
+    members = {n for cls in (Array, ArrayBase, _ArrayProtocols) for n in vars(cls)
                if not n.startswith("_") or (n.startswith("__") and n.endswith("__"))}
     extra = members - _STANDARD_ARRAY - _NOT_API - set(NDARRAY_METHODS)
     assert extra == {n.removeprefix("Array.") for n in DOCUMENTED if n.startswith("Array.")}

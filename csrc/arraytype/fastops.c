@@ -1,0 +1,521 @@
+/* Operators in C (docs/array.md, "The array type"): `x + y`, `x * 2.0`, `x > 3.0`, `-x`, ...
+ * for the common operands, calling NumPy's ufunc on the cached NumPy views under the same
+ * quiet floating-point state as the Python path (stridedarray._fpe), and wrapping the result
+ * with the one constructor.
+ *
+ * A FastOp is bound onto Array in place of the Python operator function, which it keeps as its
+ * fallback: anything outside the cases below goes there unchanged, so promotion rules, the
+ * special-case fix-ups and every error message stay the Python path's. Taken here:
+ * - two Arrays of the same dtype;
+ * - an Array and an exact Python float, the array float64 or complex128;
+ * - an Array and an exact Python int, the array int64 and the int inside int64;
+ * (these give the array's dtype, and NumPy's weak-scalar rule computes exactly what the Python
+ * path's scalar conversion gives), and the result dtype's kind in the function's category.
+ * A ufunc that raises (shapes that do not broadcast) is retried on the Python path, which
+ * raises the specific error; nothing was written, as no output was given.
+ */
+#include "arraytype.h"
+
+#include <structmember.h>
+
+static PyObject *fpe_var = NULL;     /* NumPy's error-state ContextVar */
+static PyObject *fpe_quiet = NULL;   /* dict: outer state -> quiet state (_fpe._QUIET_OF) */
+static PyObject *fpe_learn = NULL;   /* _fpe._learn(): makes and records the quiet state */
+static PyObject *wrap_fallback = NULL;  /* _array._wrap */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *uf;        /* the ufunc */
+    PyObject *fallback;  /* the Python operator (same signature) */
+    PyObject *name;
+    char kinds[8];       /* accepted dtype kinds */
+    char loud[8];        /* kinds that need the quiet floating-point state */
+    int nargs;           /* 1 or 2 */
+    int reflected;       /* x2 is self */
+    int via_float64;     /* integer input goes through float64: leave those to Python */
+    vectorcallfunc vectorcall;
+} FastOpObject;
+
+static const char kind_of[SA_NDTYPES] = {'b', 'i', 'i', 'i', 'i', 'u', 'u', 'u', 'u',
+                                         'f', 'f', 'c', 'c'};
+
+/* The dtype code of an exact ndarray the constructor can take whole (C-contiguous, aligned,
+ * native order, a registered dtype), or -1. */
+int
+sa_whole_code(PyObject *r)
+{
+    if (!PyArray_CheckExact(r)) {
+        return -1;
+    }
+    PyArrayObject *v = (PyArrayObject *)r;
+    PyArray_Descr *d = PyArray_DESCR(v);
+    if (!PyArray_IS_C_CONTIGUOUS(v) || !PyArray_ISALIGNED(v) || !PyArray_ISNBO(d->byteorder)) {
+        return -1;
+    }
+    for (int k = 0; k < SA_NDTYPES; k++) {
+        if (sa_descrs[k] != NULL && (d == sa_descrs[k] || d->type_num == sa_descrs[k]->type_num)) {
+            return k;
+        }
+    }
+    return -1;
+}
+
+/* Wrap a NumPy result: the fresh C-contiguous aligned native array in C, the rest by _wrap. */
+PyObject *
+sa_wrap_result(PyObject *r)
+{
+    int code = sa_whole_code(r);
+    if (code >= 0) {
+        return sa_make_c(r, code);
+    }
+    if (wrap_fallback == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "stridedarray._arraytype: no wrap fallback");
+        return NULL;
+    }
+    return PyObject_CallOneArg(wrap_fallback, r);
+}
+
+/* asarray's common case: an array over a whole ndarray it can view as it is, else None. */
+PyObject *
+sa_view_ndarray(PyObject *mod, PyObject *arr)
+{
+    int code = sa_whole_code(arr);
+    if (code < 0) {
+        Py_RETURN_NONE;
+    }
+    return sa_make_c(arr, code);
+}
+
+/* Call uf(args) under the quiet floating-point state when `quiet`. */
+static PyObject *
+call_ufunc(PyObject *uf, PyObject *const *args, Py_ssize_t n, int quiet)
+{
+    if (!quiet) {
+        return PyObject_Vectorcall(uf, args, n, NULL);
+    }
+    PyObject *outer = NULL;
+    if (PyContextVar_Get(fpe_var, NULL, &outer) < 0) {
+        return NULL;
+    }
+    PyObject *q = outer != NULL ? PyDict_GetItemWithError(fpe_quiet, outer) : NULL;
+    Py_XDECREF(outer);
+    if (q != NULL) {
+        Py_INCREF(q);
+    }
+    else {
+        if (PyErr_Occurred()) {
+            return NULL;
+        }
+        q = PyObject_CallNoArgs(fpe_learn);
+        if (q == NULL) {
+            return NULL;
+        }
+    }
+    PyObject *token = PyContextVar_Set(fpe_var, q);
+    Py_DECREF(q);
+    if (token == NULL) {
+        return NULL;
+    }
+    PyObject *r = PyObject_Vectorcall(uf, args, n, NULL);
+    /* Reset even when the call failed, keeping its exception. */
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);
+    int rc = PyContextVar_Reset(fpe_var, token);
+    Py_DECREF(token);
+    if (rc < 0) {
+        Py_XDECREF(r);
+        Py_XDECREF(et);
+        Py_XDECREF(ev);
+        Py_XDECREF(tb);
+        return NULL;
+    }
+    PyErr_Restore(et, ev, tb);
+    return r;
+}
+
+static PyObject *
+go_fallback(FastOpObject *op, PyObject *const *args, size_t nargsf)
+{
+    return PyObject_Vectorcall(op->fallback, args, PyVectorcall_NARGS(nargsf), NULL);
+}
+
+/* The NumPy operand for one operand of an operation of dtype code `code`, or NULL (borrowed
+ * semantics: *out gets a new reference; 0 = not a fast case). */
+static int
+operand(PyObject *x, int code, PyObject **out)
+{
+    if (Py_TYPE(x) == sa_array_class) {
+        ArrayObject *a = (ArrayObject *)x;
+        if (a->code != code) {
+            return 0;
+        }
+        *out = sa_array_np(a);
+        return *out == NULL ? -1 : 1;
+    }
+    if (PyFloat_CheckExact(x)) {
+        if (code != SA_FLOAT64 && code != SA_COMPLEX128) {
+            return 0;
+        }
+        *out = Py_NewRef(x);
+        return 1;
+    }
+    if (PyLong_CheckExact(x)) {
+        if (code != SA_INT64) {
+            return 0;
+        }
+        int ovf;
+        long long v = PyLong_AsLongLongAndOverflow(x, &ovf);
+        if (v == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+        if (ovf) {
+            return 0;  /* the Python path raises the range error */
+        }
+        *out = Py_NewRef(x);
+        return 1;
+    }
+    return 0;
+}
+
+static PyObject *
+fastop_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    FastOpObject *op = (FastOpObject *)self;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if (kwnames != NULL || n != op->nargs) {
+        return PyObject_Vectorcall(op->fallback, args, nargsf, kwnames);
+    }
+    PyObject *self_arr = args[0];
+    if (Py_TYPE(self_arr) != sa_array_class) {
+        return go_fallback(op, args, nargsf);
+    }
+    int code = ((ArrayObject *)self_arr)->code;
+    char kind = kind_of[code];
+    if (strchr(op->kinds, kind) == NULL || (op->via_float64 && strchr("biu", kind) != NULL)) {
+        return go_fallback(op, args, nargsf);
+    }
+    int quiet = strchr(op->loud, kind) != NULL;
+    if (quiet && fpe_var == NULL) {
+        return go_fallback(op, args, nargsf);
+    }
+    PyObject *ops[2] = {NULL, NULL};
+    PyObject *r = NULL;
+    int rc = operand(self_arr, code, &ops[0]);
+    if (rc > 0 && n == 2) {
+        rc = operand(args[1], code, &ops[1]);
+    }
+    if (rc < 0) {
+        goto done;
+    }
+    if (rc == 0) {
+        r = go_fallback(op, args, nargsf);
+        goto done;
+    }
+    if (op->reflected) {
+        PyObject *t = ops[0];
+        ops[0] = ops[1];
+        ops[1] = t;
+    }
+    PyObject *res = call_ufunc(op->uf, ops, n, quiet);
+    if (res == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_ValueError) || PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Clear();  /* nothing was written: the Python path says what is wrong */
+            r = go_fallback(op, args, nargsf);
+        }
+        goto done;
+    }
+    r = sa_wrap_result(res);
+    Py_DECREF(res);
+done:
+    Py_XDECREF(ops[0]);
+    Py_XDECREF(ops[1]);
+    return r;
+}
+
+static PyObject *
+fastop_descr_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    if (obj == NULL || obj == Py_None) {
+        return Py_NewRef(self);
+    }
+    return PyMethod_New(self, obj);
+}
+
+static int
+fastop_traverse(FastOpObject *op, visitproc visit, void *arg)
+{
+    Py_VISIT(op->uf);
+    Py_VISIT(op->fallback);
+    Py_VISIT(op->name);
+    return 0;
+}
+
+static void
+fastop_dealloc(FastOpObject *op)
+{
+    PyObject_GC_UnTrack(op);
+    Py_CLEAR(op->uf);
+    Py_CLEAR(op->fallback);
+    Py_CLEAR(op->name);
+    PyObject_GC_Del(op);
+}
+
+static PyObject *
+fastop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"ufunc", "fallback", "kinds", "loud", "nargs", "reflected",
+                             "via_float64", NULL};
+    PyObject *uf, *fallback;
+    const char *kinds, *loud;
+    int nargs, reflected, via;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOssipp:FastOp", kwlist, &uf, &fallback,
+                                     &kinds, &loud, &nargs, &reflected, &via)) {
+        return NULL;
+    }
+    if (strlen(kinds) >= 8 || strlen(loud) >= 8 || (nargs != 1 && nargs != 2)
+        || (reflected && nargs != 2) || !PyCallable_Check(uf) || !PyCallable_Check(fallback)) {
+        PyErr_SetString(PyExc_ValueError, "FastOp: bad arguments");
+        return NULL;
+    }
+    FastOpObject *op = PyObject_GC_New(FastOpObject, type);
+    if (op == NULL) {
+        return NULL;
+    }
+    op->uf = Py_NewRef(uf);
+    op->fallback = Py_NewRef(fallback);
+    op->name = PyObject_GetAttrString(fallback, "__name__");
+    if (op->name == NULL) {
+        PyErr_Clear();
+        op->name = PyUnicode_FromString("operator");
+    }
+    strcpy(op->kinds, kinds);
+    strcpy(op->loud, loud);
+    op->nargs = nargs;
+    op->reflected = reflected;
+    op->via_float64 = via;
+    op->vectorcall = fastop_vectorcall;
+    PyObject_GC_Track(op);
+    return (PyObject *)op;
+}
+
+static PyObject *
+fastop_get_doc(FastOpObject *op, void *closure)
+{
+    return PyObject_GetAttrString(op->fallback, "__doc__");
+}
+
+static PyMemberDef fastop_members[] = {
+    {"__name__", T_OBJECT, offsetof(FastOpObject, name), READONLY},
+    {"__wrapped__", T_OBJECT, offsetof(FastOpObject, fallback), READONLY},
+    {NULL},
+};
+
+static PyGetSetDef fastop_getset[] = {
+    {"__doc__", (getter)fastop_get_doc, NULL, NULL, NULL},
+    {NULL},
+};
+
+PyTypeObject sa_FastOpType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "stridedarray._arraytype.FastOp",
+    .tp_basicsize = sizeof(FastOpObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL
+                | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_new = fastop_new,
+    .tp_dealloc = (destructor)fastop_dealloc,
+    .tp_traverse = (traverseproc)fastop_traverse,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(FastOpObject, vectorcall),
+    .tp_descr_get = fastop_descr_get,
+    .tp_members = fastop_members,
+    .tp_getset = fastop_getset,
+};
+
+PyObject *
+sa_set_fpe(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyContextVar_CheckExact(args[0]) || !PyDict_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "_set_fpe(contextvar, quiet_states, learn)");
+        return NULL;
+    }
+    Py_XSETREF(fpe_var, Py_NewRef(args[0]));
+    Py_XSETREF(fpe_quiet, Py_NewRef(args[1]));
+    Py_XSETREF(fpe_learn, Py_NewRef(args[2]));
+    Py_RETURN_NONE;
+}
+
+PyObject *
+sa_set_wrap_fallback(PyObject *mod, PyObject *func)
+{
+    Py_XSETREF(wrap_fallback, Py_NewRef(func));
+    Py_RETURN_NONE;
+}
+
+PyObject *
+sa_wrap(PyObject *mod, PyObject *arr)
+{
+    return sa_wrap_result(arr);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Creation in C: `asarray(ndarray)`, `zeros(shape)` and `empty(shape)` with nothing else
+ * given. A FastCreate keeps the Python function as its fallback for every other call (other
+ * arguments, other objects, shapes it does not take here and every error). */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *fallback;
+    PyObject *name;
+    int kind;  /* 0 asarray, 1 zeros, 2 empty */
+    vectorcallfunc vectorcall;
+} FastCreateObject;
+
+/* `shape` as C extents when it is an exact non-negative int or an exact tuple of them
+ * (at most 64) whose float64 array fits 2**63-1 bytes; else 0. */
+static int
+plain_shape(PyObject *shape, int *nd, npy_intp *dims)
+{
+    PyObject *const *items;
+    Py_ssize_t n;
+    if (PyLong_CheckExact(shape)) {
+        items = &shape;
+        n = 1;
+    }
+    else if (PyTuple_CheckExact(shape)) {
+        items = &PyTuple_GET_ITEM(shape, 0);
+        n = PyTuple_GET_SIZE(shape);
+    }
+    else {
+        return 0;
+    }
+    if (n > SA_MAXDIM) {
+        return 0;
+    }
+    int64_t bytes = 8;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (!PyLong_CheckExact(items[k])) {
+            return 0;
+        }
+        int ovf;
+        long long v = PyLong_AsLongLongAndOverflow(items[k], &ovf);
+        if (ovf || v < 0) {
+            PyErr_Clear();
+            return 0;
+        }
+        if (v && __builtin_mul_overflow(bytes, (int64_t)v, &bytes)) {
+            return 0;
+        }
+        dims[k] = (npy_intp)v;
+    }
+    *nd = (int)n;
+    return 1;
+}
+
+static PyObject *
+fastcreate_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    FastCreateObject *fc = (FastCreateObject *)self;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if (kwnames == NULL && n == 1) {
+        if (fc->kind == 0) {
+            int code = sa_whole_code(args[0]);
+            if (code >= 0) {
+                return sa_make_c(args[0], code);
+            }
+        }
+        else {
+            int nd;
+            npy_intp dims[SA_MAXDIM];
+            if (plain_shape(args[0], &nd, dims)) {
+                PyArray_Descr *d = sa_descrs[SA_FLOAT64];
+                Py_INCREF(d);  /* stolen */
+                PyObject *arr = fc->kind == 1 ? PyArray_Zeros(nd, dims, d, 0)
+                                              : PyArray_Empty(nd, dims, d, 0);
+                if (arr != NULL) {
+                    PyObject *r = sa_make_c(arr, SA_FLOAT64);
+                    Py_DECREF(arr);
+                    return r;
+                }
+                PyErr_Clear();  /* the Python path raises its own error */
+            }
+        }
+    }
+    return PyObject_Vectorcall(fc->fallback, args, nargsf, kwnames);
+}
+
+static PyObject *
+fastcreate_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"fallback", "kind", NULL};
+    PyObject *fallback;
+    int kind;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "Oi:FastCreate", kwlist, &fallback, &kind)) {
+        return NULL;
+    }
+    if (kind < 0 || kind > 2 || !PyCallable_Check(fallback) || sa_descrs[SA_FLOAT64] == NULL) {
+        PyErr_SetString(PyExc_ValueError, "FastCreate: bad arguments (or dtypes not registered)");
+        return NULL;
+    }
+    FastCreateObject *fc = PyObject_GC_New(FastCreateObject, type);
+    if (fc == NULL) {
+        return NULL;
+    }
+    fc->fallback = Py_NewRef(fallback);
+    fc->name = PyObject_GetAttrString(fallback, "__name__");
+    if (fc->name == NULL) {
+        PyErr_Clear();
+        fc->name = PyUnicode_FromString("create");
+    }
+    fc->kind = kind;
+    fc->vectorcall = fastcreate_vectorcall;
+    PyObject_GC_Track(fc);
+    return (PyObject *)fc;
+}
+
+static int
+fastcreate_traverse(FastCreateObject *fc, visitproc visit, void *arg)
+{
+    Py_VISIT(fc->fallback);
+    Py_VISIT(fc->name);
+    return 0;
+}
+
+static void
+fastcreate_dealloc(FastCreateObject *fc)
+{
+    PyObject_GC_UnTrack(fc);
+    Py_CLEAR(fc->fallback);
+    Py_CLEAR(fc->name);
+    PyObject_GC_Del(fc);
+}
+
+static PyObject *
+fastcreate_get_doc(FastCreateObject *fc, void *closure)
+{
+    return PyObject_GetAttrString(fc->fallback, "__doc__");
+}
+
+static PyMemberDef fastcreate_members[] = {
+    {"__name__", T_OBJECT, offsetof(FastCreateObject, name), READONLY},
+    {"__wrapped__", T_OBJECT, offsetof(FastCreateObject, fallback), READONLY},
+    {NULL},
+};
+
+static PyGetSetDef fastcreate_getset[] = {
+    {"__doc__", (getter)fastcreate_get_doc, NULL, NULL, NULL},
+    {NULL},
+};
+
+PyTypeObject sa_FastCreateType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "stridedarray._arraytype.FastCreate",
+    .tp_basicsize = sizeof(FastCreateObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_new = fastcreate_new,
+    .tp_dealloc = (destructor)fastcreate_dealloc,
+    .tp_traverse = (traverseproc)fastcreate_traverse,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(FastCreateObject, vectorcall),
+    .tp_members = fastcreate_members,
+    .tp_getset = fastcreate_getset,
+};

@@ -1,0 +1,48 @@
+"""The operators in C: each of Array's arithmetic, comparison and unary operators whose
+function has no special-case fix-up becomes an `_arraytype.FastOp`, which computes the common
+operand pairs (two arrays of one dtype; a float64/complex128 array and a Python float; an
+int64 array and a Python int) in C under the same quiet floating-point state, and hands every
+other call to the Python operator it replaces (csrc/arraytype/fastops.c says which)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import _fpe
+from ._array import Array
+from ._arraytype import FastOp, _set_fpe
+
+__all__ = ["install"]
+
+
+def install(binary_rows: dict[str, tuple], unary_rows: dict[str, tuple], kinds_of: dict,
+            as_float64: Any, operators: dict, comparisons: dict, unary_ops: dict,
+            functions: dict[str, Any]) -> None:
+    """Replace Array's operators (already bound by _elementwise) with FastOps around them, and
+    the element-wise functions in `functions` (the namespace's, by name) likewise."""
+    if _fpe._cv is not None:
+        _set_fpe(_fpe._cv, _fpe._QUIET_OF, _fpe._learn)
+
+    def fast(fname: str, row: tuple, dunder: str, nargs: int, reflected: bool) -> None:
+        _, cat, uf, fix = row
+        fallback = vars(Array)[dunder]
+        if fix is not None or isinstance(fallback, FastOp):
+            return
+        setattr(Array, dunder, FastOp(uf, fallback, kinds_of[cat], _fpe.can_warn(fname),
+                                      nargs, reflected, as_float64(fname, cat)))
+
+    for stem, fname in operators.items():
+        fast(fname, binary_rows[fname], f"__{stem}__", 2, False)
+        fast(fname, binary_rows[fname], f"__r{stem}__", 2, True)
+    for stem, fname in comparisons.items():
+        fast(fname, binary_rows[fname], f"__{stem}__", 2, False)
+    for stem, fname in unary_ops.items():
+        fast(fname, unary_rows[fname], f"__{stem}__", 1, False)
+    # The namespace's functions (`exp(x)`, `add(x1, x2)`): the same C path, the Python function
+    # as fallback (inspect.signature and help() follow its __wrapped__).
+    for rows, nargs in ((unary_rows, 1), (binary_rows, 2)):
+        for fname, (_, cat, uf, fix) in rows.items():
+            f = functions[fname]
+            if fix is None and not isinstance(f, FastOp):
+                functions[fname] = FastOp(uf, f, kinds_of[cat], _fpe.can_warn(fname), nargs,
+                                          False, as_float64(fname, cat))

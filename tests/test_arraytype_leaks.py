@@ -1,0 +1,107 @@
+"""Reference counting of the array type's C entry points (csrc/arraytype/): each is called
+10**5 times (10**6 under `-m slow`) after a warm-up, and both the traced Python memory and the
+process's resident set stay flat. A leaked reference of one small object per call would grow
+them by megabytes."""
+
+from __future__ import annotations
+
+import gc
+import io
+import pickle
+import tracemalloc
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+import stridedarray as sa
+from stridedarray._array import _make, _Storage
+from stridedarray._arraytype import _make_c
+
+BASE = np.arange(64.0)
+ST = _Storage(BASE)
+X = sa.reshape(sa.asarray(BASE), (4, 4, 4))
+X6 = sa.reshape(sa.asarray(BASE), (2, 2, 2, 2, 2, 2))  # rank > 4: extents on the heap
+RO = sa.asarray(bytes(64))
+
+
+def _raises(f: Callable[[], object]) -> Callable[[], None]:
+    def g() -> None:
+        try:
+            f()
+        except (ValueError, TypeError, BufferError):
+            pass
+        else:  # pragma: no cover
+            raise AssertionError("expected an exception")
+    return g
+
+
+ENTRY_POINTS: dict[str, Callable[[], object]] = {
+    "_make": lambda: _make(ST, sa.float64, (4, 4), (4, -1), 3),
+    "_make rank 6": lambda: _make(ST, sa.float64, (2,) * 6, (32, 16, 8, 4, 2, 1), 0),
+    "_make converting": lambda: _make(ST, sa.float64, (np.int64(4),), [np.int32(2)], 1),
+    "_make out of bounds": _raises(lambda: _make(ST, sa.float64, (5,), (2**70,), 0)),
+    "_make bool": _raises(lambda: _make(ST, sa.float64, (True,), (1,), 0)),
+    "_make empty clamp": lambda: _make(ST, sa.float64, (0, 3), (2**70, 1), 2**80),
+    "_make with npv": lambda: _make(ST, sa.float64, (64,), (1,), 0, BASE),
+    "_make_c": lambda: _make_c(np.empty((3, 4)), sa.float64),
+    "_Storage": lambda: _Storage(BASE),
+    "_Storage refused": _raises(lambda: _Storage(BASE[::2])),
+    "_view + _np": lambda: X._view((4, 4), (1, 4), 0)._np,
+    "_view + _c": lambda: X6._view((2,) * 6, (1, 2, 4, 8, 16, 32), 0)._c,
+    "too large": _raises(lambda: X._view((2**40, 2**40), (0, 0), 0)._np),
+    "getitem": lambda: X[1:3, ::-1, None, 2],
+    "mT": lambda: X.mT,
+    "readonly": lambda: RO.readonly,
+    "memoryview": lambda: memoryview(X[:, ::-1]).tobytes(),
+    "bytes": lambda: bytes(X[::2]),
+    "memoryview refused": _raises(lambda: io.BytesIO(b"ab").readinto(RO)),
+    "pickle": lambda: pickle.loads(pickle.dumps(X[::-1], protocol=5)),
+    "x + y": lambda: X + X,
+    "x * 2.0": lambda: X * 2.0,
+    "exp": lambda: sa.exp(X),
+    "operator fallback": lambda: X + 1,  # int64 + Python int is C; float64 + int is not
+    "operator error": _raises(lambda: X + sa.ones(3)),
+    "zeros": lambda: sa.zeros((3, 4)),
+    "empty": lambda: sa.empty(5),
+    "asarray": lambda: sa.asarray(BASE),
+}
+
+
+def _rss_kib() -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0  # pragma: no cover
+
+
+def _check_flat(f: Callable[[], object], n: int) -> None:
+    for _ in range(2000):  # warm-up: caches, free lists, interned objects
+        f()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        rss0 = _rss_kib()
+        t0, _ = tracemalloc.get_traced_memory()
+        for _ in range(n):
+            f()
+        gc.collect()
+        t1, _ = tracemalloc.get_traced_memory()
+        rss1 = _rss_kib()
+    finally:
+        tracemalloc.stop()
+    # One leaked 48-byte object per call would be >= 4.8 MB over 10**5 calls.
+    assert t1 - t0 < 256 * 1024, f"traced memory grew {t1 - t0} bytes over {n} calls"
+    assert rss1 - rss0 < 4 * 1024, f"RSS grew {rss1 - rss0} KiB over {n} calls"
+
+
+@pytest.mark.parametrize("name", sorted(ENTRY_POINTS))
+def test_entry_point_does_not_leak(name):
+    _check_flat(ENTRY_POINTS[name], 10**5)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(ENTRY_POINTS))
+def test_entry_point_does_not_leak_over_a_million_calls(name):
+    _check_flat(ENTRY_POINTS[name], 10**6)

@@ -1,0 +1,194 @@
+"""The operators in C (csrc/arraytype/fastops.c) against NumPy: every operator, every dtype,
+operands that are views of views (negative, step, zero strides, broadcast, 0-d, empty), Python
+scalars on both sides; no floating-point warning leaks; anything the C path does not take
+gives the Python path's answer and error."""
+
+from __future__ import annotations
+
+import operator
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import ALL_DTYPES, views
+
+import stridedarray as sa
+from stridedarray import _elementwise
+from stridedarray._arraytype import FastOp
+
+BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
+          "truediv": operator.truediv, "floordiv": operator.floordiv, "mod": operator.mod,
+          "pow": operator.pow, "and": operator.and_, "or": operator.or_, "xor": operator.xor,
+          "lshift": operator.lshift, "rshift": operator.rshift, "lt": operator.lt,
+          "le": operator.le, "gt": operator.gt, "ge": operator.ge, "eq": operator.eq,
+          "ne": operator.ne}
+UNARY = {"neg": operator.neg, "pos": operator.pos, "abs": operator.abs,
+         "invert": operator.invert}
+
+
+def _outcome(f):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a leaked floating-point warning fails the test
+        try:
+            r = f()
+        except Exception as e:  # noqa: BLE001 - the exception type is compared
+            return ("raises", type(e))
+    return ("ok", r)
+
+
+def _python_path(stem: str):
+    """The Python operator a FastOp replaced (its fallback), or the operator itself."""
+    op = vars(sa.Array)[f"__{stem}__"]
+    return op.__wrapped__ if isinstance(op, FastOp) else op
+
+
+def _same(a, b) -> None:
+    assert a[0] == b[0], (a, b)
+    if a[0] == "raises":
+        assert a[1] is b[1], (a, b)
+        return
+    x, y = a[1], b[1]
+    assert x.dtype == y.dtype and x.shape == y.shape
+    np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+
+
+def test_the_operators_are_in_c():
+    ops = [f"__{p}{s}__" for s in _elementwise._OPERATORS for p in ("", "r")]
+    ops += [f"__{s}__" for s in (*_elementwise._COMPARISONS, *_elementwise._UNARY_OPERATORS)]
+    fast = {n for n in ops if isinstance(vars(sa.Array)[n], FastOp)}
+    # floor division and its reflection keep their special-case fix-up in Python
+    assert set(ops) - fast == {"__floordiv__", "__rfloordiv__"}
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(ALL_DTYPES).flatmap(lambda d: st.tuples(views(d), views(d))),
+       st.sampled_from(sorted(BINARY)))
+def test_binary_operators_match_the_python_path_and_numpy(pair, stem):
+    p, q = pair
+    fast = _outcome(lambda: BINARY[stem](p.x, q.x))
+    slow = _outcome(lambda: _python_path(stem)(p.x, q.x))
+    _same(fast, slow)  # the C path gives exactly the Python path's result or error
+    if fast[0] == "ok":
+        with np.errstate(all="ignore"):
+            ref = BINARY[stem](p.ref, q.ref)
+        np.testing.assert_array_equal(np.asarray(fast[1]), ref)
+        assert np.asarray(fast[1]).dtype == np.asarray(ref).dtype
+
+
+SCALARS = [0.0, -1.5, 3.0, float("inf"), float("nan"), 2, -3, 0, 2**62, 2**63, -(2**70), True,
+           1 + 2j]
+
+
+@settings(max_examples=400, deadline=None)
+@given(views(st.sampled_from(ALL_DTYPES)), st.sampled_from(sorted(BINARY)),
+       st.sampled_from(SCALARS), st.booleans())
+def test_scalar_operands_match_the_python_path(p, stem, s, reflected):
+    if reflected:
+        if stem in ("lt", "le", "gt", "ge", "eq", "ne"):
+            return  # Python reflects comparisons into the other comparison
+        name = f"__r{stem}__"
+        fast = _outcome(lambda: getattr(p.x, name)(s))
+        op = vars(sa.Array)[name]
+        py = op.__wrapped__ if isinstance(op, FastOp) else op
+        slow = _outcome(lambda: py(p.x, s))
+    else:
+        fast = _outcome(lambda: BINARY[stem](p.x, s))
+        slow = _outcome(lambda: _python_path(stem)(p.x, s))
+    if fast[0] == "ok" and fast[1] is NotImplemented:
+        assert slow == fast
+        return
+    _same(fast, slow)
+
+
+@settings(max_examples=300, deadline=None)
+@given(views(st.sampled_from(ALL_DTYPES)), st.sampled_from(sorted(UNARY)))
+def test_unary_operators_match_the_python_path_and_numpy(p, stem):
+    fast = _outcome(lambda: UNARY[stem](p.x))
+    slow = _outcome(lambda: _python_path(stem)(p.x))
+    _same(fast, slow)
+    if fast[0] == "ok":
+        with np.errstate(all="ignore"):
+            ref = UNARY[stem](p.ref)
+        np.testing.assert_array_equal(np.asarray(fast[1]), ref)
+
+
+def test_errors_and_fallbacks_keep_their_messages():
+    x = sa.reshape(sa.arange(16.0), (4, 4))
+    with pytest.raises(ValueError, match="do not broadcast"):
+        _ = x + sa.ones(3)
+    with pytest.raises(TypeError, match="unsupported operand"):
+        _ = x + "a"
+    with pytest.raises(TypeError):
+        _ = ~x
+    assert (x + np.ones((4, 4))).dtype == sa.float64  # NumPy operands: NEP 13 path
+    with pytest.raises(OverflowError):
+        sa.asarray([1], dtype=sa.int64) + 2**64
+    assert (sa.asarray([1], dtype=sa.int8) + 1).dtype == sa.int8
+
+
+def test_the_quiet_state_is_restored_after_an_error():
+    before = np.geterr()
+    x = sa.zeros(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isnan(np.asarray(x / 0.0)[0])
+        with pytest.raises(ValueError):
+            x / sa.ones(2)
+    assert np.geterr() == before
+    with np.errstate(divide="raise"):
+        with pytest.raises(FloatingPointError):
+            np.ones(1) / 0.0  # the user's own state still applies outside our calls
+        np.asarray(x / 0.0)  # and ours stays quiet inside it
+
+
+FUNCS = sorted(n for n in _elementwise._FUNCS if isinstance(getattr(sa, n), FastOp))
+
+
+def test_the_functions_without_fixups_are_in_c():
+    assert {"exp", "add", "multiply", "less", "negative", "sqrt"} <= set(FUNCS)
+    assert "expm1" not in FUNCS and "floor_divide" not in FUNCS  # special-case fix-ups
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(ALL_DTYPES).flatmap(lambda d: st.tuples(views(d), views(d))),
+       st.sampled_from(FUNCS), st.sampled_from([None, 2.5, 3, True]))
+def test_functions_match_the_python_path(pair, name, scalar):
+    p, q = pair
+    f = getattr(sa, name)
+    n = 1 if name in {r[0] for r in _elementwise._UNARY} else 2
+    args = (p.x,) if n == 1 else (p.x, q.x if scalar is None else scalar)
+    _same(_outcome(lambda: f(*args)), _outcome(lambda: f.__wrapped__(*args)))
+
+
+@pytest.mark.parametrize("shape", [(), 0, 3, (2, 3), (0, 5), (1,) * 64, (1,) * 65, (-1,),
+                                   (2**62, 2**62), (True,), 2.0, [2, 3], (np.int64(2),)])
+@pytest.mark.parametrize("name", ["zeros", "empty"])
+def test_zeros_and_empty_in_c_match_the_python_path(name, shape):
+    f = getattr(sa, name)
+    assert type(f).__name__ == "FastCreate"
+    fast, slow = _outcome(lambda: f(shape)), _outcome(lambda: f.__wrapped__(shape))
+    assert fast[0] == slow[0] and (fast[0] == "ok" or fast[1] is slow[1])
+    if fast[0] == "ok":
+        a, b = fast[1], slow[1]
+        assert (a.shape, a.strides, a.dtype, a.readonly) == (b.shape, b.strides, b.dtype, False)
+        if name == "zeros":
+            assert not np.asarray(a).any()
+
+
+@pytest.mark.parametrize("obj", [
+    np.arange(6.0).reshape(2, 3), np.arange(6)[::-1], np.zeros(3, np.float16), np.zeros(0),
+    np.asarray(3.5), np.arange(4, dtype=">i4"), np.frombuffer(bytes(8), np.float64), [1, 2],
+    np.arange(4, dtype=np.longlong), np.broadcast_to(np.ones(1), (3,)),
+])
+def test_asarray_in_c_matches_the_python_path(obj):
+    fast, slow = _outcome(lambda: sa.asarray(obj)), _outcome(lambda: sa.asarray.__wrapped__(obj))
+    assert fast[0] == slow[0] and (fast[0] == "ok" or fast[1] is slow[1])
+    if fast[0] == "ok":
+        a, b = fast[1], slow[1]
+        assert (a.shape, a.strides, a.origin, a.dtype, a.readonly) == (
+            b.shape, b.strides, b.origin, b.dtype, b.readonly)
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+        if isinstance(obj, np.ndarray) and obj.flags.c_contiguous and obj.dtype.isnative:
+            assert np.shares_memory(np.asarray(a), obj) or obj.size == 0
