@@ -495,6 +495,6 @@ _install_operators()
 # The common operand pairs of those operators in C (the Python ones above stay their fallback).
 from ._fastops import install as _install_fast  # noqa: E402
 
-_install_fast(_BINARY_ROWS, {row[0]: row for row in _UNARY}, _K, _as_float64, _OPERATORS,
-              _COMPARISONS, _UNARY_OPERATORS, _FUNCS)
+_install_fast(_BINARY_ROWS, {row[0]: row for row in _UNARY}, _kinds, _OPERATORS, _COMPARISONS,
+              _UNARY_OPERATORS, _FUNCS)
 globals().update(_FUNCS)

@@ -6,17 +6,25 @@ other call to the Python operator it replaces (csrc/arraytype/fastops.c says whi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from . import _fpe
+from . import _dtypes, _fpe
 from ._array import Array
 from ._arraytype import FastOp, _set_fpe
 
 __all__ = ["install"]
 
 
-def install(binary_rows: dict[str, tuple], unary_rows: dict[str, tuple], kinds_of: dict,
-            as_float64: Any, operators: dict, comparisons: dict, unary_ops: dict,
+def _via_float64(cat: str) -> bool:
+    """Integer and bool input of a floating-point function computes in float64 (the rule is
+    `_dtypes.INTEGERS_AS_FLOAT64`, shared with the Python functions)."""
+    return cat in _dtypes.INTEGERS_AS_FLOAT64
+
+
+def install(binary_rows: dict[str, tuple], unary_rows: dict[str, tuple],
+            kinds_of: Callable[[str, str], str], operators: dict, comparisons: dict,
+            unary_ops: dict,
             functions: dict[str, Any]) -> None:
     """Replace Array's operators (already bound by _elementwise) with FastOps around them, and
     the element-wise functions in `functions` (the namespace's, by name) likewise."""
@@ -28,8 +36,8 @@ def install(binary_rows: dict[str, tuple], unary_rows: dict[str, tuple], kinds_o
         fallback = vars(Array)[dunder]
         if fix is not None or isinstance(fallback, FastOp):
             return
-        setattr(Array, dunder, FastOp(uf, fallback, kinds_of[cat], _fpe.can_warn(fname),
-                                      nargs, reflected, as_float64(fname, cat)))
+        setattr(Array, dunder, FastOp(uf, fallback, kinds_of(fname, cat), _fpe.can_warn(fname),
+                                      nargs, reflected, _via_float64(cat)))
 
     for stem, fname in operators.items():
         fast(fname, binary_rows[fname], f"__{stem}__", 2, False)
@@ -44,5 +52,5 @@ def install(binary_rows: dict[str, tuple], unary_rows: dict[str, tuple], kinds_o
         for fname, (_, cat, uf, fix) in rows.items():
             f = functions[fname]
             if fix is None and not isinstance(f, FastOp):
-                functions[fname] = FastOp(uf, f, kinds_of[cat], _fpe.can_warn(fname), nargs,
-                                          False, as_float64(fname, cat))
+                functions[fname] = FastOp(uf, f, kinds_of(fname, cat), _fpe.can_warn(fname),
+                                          nargs, False, _via_float64(cat))
