@@ -43,15 +43,22 @@ ROOT = Path(__file__).resolve().parent
 CSRC = ROOT / "csrc"
 
 # Order matters: a header may use types declared by an earlier one.
-API_HEADERS = ["sa_array.h", "sa_alloc.h", "sa_matmul.h", "sa_fork_guard_api.h",
-               "sa_threads_api.h"]
+API_HEADERS = ["sa_array.h", "sa_alloc.h", "sa_matmul.h", "sa_fork_guard_api.h", "sa_threads_api.h"]
 
 SANITIZE = os.environ.get("STRIDEDARRAY_SANITIZE", "") == "1"
 SANITIZES = "-fsanitize=address,undefined,float-cast-overflow"
-SANITIZE_COMPILE = [SANITIZES, "-fno-omit-frame-pointer", "-O1", "-g", "-UNDEBUG", "-fno-wrapv",
-                    # Build time: variable tracking on the big kernel file doubles the
-                    # compile; line tables stay, so reports still name file and line.
-                    "-fno-var-tracking-assignments", "-DSA_SANITIZE_BUILD"]
+SANITIZE_COMPILE = [
+    SANITIZES,
+    "-fno-omit-frame-pointer",
+    "-O1",
+    "-g",
+    "-UNDEBUG",
+    "-fno-wrapv",
+    # Build time: variable tracking on the big kernel file doubles the
+    # compile; line tables stay, so reports still name file and line.
+    "-fno-var-tracking-assignments",
+    "-DSA_SANITIZE_BUILD",
+]
 SANITIZE_LINK = [SANITIZES, "-fopenmp"]
 
 # -O3: the generic kernels are written for it (docs/install.md has the -O2/-O3 measurements).

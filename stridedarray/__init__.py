@@ -68,13 +68,31 @@ __array_api_version__ = "2025.12"
 # Exactly the public names: the standard's (each chapter module's `__all__`, the data types,
 # the extensions and the version), the array type and stridedarray's own functions
 # (docs/api/index.rst). `from stridedarray import *` imports these and nothing else.
-__all__ = sorted({
-    *_constants.__all__, *_creation.__all__, *_data_type_functions.__all__,
-    *_elementwise.__all__, *_indexing.__all__, *_info.__all__, *_linalg_functions.__all__,
-    *_manipulation.__all__, *_matmul.__all__, *_searching.__all__, *_sets.__all__,
-    *_sorting.__all__, *_statistical.__all__, *_utility.__all__,
-    *(d.name for d in _dtypes.DTYPES), "fft", "linalg", "__array_api_version__",
-    "Array", "blas_info", "get_num_threads", "set_num_threads",
-})
+__all__ = sorted(
+    {
+        *_constants.__all__,
+        *_creation.__all__,
+        *_data_type_functions.__all__,
+        *_elementwise.__all__,
+        *_indexing.__all__,
+        *_info.__all__,
+        *_linalg_functions.__all__,
+        *_manipulation.__all__,
+        *_matmul.__all__,
+        *_searching.__all__,
+        *_sets.__all__,
+        *_sorting.__all__,
+        *_statistical.__all__,
+        *_utility.__all__,
+        *(d.name for d in _dtypes.DTYPES),
+        "fft",
+        "linalg",
+        "__array_api_version__",
+        "Array",
+        "blas_info",
+        "get_num_threads",
+        "set_num_threads",
+    }
+)
 
 del _dask, _dtypes

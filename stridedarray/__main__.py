@@ -17,17 +17,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m stridedarray",
         description="Print the stridedarray version, the bundled BLAS with its core type and "
-                    "thread count, and a demo product checked against NumPy with the route "
-                    "matmul_explain reports. Exit status 0 when the demo matches NumPy, 1 "
-                    "otherwise.")
+        "thread count, and a demo product checked against NumPy with the route "
+        "matmul_explain reports. Exit status 0 when the demo matches NumPy, 1 "
+        "otherwise.",
+    )
     add_version(parser)
     parser.parse_args(argv)
     info = sa.blas_info()
     emit(f"stridedarray {sa.__version__} (Array API {sa.__array_api_version__})")
-    emit(f"BLAS: {info['library']} {info['version']}, core type {info['corename']}, "
-         f"{info['threads']} thread(s) per call")
-    emit(f"threads: {sa.get_num_threads()} (the core's setting; sa.set_num_threads, "
-         f"threadpoolctl or OMP_NUM_THREADS change it; OpenMP runtime {openmp_library()})")
+    emit(
+        f"BLAS: {info['library']} {info['version']}, core type {info['corename']}, "
+        f"{info['threads']} thread(s) per call"
+    )
+    emit(
+        f"threads: {sa.get_num_threads()} (the core's setting; sa.set_num_threads, "
+        f"threadpoolctl or OMP_NUM_THREADS change it; OpenMP runtime {openmp_library()})"
+    )
     rng = np.random.default_rng(0)
     base = sa.asarray(rng.standard_normal((1, 64, 64)))
     lhs = base[:, :, ::-1]  # a reversed view: strides (4096, 64, -1), no copy

@@ -36,9 +36,7 @@ __all__ = ["Array", "Device", "CPU_DEVICE"]
 _new = object.__new__  # Array.__new__ refuses direct calls
 
 
-
-def _offset_range(shape: tuple[int, ...], strides: tuple[int, ...],
-                  origin: int) -> tuple[int, int]:
+def _offset_range(shape: tuple[int, ...], strides: tuple[int, ...], origin: int) -> tuple[int, int]:
     """Smallest and largest reachable element offset of a non-empty descriptor."""
     lo = hi = origin
     for n, s in zip(shape, strides, strict=True):
@@ -82,19 +80,25 @@ def _repeats(shape: tuple, strides: tuple) -> bool:
     """True when several indices name one element: a non-empty view with a zero stride on an
     axis of extent > 1 (what broadcast_to makes). Such a view is read-only, as NumPy's
     broadcast views are: a write through it would land on one element several times."""
-    return 0 in strides and 0 not in shape and any(
-        s == 0 and n > 1 for n, s in zip(shape, strides, strict=True))
+    return (
+        0 in strides
+        and 0 not in shape
+        and any(s == 0 and n > 1 for n, s in zip(shape, strides, strict=True))
+    )
 
 
 def _readonly_reason(x: Array) -> str:
     """The message of a refused write to read-only `x`, naming the cause."""
     if not x._st.arr.flags.writeable:
         return "assignment destination is read-only (a view of read-only memory)"
-    axis = next(k for k, (n, s) in enumerate(zip(x._shape, x._strides, strict=True))
-                if s == 0 and n > 1)
-    return (f"assignment destination is read-only: this view repeats elements (axis {axis} of "
-            f"extent {x._shape[axis]} has stride 0, as broadcast_to makes), so a write would "
-            "land on one element several times; write to a copy (x.to_row_major()) instead")
+    axis = next(
+        k for k, (n, s) in enumerate(zip(x._shape, x._strides, strict=True)) if s == 0 and n > 1
+    )
+    return (
+        f"assignment destination is read-only: this view repeats elements (axis {axis} of "
+        f"extent {x._shape[axis]} has stride 0, as broadcast_to makes), so a write would "
+        "land on one element several times; write to a copy (x.to_row_major()) instead"
+    )
 
 
 _INT64_MAX = 2**63 - 1
@@ -109,8 +113,9 @@ def _descriptor_ints(shape: Any, strides: Any, origin: Any) -> tuple[tuple, tupl
     out = []
     for name, values in (("shape", shape), ("strides", strides)):
         if not isinstance(values, (tuple, list)):
-            raise TypeError(f"descriptor {name} must be a tuple of integers, got "
-                            f"{type(values).__name__}")
+            raise TypeError(
+                f"descriptor {name} must be a tuple of integers, got {type(values).__name__}"
+            )
         ints = []
         for v in values:
             if isinstance(v, bool):
@@ -118,8 +123,9 @@ def _descriptor_ints(shape: Any, strides: Any, origin: Any) -> tuple[tuple, tupl
             try:
                 v = operator.index(v)
             except TypeError:
-                raise TypeError(f"descriptor {name} must hold integers, got "
-                                f"{type(v).__name__} {v!r:.40}") from None
+                raise TypeError(
+                    f"descriptor {name} must hold integers, got {type(v).__name__} {v!r:.40}"
+                ) from None
             low = 0 if name == "shape" else -_INT64_MAX
             if not low <= v <= _INT64_MAX:
                 raise ValueError(f"descriptor {name} entry {v} is outside [{low}, 2**63 - 1]")
@@ -130,15 +136,22 @@ def _descriptor_ints(shape: Any, strides: Any, origin: Any) -> tuple[tuple, tupl
     try:
         origin = operator.index(origin)
     except TypeError:
-        raise TypeError(f"descriptor origin must be an integer, got "
-                        f"{type(origin).__name__}") from None
+        raise TypeError(
+            f"descriptor origin must be an integer, got {type(origin).__name__}"
+        ) from None
     if not -_INT64_MAX <= origin <= _INT64_MAX:
         raise ValueError(f"descriptor origin {origin} is outside the signed 64-bit range")
     return out[0], out[1], origin
 
 
-def _make(st: _Storage, dtype: DType, shape: tuple, strides: tuple, origin: int,
-          npv: np.ndarray | None = None) -> Array:
+def _make(
+    st: _Storage,
+    dtype: DType,
+    shape: tuple,
+    strides: tuple,
+    origin: int,
+    npv: np.ndarray | None = None,
+) -> Array:
     """The one constructor: bounds-check a descriptor and build the Array (in C).
 
     Every integer goes through operator.index; the reachable offsets are computed with
@@ -205,8 +218,11 @@ def _refuse_view(arr: np.ndarray, dt: DType) -> None:
         why = f"its byte order is not native ({arr.dtype.str}; {dt.name} is read natively)"
     elif not arr.flags.aligned:
         align, addr = arr.dtype.alignment, arr.__array_interface__["data"][0]
-        what = (f"its data address {addr:#x} is" if addr % align else
-                f"its byte strides {arr.strides} are")
+        what = (
+            f"its data address {addr:#x} is"
+            if addr % align
+            else f"its byte strides {arr.strides} are"
+        )
         why = f"its memory is not aligned for {dt.name}: {what} not a multiple of {align} bytes"
     else:
         why = f"its byte strides {arr.strides} are not whole multiples of the item size {its}"
@@ -226,8 +242,10 @@ def _from_ndarray(arr: np.ndarray, copy: bool | None) -> Array:
     dt = _dtypes.from_numpy_dtype(arr.dtype)
     its = arr.itemsize
     # The C kernels load elements as their C type, so the memory must be aligned for it.
-    needs_copy = not arr.dtype.isnative or not arr.flags.aligned or any(
-        s % its for s, n in zip(arr.strides, arr.shape, strict=True) if n > 1
+    needs_copy = (
+        not arr.dtype.isnative
+        or not arr.flags.aligned
+        or any(s % its for s, n in zip(arr.strides, arr.shape, strict=True) if n > 1)
     )
     if needs_copy and copy is False:
         _refuse_view(arr, dt)
@@ -240,8 +258,12 @@ def _from_ndarray(arr: np.ndarray, copy: bool | None) -> Array:
     strides = tuple(s // its if n > 1 else 0 for s, n in zip(arr.strides, arr.shape, strict=True))
     lo, hi = _offset_range(arr.shape, strides, 0)
     # The element at the lowest address, then a flat 1-D window over [lo, hi] from it.
-    corner = arr[tuple(slice(n - 1, n) if s < 0 else slice(0, 1)
-                       for n, s in zip(arr.shape, strides, strict=True))]
+    corner = arr[
+        tuple(
+            slice(n - 1, n) if s < 0 else slice(0, 1)
+            for n, s in zip(arr.shape, strides, strict=True)
+        )
+    ]
     flat = np.lib.stride_tricks.as_strided(corner, shape=(hi - lo + 1,), strides=(its,))
     if _repeats(arr.shape, strides):
         # A zero-stride view is read-only here (see `readonly`). (Not reading the flag first:

@@ -24,10 +24,14 @@ __all__ = ["Device", "CPU_DEVICE"]
 
 
 # NumPy's messages first (code matches them), then which array it was.
-_AMBIGUOUS_MANY = ("The truth value of an array with more than one element is ambiguous. Use "
-                   "a.any() or a.all() (bool() of an array of shape {})")
-_AMBIGUOUS_EMPTY = ("The truth value of an empty array is ambiguous. Use `array.size > 0` to "
-                    "check that an array is not empty.")
+_AMBIGUOUS_MANY = (
+    "The truth value of an array with more than one element is ambiguous. Use "
+    "a.any() or a.all() (bool() of an array of shape {})"
+)
+_AMBIGUOUS_EMPTY = (
+    "The truth value of an empty array is ambiguous. Use `array.size > 0` to "
+    "check that an array is not empty."
+)
 
 
 class Device:
@@ -93,8 +97,9 @@ class _ArrayProtocols:
         if api_version is None and _NAMESPACE:  # array-API code asks on every call
             return _NAMESPACE[0]
         if api_version is not None and api_version not in _API_VERSIONS:
-            raise ValueError(f"api_version must be None or one of {_API_VERSIONS}, "
-                             f"got {api_version!r}")
+            raise ValueError(
+                f"api_version must be None or one of {_API_VERSIONS}, got {api_version!r}"
+            )
         from ._info import namespace_for
 
         # Per request: an older version gets its own namespace object; nothing global changes.
@@ -113,8 +118,10 @@ class _ArrayProtocols:
 
     def _scalar(self, what: str) -> Any:
         if self.ndim != 0:
-            raise TypeError(f"only 0-d arrays can be converted to Python {what}; this array "
-                            f"has shape {self._shape}")
+            raise TypeError(
+                f"only 0-d arrays can be converted to Python {what}; this array "
+                f"has shape {self._shape}"
+            )
         return self._np[()]
 
     def __bool__(self) -> bool:
@@ -124,8 +131,9 @@ class _ArrayProtocols:
             # element has the truth value of that element; any other size is ambiguous.
             n = self._np.size
             if n != 1:
-                raise ValueError(_AMBIGUOUS_EMPTY if n == 0 else _AMBIGUOUS_MANY.format(
-                    self._shape))
+                raise ValueError(
+                    _AMBIGUOUS_EMPTY if n == 0 else _AMBIGUOUS_MANY.format(self._shape)
+                )
             return bool(self._np.reshape(-1)[0])
         return bool(self._np[()])
 
@@ -139,8 +147,7 @@ class _ArrayProtocols:
     def __index__(self) -> int:
         """A 0-d integer array as a Python int (for use as an index)."""
         if self._dtype.kind not in "iu":
-            raise TypeError(f"only integer arrays can be used as an index, got "
-                            f"{self._dtype.name}")
+            raise TypeError(f"only integer arrays can be used as an index, got {self._dtype.name}")
         return int(self._scalar("int"))
 
     def __float__(self) -> float:
@@ -173,8 +180,10 @@ class _ArrayProtocols:
         if not spec:
             return str(self)
         if self.ndim != 0:
-            raise TypeError(f"format spec {spec!r} applies to 0-d arrays only; this array "
-                            f"has shape {self._shape}")
+            raise TypeError(
+                f"format spec {spec!r} applies to 0-d arrays only; this array "
+                f"has shape {self._shape}"
+            )
         return format(self._np.item(), spec)
 
     # -- Python sequences and lists ------------------------------------------------------------
@@ -280,8 +289,10 @@ class _ArrayProtocols:
         v = self._np
         if dtype is not None and np.dtype(dtype) != v.dtype:
             if copy is False:
-                raise ValueError(f"__array__(copy=False): converting {self._dtype.name} to "
-                                 f"{np.dtype(dtype)} needs a copy")
+                raise ValueError(
+                    f"__array__(copy=False): converting {self._dtype.name} to "
+                    f"{np.dtype(dtype)} needs a copy"
+                )
             return v.astype(dtype)
         return v.copy() if copy else v
 
@@ -366,10 +377,22 @@ class _ArrayProtocols:
         # (self is an Array, this mixin's one subclass.)
         payload, strides, origin = _payload(self)  # type: ignore[arg-type]
         # (NumPy's stubs declare ndarray.__buffer__ on Python >= 3.12 only; 3.11 has the C API.)
-        data: Any = (pickle.PickleBuffer(payload)  # type: ignore[arg-type]
-                     if protocol >= 5 else payload.tobytes())
-        return (_rebuild, (data, self._dtype.name, self._shape, strides, origin,
-                           not self._st.arr.flags.writeable))
+        data: Any = (
+            pickle.PickleBuffer(payload)  # type: ignore[arg-type]
+            if protocol >= 5
+            else payload.tobytes()
+        )
+        return (
+            _rebuild,
+            (
+                data,
+                self._dtype.name,
+                self._shape,
+                strides,
+                origin,
+                not self._st.arr.flags.writeable,
+            ),
+        )
 
     def __setstate__(self, state: Any) -> None:
         """Refuse any pickle state: arrays are rebuilt only by their checked reconstructor.
@@ -392,7 +415,8 @@ class _ArrayProtocols:
         """
         raise pickle.UnpicklingError(
             "stridedarray.Array takes no pickle state: this pickle tries to set an array's "
-            "fields after it was built (not a pickle stridedarray writes); refused")
+            "fields after it was built (not a pickle stridedarray writes); refused"
+        )
 
     def __copy__(self) -> Array:
         """copy.copy: a new row-major array with its own (writable) memory, as NumPy's.
@@ -421,8 +445,15 @@ class _ArrayProtocols:
         return self.to_row_major()
 
     # -- DLPack ---------------------------------------------------------------------------------
-    def __dlpack__(self, /, *, stream: Any = None, max_version: tuple[int, int] | None = None,
-                   dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
+    def __dlpack__(
+        self,
+        /,
+        *,
+        stream: Any = None,
+        max_version: tuple[int, int] | None = None,
+        dl_device: tuple[int, int] | None = None,
+        copy: bool | None = None,
+    ) -> Any:
         """Export as a DLPack capsule (versioned DLPack 1.0 when max_version allows it).
 
         NumPy's exporter is used on the zero-copy view, so strides (negative included) are
@@ -432,8 +463,9 @@ class _ArrayProtocols:
         if dl_device is not None:
             device = _int_pair(dl_device, "dl_device", "(device_type, device_id)")
             if device != (_DL_CPU, 0):
-                raise BufferError(f"dl_device {device} is not supported; only the CPU "
-                                  f"({_DL_CPU}, 0) is")
+                raise BufferError(
+                    f"dl_device {device} is not supported; only the CPU ({_DL_CPU}, 0) is"
+                )
         kw: dict[str, Any] = {}
         if max_version is not None:
             major, minor = _int_pair(max_version, "max_version", "(major, minor)")
@@ -442,8 +474,7 @@ class _ArrayProtocols:
         if copy is not None:
             kw["copy"] = copy
         arr = self._np
-        if not arr.flags.writeable and copy is None and (max_version is None
-                                                          or max_version[0] < 1):
+        if not arr.flags.writeable and copy is None and (max_version is None or max_version[0] < 1):
             # Legacy (unversioned) capsules have no read-only flag; NumPy refuses to export,
             # so give the consumer a private copy.
             kw["copy"] = True
@@ -514,6 +545,7 @@ class _ArrayProtocols:
         def __pos__(self, /) -> Array: ...
         def __abs__(self, /) -> Array: ...
         def __invert__(self, /) -> Array: ...
+
         __hash__: ClassVar[None]  # type: ignore[assignment]  # unhashable, as NumPy's
         # NumPy's methods: the result is an Array or what NumPy returns (see _numpy_dispatch).
         all: Callable[..., Any]
@@ -562,10 +594,14 @@ def _int_pair(value: Any, name: str, what: str) -> tuple[int, int]:
     """A DLPack pair argument as two ints; TypeError naming it otherwise (checked before any
     conversion, so a huge iterable or a float is refused without being walked)."""
     if not isinstance(value, (tuple, list)) or len(value) != 2:
-        raise TypeError(f"__dlpack__: {name} must be None or a {what} tuple of two ints, got "
-                        f"{type(value).__name__} {value!r:.40}")
-    return (as_int(value[0], f"{name}[0]", "__dlpack__"),
-            as_int(value[1], f"{name}[1]", "__dlpack__"))
+        raise TypeError(
+            f"__dlpack__: {name} must be None or a {what} tuple of two ints, got "
+            f"{type(value).__name__} {value!r:.40}"
+        )
+    return (
+        as_int(value[0], f"{name}[0]", "__dlpack__"),
+        as_int(value[1], f"{name}[1]", "__dlpack__"),
+    )
 
 
 def _payload(x: Array) -> tuple[np.ndarray, tuple, int]:
@@ -586,8 +622,7 @@ def _payload(x: Array) -> tuple[np.ndarray, tuple, int]:
     if _fills_window(x._shape, x._strides):
         lo, hi = _offset_range(x._shape, x._strides, x._origin)
         # Strides no index multiplies may exceed 64 bits; the payload carries them bounded.
-        return (flat[lo:hi + 1], _bounded_strides(x._shape, x._strides, st.nbuf),
-                x._origin - lo)
+        return (flat[lo : hi + 1], _bounded_strides(x._shape, x._strides, st.nbuf), x._origin - lo)
     # Pack the elements once each: a repeated axis (stride 0) is packed at extent 1 and keeps
     # its zero stride, so a broadcast view stays a (read-only) broadcast of fewer elements.
     rep = [n > 1 and s == 0 for n, s in zip(x._shape, x._strides, strict=True)]
@@ -596,8 +631,9 @@ def _payload(x: Array) -> tuple[np.ndarray, tuple, int]:
     return packed._st.arr.reshape(-1), strides, 0
 
 
-def _rebuild(data: Any, dtype_name: str, shape: tuple, strides: tuple, origin: int,
-             readonly: bool) -> Array:
+def _rebuild(
+    data: Any, dtype_name: str, shape: tuple, strides: tuple, origin: int, readonly: bool
+) -> Array:
     """Unpickle an array: a descriptor over the payload's memory, shared when the unpickler
     hands a writable out-of-band buffer (copied when misaligned for the dtype, or read-only
     for an array that was writable).
@@ -611,8 +647,9 @@ def _rebuild(data: Any, dtype_name: str, shape: tuple, strides: tuple, origin: i
         raise pickle.UnpicklingError(f"not a valid stridedarray.Array pickle: {e}") from e
 
 
-def _rebuild_checked(data: Any, dtype_name: Any, shape: Any, strides: Any, origin: Any,
-                     readonly: Any) -> Array:
+def _rebuild_checked(
+    data: Any, dtype_name: Any, shape: Any, strides: Any, origin: Any, readonly: Any
+) -> Array:
     from . import _dtypes
     from ._array import _descriptor_ints, _make, _Storage
 

@@ -15,8 +15,7 @@ from typing import ParamSpec, TextIO
 
 _P = ParamSpec("_P")
 
-__all__ = ["prog_name", "add_version", "emit", "exits_cleanly_on_closed_pipe",
-           "check_output_file"]
+__all__ = ["prog_name", "add_version", "emit", "exits_cleanly_on_closed_pipe", "check_output_file"]
 
 
 def prog_name(module: str) -> str:
@@ -32,8 +31,9 @@ def add_version(parser: argparse.ArgumentParser) -> None:
     """A `--version` option printing the stridedarray version."""
     import stridedarray
 
-    parser.add_argument("--version", action="version",
-                        version=f"%(prog)s (stridedarray {stridedarray.__version__})")
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s (stridedarray {stridedarray.__version__})"
+    )
 
 
 def _discard(stream: TextIO) -> None:
@@ -87,8 +87,9 @@ def check_output_file(path: Path, option: str) -> None:
     there, or a parent is a file or not writable); missing parent directories are fine (they
     are created on writing). Run before measuring, so no measurement is lost to a bad path."""
     if path.is_dir():
-        raise SystemExit(f"{option}: {path} is a directory; give a file path, e.g. "
-                         f"{path / 'policy.json'}")
+        raise SystemExit(
+            f"{option}: {path} is a directory; give a file path, e.g. {path / 'policy.json'}"
+        )
     parent = path.parent
     while not parent.exists() and parent != parent.parent:
         parent = parent.parent

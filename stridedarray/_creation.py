@@ -13,9 +13,24 @@ from ._arraytype import FastCreate, _view_ndarray
 from ._dtypes import DType
 from ._validation import as_int, check_size, normalize_shape
 
-__all__ = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full",
-           "full_like", "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros",
-           "zeros_like"]
+__all__ = [
+    "arange",
+    "asarray",
+    "empty",
+    "empty_like",
+    "eye",
+    "from_dlpack",
+    "full",
+    "full_like",
+    "linspace",
+    "meshgrid",
+    "ones",
+    "ones_like",
+    "tril",
+    "triu",
+    "zeros",
+    "zeros_like",
+]
 
 
 def _check_device(device: Any) -> None:
@@ -126,8 +141,10 @@ def asarray(
     if isinstance(obj, Array):
         if dtype is not None and dtype is not obj.dtype:
             if copy is False:
-                raise ValueError(f"asarray(copy=False) cannot convert {obj.dtype.name} to "
-                                 f"{dtype.name} without a copy")
+                raise ValueError(
+                    f"asarray(copy=False) cannot convert {obj.dtype.name} to "
+                    f"{dtype.name} without a copy"
+                )
             return obj._pack(dtype)
         return obj.to_row_major() if copy else obj
     if isinstance(obj, np.ndarray):
@@ -150,14 +167,16 @@ def asarray(
             arr = np.asarray(view)
         else:
             if copy is False:
-                raise ValueError(f"asarray(copy=False) cannot wrap a {type(obj).__name__} "
-                                 "without copying it")
+                raise ValueError(
+                    f"asarray(copy=False) cannot wrap a {type(obj).__name__} without copying it"
+                )
             arr = _from_python(obj, dtype)
             copy = None  # already a fresh array
     if dtype is not None and arr.dtype != dtype.np:
         if copy is False:
-            raise ValueError(f"asarray(copy=False) cannot convert {arr.dtype} to "
-                             f"{dtype.name} without a copy")
+            raise ValueError(
+                f"asarray(copy=False) cannot convert {arr.dtype} to {dtype.name} without a copy"
+            )
         _dtypes.from_numpy_dtype(arr.dtype)  # reject unsupported sources before casting
         with np.errstate(invalid="ignore", over="ignore"):  # as astype: NaN -> int is quiet
             arr = arr.astype(dtype.np)
@@ -182,8 +201,10 @@ def _from_python(obj: Any, dtype: DType | None) -> np.ndarray:
         arr = np.asarray(obj)
         if arr.dtype == np.uint64:
             # NumPy infers uint64 for ints in [2**63, 2**64); the standard's default is int64.
-            raise OverflowError("Python int out of range for the default integer dtype int64; "
-                                "pass dtype=uint64 explicitly")
+            raise OverflowError(
+                "Python int out of range for the default integer dtype int64; "
+                "pass dtype=uint64 explicitly"
+            )
     except OverflowError as e:
         raise OverflowError(str(e)) from None
     except ValueError as e:
@@ -191,11 +212,15 @@ def _from_python(obj: Any, dtype: DType | None) -> np.ndarray:
         # argument nor the fault; these are the two structural ones.
         msg = str(e)
         if "inhomogeneous" in msg:
-            raise ValueError(f"asarray: obj is a ragged nested sequence (sublists of one level "
-                             f"differ in length or mix scalars and sequences): {msg}") from None
+            raise ValueError(
+                f"asarray: obj is a ragged nested sequence (sublists of one level "
+                f"differ in length or mix scalars and sequences): {msg}"
+            ) from None
         if "maximum number of dimension" in msg:
-            raise ValueError("asarray: obj is nested more than 64 levels deep (or contains "
-                             "itself); arrays have at most 64 dimensions") from None
+            raise ValueError(
+                "asarray: obj is nested more than 64 levels deep (or contains "
+                "itself); arrays have at most 64 dimensions"
+            ) from None
         into = target.name if target else "an array"
         raise ValueError(f"asarray: cannot convert obj to {into}: {msg}") from None
     if arr.dtype == object or arr.dtype.kind not in "biufc":
@@ -203,18 +228,25 @@ def _from_python(obj: Any, dtype: DType | None) -> np.ndarray:
         if arr.dtype == object and not bad:
             # Only numbers, yet NumPy fell back to object: an int beyond 64 bits.
             raise OverflowError("Python int out of range for the default integer dtype int64")
-        what = type(bad[0]).__name__ if bad else {"U": "str", "S": "bytes"}.get(
-            arr.dtype.kind, str(arr.dtype))
+        what = (
+            type(bad[0]).__name__
+            if bad
+            else {"U": "str", "S": "bytes"}.get(arr.dtype.kind, str(arr.dtype))
+        )
         where = "" if arr.ndim == 0 else f"a {type(obj).__name__} containing "
-        raise TypeError(f"asarray: obj must be an array, a buffer, or a Python bool, int, float "
-                        f"or complex (or nested sequences of them); got {where}{what}")
+        raise TypeError(
+            f"asarray: obj must be an array, a buffer, or a Python bool, int, float "
+            f"or complex (or nested sequences of them); got {where}{what}"
+        )
     return arr
 
 
 def _check_fill(value: Any, dtype: DType) -> None:
     if not isinstance(value, (bool, int, float, complex)):
-        raise TypeError(f"fill_value must be a Python or NumPy bool, int, float or complex, or "
-                        f"a 0-d array, got {type(value).__name__}")
+        raise TypeError(
+            f"fill_value must be a Python or NumPy bool, int, float or complex, or "
+            f"a 0-d array, got {type(value).__name__}"
+        )
     if dtype.kind in "iu" and isinstance(value, int) and not isinstance(value, bool):
         _dtypes.check_int_range(value, dtype, "fill_value")
     if dtype.kind in "iu" and isinstance(value, float):
@@ -222,8 +254,7 @@ def _check_fill(value: Any, dtype: DType) -> None:
         if value != value:
             raise ValueError(f"fill_value: NaN cannot fill an array of dtype {dtype.name}")
         if math.isinf(value):
-            raise OverflowError(f"fill_value: {value} cannot fill an array of dtype "
-                                f"{dtype.name}")
+            raise OverflowError(f"fill_value: {value} cannot fill an array of dtype {dtype.name}")
         _dtypes.check_int_range(int(value), dtype, "fill_value")
     if dtype.kind != "c" and isinstance(value, complex):
         raise TypeError(f"fill_value: a complex value cannot fill a {dtype.name} array")
@@ -236,8 +267,9 @@ def _filled(shape: Any, dtype: DType, value: Any) -> Array:
     return a
 
 
-def empty(shape: int | tuple[int, ...], *, dtype: DType | None = None,
-          device: Device | None = None) -> Array:
+def empty(
+    shape: int | tuple[int, ...], *, dtype: DType | None = None, device: Device | None = None
+) -> Array:
     """An uninitialised array of the given shape (default dtype float64)."""
     if device is not None:
         _check_device(device)
@@ -245,8 +277,9 @@ def empty(shape: int | tuple[int, ...], *, dtype: DType | None = None,
     return _alloc(dt, normalize_shape(shape))
 
 
-def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None,
-          device: Device | None = None) -> Array:
+def zeros(
+    shape: int | tuple[int, ...], *, dtype: DType | None = None, device: Device | None = None
+) -> Array:
     """An array of zeros (default dtype float64)."""
     if device is not None:
         _check_device(device)
@@ -260,15 +293,21 @@ def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None,
         raise
 
 
-def ones(shape: int | tuple[int, ...], *, dtype: DType | None = None,
-         device: Device | None = None) -> Array:
+def ones(
+    shape: int | tuple[int, ...], *, dtype: DType | None = None, device: Device | None = None
+) -> Array:
     """An array of ones (default dtype float64)."""
     _check_device(device)
     return _filled(shape, _check_dtype(dtype) or _dtypes.float64, 1)
 
 
-def full(shape: int | tuple[int, ...], fill_value: bool | int | float | complex, *,
-         dtype: DType | None = None, device: Device | None = None) -> Array:
+def full(
+    shape: int | tuple[int, ...],
+    fill_value: bool | int | float | complex,
+    *,
+    dtype: DType | None = None,
+    device: Device | None = None,
+) -> Array:
     """An array filled with `fill_value` (dtype inferred from it by default)."""
     _check_device(device)
     return _full("full", normalize_shape(shape), fill_value, _check_dtype(dtype))
@@ -285,8 +324,10 @@ def _full(func: str, shape: tuple[int, ...], fill_value: Any, dtype: DType | Non
         fill_value = _from_ndarray(fill_value, None)
     if isinstance(fill_value, Array):
         if fill_value.ndim != 0:
-            raise ValueError(f"{func}: fill_value must be a scalar or a 0-d array, got an "
-                             f"array of shape {fill_value.shape}")
+            raise ValueError(
+                f"{func}: fill_value must be a scalar or a 0-d array, got an "
+                f"array of shape {fill_value.shape}"
+            )
         target = dtype or fill_value.dtype
         if fill_value.dtype.kind == "c" and target.kind != "c":
             raise TypeError(f"{func}: a complex fill_value cannot fill a {target.name} array")
@@ -298,14 +339,22 @@ def _full(func: str, shape: tuple[int, ...], fill_value: Any, dtype: DType | Non
     value = _dtypes.python_scalar(fill_value)
     dt = dtype or _default_dtype_for(value)
     if dt is None:
-        raise TypeError(f"{func}: fill_value must be a Python or NumPy bool, int, float or "
-                        f"complex, or a 0-d array; got {type(fill_value).__name__}")
+        raise TypeError(
+            f"{func}: fill_value must be a Python or NumPy bool, int, float or "
+            f"complex, or a 0-d array; got {type(fill_value).__name__}"
+        )
     return _filled(shape, dt, value)
 
 
-def arange(start: int | float | Array, /, stop: int | float | Array | None = None,
-           step: int | float | Array = 1, *, dtype: DType | None = None,
-           device: Device | None = None) -> Array:
+def arange(
+    start: int | float | Array,
+    /,
+    stop: int | float | Array | None = None,
+    step: int | float | Array = 1,
+    *,
+    dtype: DType | None = None,
+    device: Device | None = None,
+) -> Array:
     """Evenly spaced values in [start, stop) (int64 for integer bounds, float64 otherwise)."""
     if device is not None:
         _check_device(device)
@@ -344,13 +393,15 @@ def _arange_bound(v: Any, name: str) -> int | float:
         # A 0-d array stands for its value (array-api-strict, NumPy, PyTorch and JAX all take
         # one): the bound is then the Python number NumPy would see.
         if v.ndim != 0:
-            raise TypeError(f"arange: {name} must be a 0-d array, an int or a float, got an "
-                            f"array of shape {v.shape}")
+            raise TypeError(
+                f"arange: {name} must be a 0-d array, an int or a float, got an "
+                f"array of shape {v.shape}"
+            )
         v = v._np[()]
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer,
-                                                              np.floating)):
-        raise TypeError(f"arange: {name} must be an int or a float, got {type(v).__name__} "
-                        f"{v!r:.40}")
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise TypeError(
+            f"arange: {name} must be an int or a float, got {type(v).__name__} {v!r:.40}"
+        )
     v = int(v) if isinstance(v, (int, np.integer)) else float(v)
     if isinstance(v, float) and not math.isfinite(v):
         raise ValueError(f"arange: {name} must be finite, got {v}")
@@ -363,40 +414,50 @@ def _check_array(x: Any, name: str = "x") -> Array:
     return x
 
 
-def empty_like(x: Array, /, *, dtype: DType | None = None,
-               device: Device | None = None) -> Array:
+def empty_like(x: Array, /, *, dtype: DType | None = None, device: Device | None = None) -> Array:
     """An uninitialised array with the shape (and by default the dtype) of x."""
     _check_array(x)
     _check_device(device)
     return _alloc(_check_dtype(dtype) or x.dtype, x.shape)
 
 
-def zeros_like(x: Array, /, *, dtype: DType | None = None,
-               device: Device | None = None) -> Array:
+def zeros_like(x: Array, /, *, dtype: DType | None = None, device: Device | None = None) -> Array:
     """Zeros with the shape (and by default the dtype) of x."""
     _check_array(x)
     _check_device(device)
     return _filled(x.shape, _check_dtype(dtype) or x.dtype, 0)
 
 
-def ones_like(x: Array, /, *, dtype: DType | None = None,
-              device: Device | None = None) -> Array:
+def ones_like(x: Array, /, *, dtype: DType | None = None, device: Device | None = None) -> Array:
     """Ones with the shape (and by default the dtype) of x."""
     _check_array(x)
     _check_device(device)
     return _filled(x.shape, _check_dtype(dtype) or x.dtype, 1)
 
 
-def full_like(x: Array, /, fill_value: bool | int | float | complex, *,
-              dtype: DType | None = None, device: Device | None = None) -> Array:
+def full_like(
+    x: Array,
+    /,
+    fill_value: bool | int | float | complex,
+    *,
+    dtype: DType | None = None,
+    device: Device | None = None,
+) -> Array:
     """`fill_value` everywhere, with the shape (and by default the dtype) of x."""
     _check_array(x)
     _check_device(device)
     return _full("full_like", x.shape, fill_value, _check_dtype(dtype) or x.dtype)
 
 
-def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0,
-        dtype: DType | None = None, device: Device | None = None) -> Array:
+def eye(
+    n_rows: int,
+    n_cols: int | None = None,
+    /,
+    *,
+    k: int = 0,
+    dtype: DType | None = None,
+    device: Device | None = None,
+) -> Array:
     """A 2-D array with ones on the k-th diagonal and zeros elsewhere."""
     _check_device(device)
     dt = _check_dtype(dtype) or _dtypes.float64
@@ -408,9 +469,16 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0,
     return _wrap(np.eye(rows, cols, k=max(-rows, min(k, cols)), dtype=dt.np))
 
 
-def linspace(start: int | float | complex, stop: int | float | complex, /, num: int, *,
-             dtype: DType | None = None, device: Device | None = None,
-             endpoint: bool = True) -> Array:
+def linspace(
+    start: int | float | complex,
+    stop: int | float | complex,
+    /,
+    num: int,
+    *,
+    dtype: DType | None = None,
+    device: Device | None = None,
+    endpoint: bool = True,
+) -> Array:
     """`num` evenly spaced values from start to stop (float64, or complex128 for complex)."""
     _check_device(device)
     dt = _check_dtype(dtype)
@@ -435,8 +503,10 @@ def meshgrid(*arrays: Array, indexing: Literal["xy", "ij"] = "xy") -> tuple[Arra
         if a.ndim != 1:
             raise ValueError(f"meshgrid: arrays[{i}] must be 1-D, got shape {a.shape}")
         if a.dtype is not arrays[0].dtype:
-            raise TypeError(f"meshgrid: all arrays must share one dtype; arrays[0] is "
-                            f"{arrays[0].dtype.name}, arrays[{i}] is {a.dtype.name}")
+            raise TypeError(
+                f"meshgrid: all arrays must share one dtype; arrays[0] is "
+                f"{arrays[0].dtype.name}, arrays[{i}] is {a.dtype.name}"
+            )
     return tuple(_wrap(g) for g in np.meshgrid(*(a._np for a in arrays), indexing=indexing))
 
 
@@ -460,14 +530,12 @@ def triu(x: Array, /, *, k: int = 0) -> Array:
     return _tri("triu", np.triu, x, k)
 
 
-def from_dlpack(x: Any, /, *, device: Device | None = None,
-                copy: bool | None = None) -> Array:
+def from_dlpack(x: Any, /, *, device: Device | None = None, copy: bool | None = None) -> Array:
     """Import any DLPack producer (DLPack 1.0 when it supports it), sharing memory unless
     `copy=True`."""
     _check_device(device)
     if not hasattr(x, "__dlpack__"):
-        raise AttributeError(f"from_dlpack: x must implement __dlpack__, got "
-                             f"{type(x).__name__}")
+        raise AttributeError(f"from_dlpack: x must implement __dlpack__, got {type(x).__name__}")
     arr = _import_dlpack(x, copy, "from_dlpack")
     return _from_ndarray(arr, copy=None)
 
@@ -481,14 +549,17 @@ def _import_dlpack(x: Any, copy: bool | None, func: str) -> np.ndarray:
             raise
         # NumPy renames a capsule it imports ("used_dltensor"): a producer that hands out
         # the same capsule twice gives one NumPy cannot open.
-        raise ValueError(f"{func}: the capsule that {type(x).__name__}.__dlpack__() returned "
-                         "is not an unused DLPack capsule (a capsule can be imported once; "
-                         "it was probably consumed already, so ask the producer for a new "
-                         f"one): {e}") from None
+        raise ValueError(
+            f"{func}: the capsule that {type(x).__name__}.__dlpack__() returned "
+            "is not an unused DLPack capsule (a capsule can be imported once; "
+            "it was probably consumed already, so ask the producer for a new "
+            f"one): {e}"
+        ) from None
 
 
 # `asarray(ndarray)`, `zeros(shape)` and `empty(shape)` with no other argument run in C
 # (csrc/arraytype/fastops.c); every other call takes the functions above, their fallback.
 # (Rebound through globals(): type checkers keep the functions' signatures.)
-globals().update(asarray=FastCreate(asarray, 0), zeros=FastCreate(zeros, 1),
-                 empty=FastCreate(empty, 2))
+globals().update(
+    asarray=FastCreate(asarray, 0), zeros=FastCreate(zeros, 1), empty=FastCreate(empty, 2)
+)

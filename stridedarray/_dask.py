@@ -57,8 +57,7 @@ def _tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
 
     a = asarray(a) if isinstance(a, np.ndarray) else a
     b = asarray(b) if isinstance(b, np.ndarray) else b
-    if (isinstance(a, Array) and isinstance(b, Array) and a.dtype is b.dtype
-            and a.dtype.kind != "b"):
+    if isinstance(a, Array) and isinstance(b, Array) and a.dtype is b.dtype and a.dtype.kind != "b":
         if isinstance(axes, int):
             return tensordot(a, b, axes=axes)
         return tensordot(a, b, axes=(tuple(axes[0]), tuple(axes[1])))
@@ -121,9 +120,12 @@ def _register_after_import() -> None:
     except Exception as e:  # noqa: BLE001 - any failure of a foreign library's API
         import warnings
 
-        warnings.warn(f"stridedarray could not register its arrays with Dask ({e!r}); "
-                      "Dask arrays and stridedarray arrays will not combine",
-                      RuntimeWarning, stacklevel=2)
+        warnings.warn(
+            f"stridedarray could not register its arrays with Dask ({e!r}); "
+            "Dask arrays and stridedarray arrays will not combine",
+            RuntimeWarning,
+            stacklevel=2,
+        )
 
 
 class _AfterDaskArray(importlib.abc.MetaPathFinder):

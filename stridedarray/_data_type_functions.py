@@ -23,8 +23,7 @@ def _dtype_of(arg: Any, name: str) -> DType:
     raise TypeError(f"{name} must be a stridedarray dtype or Array, got {type(arg).__name__}")
 
 
-def astype(x: Array, dtype: DType, /, *, copy: bool = True,
-           device: Device | None = None) -> Array:
+def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Device | None = None) -> Array:
     """Cast `x` to `dtype` (the C core casts while packing); `copy=False` may return `x`."""
     if not isinstance(x, Array):
         raise TypeError(f"x must be a stridedarray.Array, got {type(x).__name__}")
@@ -36,8 +35,10 @@ def astype(x: Array, dtype: DType, /, *, copy: bool = True,
     if x.dtype.kind == "c" and dtype.kind != "c":
         # The standard leaves complex -> real unspecified; NumPy drops the imaginary part
         # with a warning. We refuse rather than silently lose data.
-        raise TypeError(f"astype: casting {x.dtype.name} to {dtype.name} is not defined; "
-                        "take real(x) or abs(x) first")
+        raise TypeError(
+            f"astype: casting {x.dtype.name} to {dtype.name} is not defined; "
+            "take real(x) or abs(x) first"
+        )
     return x._pack(dtype)
 
 
@@ -82,11 +83,13 @@ def finfo(type: DType | Array, /) -> finfo_object:  # noqa: A002 - the standard'
         return cached
     if dt.kind not in "fc":
         raise TypeError(f"finfo: type must be a floating-point dtype, got {dt.name}")
-    real = dt if dt.kind == "f" else (_dtypes.float32 if dt is _dtypes.complex64
-                                       else _dtypes.float64)
+    real = (
+        dt if dt.kind == "f" else (_dtypes.float32 if dt is _dtypes.complex64 else _dtypes.float64)
+    )
     fi = np.finfo(real.np)
-    _INFO[dt] = info = finfo_object(int(fi.bits), float(fi.eps), float(fi.max), float(fi.min),
-                                    float(fi.smallest_normal), real)
+    _INFO[dt] = info = finfo_object(
+        int(fi.bits), float(fi.eps), float(fi.max), float(fi.min), float(fi.smallest_normal), real
+    )
     return info
 
 
@@ -120,18 +123,17 @@ def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> builti
         elif isinstance(k, str):
             members = KIND_OF.get(k)
             if members is None:
-                raise ValueError(f"kind: unknown dtype category {k!r}; expected one of "
-                                 f"{sorted(KIND_OF)}")
+                raise ValueError(
+                    f"kind: unknown dtype category {k!r}; expected one of {sorted(KIND_OF)}"
+                )
             if dtype in members:
                 return True
         else:
-            raise TypeError(f"kind must be a dtype, a category name or a tuple of them, "
-                            f"got {k!r}")
+            raise TypeError(f"kind must be a dtype, a category name or a tuple of them, got {k!r}")
     return False
 
 
-def result_type(*arrays_and_dtypes: Array | DType | builtins.bool | int | float | complex
-                ) -> DType:
+def result_type(*arrays_and_dtypes: Array | DType | builtins.bool | int | float | complex) -> DType:
     """The dtype the standard's promotion gives these arrays, dtypes and Python scalars."""
     dts = []
     scalars = []
@@ -143,8 +145,10 @@ def result_type(*arrays_and_dtypes: Array | DType | builtins.bool | int | float 
         elif isinstance(a, (builtins.bool, int, float, complex)):
             scalars.append(a)
         else:
-            raise TypeError(f"result_type: arguments must be arrays, dtypes, Python or NumPy "
-                            f"scalars, got {type(a).__name__}")
+            raise TypeError(
+                f"result_type: arguments must be arrays, dtypes, Python or NumPy "
+                f"scalars, got {type(a).__name__}"
+            )
     if not dts:
         raise ValueError("result_type needs at least one array or dtype")
     out = dts[0]
@@ -153,5 +157,3 @@ def result_type(*arrays_and_dtypes: Array | DType | builtins.bool | int | float 
     for s in scalars:
         out = scalar_dtype(out, s, "arrays_and_dtypes")
     return out
-
-

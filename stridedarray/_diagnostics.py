@@ -30,8 +30,12 @@ from ._ffi import ffi, lib
 __all__ = ["c_alloc_stats", "reset_c_alloc_peak", "fail_c_alloc_after"]
 
 _CATEGORIES = (("pack", lib.SA_ALLOC_PACK), ("scratch", lib.SA_ALLOC_SCRATCH))
-_FIELDS = (("current", lib.SA_ALLOC_CURRENT), ("peak", lib.SA_ALLOC_PEAK),
-           ("allocations", lib.SA_ALLOC_COUNT), ("frees", lib.SA_ALLOC_FREES))
+_FIELDS = (
+    ("current", lib.SA_ALLOC_CURRENT),
+    ("peak", lib.SA_ALLOC_PEAK),
+    ("allocations", lib.SA_ALLOC_COUNT),
+    ("frees", lib.SA_ALLOC_FREES),
+)
 
 
 def c_alloc_stats() -> dict[str, dict[str, int]]:
@@ -39,8 +43,9 @@ def c_alloc_stats() -> dict[str, dict[str, int]]:
     buf = ffi.new("int64_t[]", lib.SA_ALLOC_NSTATS)
     lib.sa_alloc_stats(buf)
     n = lib.SA_ALLOC_NFIELDS
-    return {name: {field: int(buf[cat * n + f]) for field, f in _FIELDS}
-            for name, cat in _CATEGORIES}
+    return {
+        name: {field: int(buf[cat * n + f]) for field, f in _FIELDS} for name, cat in _CATEGORIES
+    }
 
 
 def reset_c_alloc_peak() -> None:
@@ -52,8 +57,7 @@ def reset_c_alloc_peak() -> None:
 def fail_c_alloc_after(n: int) -> Iterator[None]:
     """Within the block, the (n+1)-th C core allocation fails (n >= 0); disarmed on exit."""
     if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n < 2**63:  # C int64_t
-        raise ValueError(f"fail_c_alloc_after: n must be a non-negative int below 2**63, "
-                         f"got {n!r}")
+        raise ValueError(f"fail_c_alloc_after: n must be a non-negative int below 2**63, got {n!r}")
     lib.sa_alloc_fail_after(n)
     try:
         yield

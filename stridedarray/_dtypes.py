@@ -19,10 +19,31 @@ import numpy as np
 builtins_bool = builtins.bool
 
 __all__ = [
-    "DType", "DTYPES", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
-    "uint32", "uint64", "float32", "float64", "complex64", "complex128",
-    "from_numpy_dtype", "promote", "promote_standard", "KIND_OF", "scalar_dtype",
-    "check_int_range", "scalar_np", "scalar_operand", "as_dtype", "INTEGERS_AS_FLOAT64",
+    "DType",
+    "DTYPES",
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+    "from_numpy_dtype",
+    "promote",
+    "promote_standard",
+    "KIND_OF",
+    "scalar_dtype",
+    "check_int_range",
+    "scalar_np",
+    "scalar_operand",
+    "as_dtype",
+    "INTEGERS_AS_FLOAT64",
 ]
 
 
@@ -63,8 +84,9 @@ class DType:
         False, unlike NumPy)."""
         if isinstance(other, DType):
             return self is other
-        if isinstance(other, np.dtype) or (isinstance(other, type)
-                                           and issubclass(other, np.generic)):
+        if isinstance(other, np.dtype) or (
+            isinstance(other, type) and issubclass(other, np.generic)
+        ):
             return self.np == other
         return NotImplemented
 
@@ -113,10 +135,18 @@ INTEGERS_AS_FLOAT64 = frozenset({"floating-point", "real floating"})
 # The order matches the C enum sa_dtype in csrc/sa_array.h.
 _TABLE = [
     ("bool", "b", 8),
-    ("int8", "i", 8), ("int16", "i", 16), ("int32", "i", 32), ("int64", "i", 64),
-    ("uint8", "u", 8), ("uint16", "u", 16), ("uint32", "u", 32), ("uint64", "u", 64),
-    ("float32", "f", 32), ("float64", "f", 64),
-    ("complex64", "c", 64), ("complex128", "c", 128),
+    ("int8", "i", 8),
+    ("int16", "i", 16),
+    ("int32", "i", 32),
+    ("int64", "i", 64),
+    ("uint8", "u", 8),
+    ("uint16", "u", 16),
+    ("uint32", "u", 32),
+    ("uint64", "u", 64),
+    ("float32", "f", 32),
+    ("float64", "f", 64),
+    ("complex64", "c", 64),
+    ("complex128", "c", 128),
 ]
 DTYPES: tuple[DType, ...] = tuple(DType(n, i, k, b) for i, (n, k, b) in enumerate(_TABLE))
 _BY_NAME = {d.name: d for d in DTYPES}
@@ -133,9 +163,12 @@ def as_dtype(dtype: object, what: str = "dtype") -> DType:
         return dtype
     name = _OF_PYTHON_TYPE.get(dtype) if isinstance(dtype, type) else None
     if name is None:
-        raise TypeError(f"{what} must be a stridedarray dtype (e.g. stridedarray.float64) or "
-                        f"one of Python's bool, int, float, complex, got {dtype!r}")
+        raise TypeError(
+            f"{what} must be a stridedarray dtype (e.g. stridedarray.float64) or "
+            f"one of Python's bool, int, float, complex, got {dtype!r}"
+        )
     return _BY_NAME[name]
+
 
 bool = _BY_NAME["bool"]  # noqa: A001 - the standard names it so
 int8, int16, int32, int64 = (_BY_NAME[n] for n in ("int8", "int16", "int32", "int64"))
@@ -211,8 +244,10 @@ def _promote_beyond_standard(a: DType, b: DType) -> DType:
 
 
 _STANDARD_PROMOTION = {(a, b): _promote_pair(a, b) for a in DTYPES for b in DTYPES}
-_PROMOTION = {pair: r if r is not None else _promote_beyond_standard(*pair)
-              for pair, r in _STANDARD_PROMOTION.items()}
+_PROMOTION = {
+    pair: r if r is not None else _promote_beyond_standard(*pair)
+    for pair, r in _STANDARD_PROMOTION.items()
+}
 
 
 def promote(a: DType, b: DType) -> DType:
@@ -229,8 +264,8 @@ def promote_standard(a: DType, b: DType) -> DType | None:
 
 # (min, max) of each integer dtype, indexed by its code (a DType hashes in Python: slower).
 _INT_RANGE: list[tuple[int, int] | None] = [
-    (int(np.iinfo(d.np).min), int(np.iinfo(d.np).max)) if d.kind in "iu" else None
-    for d in DTYPES]
+    (int(np.iinfo(d.np).min), int(np.iinfo(d.np).max)) if d.kind in "iu" else None for d in DTYPES
+]
 
 
 def check_int_range(value: int, dt: DType, name: str = "value") -> None:
@@ -240,8 +275,9 @@ def check_int_range(value: int, dt: DType, name: str = "value") -> None:
         return
     info = np.iinfo(dt.np)
     if not info.min <= value <= info.max:
-        raise OverflowError(f"{name}: Python int {value} is out of range for {dt.name} "
-                            f"[{info.min}, {info.max}]")
+        raise OverflowError(
+            f"{name}: Python int {value} is out of range for {dt.name} [{info.min}, {info.max}]"
+        )
 
 
 # The dtype a Python scalar type takes beside an array of each kind where the standard's rules do
@@ -253,13 +289,24 @@ def check_int_range(value: int, dt: DType, name: str = "value") -> None:
 # complex with a bool or integer array complex128, complex with float32 complex64.
 _SCALAR_RESULT = {
     # (scalar type, array kind): result dtype, or None for "the array's own dtype"
-    ("bool", "b"): None, ("bool", "i"): None, ("bool", "u"): None, ("bool", "f"): None,
+    ("bool", "b"): None,
+    ("bool", "i"): None,
+    ("bool", "u"): None,
+    ("bool", "f"): None,
     ("bool", "c"): None,
-    ("int", "b"): int64, ("int", "i"): None, ("int", "u"): None, ("int", "f"): None,
+    ("int", "b"): int64,
+    ("int", "i"): None,
+    ("int", "u"): None,
+    ("int", "f"): None,
     ("int", "c"): None,
-    ("float", "b"): float64, ("float", "i"): float64, ("float", "u"): float64,
-    ("float", "f"): None, ("float", "c"): None,
-    ("complex", "b"): complex128, ("complex", "i"): complex128, ("complex", "u"): complex128,
+    ("float", "b"): float64,
+    ("float", "i"): float64,
+    ("float", "u"): float64,
+    ("float", "f"): None,
+    ("float", "c"): None,
+    ("complex", "b"): complex128,
+    ("complex", "i"): complex128,
+    ("complex", "u"): complex128,
     ("complex", "c"): None,
 }
 
@@ -286,8 +333,10 @@ def scalar_dtype(dt: DType, value: object, name: str = "scalar") -> DType:
             return complex64 if dt is float32 else complex128
         kind = "complex"
     else:
-        raise TypeError(f"{name} must be an Array, a Python bool, int, float or complex, or a "
-                        f"NumPy scalar, got {type(value).__name__}")
+        raise TypeError(
+            f"{name} must be an Array, a Python bool, int, float or complex, or a "
+            f"NumPy scalar, got {type(value).__name__}"
+        )
     r = _SCALAR_RESULT[kind, dt.kind] or dt
     if kind == "int" and r.kind in "iu":
         check_int_range(value, r, name)  # type: ignore[arg-type]
@@ -301,8 +350,11 @@ def numpy_value(x: object) -> builtins_bool:
     and complexes, and take the Python scalar's rule."""
     if isinstance(x, np.ndarray):
         return x.ndim == 0 and x.dtype.kind in "biufc"
-    return isinstance(x, np.generic) and not isinstance(x, float | complex) and (
-        x.dtype.kind in "biufc")
+    return (
+        isinstance(x, np.generic)
+        and not isinstance(x, float | complex)
+        and (x.dtype.kind in "biufc")
+    )
 
 
 def python_scalar(value: object) -> object:
@@ -310,8 +362,11 @@ def python_scalar(value: object) -> object:
     the same value, so that it follows the Python scalar's rules wherever one is taken (a
     value that does not fit the target dtype raises); anything else unchanged. np.float64 and
     np.complex128 are Python floats and complexes already."""
-    if isinstance(value, np.generic) and value.dtype.kind in "biufc" and not isinstance(
-            value, float | complex):
+    if (
+        isinstance(value, np.generic)
+        and value.dtype.kind in "biufc"
+        and not isinstance(value, float | complex)
+    ):
         return value.item()
     return value
 

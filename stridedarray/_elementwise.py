@@ -121,15 +121,28 @@ _BINARY: list[tuple[str, str, Callable, Callable | None]] = [
 # Operator dunder stem -> the function it calls (forward, reflected "r" and in-place "i" forms);
 # the function's category check on the operands' dtype covers Python scalar operands too.
 _OPERATORS = {
-    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
-    "floordiv": "floor_divide", "mod": "remainder", "pow": "pow", "and": "bitwise_and",
-    "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "bitwise_left_shift",
+    "add": "add",
+    "sub": "subtract",
+    "mul": "multiply",
+    "truediv": "divide",
+    "floordiv": "floor_divide",
+    "mod": "remainder",
+    "pow": "pow",
+    "and": "bitwise_and",
+    "or": "bitwise_or",
+    "xor": "bitwise_xor",
+    "lshift": "bitwise_left_shift",
     "rshift": "bitwise_right_shift",
 }
-_COMPARISONS = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
-                "eq": "equal", "ne": "not_equal"}
-_UNARY_OPERATORS = {"neg": "negative", "pos": "positive", "abs": "abs",
-                    "invert": "bitwise_invert"}
+_COMPARISONS = {
+    "lt": "less",
+    "le": "less_equal",
+    "gt": "greater",
+    "ge": "greater_equal",
+    "eq": "equal",
+    "ne": "not_equal",
+}
+_UNARY_OPERATORS = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}
 
 
 # Arithmetic of bool operands: the standard asks for numeric dtypes and is silent on bool;
@@ -137,8 +150,9 @@ _UNARY_OPERATORS = {"neg": "negative", "pos": "positive", "abs": "abs",
 # float64; floor_divide, remainder and pow in int8; abs a bool copy), PyTorch agrees on + and
 # *, and code written for NumPy (SciPy's) relies on it: we give NumPy's answer. subtract,
 # negative and positive of bools stay TypeErrors, as in NumPy.
-_BOOLS_AS_NUMPY = frozenset({"add", "multiply", "divide", "floor_divide", "remainder", "pow",
-                             "abs"})
+_BOOLS_AS_NUMPY = frozenset(
+    {"add", "multiply", "divide", "floor_divide", "remainder", "pow", "abs"}
+)
 
 
 def _kinds(name: str, cat: str) -> str:
@@ -172,13 +186,16 @@ def _operands(name: str, x1: Any, x2: Any) -> tuple[Any, Any, DType]:
     if a2:
         dt = scalar_dtype(x2.dtype, x1, "x1")
         return (_scalar_operand(x1, dt) if dt is x2._dtype else scalar_np(x1, dt)), x2._np, dt
-    raise TypeError(f"{name}: at least one of x1, x2 must be a stridedarray.Array, got "
-                    f"{type(x1).__name__} and {type(x2).__name__}")
+    raise TypeError(
+        f"{name}: at least one of x1, x2 must be a stridedarray.Array, got "
+        f"{type(x1).__name__} and {type(x2).__name__}"
+    )
 
 
 def _category_error(name: str, cat: str, x1: Any, x2: Any) -> TypeError:
-    return TypeError(f"{name}: x1 and x2 must have {cat} dtypes, got "
-                     f"{_describe(x1)} and {_describe(x2)}")
+    return TypeError(
+        f"{name}: x1 and x2 must have {cat} dtypes, got {_describe(x1)} and {_describe(x2)}"
+    )
 
 
 def _check_broadcast(name: str, s1: tuple, s2: tuple) -> None:
@@ -186,8 +203,10 @@ def _check_broadcast(name: str, s1: tuple, s2: tuple) -> None:
     try:
         np.broadcast_shapes(s1, s2)
     except ValueError:
-        raise ValueError(f"{name}: x1 of shape {s1} and x2 of shape {s2} do not broadcast "
-                         "(extents must be equal or 1, aligned from the right)") from None
+        raise ValueError(
+            f"{name}: x1 of shape {s1} and x2 of shape {s2} do not broadcast "
+            "(extents must be equal or 1, aligned from the right)"
+        ) from None
 
 
 def _describe(x: Any) -> str:
@@ -241,8 +260,9 @@ _OPERAND_TYPES = (Array, builtins.bool, int, float, complex)
 _PY_SCALARS = frozenset({builtins.bool, int, float, complex})  # exact types: the fast paths
 
 
-def _make_binary(name: str, cat: str, uf: Callable, fix: Callable | None,
-                 form: str = "function") -> Callable:
+def _make_binary(
+    name: str, cat: str, uf: Callable, fix: Callable | None, form: str = "function"
+) -> Callable:
     """The function `name`, or with form "operator"/"reflected" its dunder (x1 is self, or
     x2 is self). One body for all three, so `x + y` runs one Python frame, not two."""
     kinds = _kinds(name, cat)
@@ -322,8 +342,12 @@ for _row in _BINARY:
 globals().update(_FUNCS)
 
 
-def clip(x: Array, /, min: int | float | Array | None = None,  # noqa: A002
-         max: int | float | Array | None = None) -> Array:  # noqa: A002
+def clip(
+    x: Array,
+    /,
+    min: int | float | Array | None = None,  # noqa: A002
+    max: int | float | Array | None = None,
+) -> Array:  # noqa: A002
     """Clamp each element of x to [min, max]; min and max do not take part in promotion."""
     _check_unary("clip", "real numeric", x)
     bounds: list[Any] = []  # per bound: None, an ndarray or a NumPy scalar
@@ -333,8 +357,9 @@ def clip(x: Array, /, min: int | float | Array | None = None,  # noqa: A002
             bounds.append(None)
         elif isinstance(b, Array):
             if b.dtype is not x.dtype:
-                raise TypeError(f"clip: {label} must have the dtype of x ({x.dtype.name}), "
-                                f"got {b.dtype.name}")
+                raise TypeError(
+                    f"clip: {label} must have the dtype of x ({x.dtype.name}), got {b.dtype.name}"
+                )
             bounds.append(b._np)
         else:
             if x.dtype.kind in "iu" and isinstance(b, int) and not isinstance(b, builtins.bool):
@@ -383,9 +408,11 @@ def _negative_exponent(n2: Any) -> bool:
 
 
 def _cast_error(fname: str, result: DType, left: DType) -> TypeError:
-    return TypeError(f"in-place {fname}: cannot store the result dtype {result.name} in the "
-                     f"left operand's dtype {left.name} (in-place operators keep the left "
-                     "dtype and cast only within a kind, as NumPy's same-kind rule)")
+    return TypeError(
+        f"in-place {fname}: cannot store the result dtype {result.name} in the "
+        f"left operand's dtype {left.name} (in-place operators keep the left "
+        "dtype and cast only within a kind, as NumPy's same-kind rule)"
+    )
 
 
 def _binary_operator(fname: str) -> tuple[Callable, Callable, Callable]:
@@ -431,10 +458,16 @@ def _binary_operator(fname: str) -> tuple[Callable, Callable, Callable]:
             else:
                 n1, n2, dt = _operands(fname, self, other)
             own = dt is a
-            if dt.kind in kinds and (own or _SAME_KIND[dt, self._dtype]) and (
-                    type(other) is not Array or other._shape == self._shape
-                    or _broadcasts_into(other._shape, self._shape)) and not (
-                    integer_power and dt.kind in "iu" and _negative_exponent(n2)):
+            if (
+                dt.kind in kinds
+                and (own or _SAME_KIND[dt, self._dtype])
+                and (
+                    type(other) is not Array
+                    or other._shape == self._shape
+                    or _broadcasts_into(other._shape, self._shape)
+                )
+                and not (integer_power and dt.kind in "iu" and _negative_exponent(n2))
+            ):
                 casting, loop = ("no", None) if own else ("same_kind", dt.np)
                 try:
                     if dt.kind in loud:
@@ -456,8 +489,10 @@ def _binary_operator(fname: str) -> tuple[Callable, Callable, Callable]:
         if r.dtype is not self.dtype and not _SAME_KIND[r.dtype, self.dtype]:
             raise _cast_error(fname, r.dtype, self._dtype)
         if r.shape != self.shape:
-            raise ValueError(f"in-place {fname}: the result shape {r.shape} differs from the "
-                             f"left operand's {self.shape}")
+            raise ValueError(
+                f"in-place {fname}: the result shape {r.shape} differs from the "
+                f"left operand's {self.shape}"
+            )
         self[...] = r
         return self
 
@@ -476,8 +511,10 @@ def _install_operators() -> None:
         op, rop, iop = _binary_operator(fname)
         for prefix, meth in (("", op), ("r", rop), ("i", iop)):
             meth.__name__ = meth.__qualname__ = f"__{prefix}{dunder}__"
-            meth.__doc__ = f"Operator form of {fname} ({'reflected' if prefix == 'r' else ''}"\
-                           f"{'in-place' if prefix == 'i' else ''})."
+            meth.__doc__ = (
+                f"Operator form of {fname} ({'reflected' if prefix == 'r' else ''}"
+                f"{'in-place' if prefix == 'i' else ''})."
+            )
             setattr(Array, meth.__name__, meth)
     for dunder, fname in _COMPARISONS.items():
         op, _, _ = _binary_operator(fname)
@@ -495,6 +532,13 @@ _install_operators()
 # The common operand pairs of those operators in C (the Python ones above stay their fallback).
 from ._fastops import install as _install_fast  # noqa: E402
 
-_install_fast(_BINARY_ROWS, {row[0]: row for row in _UNARY}, _kinds, _OPERATORS, _COMPARISONS,
-              _UNARY_OPERATORS, _FUNCS)
+_install_fast(
+    _BINARY_ROWS,
+    {row[0]: row for row in _UNARY},
+    _kinds,
+    _OPERATORS,
+    _COMPARISONS,
+    _UNARY_OPERATORS,
+    _FUNCS,
+)
 globals().update(_FUNCS)

@@ -22,10 +22,15 @@ def _via_float64(cat: str) -> bool:
     return cat in _dtypes.INTEGERS_AS_FLOAT64
 
 
-def install(binary_rows: dict[str, tuple], unary_rows: dict[str, tuple],
-            kinds_of: Callable[[str, str], str], operators: dict, comparisons: dict,
-            unary_ops: dict,
-            functions: dict[str, Any]) -> None:
+def install(
+    binary_rows: dict[str, tuple],
+    unary_rows: dict[str, tuple],
+    kinds_of: Callable[[str, str], str],
+    operators: dict,
+    comparisons: dict,
+    unary_ops: dict,
+    functions: dict[str, Any],
+) -> None:
     """Replace Array's operators (already bound by _elementwise) with FastOps around them, and
     the element-wise functions in `functions` (the namespace's, by name) likewise."""
     if _fpe._cv is not None:
@@ -36,8 +41,19 @@ def install(binary_rows: dict[str, tuple], unary_rows: dict[str, tuple],
         fallback = vars(Array)[dunder]
         if fix is not None or isinstance(fallback, FastOp):
             return
-        setattr(Array, dunder, FastOp(uf, fallback, kinds_of(fname, cat), _fpe.can_warn(fname),
-                                      nargs, reflected, _via_float64(cat)))
+        setattr(
+            Array,
+            dunder,
+            FastOp(
+                uf,
+                fallback,
+                kinds_of(fname, cat),
+                _fpe.can_warn(fname),
+                nargs,
+                reflected,
+                _via_float64(cat),
+            ),
+        )
 
     for stem, fname in operators.items():
         fast(fname, binary_rows[fname], f"__{stem}__", 2, False)
@@ -52,5 +68,12 @@ def install(binary_rows: dict[str, tuple], unary_rows: dict[str, tuple],
         for fname, (_, cat, uf, fix) in rows.items():
             f = functions[fname]
             if fix is None and not isinstance(f, FastOp):
-                functions[fname] = FastOp(uf, f, kinds_of(fname, cat), _fpe.can_warn(fname),
-                                          nargs, False, _via_float64(cat))
+                functions[fname] = FastOp(
+                    uf,
+                    f,
+                    kinds_of(fname, cat),
+                    _fpe.can_warn(fname),
+                    nargs,
+                    False,
+                    _via_float64(cat),
+                )

@@ -34,16 +34,23 @@ finally:
 if lib.sa_fork_guard_install() != 0:
     import warnings
 
-    warnings.warn("stridedarray: could not register the fork handler of the BLAS guard "
-                  "(pthread_atfork failed); a fork while a matmul runs may hang",
-                  RuntimeWarning, stacklevel=2)
+    warnings.warn(
+        "stridedarray: could not register the fork handler of the BLAS guard "
+        "(pthread_atfork failed); a fork while a matmul runs may hang",
+        RuntimeWarning,
+        stacklevel=2,
+    )
 
 __all__ = ["ffi", "lib", "blas_info", "library_path"]
 
 
 class _DlInfo(ctypes.Structure):
-    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
-                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+    _fields_ = [
+        ("dli_fname", ctypes.c_char_p),
+        ("dli_fbase", ctypes.c_void_p),
+        ("dli_sname", ctypes.c_char_p),
+        ("dli_saddr", ctypes.c_void_p),
+    ]
 
 
 def _blas_library_path() -> str:

@@ -31,7 +31,8 @@ _NEVER = frozenset(
     "equal not_equal less less_equal greater greater_equal logical_and logical_or logical_xor "
     "logical_not bitwise_and bitwise_or bitwise_xor bitwise_invert bitwise_left_shift "
     "bitwise_right_shift isnan isinf isfinite signbit copysign real imag conj positive "
-    "negative".split())
+    "negative".split()
+)
 # Integer (and bool) operands set a flag only through division by zero.
 _INTEGER_DIVISION = frozenset({"divide", "floor_divide", "remainder"})
 
@@ -83,6 +84,7 @@ if _cv is not None:
         return _quiet_of(_get())
 
 else:  # pragma: no cover
+
     def enter() -> Any:
         """Silence NumPy's floating-point warnings until `leave(token)`; returns the token."""
         ctx = np.errstate(all="ignore")

@@ -35,8 +35,10 @@ def _value_for(a: Array, value: Any) -> Any:
     dt = a.dtype
     if isinstance(value, np.ndarray):
         if value.ndim:
-            raise TypeError(f"value must be an Array or a scalar, got a NumPy array of shape "
-                            f"{value.shape}; convert it with stridedarray.asarray")
+            raise TypeError(
+                f"value must be an Array or a scalar, got a NumPy array of shape "
+                f"{value.shape}; convert it with stridedarray.asarray"
+            )
         value = _from_ndarray(value, None)  # a 0-d NumPy array assigns as ours does
     else:
         value = python_scalar(value)  # a NumPy scalar assigns as its Python value does
@@ -44,29 +46,35 @@ def _value_for(a: Array, value: Any) -> Any:
         if value.dtype is dt:
             return value._np
         if value.dtype.kind == "c" and dt.kind != "c":
-            raise TypeError(f"value of dtype {value.dtype.name} cannot be assigned into an "
-                            f"array of dtype {dt.name}: it would drop the imaginary part; "
-                            "take real(value) first")
+            raise TypeError(
+                f"value of dtype {value.dtype.name} cannot be assigned into an "
+                f"array of dtype {dt.name}: it would drop the imaginary part; "
+                "take real(value) first"
+            )
         return value._pack(dt)._np
     if isinstance(value, (builtins.bool, int, float, complex)):
         if scalar_dtype(dt, value, "value") is dt:
             return scalar_np(value, dt)
         if isinstance(value, complex):
-            raise TypeError(f"value: a Python complex cannot be assigned into an array of "
-                            f"dtype {dt.name}; take its real part first")
+            raise TypeError(
+                f"value: a Python complex cannot be assigned into an array of "
+                f"dtype {dt.name}; take its real part first"
+            )
         if dt.kind == "b":
             return np.asarray(builtins.bool(value))
         # A Python float into an integer array.
         if value != value:
             raise ValueError(f"value: NaN cannot be assigned into an array of dtype {dt.name}")
         if value in (float("inf"), float("-inf")):
-            raise OverflowError(f"value: {value} cannot be assigned into an array of dtype "
-                                f"{dt.name}")
+            raise OverflowError(
+                f"value: {value} cannot be assigned into an array of dtype {dt.name}"
+            )
         iv = int(value)
         check_int_range(iv, dt, "value")
         return scalar_np(iv, dt)
-    raise TypeError(f"value must be an array or a Python or NumPy scalar, got "
-                    f"{type(value).__name__}")
+    raise TypeError(
+        f"value must be an array or a Python or NumPy scalar, got {type(value).__name__}"
+    )
 
 
 def _numpy_key(a: Array, key: Any) -> Any:
@@ -77,8 +85,9 @@ def _numpy_key(a: Array, key: Any) -> Any:
     for k in parts:
         if isinstance(k, Array):
             if k.dtype.kind not in "biu":
-                raise IndexError(f"array indices must have an integer or bool dtype, got "
-                                 f"{k.dtype.name}")
+                raise IndexError(
+                    f"array indices must have an integer or bool dtype, got {k.dtype.name}"
+                )
             out.append(k._np)
         elif isinstance(k, np.ndarray) and k.dtype.kind in "biu":
             # A NumPy index array (scikit-learn's cross-validation splits, Dask's arg
@@ -89,10 +98,15 @@ def _numpy_key(a: Array, key: Any) -> Any:
         elif hasattr(k, "__index__") and not isinstance(k, np.ndarray):
             out.append(operator.index(k))
         else:
-            what = (f"a NumPy array of dtype {k.dtype}" if isinstance(k, np.ndarray)
-                    else type(k).__name__)
-            raise IndexError(f"only integers, slices, '...', None, bools and integer or "
-                             f"boolean arrays are valid indices; got {what}")
+            what = (
+                f"a NumPy array of dtype {k.dtype}"
+                if isinstance(k, np.ndarray)
+                else type(k).__name__
+            )
+            raise IndexError(
+                f"only integers, slices, '...', None, bools and integer or "
+                f"boolean arrays are valid indices; got {what}"
+            )
     return tuple(out)
 
 
@@ -110,8 +124,9 @@ def setitem(a: Array, key: Any, value: Any) -> None:
             raise
         # NumPy's "could not broadcast input array from shape ..." does not name the value.
         sel = view.shape if view is not None else a._np[_numpy_key(a, key)].shape
-        raise ValueError(f"value of shape {np.shape(v)} cannot be broadcast to the selection "
-                         f"of shape {sel}") from None
+        raise ValueError(
+            f"value of shape {np.shape(v)} cannot be broadcast to the selection of shape {sel}"
+        ) from None
 
 
 def getitem_advanced(a: Array, key: Any) -> Array:
@@ -148,12 +163,15 @@ def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
     """Elements of x at `indices` (same rank as x, broadcast) along `axis`."""
     _check_indices("take_along_axis", x, indices)
     if indices.ndim != x.ndim:
-        raise ValueError(f"take_along_axis: indices must have the rank of x ({x.ndim}), got "
-                         f"shape {indices.shape}")
+        raise ValueError(
+            f"take_along_axis: indices must have the rank of x ({x.ndim}), got "
+            f"shape {indices.shape}"
+        )
     ax = normalize_axis(axis, x.ndim)
     n = x.shape[ax]
     idx = indices._np
     if idx.size and (idx.min() < -n or idx.max() >= n):
-        raise IndexError(f"take_along_axis: indices must lie in [-{n}, {n}) for axis {ax} "
-                         f"of size {n}")
+        raise IndexError(
+            f"take_along_axis: indices must lie in [-{n}, {n}) for axis {ax} of size {n}"
+        )
     return _wrap(np.take_along_axis(x._np, idx, axis=ax))

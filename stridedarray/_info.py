@@ -12,8 +12,7 @@ from ._dtypes import DType
 
 __all__ = ["__array_namespace_info__"]
 
-_ATOMIC_KINDS = ("bool", "signed integer", "unsigned integer", "real floating",
-                 "complex floating")
+_ATOMIC_KINDS = ("bool", "signed integer", "unsigned integer", "real floating", "complex floating")
 _ALL_KINDS = _ATOMIC_KINDS + ("integral", "numeric")
 
 
@@ -47,11 +46,16 @@ class Info:
     def default_dtypes(self, *, device: Device | None = None) -> dict[str, DType]:
         """Default dtypes for floating, complex, integral and indexing results."""
         _check_device(device)
-        return {"real floating": _dtypes.float64, "complex floating": _dtypes.complex128,
-                "integral": _dtypes.int64, "indexing": _dtypes.int64}
+        return {
+            "real floating": _dtypes.float64,
+            "complex floating": _dtypes.complex128,
+            "integral": _dtypes.int64,
+            "indexing": _dtypes.int64,
+        }
 
-    def dtypes(self, *, device: Device | None = None,
-               kind: str | tuple[str, ...] | None = None) -> dict[str, DType]:
+    def dtypes(
+        self, *, device: Device | None = None, kind: str | tuple[str, ...] | None = None
+    ) -> dict[str, DType]:
         """The supported dtypes, optionally restricted to one kind or a tuple of kinds."""
         _check_device(device)
         # Clients ask this on every call (scikit-learn per fit): the answer is made once per
@@ -69,8 +73,9 @@ class Info:
             chosen = set()
             for k in kinds:
                 if k not in _ALL_KINDS:
-                    raise ValueError(f"kind must be one of {_ALL_KINDS} or a tuple of them, "
-                                     f"got {k!r}")
+                    raise ValueError(
+                        f"kind must be one of {_ALL_KINDS} or a tuple of them, got {k!r}"
+                    )
                 chosen |= _dtypes.KIND_OF[k]
         answer = {d.name: d for d in _dtypes.DTYPES if d in chosen}
         _DTYPES_OF_KIND[kind] = answer
@@ -117,8 +122,13 @@ def namespace_for(version: str | None) -> types.ModuleType:
     ns = _NAMESPACES.get(version)
     if ns is None:
         ns = types.ModuleType("stridedarray", f"stridedarray as Array API {version} sees it")
-        ns.__dict__.update({k: v for k, v in vars(stridedarray).items()
-                            if not k.startswith("__") or k == "__version__"})
+        ns.__dict__.update(
+            {
+                k: v
+                for k, v in vars(stridedarray).items()
+                if not k.startswith("__") or k == "__version__"
+            }
+        )
         info = Info(version)
         setattr(ns, "__array_api_version__", version)  # noqa: B010  (a module's own names)
         setattr(ns, "__array_namespace_info__", lambda: info)  # noqa: B010

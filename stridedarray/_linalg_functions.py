@@ -52,12 +52,12 @@ def _tensordot_axes(x1: Array, x2: Array, axes: int | tuple) -> tuple[tuple, tup
         if axes < 0:
             raise ValueError(f"tensordot: axes must be non-negative, got {axes}")
         if axes > x1.ndim or axes > x2.ndim:
-            raise ValueError(f"tensordot: axes={axes} exceeds the rank of x1 ({x1.ndim}) or "
-                             f"x2 ({x2.ndim})")
+            raise ValueError(
+                f"tensordot: axes={axes} exceeds the rank of x1 ({x1.ndim}) or x2 ({x2.ndim})"
+            )
         return tuple(range(x1.ndim - axes, x1.ndim)), tuple(range(axes))
     if not (isinstance(axes, (tuple, list)) and len(axes) == 2):
-        raise TypeError(f"tensordot: axes must be an int or a pair of axis sequences, got "
-                        f"{axes!r}")
+        raise TypeError(f"tensordot: axes must be an int or a pair of axis sequences, got {axes!r}")
     a1, a2 = (tuple(a) if isinstance(a, Sequence) else (a,) for a in axes)
     if len(a1) != len(a2):
         raise ValueError(f"tensordot: axes {a1} and {a2} must have the same length")
@@ -68,8 +68,9 @@ def _tensordot_axes(x1: Array, x2: Array, axes: int | tuple) -> tuple[tuple, tup
     return n1, n2
 
 
-def tensordot(x1: Array, x2: Array, /, *,
-              axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Array:
+def tensordot(
+    x1: Array, x2: Array, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2
+) -> Array:
     """Contract x1 and x2 over the given axes (the generalized matrix product)."""
     check_array(x1, "x1")
     check_array(x2, "x2")
@@ -79,9 +80,11 @@ def tensordot(x1: Array, x2: Array, /, *,
     c1, c2 = _tensordot_axes(x1, x2, axes)
     for a, b in zip(c1, c2, strict=True):
         if x1.shape[a] != x2.shape[b]:
-            raise ValueError(f"tensordot: contracted axis {a} of x1 (extent {x1.shape[a]}) and "
-                             f"axis {b} of x2 (extent {x2.shape[b]}) differ; shapes {x1.shape} "
-                             f"and {x2.shape}")
+            raise ValueError(
+                f"tensordot: contracted axis {a} of x1 (extent {x1.shape[a]}) and "
+                f"axis {b} of x2 (extent {x2.shape[b]}) differ; shapes {x1.shape} "
+                f"and {x2.shape}"
+            )
     f1 = [k for k in range(x1.ndim) if k not in c1]
     f2 = [k for k in range(x2.ndim) if k not in c2]
     fs1 = tuple(x1.shape[k] for k in f1)
@@ -91,9 +94,11 @@ def tensordot(x1: Array, x2: Array, /, *,
     # a view and pack the other to row-major once (the contracted axes of an operand that is
     # not one strided run have no single-axis view at all).
     n = len(c1)
-    orders = [list(range(n)),
-              sorted(range(n), key=lambda i: -abs(x1.strides[c1[i]])),
-              sorted(range(n), key=lambda i: -abs(x2.strides[c2[i]]))]
+    orders = [
+        list(range(n)),
+        sorted(range(n), key=lambda i: -abs(x1.strides[c1[i]])),
+        sorted(range(n), key=lambda i: -abs(x2.strides[c2[i]])),
+    ]
     best: tuple[Array, Array, Array | None, Array | None] | None = None
     best_score = 0
     for order in orders:
@@ -136,18 +141,22 @@ def tensordot(x1: Array, x2: Array, /, *,
         b = b._view((b.shape[0], 1), (b.strides[0], 0), b.origin)
     # a: (*fs1[:-1], M, K) -> (*fs1[:-1], 1 x (n2-1), M, K)
     nb1, nb2 = max(n1 - 1, 0), max(n2 - 1, 0)
-    a = a._view(a.shape[:nb1] + (1,) * nb2 + a.shape[nb1:],
-                a.strides[:nb1] + (0,) * nb2 + a.strides[nb1:], a.origin)
+    a = a._view(
+        a.shape[:nb1] + (1,) * nb2 + a.shape[nb1:],
+        a.strides[:nb1] + (0,) * nb2 + a.strides[nb1:],
+        a.origin,
+    )
     b = b._view((1,) * nb1 + b.shape, (0,) * nb1 + b.strides, b.origin)
     out = _matmul(a, b)  # (*fs1[:-1], *fs2[:-1], M, N)
-    perm = (tuple(range(nb1)) + (nb1 + nb2,) + tuple(range(nb1, nb1 + nb2)) +
-            (nb1 + nb2 + 1,))
+    perm = tuple(range(nb1)) + (nb1 + nb2,) + tuple(range(nb1, nb1 + nb2)) + (nb1 + nb2 + 1,)
     out = permute_dims(out, perm)  # (*fs1[:-1], M, *fs2[:-1], N)
     shape = fs1[:-1] + m_shape + fs2[:-1] + n_shape
     assert out.shape == shape
     # drop the extent-1 M or N axis made up for an operand without free axes
-    idx = tuple(0 if (k == nb1 and not n1) or (k == len(shape) - 1 and not n2) else slice(None)
-                for k in range(len(shape)))
+    idx = tuple(
+        0 if (k == nb1 and not n1) or (k == len(shape) - 1 and not n2) else slice(None)
+        for k in range(len(shape))
+    )
     return out[idx]
 
 
@@ -159,26 +168,31 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     check_kind(x2, "iufc", "vecdot", "numeric", "x2")
     _dtypes.promote(x1.dtype, x2.dtype)
     if x1.ndim == 0 or x2.ndim == 0:
-        raise ValueError(f"vecdot: inputs must have rank >= 1, got shapes {x1.shape} and "
-                         f"{x2.shape}")
+        raise ValueError(
+            f"vecdot: inputs must have rank >= 1, got shapes {x1.shape} and {x2.shape}"
+        )
     nmin = min(x1.ndim, x2.ndim)
     axis = as_int(axis, "axis", "vecdot")
     if axis >= 0:
         # The standard (2023.12) asks for negative axes; a non-negative one is unambiguous
         # only when both ranks agree.
         if x1.ndim != x2.ndim:
-            raise ValueError(f"vecdot: axis {axis} must be negative when ranks differ "
-                             f"({x1.ndim} and {x2.ndim})")
+            raise ValueError(
+                f"vecdot: axis {axis} must be negative when ranks differ ({x1.ndim} and {x2.ndim})"
+            )
         axis -= x1.ndim
     ax = normalize_axis(axis, nmin, func="vecdot") - nmin  # negative, counted from the end of both
     if x1.shape[ax] != x2.shape[ax]:
-        raise ValueError(f"vecdot: the contracted axis {axis} has extent {x1.shape[ax]} in x1 "
-                         f"(shape {x1.shape}) and {x2.shape[ax]} in x2 (shape {x2.shape})")
+        raise ValueError(
+            f"vecdot: the contracted axis {axis} has extent {x1.shape[ax]} in x1 "
+            f"(shape {x1.shape}) and {x2.shape[ax]} in x2 (shape {x2.shape})"
+        )
     if x1.dtype.kind == "c":
         x1 = _wrap(np.conj(x1._np))  # the one copy: BLAS dot/gemm has no conjugate-only mode
     a = moveaxis(x1, ax, -1)
     b = moveaxis(x2, ax, -1)
-    a = a._view(a.shape[:-1] + (1,) + a.shape[-1:], a.strides[:-1] + (0,) + a.strides[-1:],
-                a.origin)
+    a = a._view(
+        a.shape[:-1] + (1,) + a.shape[-1:], a.strides[:-1] + (0,) + a.strides[-1:], a.origin
+    )
     b = b._view(b.shape + (1,), b.strides + (0,), b.origin)
     return _matmul(a, b)[..., 0, 0]

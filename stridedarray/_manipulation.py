@@ -27,9 +27,24 @@ from ._validation import (
     normalize_axis,
 )
 
-__all__ = ["permute_dims", "matrix_transpose", "flip", "broadcast_to", "expand_dims",
-           "squeeze", "reshape", "broadcast_arrays", "broadcast_shapes", "concat", "moveaxis",
-           "repeat", "roll", "stack", "tile", "unstack"]
+__all__ = [
+    "permute_dims",
+    "matrix_transpose",
+    "flip",
+    "broadcast_to",
+    "expand_dims",
+    "squeeze",
+    "reshape",
+    "broadcast_arrays",
+    "broadcast_shapes",
+    "concat",
+    "moveaxis",
+    "repeat",
+    "roll",
+    "stack",
+    "tile",
+    "unstack",
+]
 
 
 def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
@@ -51,8 +66,9 @@ def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
             if nd == 2:  # spelled out: a comprehension is a function call on CPython 3.11
                 p, q = axes
                 return _derive(x, (shape[p], shape[q]), (strides[p], strides[q]), x._origin)
-            return _derive(x, tuple([shape[p] for p in axes]), tuple([strides[p] for p in axes]),
-                           x._origin)
+            return _derive(
+                x, tuple([shape[p] for p in axes]), tuple([strides[p] for p in axes]), x._origin
+            )
     perm = normalize_axes(axes, x.ndim, "axes", "permute_dims")
     if len(perm) != x.ndim:
         raise ValueError(f"axes {tuple(axes)} must be a permutation of range({x.ndim})")
@@ -80,7 +96,7 @@ def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
         n = shape[a]
         if n and 0 not in shape:
             origin += (n - 1) * strides[a]
-        return _derive(x, shape, strides[:a] + (-strides[a],) + strides[a + 1:], origin)
+        return _derive(x, shape, strides[:a] + (-strides[a],) + strides[a + 1 :], origin)
     axes = normalize_axes(axis, x.ndim, func="flip")
     shape, signed, origin = x.shape, list(x.strides), x.origin
     for a in axes:
@@ -102,14 +118,16 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
         if s > 0:
             nbytes *= s
         elif s < 0:
-            raise ValueError(f"cannot broadcast an array of shape {x.shape} to shape {shape}: "
-                             "negative extent")
+            raise ValueError(
+                f"cannot broadcast an array of shape {x.shape} to shape {shape}: negative extent"
+            )
     if nbytes > MAX_BYTES:
         check_size(shape, x._dtype.np.itemsize, "broadcast_to: shape")
     lead = len(shape) - x.ndim
     if lead < 0:
-        raise ValueError(f"cannot broadcast an array of shape {x.shape} to the shape {shape} "
-                         "of lower rank")
+        raise ValueError(
+            f"cannot broadcast an array of shape {x.shape} to the shape {shape} of lower rank"
+        )
     strides = [0] * lead
     for n, s, target in zip(x.shape, x.strides, shape[lead:], strict=True):
         if n == target:
@@ -131,8 +149,7 @@ def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
     if type(axis) is int and -len(shape) - 1 <= axis <= len(shape) < 64:
         # Fast path: one new extent-1 axis; the offsets are x's (derived check).
         a = axis % (len(shape) + 1)
-        return _derive(x, shape[:a] + (1,) + shape[a:], strides[:a] + (0,) + strides[a:],
-                       x._origin)
+        return _derive(x, shape[:a] + (1,) + shape[a:], strides[:a] + (0,) + strides[a:], x._origin)
     n_new = len(axis) if isinstance(axis, Sequence) else 1
     axes = normalize_axes(axis, x.ndim + n_new, func="expand_dims")
     dims, steps = list(x.shape), list(x.strides)
@@ -149,7 +166,7 @@ def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     if type(axis) is int and -len(shape) <= axis < len(shape) and shape[axis] == 1:
         # Fast path: dropping one extent-1 axis leaves the offsets unchanged (derived check).
         a = axis % len(shape)
-        return _derive(x, shape[:a] + shape[a + 1:], strides[:a] + strides[a + 1:], x._origin)
+        return _derive(x, shape[:a] + shape[a + 1 :], strides[:a] + strides[a + 1 :], x._origin)
     axes = normalize_axes(axis, x.ndim, func="squeeze")
     for a in axes:
         if x.shape[a] != 1:
@@ -221,14 +238,14 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
             known *= s
     if -1 in dims:
         if known == 0 or x.size % known:
-            raise ValueError(f"cannot reshape an array of size {x.size} into shape "
-                             f"{tuple(dims)}")
+            raise ValueError(f"cannot reshape an array of size {x.size} into shape {tuple(dims)}")
         dims[dims.index(-1)] = x.size // known
     new_shape = tuple(dims)
     check_size(new_shape, x._dtype.np.itemsize, "reshape: shape")
     if _prod(new_shape) != x.size:
-        raise ValueError(f"cannot reshape an array of shape {x.shape} (size {x.size}) into "
-                         f"shape {new_shape}")
+        raise ValueError(
+            f"cannot reshape an array of shape {x.shape} (size {x.size}) into shape {new_shape}"
+        )
     if copy:
         return _reshape_copy(x, new_shape)
     if x.size == 0:
@@ -237,8 +254,10 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
     if strides is not None:
         return x._view(new_shape, strides, x.origin)
     if copy is False:
-        raise ValueError(f"reshape(copy=False): an array of shape {x.shape} and strides "
-                         f"{x.strides} cannot be viewed as shape {new_shape}")
+        raise ValueError(
+            f"reshape(copy=False): an array of shape {x.shape} and strides "
+            f"{x.strides} cannot be viewed as shape {new_shape}"
+        )
     return _reshape_copy(x, new_shape)
 
 
@@ -268,12 +287,15 @@ def _reshape_copy(x: Array, shape: tuple) -> Array:
 
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     """The shape that all `shapes` broadcast to (right-aligned; extents equal or 1)."""
-    shapes = tuple(as_ints(shape, f"shapes[{i}]", "broadcast_shapes")
-                   for i, shape in enumerate(shapes))
+    shapes = tuple(
+        as_ints(shape, f"shapes[{i}]", "broadcast_shapes") for i, shape in enumerate(shapes)
+    )
     for i, shape in enumerate(shapes):
         if any(n < 0 for n in shape):
-            raise ValueError(f"broadcast_shapes: shapes[{i}] {shape} has a negative extent "
-                             "(negative dimensions are not allowed)")
+            raise ValueError(
+                f"broadcast_shapes: shapes[{i}] {shape} has a negative extent "
+                "(negative dimensions are not allowed)"
+            )
     ndim = max((len(s) for s in shapes), default=0)
     out: list[int] = []
     # Axis by axis, and per axis argument by argument, as NumPy compares them: the first
@@ -292,7 +314,8 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
                 f"shapes {', '.join(map(str, shapes))} are not broadcast compatible (extents "
                 f"{n} and {m} at axis {k}); shape mismatch: objects cannot be broadcast to a "
                 f"single shape.  Mismatch is between arg {owner} with shape {shapes[owner]} "
-                f"and arg {i} with shape {shape}.")
+                f"and arg {i} with shape {shape}."
+            )
         out.append(n)
     return tuple(out)
 
@@ -305,16 +328,19 @@ def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
     return tuple(broadcast_to(a, shape) for a in arrays)
 
 
-def moveaxis(x: Array, source: int | tuple[int, ...], destination: int | tuple[int, ...],
-             /) -> Array:
+def moveaxis(
+    x: Array, source: int | tuple[int, ...], destination: int | tuple[int, ...], /
+) -> Array:
     """Move axes to new positions, keeping the order of the others (a view)."""
     _check_array(x)
     src = _moveaxis_axes(source, x.ndim, "source")
     dst = _moveaxis_axes(destination, x.ndim, "destination")
     if len(src) != len(dst):
-        raise ValueError(f"moveaxis: source {source} and destination {destination} must name "
-                         "the same number of axes (`source` and `destination` arguments must "
-                         "have the same number of elements)")
+        raise ValueError(
+            f"moveaxis: source {source} and destination {destination} must name "
+            "the same number of axes (`source` and `destination` arguments must "
+            "have the same number of elements)"
+        )
     order = [k for k in range(x.ndim) if k not in src]
     for d, s in sorted(zip(dst, src, strict=True)):
         order.insert(d, s)
@@ -326,10 +352,15 @@ def _moveaxis_axes(axes: int | Sequence[int], ndim: int, name: str) -> tuple[int
     try:
         return normalize_axes(axes, ndim, name, "moveaxis")
     except AxisError as e:
-        bad = next(a for a in ((axes,) if not isinstance(axes, Sequence) else axes)
-                   if not -ndim <= operator.index(a) < ndim)
-        raise AxisError(f"{e} ({name}: axis {operator.index(bad)} is out of bounds for array "
-                        f"of dimension {ndim})") from None
+        bad = next(
+            a
+            for a in ((axes,) if not isinstance(axes, Sequence) else axes)
+            if not -ndim <= operator.index(a) < ndim
+        )
+        raise AxisError(
+            f"{e} ({name}: axis {operator.index(bad)} is out of bounds for array "
+            f"of dimension {ndim})"
+        ) from None
     except ValueError as e:
         if "repeated" not in str(e):
             raise
@@ -342,16 +373,17 @@ def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
     if x.ndim == 0:
         raise ValueError("unstack: x must have rank >= 1, got a 0-d array")
     ax = normalize_axis(axis, x.ndim, func="unstack")
-    shape = x.shape[:ax] + x.shape[ax + 1:]
-    strides = x.strides[:ax] + x.strides[ax + 1:]
+    shape = x.shape[:ax] + x.shape[ax + 1 :]
+    strides = x.strides[:ax] + x.strides[ax + 1 :]
     step = x.strides[ax]
     return tuple(x._view(shape, strides, x.origin + i * step) for i in range(x.shape[ax]))
 
 
 def _joined(arrays: Sequence[Array], func: str) -> tuple[list, _dtypes.DType]:
     if isinstance(arrays, Array) or not isinstance(arrays, (list, tuple)):
-        raise TypeError(f"{func}: arrays must be a list or tuple of arrays, got "
-                        f"{type(arrays).__name__}")
+        raise TypeError(
+            f"{func}: arrays must be a list or tuple of arrays, got {type(arrays).__name__}"
+        )
     if not arrays:
         raise ValueError(f"{func}: need at least one array")
     dt = _check_array(arrays[0], "arrays[0]").dtype
@@ -371,10 +403,12 @@ def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) 
     ax = normalize_axis(axis, ndim, func="concat")
     ref = arrays[0].shape
     for a in arrays:
-        if a.ndim != ndim or any(n != m for k, (n, m) in enumerate(zip(a.shape, ref, strict=True))
-                                 if k != ax):
-            raise ValueError(f"concat: shapes {[b.shape for b in arrays]} must agree except "
-                             f"on axis {ax}")
+        if a.ndim != ndim or any(
+            n != m for k, (n, m) in enumerate(zip(a.shape, ref, strict=True)) if k != ax
+        ):
+            raise ValueError(
+                f"concat: shapes {[b.shape for b in arrays]} must agree except on axis {ax}"
+            )
     return _wrap(np.concatenate(nps, axis=ax, dtype=dt.np))
 
 
@@ -394,8 +428,7 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
     r: np.ndarray | int
     if isinstance(repeats, Array):
         if repeats.dtype.kind not in "iu":
-            raise TypeError(f"repeat: repeats must have an integer dtype, got "
-                            f"{repeats.dtype.name}")
+            raise TypeError(f"repeat: repeats must have an integer dtype, got {repeats.dtype.name}")
         if repeats.ndim > 1:
             raise ValueError(f"repeat: repeats must be 0-d or 1-d, got shape {repeats.shape}")
         r = repeats._np.astype(np.int64, copy=False)
@@ -403,30 +436,33 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
         try:
             r = as_int(repeats, "repeats", "repeat")
         except TypeError:
-            raise TypeError(f"repeat: repeats must be an int or an integer array, got "
-                            f"{type(repeats).__name__}") from None
+            raise TypeError(
+                f"repeat: repeats must be an int or an integer array, got {type(repeats).__name__}"
+            ) from None
     if np.any(np.asarray(r) < 0):
         raise ValueError("repeat: repeats must be non-negative")
     ax = None if axis is None else normalize_axis(axis, x.ndim, func="repeat")
     if isinstance(r, int):  # the result's size, before NumPy converts r to a C long
         n = (x.size if ax is None else x.shape[ax]) * r
-        shape = (n,) if ax is None else x.shape[:ax] + (n,) + x.shape[ax + 1:]
+        shape = (n,) if ax is None else x.shape[:ax] + (n,) + x.shape[ax + 1 :]
         check_size(shape, x._dtype.np.itemsize, "repeat: the result shape")
     if ax is None:
         return _wrap(np.repeat(x._np.reshape(-1), r))
     return _wrap(np.repeat(x._np, r, axis=ax))
 
 
-def roll(x: Array, /, shift: int | tuple[int, ...], *,
-         axis: int | tuple[int, ...] | None = None) -> Array:
+def roll(
+    x: Array, /, shift: int | tuple[int, ...], *, axis: int | tuple[int, ...] | None = None
+) -> Array:
     """Shift elements cyclically along axes (of the flattened array when axis is None)."""
     _check_array(x)
     if axis is None:
         try:
             shift = as_int(shift, "shift", "roll")
         except TypeError:
-            raise TypeError(f"roll: shift must be an int when axis is None, got "
-                            f"{type(shift).__name__}") from None
+            raise TypeError(
+                f"roll: shift must be an int when axis is None, got {type(shift).__name__}"
+            ) from None
         n = x.size
         return _wrap(np.roll(x._np, shift % n if n else 0))
     axes = normalize_axes(axis, x.ndim, func="roll")
@@ -450,8 +486,11 @@ def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
     lead = len(reps) - x.ndim
     full = (1,) * -lead + reps if lead < 0 else reps
     base = (1,) * max(lead, 0) + x.shape
-    check_size(tuple(n * r for n, r in zip(base, full, strict=True)), x._dtype.np.itemsize,
-               "tile: the result shape")
+    check_size(
+        tuple(n * r for n, r in zip(base, full, strict=True)),
+        x._dtype.np.itemsize,
+        "tile: the result shape",
+    )
     out = np.tile(x._np, reps)
     if np.may_share_memory(out, x._np):
         out = out.copy()  # np.tile returns its input for all-ones repetitions

@@ -25,10 +25,20 @@ __all__ = ["matmul", "matmul_explain", "matmul_policy"]
 _ROLES = ("DOT", "GEVM", "GEMV", "GEMM")
 _BACKENDS = ("blas", "pack_blas", "generic", "reference")
 _VERDICTS = ("NO", "MAYBE", "YES")
-_OUTCOMES = ("accepted", "declined: layout", "declined: below crossover",
-             "declined: not reused", "declined: physical zero stride", "declined: too large",
-             "declined: unavailable", "declined: empty", "declined: nothing to pack",
-             "skipped: type", "skipped: forced", "not tried")
+_OUTCOMES = (
+    "accepted",
+    "declined: layout",
+    "declined: below crossover",
+    "declined: not reused",
+    "declined: physical zero stride",
+    "declined: too large",
+    "declined: unavailable",
+    "declined: empty",
+    "declined: nothing to pack",
+    "skipped: type",
+    "skipped: forced",
+    "not tried",
+)
 _BOOL = _dtypes.bool
 _promote = _dtypes.promote
 _NULL = ffi.NULL
@@ -47,8 +57,9 @@ def _check_operands(x1: Any, x2: Any) -> Any:
     for name, x in (("x1", x1), ("x2", x2)):
         if not isinstance(x, Array):
             hint = " (convert it with stridedarray.asarray)" if isinstance(x, np.ndarray) else ""
-            raise TypeError(f"matmul: {name} must be a stridedarray Array, got "
-                            f"{type(x).__name__}{hint}")
+            raise TypeError(
+                f"matmul: {name} must be a stridedarray Array, got {type(x).__name__}{hint}"
+            )
     for name, x in (("x1", x1), ("x2", x2)):
         if x._dtype.kind == "b":
             raise TypeError(f"matmul: {name} has dtype bool; matmul needs a numeric dtype")
@@ -60,13 +71,17 @@ def _out_shape(s1: tuple, s2: tuple) -> tuple:
     n1, n2 = len(s1), len(s2)
     if n1 == 0 or n2 == 0:
         name = "x1" if n1 == 0 else "x2"
-        raise ValueError(f"matmul: {name} is 0-d; both operands must have at least one "
-                         f"dimension, got shapes {s1} and {s2} (use multiply for 0-d arrays)")
+        raise ValueError(
+            f"matmul: {name} is 0-d; both operands must have at least one "
+            f"dimension, got shapes {s1} and {s2} (use multiply for 0-d arrays)"
+        )
     k1 = s1[-1]
     k2 = s2[0] if n2 == 1 else s2[-2]
     if k1 != k2:
-        raise ValueError(f"matmul: contracted dimensions differ: x1 shape {s1} has {k1} "
-                         f"columns, x2 shape {s2} has {k2} rows")
+        raise ValueError(
+            f"matmul: contracted dimensions differ: x1 shape {s1} has {k1} "
+            f"columns, x2 shape {s2} has {k2} rows"
+        )
     b1 = s1[:-2]
     b2 = s2[:-2]
     if n1 > 2 or n2 > 2:
@@ -76,8 +91,9 @@ def _out_shape(s1: tuple, s2: tuple) -> tuple:
         dims = []
         for e1, e2 in zip(p1, p2, strict=True):
             if e1 != e2 and e1 != 1 and e2 != 1:
-                raise ValueError(f"matmul: batch shapes {b1} (of x1 {s1}) and {b2} (of x2 "
-                                 f"{s2}) do not broadcast")
+                raise ValueError(
+                    f"matmul: batch shapes {b1} (of x1 {s1}) and {b2} (of x2 {s2}) do not broadcast"
+                )
             dims.append(e2 if e1 == 1 else e1)
         batch = tuple(dims)
     else:
@@ -92,8 +108,10 @@ def _raise(x1: Array, x2: Array, rc: int) -> None:
     if rc == _ERR_NOMEM:
         # the C core could not allocate an operand pack/cast or the generic kernel's scratch
         # (it freed what it held; see stridedarray._diagnostics for the counters)
-        raise MemoryError(f"matmul: out of memory packing operands or kernel scratch for "
-                          f"{x1._shape} @ {x2._shape}")
+        raise MemoryError(
+            f"matmul: out of memory packing operands or kernel scratch for "
+            f"{x1._shape} @ {x2._shape}"
+        )
     if rc == _ERR_OVERFLOW:
         # A ValueError, as for any shape whose size does not fit int64: no machine could run
         # it, so the operands are at fault (docs/reliability.md). Only zero-stride operands
@@ -101,11 +119,15 @@ def _raise(x1: Array, x2: Array, rc: int) -> None:
         s1, s2 = x1._shape, x2._shape
         m = s1[-2] if len(s1) > 1 else 1
         n = s2[-1] if len(s2) > 1 else 1
-        raise ValueError(f"matmul: the product's work size overflows 64-bit arithmetic "
-                         f"(M={m}, N={n}, K={s1[-1]}) for {s1} @ {s2} "
-                         f"({x1._dtype.name}, {x2._dtype.name})")
-    raise RuntimeError(f"matmul: C core error {rc} for shapes {x1._shape} @ {x2._shape} "
-                       f"({x1._dtype.name}, {x2._dtype.name})")
+        raise ValueError(
+            f"matmul: the product's work size overflows 64-bit arithmetic "
+            f"(M={m}, N={n}, K={s1[-1]}) for {s1} @ {s2} "
+            f"({x1._dtype.name}, {x2._dtype.name})"
+        )
+    raise RuntimeError(
+        f"matmul: C core error {rc} for shapes {x1._shape} @ {x2._shape} "
+        f"({x1._dtype.name}, {x2._dtype.name})"
+    )
 
 
 def _defers(other: Any) -> bool:
@@ -113,9 +135,9 @@ def _defers(other: Any) -> bool:
     implements the reflected product or opts out of NumPy's ufuncs (`__array_ufunc__ =
     None`, NEP 13's way to say "my operators handle arrays"), as the other operators do."""
     t = type(other)
-    return (not isinstance(other, Array)
-            and (getattr(t, "__rmatmul__", None) is not None
-                 or getattr(t, "__array_ufunc__", False) is None))
+    return not isinstance(other, Array) and (
+        getattr(t, "__rmatmul__", None) is not None or getattr(t, "__array_ufunc__", False) is None
+    )
 
 
 def _make_matmul(operator: bool) -> Any:
@@ -129,8 +151,11 @@ def _make_matmul(operator: bool) -> Any:
         # Validate, allocate, ONE C call. Kept flat on purpose.
         dt = x1._dtype if type(x1) is Array else None
         if type(x2) is not Array or dt is not x2._dtype or dt is _BOOL:
-            if operator and type(x2) is not Array and (
-                    isinstance(x2, np.ndarray | np.generic) or _defers(x2)):
+            if (
+                operator
+                and type(x2) is not Array
+                and (isinstance(x2, np.ndarray | np.generic) or _defers(x2))
+            ):
                 return NotImplemented
             dt = _check_operands(x1, x2)
         s1 = x1._shape
@@ -265,16 +290,18 @@ def imatmul_operator(x1: Array, x2: Any) -> Array:
     if not isinstance(x2, Array):
         _check_operands(x1, x2)
     if x1.readonly:
-        raise ValueError("matmul: x1 @= x2 needs a writable x1; x1 is a view of read-only "
-                         "memory")
+        raise ValueError("matmul: x1 @= x2 needs a writable x1; x1 is a view of read-only memory")
     dt = _check_operands(x1, x2)
     shape = _out_shape(x1._shape, x2._shape)
     if shape != x1._shape:
-        raise ValueError(f"matmul: x1 @= x2 would change x1's shape from {x1._shape} to "
-                         f"{shape}; in-place matmul needs x2 square (K == N)")
+        raise ValueError(
+            f"matmul: x1 @= x2 would change x1's shape from {x1._shape} to "
+            f"{shape}; in-place matmul needs x2 square (K == N)"
+        )
     if dt is not x1._dtype:
-        raise ValueError(f"matmul: x1 @= x2 would change x1's dtype from {x1._dtype.name} "
-                         f"to {dt.name}")
+        raise ValueError(
+            f"matmul: x1 @= x2 would change x1's dtype from {x1._dtype.name} to {dt.name}"
+        )
     res = matmul(x1, x2)
     from ._indexing import setitem
 
@@ -369,10 +396,14 @@ class MatmulExplain:
             lines.append(f"    {v['backend']:<10} type {v['type']:<5} -> {v['outcome']}")
         packed = ", ".join(d["packed"]) or "nothing"
         cast = f" (cast while packing: {', '.join(d['cast'])})" if d["cast"] else ""
-        lines.append(f"  route: {d['route']}; packed: {packed}{cast}; "
-                     f"{d['packed_matrices']} matrices, payload {d['payload_bytes']} bytes")
-        lines.append(f"  ledger: {d['blas_calls']} BLAS calls, {d['flops']:,} FLOPs, "
-                     f"{d['threads']} thread(s)")
+        lines.append(
+            f"  route: {d['route']}; packed: {packed}{cast}; "
+            f"{d['packed_matrices']} matrices, payload {d['payload_bytes']} bytes"
+        )
+        lines.append(
+            f"  ledger: {d['blas_calls']} BLAS calls, {d['flops']:,} FLOPs, "
+            f"{d['threads']} thread(s)"
+        )
         if d["policy"]:
             changed = ", ".join(f"{k}={v}" for k, v in d["policy"].items())
             lines.append(f"  policy (differs from the defaults): {changed}")
@@ -464,32 +495,50 @@ def matmul_explain(x1: Array, x2: Array, /) -> MatmulExplain:
     packed = tuple(n for n, f in (("lhs", ex.pack_lhs), ("rhs", ex.pack_rhs)) if f)
     cast = tuple(n for n, f in (("lhs", ex.pack_lhs), ("rhs", ex.pack_rhs)) if f == 2)
     d = {
-        "role": _ROLES[ex.role], "dtype": dt.name,
-        "lhs_shape": x1._shape, "rhs_shape": x2._shape, "out_shape": shape,
-        "M": ex.M, "N": ex.N, "K": ex.K,
+        "role": _ROLES[ex.role],
+        "dtype": dt.name,
+        "lhs_shape": x1._shape,
+        "rhs_shape": x2._shape,
+        "out_shape": shape,
+        "M": ex.M,
+        "N": ex.N,
+        "K": ex.K,
         "batch_shape": tuple(ex.batch_shape[0:nb]),
         "route": _BACKENDS[ex.route],
-        "packed": packed, "cast": cast,
-        "C": C, "U_lhs": Ul, "U_rhs": Ur,
-        "R_lhs": C / Ul if Ul else 0.0, "R_rhs": C / Ur if Ur else 0.0,
-        "payload_bytes": ex.payload_bytes, "packed_matrices": ex.packed_matrices,
-        "flops": ex.flops_hi << 64 | ex.flops_lo, "blas_calls": ex.blas_calls,
+        "packed": packed,
+        "cast": cast,
+        "C": C,
+        "U_lhs": Ul,
+        "U_rhs": Ur,
+        "R_lhs": C / Ul if Ul else 0.0,
+        "R_rhs": C / Ur if Ur else 0.0,
+        "payload_bytes": ex.payload_bytes,
+        "packed_matrices": ex.packed_matrices,
+        "flops": ex.flops_hi << 64 | ex.flops_lo,
+        "blas_calls": ex.blas_calls,
         "threads": ex.threads,
         "verdicts": tuple(
-            {"backend": _BACKENDS[b], "type": _VERDICTS[ex.type_verdict[b]],
-             "outcome": _OUTCOMES[ex.outcome[b]]} for b in range(len(_BACKENDS))),
-        "mapped_strides": {"out": tuple(ex.out_bstrides[0:nb]),
-                           "lhs": tuple(ex.lhs_bstrides[0:nb]),
-                           "rhs": tuple(ex.rhs_bstrides[0:nb])},
+            {
+                "backend": _BACKENDS[b],
+                "type": _VERDICTS[ex.type_verdict[b]],
+                "outcome": _OUTCOMES[ex.outcome[b]],
+            }
+            for b in range(len(_BACKENDS))
+        ),
+        "mapped_strides": {
+            "out": tuple(ex.out_bstrides[0:nb]),
+            "lhs": tuple(ex.lhs_bstrides[0:nb]),
+            "rhs": tuple(ex.rhs_bstrides[0:nb]),
+        },
         "lhs_core_strides": (ex.lhs_row, ex.lhs_inner),
         "rhs_core_strides": (ex.rhs_inner, ex.rhs_col),
         "out_core_strides": (ex.out_row, ex.out_col),
-        "lhs_reused": bool(ex.lhs_reused), "rhs_reused": bool(ex.rhs_reused),
+        "lhs_reused": bool(ex.lhs_reused),
+        "rhs_reused": bool(ex.rhs_reused),
         "lhs_zero_batch_stride": bool(ex.lhs_zero_bstride),
         "rhs_zero_batch_stride": bool(ex.rhs_zero_bstride),
         # the policy the selection ran under: a forced backend and thresholds off default
-        "policy": {k: v for k, v in current_policy().items()
-                   if v != DEFAULT_POLICY.get(k, None)},
+        "policy": {k: v for k, v in current_policy().items() if v != DEFAULT_POLICY.get(k, None)},
     }
     return MatmulExplain(d)
 

@@ -37,8 +37,9 @@ _OURS = (Array, np.ndarray, np.generic)
 
 def _foreign(objs: Any, protocol: str) -> bool:
     """True when an argument belongs to another library implementing `protocol`."""
-    return any(getattr(type(o), protocol, None) is not None and not isinstance(o, _OURS)
-               for o in objs)
+    return any(
+        getattr(type(o), protocol, None) is not None and not isinstance(o, _OURS) for o in objs
+    )
 
 
 # Lists nested deeper than this are NumPy's to refuse (it allows 64 dimensions); the bound
@@ -58,8 +59,10 @@ def _to_numpy(obj: Any, active: list | None = None) -> Any:
         if active is None:
             active = []
         elif any(o is obj for o in active):
-            raise ValueError("an argument is a list that contains itself; a self-referencing "
-                             "sequence cannot be converted to an array")
+            raise ValueError(
+                "an argument is a list that contains itself; a self-referencing "
+                "sequence cannot be converted to an array"
+            )
         elif len(active) >= _MAX_NESTING:
             return obj
         active.append(obj)
@@ -85,10 +88,15 @@ def _check_targets(ufunc: np.ufunc, method: str, inputs: tuple, outs: tuple) -> 
     name = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
     for i, t in enumerate(targets):
         if _readonly(t):
-            what = "the first argument of at()" if i >= len(outs) else (
-                "out" if len(outs) == 1 else f"out[{i}]")
-            raise ValueError(f"{name}: {what} is read-only (a view of "
-                             "read-only memory, or a broadcast view); nothing was written")
+            what = (
+                "the first argument of at()"
+                if i >= len(outs)
+                else ("out" if len(outs) == 1 else f"out[{i}]")
+            )
+            raise ValueError(
+                f"{name}: {what} is read-only (a view of "
+                "read-only memory, or a broadcast view); nothing was written"
+            )
 
 
 def _supported(npdt: np.dtype) -> bool:
@@ -141,8 +149,11 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> An
     out = kwargs.get("out")
     outs = () if out is None else out if isinstance(out, tuple) else (out,)
     where = kwargs.get("where")
-    if _foreign(inputs, "__array_ufunc__") or _foreign(outs, "__array_ufunc__") or (
-            where is not None and _foreign((where,), "__array_ufunc__")):
+    if (
+        _foreign(inputs, "__array_ufunc__")
+        or _foreign(outs, "__array_ufunc__")
+        or (where is not None and _foreign((where,), "__array_ufunc__"))
+    ):
         return NotImplemented
     if ufunc is np.matmul and method == "__call__" and not kwargs:
         ops = _matmul_operands(inputs)
@@ -181,8 +192,10 @@ def array_function(func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
         return out
     if func in _LIKE and not _supported(r.dtype):
         # np.empty_like(x, ...) promises an array of x's kind; we cannot hold this dtype.
-        raise TypeError(f"numpy.{func.__name__}: stridedarray arrays cannot hold dtype "
-                        f"{r.dtype}; call it on numpy.asarray(x) for a NumPy array")
+        raise TypeError(
+            f"numpy.{func.__name__}: stridedarray arrays cannot hold dtype "
+            f"{r.dtype}; call it on numpy.asarray(x) for a NumPy array"
+        )
     return _to_ours(r)
 
 

@@ -33,25 +33,32 @@ from typing import Any
 from ._ffi import ffi
 from ._validation import as_int
 
-__all__ = ["DEFAULT_POLICY", "BACKENDS", "matmul_policy", "current_policy", "load_policy_file",
-           "policy_path", "user_policy_path"]
+__all__ = [
+    "DEFAULT_POLICY",
+    "BACKENDS",
+    "matmul_policy",
+    "current_policy",
+    "load_policy_file",
+    "policy_path",
+    "user_policy_path",
+]
 
 # key -> value measured on the reference machine. Keys are stable: the tuning tool and the
 # JSON policy file use them.
 DEFAULT_POLICY: dict[str, int] = {
-    "dot_blas_min_k": 8,               # DOT direct BLAS when K >= this
-    "gemm_blas_min": 2,                # GEMM direct BLAS when min(M, N, K) >= this
-    "gemm_pack_min": 32,               # GEMM pack-once BLAS when min(M, N, K) >= this
-    "gevm_compact_min_kn": 524288,     # unbatched GEVM, dense matrix: K*N >= this
-    "gevm_blas_min": 1024,             # unbatched GEVM, padded matrix: min(K, N) >= this
-    "gemv_blas_min": 384,              # unbatched GEMV: min(M, K) >= this
+    "dot_blas_min_k": 8,  # DOT direct BLAS when K >= this
+    "gemm_blas_min": 2,  # GEMM direct BLAS when min(M, N, K) >= this
+    "gemm_pack_min": 32,  # GEMM pack-once BLAS when min(M, N, K) >= this
+    "gevm_compact_min_kn": 524288,  # unbatched GEVM, dense matrix: K*N >= this
+    "gevm_blas_min": 1024,  # unbatched GEVM, padded matrix: min(K, N) >= this
+    "gemv_blas_min": 384,  # unbatched GEMV: min(M, K) >= this
     "batched_vec_blas_min_elems": 1024,  # batched GEMV/GEVM direct: matrix elements >= this
     "vec_pack_always_min_elems": 65536,  # reused non-positive-stride vector: pack when the
-    "vec_pack_cond_min_elems": 9216,    #   matrix has >= always elements, or >= cond elements
-    "vec_pack_cond_min_batch": 16,      #   and batch >= cond_batch, or >= floor elements and
-    "vec_pack_floor_min_elems": 9216,   #   output elements >= floor_out
+    "vec_pack_cond_min_elems": 9216,  #   matrix has >= always elements, or >= cond elements
+    "vec_pack_cond_min_batch": 16,  #   and batch >= cond_batch, or >= floor elements and
+    "vec_pack_floor_min_elems": 9216,  #   output elements >= floor_out
     "vec_pack_floor_min_out": 128,
-    "blas_enabled": 1,                 # 0: both BLAS backends decline "unavailable"
+    "blas_enabled": 1,  # 0: both BLAS backends decline "unavailable"
     # 1: a uniform GEMM batch is ONE ?gemm_batch_strided call (only while OpenBLAS runs one
     # thread). Off by default: measured here at one thread it was no faster than one ?gemm per
     # matrix (1.0-1.3x slower for S = 4..48); kept as a switch for the tuning tool.
@@ -67,7 +74,8 @@ DEFAULT_POLICY: dict[str, int] = {
 _INT64_MAX = 2**63 - 1
 _SWITCHES = ("blas_enabled", "gemm_batch_strided")
 RANGES: dict[str, tuple[int, int]] = {
-    k: (0, 1) if k in _SWITCHES else (0, _INT64_MAX) for k in DEFAULT_POLICY}
+    k: (0, 1) if k in _SWITCHES else (0, _INT64_MAX) for k in DEFAULT_POLICY
+}
 
 _MAX_FILE_BYTES = 1 << 16
 
@@ -99,16 +107,18 @@ def _checked(values: Mapping[str, object], where: str) -> dict[str, int]:
     out: dict[str, int] = {}
     for k, v in values.items():
         if k not in DEFAULT_POLICY:
-            raise ValueError(f"{where}: unknown policy key {k!r}; expected one of "
-                             f"{', '.join(DEFAULT_POLICY)}")
+            raise ValueError(
+                f"{where}: unknown policy key {k!r}; expected one of {', '.join(DEFAULT_POLICY)}"
+            )
         lo, hi = RANGES[k]
         what = "0 or 1" if hi == 1 else "a non-negative int (at most 2**63 - 1)"
         try:
             out[k] = as_int(v, f"policy value for {k!r}", where, lo, hi)
         except (TypeError, ValueError):
             shown = repr(v) if len(repr(v)) <= 40 else repr(v)[:37] + "..."
-            raise ValueError(f"{where}: policy value for {k!r} must be {what}, got "
-                             f"{type(v).__name__} {shown}") from None
+            raise ValueError(
+                f"{where}: policy value for {k!r} must be {what}, got {type(v).__name__} {shown}"
+            ) from None
     return out
 
 
@@ -123,15 +133,18 @@ def load_policy_file(path: str | os.PathLike) -> dict[str, int]:
     with open(path, "rb") as fh:
         raw = fh.read(_MAX_FILE_BYTES + 1)
     if len(raw) > _MAX_FILE_BYTES:
-        raise ValueError(f"{path}: larger than {_MAX_FILE_BYTES} bytes; a policy file is a "
-                         "small JSON object")
+        raise ValueError(
+            f"{path}: larger than {_MAX_FILE_BYTES} bytes; a policy file is a small JSON object"
+        )
     try:
         data = json.loads(raw.decode("utf-8"))
     except RecursionError:  # nesting deeper than the parser's recursion limit
         raise ValueError(f"{path}: the JSON is nested too deeply") from None
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: a policy file holds a JSON object {{\"key\": int, ...}}, "
-                         f"got {type(data).__name__}")
+        raise ValueError(
+            f'{path}: a policy file holds a JSON object {{"key": int, ...}}, '
+            f"got {type(data).__name__}"
+        )
     return {**DEFAULT_POLICY, **_checked(data, str(path))}
 
 
@@ -147,8 +160,11 @@ def _initial() -> dict[str, int]:
         return load_policy_file(path)
     except Exception as exc:  # import must not fail because of this file
         where = "" if path is None else f" {path}"
-        warnings.warn(f"stridedarray: ignoring matmul policy file{where}: "
-                      f"{type(exc).__name__}: {exc}", RuntimeWarning, stacklevel=2)
+        warnings.warn(
+            f"stridedarray: ignoring matmul policy file{where}: {type(exc).__name__}: {exc}",
+            RuntimeWarning,
+            stacklevel=2,
+        )
         return dict(DEFAULT_POLICY)
 
 
@@ -159,8 +175,7 @@ def _struct(values: Mapping[str, int], force: int) -> Any:
 _BASE = _initial()
 # The C struct handed to sa_matmul; a new one per matmul_policy block, never mutated (so a
 # shared default is safe, and get() stays a single lookup on the hot path).
-_current = contextvars.ContextVar(
-    "stridedarray_matmul_policy", default=_struct(_BASE, -1))  # noqa: B039
+_current = contextvars.ContextVar("stridedarray_matmul_policy", default=_struct(_BASE, -1))  # noqa: B039
 
 
 def current_policy() -> dict[str, Any]:

@@ -30,9 +30,11 @@ def _arg_extremum(fn: Callable, name: str, x: Array, axis: int | None, keepdims:
     # Empty only where a searched extent is 0: a (0, 4) array along axis 1 has no rows to
     # search and gives shape (0,), as in NumPy; along axis 0 (or flattened) there is no answer.
     if (x.size == 0 if ax is None else x.shape[ax] == 0) if x.ndim else False:
-        raise ValueError(f"{name}: x of shape {x.shape} is empty along "
-                         f"{'its elements' if ax is None else f'axis {ax}'}, so there is no "
-                         "extremum")
+        raise ValueError(
+            f"{name}: x of shape {x.shape} is empty along "
+            f"{'its elements' if ax is None else f'axis {ax}'}, so there is no "
+            "extremum"
+        )
     out = fn(x._np, axis=ax, keepdims=keepdims)
     return _wrap(out if out.dtype == _INT64 else np.asarray(out, dtype=np.int64))
 
@@ -47,8 +49,9 @@ def argmin(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> A
     return _arg_extremum(np.ndarray.argmin, "argmin", x, axis, keepdims)
 
 
-def count_nonzero(x: Array, /, *, axis: int | tuple[int, ...] | None = None,
-                  keepdims: bool = False) -> Array:
+def count_nonzero(
+    x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
+) -> Array:
     """Number of non-zero elements along the given axes."""
     check_array(x)
     axes = reduce_axes(axis, x.ndim)
@@ -67,8 +70,14 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
     return tuple(_wrap(i.astype(np.int64, copy=False)) for i in np.nonzero(x._np))
 
 
-def searchsorted(x1: Array, x2: Array | int | float, /, *,
-                 side: Literal["left", "right"] = "left", sorter: Array | None = None) -> Array:
+def searchsorted(
+    x1: Array,
+    x2: Array | int | float,
+    /,
+    *,
+    side: Literal["left", "right"] = "left",
+    sorter: Array | None = None,
+) -> Array:
     """Insertion indices into the 1-d sorted (or `sorter`-sorted) x1 that keep it sorted."""
     check_array(x1, "x1")
     check_kind(x1, "iuf", "searchsorted", "real-valued", "x1")
@@ -85,8 +94,9 @@ def searchsorted(x1: Array, x2: Array | int | float, /, *,
         check_array(sorter, "sorter")
         check_kind(sorter, "iu", "searchsorted", "integer", "sorter")
         if sorter.shape != x1.shape:
-            raise ValueError(f"searchsorted: sorter shape {sorter.shape} must equal x1 shape "
-                             f"{x1.shape}")
+            raise ValueError(
+                f"searchsorted: sorter shape {sorter.shape} must equal x1 shape {x1.shape}"
+            )
         s = sorter._np
     out = np.searchsorted(x1._np, v, side=side, sorter=s)
     return _wrap(np.asarray(out, dtype=np.int64))
@@ -101,8 +111,12 @@ def where(condition: Array, x1: Array | Any, x2: Array | Any, /) -> Array:
         raise TypeError(f"where: condition must have dtype bool, got {condition.dtype.name}")
     if type(x1) is Array and type(x2) is Array and x1._dtype is x2._dtype:  # nothing to promote
         c, a, b = condition._npv, x1._npv, x2._npv
-        return _wrap(_np_where(condition._np if c is None else c, x1._np if a is None else a,
-                               x2._np if b is None else b))
+        return _wrap(
+            _np_where(
+                condition._np if c is None else c,
+                x1._np if a is None else a,
+                x2._np if b is None else b,
+            )
+        )
     a, b, dt = operands(x1, x2, "where")
-    return _wrap(np.where(condition._np, a.astype(dt.np, copy=False),
-                          b.astype(dt.np, copy=False)))
+    return _wrap(np.where(condition._np, a.astype(dt.np, copy=False), b.astype(dt.np, copy=False)))

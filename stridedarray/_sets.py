@@ -79,5 +79,3 @@ def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
     a, b, dt = operands(x1, x2, "isin")
     out = np.isin(a.astype(dt.np, copy=False), b.astype(dt.np, copy=False), invert=bool(invert))
     return _wrap(np.asarray(out))
-
-

@@ -37,8 +37,7 @@ def _argsort_np(a: np.ndarray, axis: int, descending: bool, stable: bool) -> np.
     return (n - 1) - np.flip(idx, axis=axis)
 
 
-def argsort(x: Array, /, *, axis: int = -1, descending: bool = False,
-            stable: bool = True) -> Array:
+def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """Indices that sort x along an axis (stable by default; descending optionally)."""
     ax = _check(x, axis, "argsort")
     idx = _argsort_np(x._np, ax, bool(descending), bool(stable))

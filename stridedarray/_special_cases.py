@@ -31,11 +31,11 @@ def expm1(a: np.ndarray, r: np.ndarray) -> np.ndarray:
     re, im = a.real, a.imag
     zero_im = im == 0
     finite_im = np.isfinite(im)
-    r = _patch(r, (re == np.inf) & zero_im, np.inf, im)          # +inf + 0j -> +inf + 0j
-    r = _patch(r, (re == -np.inf) & ~finite_im, -1.0, 0.0)       # -inf + (inf|nan)j -> -1 + 0j
-    r = _patch(r, (re == np.inf) & ~finite_im, np.inf, np.nan)   # +inf + (inf|nan)j -> inf + nanj
-    r = _patch(r, np.isnan(re) & zero_im, np.nan, im)            # nan + 0j -> nan + 0j
-    return _patch(r, (re == 0) & zero_im, 0.0, im)               # +-0 + 0j -> 0 + 0j
+    r = _patch(r, (re == np.inf) & zero_im, np.inf, im)  # +inf + 0j -> +inf + 0j
+    r = _patch(r, (re == -np.inf) & ~finite_im, -1.0, 0.0)  # -inf + (inf|nan)j -> -1 + 0j
+    r = _patch(r, (re == np.inf) & ~finite_im, np.inf, np.nan)  # +inf + (inf|nan)j -> inf + nanj
+    r = _patch(r, np.isnan(re) & zero_im, np.nan, im)  # nan + 0j -> nan + 0j
+    return _patch(r, (re == 0) & zero_im, 0.0, im)  # +-0 + 0j -> 0 + 0j
 
 
 def tanh(a: np.ndarray, r: np.ndarray) -> np.ndarray:
@@ -46,7 +46,6 @@ def tanh(a: np.ndarray, r: np.ndarray) -> np.ndarray:
     re, im = a.real, a.imag
     zero = np.where(np.isfinite(im), np.copysign(0.0, im), 0.0)
     return _patch(r, np.isinf(re), np.sign(re), zero)
-
 
 
 def floor_divide(a: np.ndarray, b: np.ndarray, r: np.ndarray) -> np.ndarray:

@@ -22,22 +22,24 @@ from ._dtypes import DType
 from ._utility import check_array, check_kind, reduce_axes, sum_dtype
 from ._validation import normalize_axis
 
-__all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum",
-           "var"]
+__all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var"]
 
 _Axis = int | tuple[int, ...] | None
 
 
-def _accumulate(fn: Callable, name: str, x: Array, axis: int | None, dtype: DType | None,
-                include_initial: bool) -> Array:
+def _accumulate(
+    fn: Callable, name: str, x: Array, axis: int | None, dtype: DType | None, include_initial: bool
+) -> Array:
     check_array(x)
     check_kind(x, "biufc", name, "numeric or bool")  # bool: see _sumlike
     if x.ndim == 0:
         raise ValueError(f"{name}: x must have rank >= 1, got a 0-d array")
     if axis is None:
         if x.ndim != 1:
-            raise ValueError(f"{name}: axis is required for an array of rank {x.ndim} (only "
-                             "1-d arrays may omit it)")
+            raise ValueError(
+                f"{name}: axis is required for an array of rank {x.ndim} (only "
+                "1-d arrays may omit it)"
+            )
         ax = 0
     else:
         ax = normalize_axis(axis, x.ndim, func=name)
@@ -46,14 +48,26 @@ def _accumulate(fn: Callable, name: str, x: Array, axis: int | None, dtype: DTyp
         return _wrap(fn(x._np, axis=ax, dtype=dt.np, include_initial=bool(include_initial)))
 
 
-def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype: DType | None = None,
-                   include_initial: bool = False) -> Array:
+def cumulative_sum(
+    x: Array,
+    /,
+    *,
+    axis: int | None = None,
+    dtype: DType | None = None,
+    include_initial: bool = False,
+) -> Array:
     """Cumulative sum along an axis (optionally starting with the additive identity 0)."""
     return _accumulate(np.cumulative_sum, "cumulative_sum", x, axis, dtype, include_initial)
 
 
-def cumulative_prod(x: Array, /, *, axis: int | None = None, dtype: DType | None = None,
-                    include_initial: bool = False) -> Array:
+def cumulative_prod(
+    x: Array,
+    /,
+    *,
+    axis: int | None = None,
+    dtype: DType | None = None,
+    include_initial: bool = False,
+) -> Array:
     """Cumulative product along an axis (optionally starting with the identity 1)."""
     return _accumulate(np.cumulative_prod, "cumulative_prod", x, axis, dtype, include_initial)
 
@@ -68,8 +82,9 @@ def _extremum(uf: np.ufunc, name: str, x: Array, axis: _Axis, keepdims: bool) ->
     if 0 in x._shape:
         n = x.size if axes is None else int(np.prod([x.shape[a] for a in axes]))
         if n == 0:
-            raise ValueError(f"{name}: zero-size reduction (shape {x.shape}, axis {axis}) has "
-                             "no identity")
+            raise ValueError(
+                f"{name}: zero-size reduction (shape {x.shape}, axis {axis}) has no identity"
+            )
     # The ufunc's reduce is what np.max/np.min run for an ndarray, without their Python layer.
     return _wrap(uf.reduce(x._np, axis=axes, keepdims=keepdims))
 
@@ -84,8 +99,9 @@ def min(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:  #
     return _extremum(np.minimum, "min", x, axis, keepdims)
 
 
-def _sumlike(uf: np.ufunc, name: str, x: Array, axis: _Axis, dtype: DType | None,
-             keepdims: bool) -> Array:
+def _sumlike(
+    uf: np.ufunc, name: str, x: Array, axis: _Axis, dtype: DType | None, keepdims: bool
+) -> Array:
     if type(x) is not Array:
         check_array(x)
     k = x._dtype.kind
@@ -107,14 +123,21 @@ def _sumlike(uf: np.ufunc, name: str, x: Array, axis: _Axis, dtype: DType | None
         _fpe.leave(tok)
 
 
-def sum(x: Array, /, *, axis: _Axis = None, dtype: DType | None = None,  # noqa: A001
-        keepdims: bool = False) -> Array:
+def sum(
+    x: Array,
+    /,
+    *,
+    axis: _Axis = None,
+    dtype: DType | None = None,  # noqa: A001
+    keepdims: bool = False,
+) -> Array:
     """Sum along the given axes (integers accumulate in the 64-bit default)."""
     return _sumlike(np.add, "sum", x, axis, dtype, keepdims)
 
 
-def prod(x: Array, /, *, axis: _Axis = None, dtype: DType | None = None,
-         keepdims: bool = False) -> Array:
+def prod(
+    x: Array, /, *, axis: _Axis = None, dtype: DType | None = None, keepdims: bool = False
+) -> Array:
     """Product along the given axes (integers accumulate in the 64-bit default)."""
     return _sumlike(np.multiply, "prod", x, axis, dtype, keepdims)
 
@@ -166,8 +189,9 @@ def mean(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:
     return _wrap(r)
 
 
-def _moment(fn: Callable, name: str, x: Array, axis: _Axis, correction: float,
-            keepdims: bool) -> Array:
+def _moment(
+    fn: Callable, name: str, x: Array, axis: _Axis, correction: float, keepdims: bool
+) -> Array:
     x = _floating(x, name)
     if isinstance(correction, bool) or not isinstance(correction, (int, float)):
         raise TypeError(f"{name}: correction must be an int or float, got {correction!r}")
@@ -176,17 +200,26 @@ def _moment(fn: Callable, name: str, x: Array, axis: _Axis, correction: float,
     with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
         # N - correction <= 0 yields NaN (or inf), as the standard specifies; no warning.
         warnings.simplefilter("ignore", RuntimeWarning)
-        return _wrap(fn(x._np, axis=reduce_axes(axis, x.ndim, name), ddof=correction,
-                        keepdims=keepdims, dtype=x.dtype.np))
+        return _wrap(
+            fn(
+                x._np,
+                axis=reduce_axes(axis, x.ndim, name),
+                ddof=correction,
+                keepdims=keepdims,
+                dtype=x.dtype.np,
+            )
+        )
 
 
-def std(x: Array, /, *, axis: _Axis = None, correction: int | float = 0.0,
-        keepdims: bool = False) -> Array:
+def std(
+    x: Array, /, *, axis: _Axis = None, correction: int | float = 0.0, keepdims: bool = False
+) -> Array:
     """Standard deviation along the given axes, dividing by N - correction."""
     return _moment(np.std, "std", x, axis, correction, keepdims)
 
 
-def var(x: Array, /, *, axis: _Axis = None, correction: int | float = 0.0,
-        keepdims: bool = False) -> Array:
+def var(
+    x: Array, /, *, axis: _Axis = None, correction: int | float = 0.0, keepdims: bool = False
+) -> Array:
     """Variance along the given axes, dividing by N - correction."""
     return _moment(np.var, "var", x, axis, correction, keepdims)

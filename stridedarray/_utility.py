@@ -19,6 +19,7 @@ from ._validation import as_int, normalize_axes, normalize_axis
 
 __all__ = ["all", "any", "diff"]
 
+
 def check_array(x: object, name: str = "x") -> Array:
     """`x` itself if it is an Array, else a TypeError naming the argument."""
     if not isinstance(x, Array):
@@ -32,8 +33,9 @@ def check_kind(x: Array, kinds: str, func: str, what: str, name: str = "x") -> N
         raise TypeError(f"{func}: {name} must have a {what} data type, got {x.dtype.name}")
 
 
-def reduce_axes(axis: int | Sequence[int] | None, ndim: int,
-                func: str = "") -> tuple[int, ...] | None:
+def reduce_axes(
+    axis: int | Sequence[int] | None, ndim: int, func: str = ""
+) -> tuple[int, ...] | None:
     """Normalize a reduction's axis argument (None means all axes)."""
     if axis is None:
         return None
@@ -79,22 +81,39 @@ def sum_dtype(x: Array, dtype: DType | None, func: str) -> DType:
     return x.dtype
 
 
-def all(x: Array, /, *, axis: int | tuple[int, ...] | None = None,  # noqa: A001
-        keepdims: bool = False) -> Array:
+def all(
+    x: Array,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,  # noqa: A001
+    keepdims: bool = False,
+) -> Array:
     """Test whether all elements along the axes are true (non-zero)."""
     check_array(x)
     return _wrap(np.all(x._np, axis=reduce_axes(axis, x.ndim, "all"), keepdims=keepdims))
 
 
-def any(x: Array, /, *, axis: int | tuple[int, ...] | None = None,  # noqa: A001
-        keepdims: bool = False) -> Array:
+def any(
+    x: Array,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,  # noqa: A001
+    keepdims: bool = False,
+) -> Array:
     """Test whether any element along the axes is true (non-zero)."""
     check_array(x)
     return _wrap(np.any(x._np, axis=reduce_axes(axis, x.ndim, "any"), keepdims=keepdims))
 
 
-def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = None,
-         append: Array | None = None) -> Array:
+def diff(
+    x: Array,
+    /,
+    *,
+    axis: int = -1,
+    n: int = 1,
+    prepend: Array | None = None,
+    append: Array | None = None,
+) -> Array:
     """The n-th forward difference along an axis (with optional prepend/append arrays)."""
     check_array(x)
     if x.ndim == 0:
@@ -107,11 +126,12 @@ def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = Non
             check_array(extra, name)
             if extra.dtype is not x.dtype:
                 # NumPy would promote silently; the standard asks for x's dtype.
-                raise TypeError(f"diff: {name} must have dtype {x.dtype.name}, "
-                                f"got {extra.dtype.name}")
+                raise TypeError(
+                    f"diff: {name} must have dtype {x.dtype.name}, got {extra.dtype.name}"
+                )
             e = extra._np
             if e.ndim == 0:  # NumPy's rule: a 0-d value is one slice along the axis
-                e = np.broadcast_to(e, x.shape[:ax] + (1,) + x.shape[ax + 1:])
+                e = np.broadcast_to(e, x.shape[:ax] + (1,) + x.shape[ax + 1 :])
             parts.append(e)
     if x.dtype.kind == "b":
         # NumPy's boolean diff is XOR; the standard's difference is numeric only.
@@ -122,8 +142,10 @@ def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = Non
         try:
             a = np.concatenate(seq, axis=ax)
         except ValueError as e:
-            raise ValueError(f"diff: prepend and append must have the shape of x {x.shape} "
-                             f"except along axis {ax}: {e}") from None
+            raise ValueError(
+                f"diff: prepend and append must have the shape of x {x.shape} "
+                f"except along axis {ax}: {e}"
+            ) from None
         if n == 0:
             return _wrap(a)  # the concatenation is a new array
     if n == 0:

@@ -13,8 +13,17 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["AxisError", "as_int", "as_ints", "normalize_axis", "normalize_axes",
-           "normalize_shape", "c_strides", "check_size", "MAX_BYTES"]
+__all__ = [
+    "AxisError",
+    "as_int",
+    "as_ints",
+    "normalize_axis",
+    "normalize_axes",
+    "normalize_shape",
+    "c_strides",
+    "check_size",
+    "MAX_BYTES",
+]
 
 # The largest array, in bytes: NumPy's limit (its sizes are signed 64-bit), which every Array
 # meets because it has a zero-copy NumPy view; the C core's offsets are int64 too.
@@ -33,8 +42,9 @@ def _shown(value: Any) -> str:
     return f"{type(value).__name__} {r}"
 
 
-def as_int(value: Any, name: str, func: str = "", low: int | None = None,
-           high: int | None = None) -> int:
+def as_int(
+    value: Any, name: str, func: str = "", low: int | None = None, high: int | None = None
+) -> int:
     """`value` as a Python int by `operator.index`, bool refused, optionally in [low, high].
 
     TypeError for a non-integer, ValueError outside the bounds; both name `func` and `name`."""
@@ -42,13 +52,13 @@ def as_int(value: Any, name: str, func: str = "", low: int | None = None,
         v = value
     else:
         if isinstance(value, bool):
-            raise TypeError(f"{_where(func)}{name} must be an integer, not a bool "
-                            f"(got {value!r})")
+            raise TypeError(f"{_where(func)}{name} must be an integer, not a bool (got {value!r})")
         try:
             v = operator.index(value)
         except TypeError:
-            raise TypeError(f"{_where(func)}{name} must be an integer, got {_shown(value)}") \
-                from None
+            raise TypeError(
+                f"{_where(func)}{name} must be an integer, got {_shown(value)}"
+            ) from None
     if low is not None and v < low:
         raise ValueError(f"{_where(func)}{name} must be >= {low}, got {v}")
     if high is not None and v > high:
@@ -63,11 +73,14 @@ def as_ints(values: Any, name: str, func: str = "", low: int | None = None) -> t
     if values.__class__ is not tuple:  # a tuple (the common case) needs none of these
         if isinstance(values, memoryview) and values.ndim != 1:
             # iterating a multi-dimensional memoryview raises NotImplementedError
-            raise TypeError(f"{_where(func)}{name} must be a sequence of integers, got a "
-                            f"{values.ndim}-d memoryview")
+            raise TypeError(
+                f"{_where(func)}{name} must be a sequence of integers, got a "
+                f"{values.ndim}-d memoryview"
+            )
         if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-            raise TypeError(f"{_where(func)}{name} must be a sequence of integers, got "
-                            f"{_shown(values)}")
+            raise TypeError(
+                f"{_where(func)}{name} must be a sequence of integers, got {_shown(values)}"
+            )
     out = []
     for i, v in enumerate(values):
         if v.__class__ is int and (low is None or v >= low):
@@ -89,8 +102,9 @@ def normalize_axis(axis: int, ndim: int, name: str = "axis", func: str = "") -> 
     return a + ndim if a < 0 else a
 
 
-def normalize_axes(axes: int | Sequence[int], ndim: int, name: str = "axis",
-                   func: str = "") -> tuple[int, ...]:
+def normalize_axes(
+    axes: int | Sequence[int], ndim: int, name: str = "axis", func: str = ""
+) -> tuple[int, ...]:
     """Normalize an int or a sequence of ints to a tuple of distinct axes in [0, ndim)."""
     if not isinstance(axes, Sequence):  # one axis: nothing can repeat
         return (normalize_axis(axes, ndim, name, func),)
@@ -107,8 +121,9 @@ def normalize_axes(axes: int | Sequence[int], ndim: int, name: str = "axis",
     return out
 
 
-def normalize_shape(shape: int | Sequence[int], name: str = "shape",
-                    func: str = "") -> tuple[int, ...]:
+def normalize_shape(
+    shape: int | Sequence[int], name: str = "shape", func: str = ""
+) -> tuple[int, ...]:
     """A shape (an int or a sequence of ints) as a tuple of non-negative Python ints."""
     if type(shape) is tuple and len(shape) <= 64:  # the common case: checked in one pass
         for s in shape:
@@ -124,13 +139,15 @@ def normalize_shape(shape: int | Sequence[int], name: str = "shape",
         try:
             out = (as_int(shape, name, func),)
         except TypeError:
-            raise TypeError(f"{_where(func)}{name} must be an int or a sequence of ints, got "
-                            f"{_shown(shape)}") from None
+            raise TypeError(
+                f"{_where(func)}{name} must be an int or a sequence of ints, got {_shown(shape)}"
+            ) from None
     if any(s < 0 for s in out):
         raise ValueError(f"{_where(func)}{name} must not contain negative extents, got {out}")
     if len(out) > 64:
-        raise ValueError(f"{_where(func)}{name} has {len(out)} entries; arrays have at most 64 "
-                         "dimensions")
+        raise ValueError(
+            f"{_where(func)}{name} has {len(out)} entries; arrays have at most 64 dimensions"
+        )
     return out
 
 
@@ -145,9 +162,11 @@ def check_size(shape: tuple[int, ...], itemsize: int, name: str = "shape") -> No
         if s:
             n *= s
     if n > MAX_BYTES:
-        raise ValueError(f"{name} {tuple(shape)} is too large: its non-zero extents times the "
-                         f"item size ({itemsize} bytes) make {n} bytes, more than an array can "
-                         "address (2**63 - 1 bytes)")
+        raise ValueError(
+            f"{name} {tuple(shape)} is too large: its non-zero extents times the "
+            f"item size ({itemsize} bytes) make {n} bytes, more than an array can "
+            "address (2**63 - 1 bytes)"
+        )
 
 
 def c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:

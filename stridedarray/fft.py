@@ -22,21 +22,39 @@ from ._dtypes import DType
 from ._utility import check_array, check_kind
 from ._validation import as_int, as_ints, check_size, normalize_axes, normalize_axis
 
-__all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",
-           "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+__all__ = [
+    "fft",
+    "ifft",
+    "fftn",
+    "ifftn",
+    "rfft",
+    "irfft",
+    "rfftn",
+    "irfftn",
+    "hfft",
+    "ihfft",
+    "fftfreq",
+    "rfftfreq",
+    "fftshift",
+    "ifftshift",
+]
 
 _Norm = Literal["backward", "ortho", "forward"]
 _KINDS = {"c": ("biufc", "numeric or bool"), "f": ("biuf", "real-valued")}
 
 
 def _real_of(x: Array) -> np.dtype:
-    return np.dtype(np.float32) if x.dtype.np in (np.float32, np.complex64) else \
-        np.dtype(np.float64)
+    return (
+        np.dtype(np.float32) if x.dtype.np in (np.float32, np.complex64) else np.dtype(np.float64)
+    )
 
 
 def _complex_of(x: Array) -> np.dtype:
-    return np.dtype(np.complex64) if x.dtype.np in (np.float32, np.complex64) else \
-        np.dtype(np.complex128)
+    return (
+        np.dtype(np.complex64)
+        if x.dtype.np in (np.float32, np.complex64)
+        else np.dtype(np.complex128)
+    )
 
 
 def _check(x: Array, name: str, kind: str, norm: str) -> None:
@@ -44,8 +62,7 @@ def _check(x: Array, name: str, kind: str, norm: str) -> None:
     kinds, what = _KINDS[kind]
     check_kind(x, kinds, f"fft.{name}", what)
     if norm not in ("backward", "ortho", "forward"):
-        raise ValueError(f"fft.{name}: norm must be 'backward', 'ortho' or 'forward', got "
-                         f"{norm!r}")
+        raise ValueError(f"fft.{name}: norm must be 'backward', 'ortho' or 'forward', got {norm!r}")
     if x.ndim == 0:
         raise ValueError(f"fft.{name}: x must have rank >= 1, got a 0-d array")
 
@@ -63,10 +80,15 @@ def _lengths(x: Array, name: str, axes: Sequence[int], sizes: Sequence[int | Non
             last = k == len(axes) - 1
             n = 2 * (m - 1) if name in _HERMITIAN_OUT and last else m
             if n < 1:
-                why = (f"the default output length 2 * ({m} - 1) = {n} is empty"
-                       if name in _HERMITIAN_OUT and last else "there is nothing to transform")
-                raise ValueError(f"fft.{name}: x has extent {m} along axis {a}, so {why}; "
-                                 "pass a length of at least 1 (n, or s) to zero-pad")
+                why = (
+                    f"the default output length 2 * ({m} - 1) = {n} is empty"
+                    if name in _HERMITIAN_OUT and last
+                    else "there is nothing to transform"
+                )
+                raise ValueError(
+                    f"fft.{name}: x has extent {m} along axis {a}, so {why}; "
+                    "pass a length of at least 1 (n, or s) to zero-pad"
+                )
     shape = list(x.shape)
     for a, n in zip(axes, sizes, strict=True):
         if n is not None:
@@ -75,8 +97,9 @@ def _lengths(x: Array, name: str, axes: Sequence[int], sizes: Sequence[int | Non
 
 
 def _one(fn: Callable, name: str, kind: str, out: Callable) -> Callable:
-    def transform(x: Array, /, *, n: int | None = None, axis: int = -1,
-                  norm: _Norm = "backward") -> Array:
+    def transform(
+        x: Array, /, *, n: int | None = None, axis: int = -1, norm: _Norm = "backward"
+    ) -> Array:
         _check(x, name, kind, norm)
         ax = normalize_axis(axis, x.ndim, func=f"fft.{name}")
         if n is not None:
@@ -90,8 +113,14 @@ def _one(fn: Callable, name: str, kind: str, out: Callable) -> Callable:
 
 
 def _many(fn: Callable, name: str, kind: str, out: Callable) -> Callable:
-    def transform(x: Array, /, *, s: Sequence[int] | None = None,
-                  axes: Sequence[int] | None = None, norm: _Norm = "backward") -> Array:
+    def transform(
+        x: Array,
+        /,
+        *,
+        s: Sequence[int] | None = None,
+        axes: Sequence[int] | None = None,
+        norm: _Norm = "backward",
+    ) -> Array:
         _check(x, name, kind, norm)
         ax = None if axes is None else list(normalize_axes(axes, x.ndim, "axes", f"fft.{name}"))
         if s is not None:
@@ -99,15 +128,21 @@ def _many(fn: Callable, name: str, kind: str, out: Callable) -> Callable:
             if ax is None:
                 ax = list(range(x.ndim - len(s), x.ndim))
             if len(s) != len(ax):
-                raise ValueError(f"fft.{name}: s {tuple(s)} and axes {tuple(ax)} must have "
-                                 "the same length")
+                raise ValueError(
+                    f"fft.{name}: s {tuple(s)} and axes {tuple(ax)} must have the same length"
+                )
             if any(k < 1 and k != -1 for k in s):
-                raise ValueError(f"fft.{name}: s must contain positive sizes (or -1), got "
-                                 f"{tuple(s)}")
+                raise ValueError(
+                    f"fft.{name}: s must contain positive sizes (or -1), got {tuple(s)}"
+                )
             # -1 means "the input's extent" along that axis (2023.12).
             s = [x.shape[a] if k == -1 else k for k, a in zip(s, ax, strict=True)]
-        _lengths(x, name, range(x.ndim) if ax is None else ax,
-                 [None] * (x.ndim if ax is None else len(ax)) if s is None else s)
+        _lengths(
+            x,
+            name,
+            range(x.ndim) if ax is None else ax,
+            [None] * (x.ndim if ax is None else len(ax)) if s is None else s,
+        )
         return _wrap(np.asarray(fn(x._np, s=s, axes=ax, norm=norm), dtype=out(x)))
 
     transform.__name__ = transform.__qualname__ = name
@@ -116,8 +151,10 @@ def _many(fn: Callable, name: str, kind: str, out: Callable) -> Callable:
 
 
 _DOCS = {
-    "fft": "discrete Fourier transform", "ifft": "inverse discrete Fourier transform",
-    "fftn": "discrete Fourier transform", "ifftn": "inverse discrete Fourier transform",
+    "fft": "discrete Fourier transform",
+    "ifft": "inverse discrete Fourier transform",
+    "fftn": "discrete Fourier transform",
+    "ifftn": "inverse discrete Fourier transform",
     "rfft": "discrete Fourier transform of real input",
     "irfft": "inverse of rfft (real output)",
     "rfftn": "discrete Fourier transform of real input",
@@ -156,15 +193,17 @@ def _check_n(n: int, name: str) -> int:
     return n
 
 
-def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None,
-            device: object = None) -> Array:
+def fftfreq(
+    n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: object = None
+) -> Array:
     """Sample frequencies of an n-point transform with sample spacing d."""
     dt = _freq_dtype(dtype, device, "fftfreq")
     return _wrap(np.fft.fftfreq(_check_n(n, "fftfreq"), d=d).astype(dt.np, copy=False))
 
 
-def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None,
-             device: object = None) -> Array:
+def rfftfreq(
+    n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: object = None
+) -> Array:
     """Non-negative sample frequencies of an n-point real transform (n // 2 + 1 of them)."""
     dt = _freq_dtype(dtype, device, "rfftfreq")
     return _wrap(np.fft.rfftfreq(_check_n(n, "rfftfreq"), d=d).astype(dt.np, copy=False))

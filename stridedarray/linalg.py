@@ -32,10 +32,34 @@ from ._manipulation import matrix_transpose
 from ._utility import check_array, check_kind, reduce_axes, sum_dtype
 from ._validation import as_int
 
-__all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals",
-           "eigvalsh", "inv", "matmul", "matrix_norm", "matrix_power", "matrix_rank",
-           "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals",
-           "tensordot", "trace", "vecdot", "vector_norm"]
+__all__ = [
+    "LinAlgError",
+    "cholesky",
+    "cross",
+    "det",
+    "diagonal",
+    "eig",
+    "eigh",
+    "eigvals",
+    "eigvalsh",
+    "inv",
+    "matmul",
+    "matrix_norm",
+    "matrix_power",
+    "matrix_rank",
+    "matrix_transpose",
+    "outer",
+    "pinv",
+    "qr",
+    "slogdet",
+    "solve",
+    "svd",
+    "svdvals",
+    "tensordot",
+    "trace",
+    "vecdot",
+    "vector_norm",
+]
 
 LinAlgError = np.linalg.LinAlgError
 
@@ -82,8 +106,9 @@ def _float_matrix(x: Array, name: str, square: bool = False) -> np.ndarray:
     if x.ndim < 2:
         raise ValueError(f"linalg.{name}: x must have rank >= 2, got shape {x.shape}")
     if square and x.shape[-1] != x.shape[-2]:
-        raise ValueError(f"linalg.{name}: x must be (a stack of) square matrices, got shape "
-                         f"{x.shape}")
+        raise ValueError(
+            f"linalg.{name}: x must be (a stack of) square matrices, got shape {x.shape}"
+        )
     return x._np
 
 
@@ -117,8 +142,7 @@ def _nonfinite_nan(f: Callable[..., Any], a: np.ndarray, *args: Any, **kw: Any) 
 
 
 def _complex_of(dt: np.dtype) -> np.dtype:
-    return np.dtype(np.complex64) if dt in (np.float32, np.complex64) else \
-        np.dtype(np.complex128)
+    return np.dtype(np.complex64) if dt in (np.float32, np.complex64) else np.dtype(np.complex128)
 
 
 def matmul(x1: Array, x2: Array, /) -> Array:
@@ -144,16 +168,21 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     axis = as_int(axis, "axis", "linalg.cross")
     nmin = min(x1.ndim, x2.ndim)
     if not -nmin <= axis < 0 and not (x1.ndim == x2.ndim and 0 <= axis < nmin):
-        raise ValueError(f"linalg.cross: axis {axis} is out of bounds for shapes {x1.shape} "
-                         f"and {x2.shape} (use a negative axis)")
+        raise ValueError(
+            f"linalg.cross: axis {axis} is out of bounds for shapes {x1.shape} "
+            f"and {x2.shape} (use a negative axis)"
+        )
     if axis >= 0:
         axis -= x1.ndim
     if x1.shape[axis] != 3 or x2.shape[axis] != 3:
-        raise ValueError(f"linalg.cross: axis {axis} must have extent 3 in both inputs, got "
-                         f"shapes {x1.shape} and {x2.shape}")
+        raise ValueError(
+            f"linalg.cross: axis {axis} must have extent 3 in both inputs, got "
+            f"shapes {x1.shape} and {x2.shape}"
+        )
     with np.errstate(over="ignore"):
-        return _wrap(np.cross(x1._np.astype(dt.np, copy=False),
-                              x2._np.astype(dt.np, copy=False), axis=axis))
+        return _wrap(
+            np.cross(x1._np.astype(dt.np, copy=False), x2._np.astype(dt.np, copy=False), axis=axis)
+        )
 
 
 def det(x: Array, /) -> Array:
@@ -219,8 +248,9 @@ def inv(x: Array, /) -> Array:
 _MATRIX_ORDS = ("fro", "nuc", 1, 2, -1, -2, np.inf, -np.inf)
 
 
-def matrix_norm(x: Array, /, *, keepdims: bool = False,
-                ord: int | float | Literal["fro", "nuc"] | None = "fro") -> Array:  # noqa: A002
+def matrix_norm(
+    x: Array, /, *, keepdims: bool = False, ord: int | float | Literal["fro", "nuc"] | None = "fro"
+) -> Array:  # noqa: A002
     """Matrix norm over the last two axes (Frobenius by default)."""
     a = _float_matrix(x, "matrix_norm")
     if isinstance(ord, bool) or ord not in _MATRIX_ORDS:  # True == 1, but is not an order
@@ -240,8 +270,9 @@ def matrix_power(x: Array, n: int, /) -> Array:
     check_kind(x, "iufc", "linalg.matrix_power", "numeric")
     n = as_int(n, "n", "linalg.matrix_power")
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
-        raise ValueError(f"linalg.matrix_power: x must be (a stack of) square matrices, got "
-                         f"shape {x.shape}")
+        raise ValueError(
+            f"linalg.matrix_power: x must be (a stack of) square matrices, got shape {x.shape}"
+        )
     if n == 0:
         # a copy: the broadcast view is read-only (and for one matrix already contiguous)
         return _wrap(np.array(np.broadcast_to(np.eye(x.shape[-1], dtype=x.dtype.np), x.shape)))
@@ -265,8 +296,10 @@ def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """Number of singular values above rtol * largest (per matrix in a stack)."""
     a = _float_matrix(x, "matrix_rank")
     if a.size and not np.isfinite(a).all():
-        raise ValueError("linalg.matrix_rank: x holds a NaN or an infinity; the rank of such "
-                         "a matrix is undefined (an integer result cannot be NaN)")
+        raise ValueError(
+            "linalg.matrix_rank: x holds a NaN or an infinity; the rank of such "
+            "a matrix is undefined (an integer result cannot be NaN)"
+        )
     r = rtol._np if isinstance(rtol, Array) else rtol
     return _wrap(np.asarray(np.linalg.matrix_rank(a, rtol=r), dtype=np.int64))
 
@@ -276,8 +309,7 @@ def outer(x1: Array, x2: Array, /) -> Array:
     check_array(x1, "x1")
     check_array(x2, "x2")
     if x1.ndim != 1 or x2.ndim != 1:
-        raise ValueError(f"linalg.outer: inputs must be 1-d, got shapes {x1.shape} and "
-                         f"{x2.shape}")
+        raise ValueError(f"linalg.outer: inputs must be 1-d, got shapes {x1.shape} and {x2.shape}")
     check_kind(x1, "iufc", "linalg.outer", "numeric", "x1")
     check_kind(x2, "iufc", "linalg.outer", "numeric", "x2")
     dt = _dtypes.promote(x1.dtype, x2.dtype).np
@@ -285,8 +317,9 @@ def outer(x1: Array, x2: Array, /) -> Array:
     # 0 * -1 would come out +0 instead of the exact product -0. NumPy's broadcasting multiply
     # on the two zero-copy views computes each product exactly once.
     with np.errstate(over="ignore", invalid="ignore"):
-        return _wrap(np.multiply.outer(x1._np.astype(dt, copy=False),
-                                       x2._np.astype(dt, copy=False)))
+        return _wrap(
+            np.multiply.outer(x1._np.astype(dt, copy=False), x2._np.astype(dt, copy=False))
+        )
 
 
 def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
@@ -334,8 +367,9 @@ def solve(x1: Array, x2: Array, /) -> Array:
 
 def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     """Singular value decomposition x = U @ diag(S) @ Vh."""
-    u, s, vh = _nonfinite_nan(np.linalg.svd, _float_matrix(x, "svd"),
-                              full_matrices=bool(full_matrices))
+    u, s, vh = _nonfinite_nan(
+        np.linalg.svd, _float_matrix(x, "svd"), full_matrices=bool(full_matrices)
+    )
     return SVDResult(_wrap(u), _wrap(s), _wrap(vh))
 
 
@@ -353,18 +387,30 @@ def trace(x: Array, /, *, offset: int = 0, dtype: DType | None = None) -> Array:
     return _wrap(np.sum(d._np, axis=-1, dtype=dt.np))
 
 
-def vector_norm(x: Array, /, *, axis: int | tuple[int, ...] | None = None,
-                keepdims: bool = False, ord: int | float = 2) -> Array:  # noqa: A002
+def vector_norm(
+    x: Array,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    keepdims: bool = False,
+    ord: int | float = 2,
+) -> Array:  # noqa: A002
     """Vector p-norm over the given axes (all axes, flattened, when axis is None)."""
     check_array(x)
     check_kind(x, "fc", "linalg.vector_norm", "floating-point")
     axes = reduce_axes(axis, x.ndim, "linalg.vector_norm")
     if isinstance(ord, bool) or not isinstance(ord, (int, float, np.integer, np.floating)):
-        raise TypeError(f"linalg.vector_norm: ord must be an int or a float, got "
-                        f"{type(ord).__name__} {ord!r:.40}")
+        raise TypeError(
+            f"linalg.vector_norm: ord must be an int or a float, got "
+            f"{type(ord).__name__} {ord!r:.40}"
+        )
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         # NumPy's stubs allow axis=None only with keepdims=False; NumPy itself takes both.
-        out = np.linalg.vector_norm(x._np, axis=axes,  # type: ignore[arg-type]
-                                    keepdims=bool(keepdims), ord=ord)
+        out = np.linalg.vector_norm(
+            x._np,
+            axis=axes,  # type: ignore[arg-type]
+            keepdims=bool(keepdims),
+            ord=ord,
+        )
     real = np.float32 if x.dtype.np in (np.float32, np.complex64) else np.float64
     return _wrap(np.asarray(out, dtype=real))

@@ -70,34 +70,114 @@ def _sweeps() -> list[Sweep]:
     small = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128)
     vec = (4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)
     return [
-        Sweep("dot_blas_min_k", "DOT (K,)@(K,) contiguous, float64",
-              (8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384),
-              lambda k: (_m(k), _m(k)), "blas", "generic", _ID),
-        Sweep("gemm_blas_min", "GEMM (10,S,S)@(10,S,S) C-contiguous, float64", small,
-              lambda s: (_m(10, s, s), _m(10, s, s)), "blas", "generic", _ID),
-        Sweep("gemm_blas_min", "GEMM (10,S,S)@(10,S,S) C-contiguous, float32", small,
-              lambda s: (_m(10, s, s, dtype="float32"), _m(10, s, s, dtype="float32")),
-              "blas", "generic", _ID),
-        Sweep("gemm_pack_min", "GEMM (1,S,S)[...,::-1]@(10,S,S), float64", small,
-              lambda s: (_m(1, s, s)[..., ::-1], _m(10, s, s)), "pack_blas", "generic", _ID),
-        Sweep("gemm_pack_min", "GEMM (1,S,S)[...,::-1]@(10,S,S), float32", small,
-              lambda s: (_m(1, s, s, dtype="float32")[..., ::-1],
-                         _m(10, s, s, dtype="float32")), "pack_blas", "generic", _ID),
-        Sweep("gemm_pack_min", "GEMM (2,1,S,S)[...,::-1]@(1,5,S,S)[...,::-1], float64", small,
-              lambda s: (_m(2, 1, s, s)[..., ::-1], _m(1, 5, s, s)[..., ::-1]), "pack_blas",
-              "generic", _ID),
-        Sweep("gemv_blas_min", "GEMV (S,S)@(S,) contiguous, unbatched, float64", vec,
-              lambda s: (_m(s, s), _m(s)), "blas", "generic", _ID),
-        Sweep("gevm_compact_min_kn", "GEVM (S,)@(S,S) dense, unbatched, float64 (K*N)", vec,
-              lambda s: (_m(s), _m(s, s)), "blas", "generic", _SQ),
-        Sweep("gevm_blas_min", "GEVM (S,)@(S,S+3)[:, :S] padded, unbatched, float64", vec,
-              lambda s: (_m(s), _m(s, s + 3)[:, :s]), "blas", "generic", _ID),
-        Sweep("batched_vec_blas_min_elems", "GEMV (10,S,S)@(S,) contiguous, float64 (M*K)", vec,
-              lambda s: (_m(10, s, s), _m(s)), "blas", "generic", _SQ),
-        Sweep("vec_pack_always_min_elems", "GEMV (2,S,S)@(S,)[::-1], reused vector (M*K)", vec,
-              lambda s: (_m(2, s, s), _m(s)[::-1]), "pack_blas", "generic", _SQ),
-        Sweep("vec_pack_cond_min_elems", "GEMV (16,S,S)@(S,)[::-1], reused vector (M*K)", vec,
-              lambda s: (_m(16, s, s), _m(s)[::-1]), "pack_blas", "generic", _SQ),
+        Sweep(
+            "dot_blas_min_k",
+            "DOT (K,)@(K,) contiguous, float64",
+            (8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384),
+            lambda k: (_m(k), _m(k)),
+            "blas",
+            "generic",
+            _ID,
+        ),
+        Sweep(
+            "gemm_blas_min",
+            "GEMM (10,S,S)@(10,S,S) C-contiguous, float64",
+            small,
+            lambda s: (_m(10, s, s), _m(10, s, s)),
+            "blas",
+            "generic",
+            _ID,
+        ),
+        Sweep(
+            "gemm_blas_min",
+            "GEMM (10,S,S)@(10,S,S) C-contiguous, float32",
+            small,
+            lambda s: (_m(10, s, s, dtype="float32"), _m(10, s, s, dtype="float32")),
+            "blas",
+            "generic",
+            _ID,
+        ),
+        Sweep(
+            "gemm_pack_min",
+            "GEMM (1,S,S)[...,::-1]@(10,S,S), float64",
+            small,
+            lambda s: (_m(1, s, s)[..., ::-1], _m(10, s, s)),
+            "pack_blas",
+            "generic",
+            _ID,
+        ),
+        Sweep(
+            "gemm_pack_min",
+            "GEMM (1,S,S)[...,::-1]@(10,S,S), float32",
+            small,
+            lambda s: (_m(1, s, s, dtype="float32")[..., ::-1], _m(10, s, s, dtype="float32")),
+            "pack_blas",
+            "generic",
+            _ID,
+        ),
+        Sweep(
+            "gemm_pack_min",
+            "GEMM (2,1,S,S)[...,::-1]@(1,5,S,S)[...,::-1], float64",
+            small,
+            lambda s: (_m(2, 1, s, s)[..., ::-1], _m(1, 5, s, s)[..., ::-1]),
+            "pack_blas",
+            "generic",
+            _ID,
+        ),
+        Sweep(
+            "gemv_blas_min",
+            "GEMV (S,S)@(S,) contiguous, unbatched, float64",
+            vec,
+            lambda s: (_m(s, s), _m(s)),
+            "blas",
+            "generic",
+            _ID,
+        ),
+        Sweep(
+            "gevm_compact_min_kn",
+            "GEVM (S,)@(S,S) dense, unbatched, float64 (K*N)",
+            vec,
+            lambda s: (_m(s), _m(s, s)),
+            "blas",
+            "generic",
+            _SQ,
+        ),
+        Sweep(
+            "gevm_blas_min",
+            "GEVM (S,)@(S,S+3)[:, :S] padded, unbatched, float64",
+            vec,
+            lambda s: (_m(s), _m(s, s + 3)[:, :s]),
+            "blas",
+            "generic",
+            _ID,
+        ),
+        Sweep(
+            "batched_vec_blas_min_elems",
+            "GEMV (10,S,S)@(S,) contiguous, float64 (M*K)",
+            vec,
+            lambda s: (_m(10, s, s), _m(s)),
+            "blas",
+            "generic",
+            _SQ,
+        ),
+        Sweep(
+            "vec_pack_always_min_elems",
+            "GEMV (2,S,S)@(S,)[::-1], reused vector (M*K)",
+            vec,
+            lambda s: (_m(2, s, s), _m(s)[::-1]),
+            "pack_blas",
+            "generic",
+            _SQ,
+        ),
+        Sweep(
+            "vec_pack_cond_min_elems",
+            "GEMV (16,S,S)@(S,)[::-1], reused vector (M*K)",
+            vec,
+            lambda s: (_m(16, s, s), _m(s)[::-1]),
+            "pack_blas",
+            "generic",
+            _SQ,
+        ),
     ]
 
 
@@ -125,8 +205,9 @@ def _forced_sample(route: str, timer: timeit.Timer) -> Callable[[int], float]:
     return sample
 
 
-def _time(samplers: dict[str, Callable[[int], float]], target_s: float,
-          repeats: int) -> dict[str, float]:
+def _time(
+    samplers: dict[str, Callable[[int], float]], target_s: float, repeats: int
+) -> dict[str, float]:
     """Interleaved best-of-repeats (seconds per call) of the samplers, one inner count for all.
 
     The minimum, not the median: a route's intrinsic cost is what the selector needs, and the
@@ -138,7 +219,7 @@ def _time(samplers: dict[str, Callable[[int], float]], target_s: float,
     samples: dict[str, list[float]] = {k: [] for k in samplers}
     names = list(samplers)
     for rep in range(repeats):
-        for k in names[rep % 2:] + names[:rep % 2]:
+        for k in names[rep % 2 :] + names[: rep % 2]:
             samples[k].append(samplers[k](inner) / inner)
     return {k: float(np.min(v)) for k, v in samples.items()}
 
@@ -198,13 +279,26 @@ def measure_sweep(sw: Sweep, target_s: float = 2.5e-4, repeats: int = 25) -> dic
         if len(samplers) < 2:
             continue
         t = _time(samplers, target_s, repeats)
-        points.append({"size": s, "value": sw.value(s), sw.fast: t[sw.fast], sw.slow: t[sw.slow],
-                       "ratio": t[sw.slow] / t[sw.fast]})
+        points.append(
+            {
+                "size": s,
+                "value": sw.value(s),
+                sw.fast: t[sw.fast],
+                sw.slow: t[sw.slow],
+                "ratio": t[sw.slow] / t[sw.fast],
+            }
+        )
     if not points:
         raise RuntimeError(f"{sw.key}: no size of the sweep could force {sw.fast!r}")
     value = crossover([p["value"] for p in points], [p["ratio"] for p in points])
-    return {"key": sw.key, "what": sw.what, "fast": sw.fast, "slow": sw.slow,
-            "points": points, "crossover": value}
+    return {
+        "key": sw.key,
+        "what": sw.what,
+        "fast": sw.fast,
+        "slow": sw.slow,
+        "points": points,
+        "crossover": value,
+    }
 
 
 def _policies() -> tuple[dict, dict]:
@@ -242,8 +336,10 @@ def _table(default: dict, current: dict, measured: dict[str, int]) -> str:
     lines = [f"{'key':30s} {'shipped':>10s} {'in force':>10s} {'measured':>10s}"]
     for key in default:
         m = measured.get(key)
-        lines.append(f"{key:30s} {default[key]!s:>10s} {current.get(key, '-')!s:>10s} "
-                     f"{'-' if m is None else m!s:>10s}")
+        lines.append(
+            f"{key:30s} {default[key]!s:>10s} {current.get(key, '-')!s:>10s} "
+            f"{'-' if m is None else m!s:>10s}"
+        )
     return "\n".join(lines)
 
 
@@ -258,8 +354,9 @@ def _save(path: Path, text: str, option: str) -> bool:
     except OSError as exc:
         reason = f"{option}: could not write {path}: {exc.strerror or exc}"
     try:
-        fd, name = tempfile.mkstemp(prefix=f"stridedarray-tune-{option.lstrip('-')}-",
-                                    suffix=".json")
+        fd, name = tempfile.mkstemp(
+            prefix=f"stridedarray-tune-{option.lstrip('-')}-", suffix=".json"
+        )
         with os.fdopen(fd, "w") as f:
             f.write(text)
     except OSError:
@@ -273,12 +370,17 @@ def _how_to_load(out: Path) -> str:
     """What makes the library use the file written to `out`: nothing when it is the file
     loaded at import, else the environment variable or the copy that would."""
     if out.resolve() == policy_path().resolve():
-        where = ("$STRIDEDARRAY_POLICY" if os.environ.get("STRIDEDARRAY_POLICY")
-                 else "the user's policy file")
+        where = (
+            "$STRIDEDARRAY_POLICY"
+            if os.environ.get("STRIDEDARRAY_POLICY")
+            else "the user's policy file"
+        )
         return f"stridedarray loads it at import ({where})"
-    return (f"this is not the file stridedarray loads at import ({policy_path()}); to use it, "
-            f"set STRIDEDARRAY_POLICY={out.resolve()} before Python starts, or copy it to "
-            f"{user_policy_path()}")
+    return (
+        f"this is not the file stridedarray loads at import ({policy_path()}); to use it, "
+        f"set STRIDEDARRAY_POLICY={out.resolve()} before Python starts, or copy it to "
+        f"{user_policy_path()}"
+    )
 
 
 @exits_cleanly_on_closed_pipe
@@ -287,18 +389,26 @@ def main(argv: list[str] | None = None) -> int:
 
     Returns the exit status: 0, or 1 when a file could not be written where asked (the data
     was then saved elsewhere, as the message on stderr says)."""
-    p = argparse.ArgumentParser(prog=prog_name("stridedarray.tune"), description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog=prog_name("stridedarray.tune"),
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_version(p)
-    p.add_argument("--out", type=Path, default=None,
-                   help=f"policy file to write (default {policy_path()})")
+    p.add_argument(
+        "--out", type=Path, default=None, help=f"policy file to write (default {policy_path()})"
+    )
     p.add_argument("--dry-run", action="store_true", help="measure and print, write nothing")
     p.add_argument("--raw", type=Path, help="also write every timed point as JSON here")
     p.add_argument("--quick", action="store_true", help="fewer repeats, shorter samples")
     p.add_argument("--threads", type=int, default=1, help="BLAS threads while measuring (1)")
     p.add_argument("--only", metavar="KEY", help="measure only this policy key")
-    p.add_argument("--rounds", type=int, default=3,
-                   help="sweep each key this many times, keep the median threshold (3)")
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="sweep each key this many times, keep the median threshold (3)",
+    )
     args = p.parse_args(argv)
     if args.threads < 1:
         raise SystemExit(f"--threads must be >= 1, got {args.threads}")
@@ -314,21 +424,28 @@ def main(argv: list[str] | None = None) -> int:
     default, current = _policies()
     sweeps = [s for s in SWEEPS if args.only in (None, s.key)]
     if not sweeps:
-        raise SystemExit(f"--only: no sweep measures {args.only!r}; keys: "
-                         f"{', '.join(sorted({s.key for s in SWEEPS}))}")
+        raise SystemExit(
+            f"--only: no sweep measures {args.only!r}; keys: "
+            f"{', '.join(sorted({s.key for s in SWEEPS}))}"
+        )
     results = []
     for sw in sweeps:
         # Several rounds, the median threshold: near a tie one round's noise decides alone.
-        rounds = [measure_sweep(sw, target_s=2.5e-4, repeats=5 if args.quick else 25)
-                  for _ in range(args.rounds)]
+        rounds = [
+            measure_sweep(sw, target_s=2.5e-4, repeats=5 if args.quick else 25)
+            for _ in range(args.rounds)
+        ]
         r = dict(rounds[0])
         r["rounds"] = [q["crossover"] for q in rounds]
         r["points"] = [q["points"] for q in rounds]
         r["crossover"] = sorted(r["rounds"])[(len(rounds) - 1) // 2]
         results.append(r)
         pts = "  ".join(f"{q['size']}:{q['ratio']:.2f}" for q in rounds[-1]["points"])
-        emit(f"{sw.key} <- {sw.what}: {sw.slow}/{sw.fast} time by size  {pts}"
-             f"  => {r['rounds']} -> {r['crossover']}", file=sys.stderr)
+        emit(
+            f"{sw.key} <- {sw.what}: {sw.slow}/{sw.fast} time by size  {pts}"
+            f"  => {r['rounds']} -> {r['crossover']}",
+            file=sys.stderr,
+        )
     measured = combine(results)
     for key in measured:  # a key swept on several workloads: the least total regret
         sets = [ps for r in results if r["key"] == key for ps in r["points"]]
@@ -340,8 +457,16 @@ def main(argv: list[str] | None = None) -> int:
     new = {k: measured.get(k, current.get(k, v)) for k, v in default.items()}
     status = 0
     if args.raw:
-        raw = json.dumps({"machine": machine_info(), "threads": args.threads,
-                          "sweeps": results, "measured": measured, "policy": new}, indent=1)
+        raw = json.dumps(
+            {
+                "machine": machine_info(),
+                "threads": args.threads,
+                "sweeps": results,
+                "measured": measured,
+                "policy": new,
+            },
+            indent=1,
+        )
         if _save(args.raw, raw, "--raw"):
             emit(f"wrote {args.raw}")
         else:

@@ -10,14 +10,19 @@ from bad_input_cases import row
 
 # -- integer arguments: operator.index semantics (NumPy integers accepted), bool refused, the
 # message naming the function and the argument; huge values either work or say "too large".
-SI = ("x = sa.reshape(sa.arange(6.0), (2, 3)); v = sa.arange(4.0); "
-      "c = sa.ones(4, dtype=sa.complex128)")
+SI = (
+    "x = sa.reshape(sa.arange(6.0), (2, 3)); v = sa.arange(4.0); "
+    "c = sa.ones(4, dtype=sa.complex128)"
+)
 for rid, call, exc, frag in [
-    ("int_diagonal_offset_float", "sa.linalg.diagonal(x, offset=1.5)", TypeError,
-     "linalg.diagonal: offset must be an integer, got float"),
+    (
+        "int_diagonal_offset_float",
+        "sa.linalg.diagonal(x, offset=1.5)",
+        TypeError,
+        "linalg.diagonal: offset must be an integer, got float",
+    ),
     ("int_diagonal_offset_bool", "sa.linalg.diagonal(x, offset=True)", TypeError, "not a bool"),
-    ("int_trace_offset_float", "sa.linalg.trace(x, offset=0.5)", TypeError,
-     "linalg.trace: offset"),
+    ("int_trace_offset_float", "sa.linalg.trace(x, offset=0.5)", TypeError, "linalg.trace: offset"),
     ("int_eye_k_float", "sa.eye(3, k=1.0)", TypeError, "eye: k must be an integer"),
     ("int_eye_rows_bool", "sa.eye(True)", TypeError, "eye: n_rows"),
     ("int_tril_k_float", "sa.tril(x, k=0.5)", TypeError, "tril: k"),
@@ -26,8 +31,12 @@ for rid, call, exc, frag in [
     ("int_zeros_shape_bool", "sa.zeros((2, True))", TypeError, "shape[1]"),
     ("int_reshape_bool", "sa.reshape(v, (True, 4))", TypeError, "reshape: shape[0]"),
     ("int_broadcast_to_bool", "sa.broadcast_to(v, (True, 4))", TypeError, "broadcast_to"),
-    ("int_broadcast_shapes_float", "sa.broadcast_shapes((2.0,))", TypeError,
-     "broadcast_shapes: shapes[0][0]"),
+    (
+        "int_broadcast_shapes_float",
+        "sa.broadcast_shapes((2.0,))",
+        TypeError,
+        "broadcast_shapes: shapes[0][0]",
+    ),
     ("int_permute_dims_float", "sa.permute_dims(x, (1.0, 0))", TypeError, "permute_dims: axes"),
     ("int_flip_axis_bool", "sa.flip(x, axis=True)", TypeError, "flip: axis"),
     ("int_expand_dims_float", "sa.expand_dims(x, axis=0.0)", TypeError, "expand_dims: axis"),
@@ -42,8 +51,12 @@ for rid, call, exc, frag in [
     ("int_tile_float", "sa.tile(v, (2.0,))", TypeError, "tile: repetitions[0]"),
     ("int_tile_huge", "sa.tile(v, (2**70,))", ValueError, "too large"),
     ("int_sum_axis_bool", "sa.sum(x, axis=True)", TypeError, "sum: axis"),
-    ("int_cumulative_sum_axis_float", "sa.cumulative_sum(x, axis=1.0)", TypeError,
-     "cumulative_sum: axis"),
+    (
+        "int_cumulative_sum_axis_float",
+        "sa.cumulative_sum(x, axis=1.0)",
+        TypeError,
+        "cumulative_sum: axis",
+    ),
     ("int_sort_axis_bool", "sa.sort(x, axis=True)", TypeError, "sort: axis"),
     ("int_argmax_axis_float", "sa.argmax(x, axis=0.0)", TypeError, "axis must be an integer"),
     ("int_take_axis_bool", "sa.take(x, sa.asarray([0]), axis=False)", TypeError, "not a bool"),
@@ -53,13 +66,20 @@ for rid, call, exc, frag in [
     ("int_diff_n_negative", "sa.diff(v, n=-1)", ValueError, "diff: n must be >= 0"),
     ("int_tensordot_axes_float", "sa.tensordot(x, x, axes=1.0)", TypeError, "tensordot: axes"),
     ("int_vecdot_axis_bool", "sa.vecdot(x, x, axis=True)", TypeError, "vecdot: axis"),
-    ("int_cross_axis_float", "sa.linalg.cross(sa.ones(3), sa.ones(3), axis=-1.0)", TypeError,
-     "linalg.cross: axis"),
-    ("int_matrix_power_bool", "sa.linalg.matrix_power(sa.eye(2), True)", TypeError,
-     "linalg.matrix_power: n"),
+    (
+        "int_cross_axis_float",
+        "sa.linalg.cross(sa.ones(3), sa.ones(3), axis=-1.0)",
+        TypeError,
+        "linalg.cross: axis",
+    ),
+    (
+        "int_matrix_power_bool",
+        "sa.linalg.matrix_power(sa.eye(2), True)",
+        TypeError,
+        "linalg.matrix_power: n",
+    ),
     ("int_matrix_norm_ord_bool", "sa.linalg.matrix_norm(x, ord=True)", ValueError, "ord"),
-    ("int_vector_norm_ord_str", "sa.linalg.vector_norm(x, ord='2')", TypeError,
-     "vector_norm: ord"),
+    ("int_vector_norm_ord_str", "sa.linalg.vector_norm(x, ord='2')", TypeError, "vector_norm: ord"),
     ("int_fft_n_float", "sa.fft.fft(c, n=4.0)", TypeError, "fft.fft: n must be an integer"),
     ("int_fft_n_zero", "sa.fft.fft(c, n=0)", ValueError, "fft.fft: n must be >= 1"),
     ("int_fft_n_huge", "sa.fft.fft(c, n=2**70)", ValueError, "too large"),
@@ -76,38 +96,65 @@ for rid, call, check in [
     ("int_huge_roll", "r = sa.roll(v, 2**70 + 1)", "assert r._np.tolist() == [3.0, 0, 1, 2]"),
     ("int_huge_diff_n", "r = sa.diff(v, n=2**70)", "assert r.shape == (0,)"),
     ("int_huge_diagonal", "r = sa.linalg.diagonal(x, offset=-2**70)", "assert r.shape == (0,)"),
-    ("int_numpy_integers", "r = sa.expand_dims(sa.linalg.diagonal(x, offset=np.int64(1)), "
-     "axis=np.int32(0))", "assert r._np.tolist() == [[1.0, 5.0]]"),
+    (
+        "int_numpy_integers",
+        "r = sa.expand_dims(sa.linalg.diagonal(x, offset=np.int64(1)), axis=np.int32(0))",
+        "assert r._np.tolist() == [[1.0, 5.0]]",
+    ),
 ]:
     row(rid, SI, call, None, check=check)
 
 # -- results that are new arrays stay new: writing into them leaves the input unchanged
 SA = "x = sa.asarray([1.0, 4.0, 9.0])"
-row("alias_diff_n0", SA, "r = sa.diff(x, n=0); r[...] = -1.0", None,
-    check="assert x._np.tolist() == [1.0, 4.0, 9.0]")
-row("alias_diff_n0_prepend", SA, "r = sa.diff(x, n=0, prepend=sa.asarray([0.0]))", None,
-    check="assert r._np.tolist() == [0.0, 1.0, 4.0, 9.0]")
-row("alias_matrix_power_0_writable", "", "r = sa.linalg.matrix_power(sa.ones((2, 2)), 0); "
-    "r[0, 1] = 5.0", None, check="assert r._np.tolist() == [[1.0, 5.0], [0.0, 1.0]]")
+row(
+    "alias_diff_n0",
+    SA,
+    "r = sa.diff(x, n=0); r[...] = -1.0",
+    None,
+    check="assert x._np.tolist() == [1.0, 4.0, 9.0]",
+)
+row(
+    "alias_diff_n0_prepend",
+    SA,
+    "r = sa.diff(x, n=0, prepend=sa.asarray([0.0]))",
+    None,
+    check="assert r._np.tolist() == [0.0, 1.0, 4.0, 9.0]",
+)
+row(
+    "alias_matrix_power_0_writable",
+    "",
+    "r = sa.linalg.matrix_power(sa.ones((2, 2)), 0); r[0, 1] = 5.0",
+    None,
+    check="assert r._np.tolist() == [[1.0, 5.0], [0.0, 1.0]]",
+)
 
 # -- errors that used to name neither the argument nor the problem
-SE = ("x = sa.ones(3)\nclass P:\n    def __init__(self, c): self.c = c\n"
-      "    def __dlpack__(self, **kw): return self.c\n"
-      "    def __dlpack_device__(self): return (1, 0)\n"
-      "p = P(x.__dlpack__()); sa.from_dlpack(p)\n"
-      "mv2 = memoryview(np.zeros((2, 2), np.int64))")
+SE = (
+    "x = sa.ones(3)\nclass P:\n    def __init__(self, c): self.c = c\n"
+    "    def __dlpack__(self, **kw): return self.c\n"
+    "    def __dlpack_device__(self): return (1, 0)\n"
+    "p = P(x.__dlpack__()); sa.from_dlpack(p)\n"
+    "mv2 = memoryview(np.zeros((2, 2), np.int64))"
+)
 for rid, call, exc, frag in [
     ("arange_str", "sa.arange('a')", TypeError, "arange: start must be an int or a float, got str"),
     ("arange_stop_str", "sa.arange(0, 'b')", TypeError, "arange: stop"),
     ("arange_bool", "sa.arange(True)", TypeError, "arange: start"),
     ("arange_nan", "sa.arange(0, float('nan'))", ValueError, "arange: stop must be finite"),
     ("arange_inf_step", "sa.arange(0, 1, float('inf'))", ValueError, "step must be finite"),
-    ("dlpack_device_nan", "x.__dlpack__(dl_device=float('nan'))", TypeError,
-     "dl_device must be None or a (device_type, device_id) tuple"),
-    ("dlpack_device_huge_iterable", "x.__dlpack__(dl_device=range(2**62))", TypeError,
-     "dl_device must be None"),
-    ("dlpack_device_huge_id", "x.__dlpack__(dl_device=(1, 2**70))", BufferError,
-     "not supported"),
+    (
+        "dlpack_device_nan",
+        "x.__dlpack__(dl_device=float('nan'))",
+        TypeError,
+        "dl_device must be None or a (device_type, device_id) tuple",
+    ),
+    (
+        "dlpack_device_huge_iterable",
+        "x.__dlpack__(dl_device=range(2**62))",
+        TypeError,
+        "dl_device must be None",
+    ),
+    ("dlpack_device_huge_id", "x.__dlpack__(dl_device=(1, 2**70))", BufferError, "not supported"),
     ("dlpack_device_float", "x.__dlpack__(dl_device=(1.0, 0))", TypeError, "dl_device[0]"),
     ("dlpack_max_version_str", "x.__dlpack__(max_version='1.0')", TypeError, "max_version"),
     ("dlpack_capsule_consumed_twice", "sa.from_dlpack(p)", ValueError, "consumed already"),
@@ -115,22 +162,56 @@ for rid, call, exc, frag in [
     ("shape_memoryview_2d_zeros", "sa.zeros(mv2)", TypeError, "2-d memoryview"),
     ("shape_memoryview_2d_reshape", "sa.reshape(x, mv2)", TypeError, "reshape: shape"),
     ("shape_memoryview_2d_broadcast", "sa.broadcast_to(x, mv2)", TypeError, "2-d memoryview"),
-    ("fft_empty", "sa.fft.fft(sa.zeros(0, dtype=sa.complex128))", ValueError,
-     "fft.fft: x has extent 0 along axis 0"),
-    ("fft_empty_fftn", "sa.fft.fftn(sa.zeros((2, 0), dtype=sa.complex128))", ValueError,
-     "extent 0 along axis 1"),
-    ("fft_irfft_one_point", "sa.fft.irfft(sa.ones(1, dtype=sa.complex128))", ValueError,
-     "2 * (1 - 1) = 0"),
+    (
+        "fft_empty",
+        "sa.fft.fft(sa.zeros(0, dtype=sa.complex128))",
+        ValueError,
+        "fft.fft: x has extent 0 along axis 0",
+    ),
+    (
+        "fft_empty_fftn",
+        "sa.fft.fftn(sa.zeros((2, 0), dtype=sa.complex128))",
+        ValueError,
+        "extent 0 along axis 1",
+    ),
+    (
+        "fft_irfft_one_point",
+        "sa.fft.irfft(sa.ones(1, dtype=sa.complex128))",
+        ValueError,
+        "2 * (1 - 1) = 0",
+    ),
     ("fft_empty_rfft", "sa.fft.rfft(sa.zeros((0,)))", ValueError, "fft.rfft: x has extent 0"),
-    ("policy_huge", "sa.matmul_policy(gemm_blas_min=2**63).__enter__()", ValueError,
-     "'gemm_blas_min' must be a non-negative int (at most 2**63 - 1)"),
-    ("policy_float", "sa.matmul_policy(gemm_pack_min=1.5).__enter__()", ValueError,
-     "'gemm_pack_min'"),
-    ("policy_switch", "sa.matmul_policy(blas_enabled=2).__enter__()", ValueError,
-     "'blas_enabled' must be 0 or 1"),
+    (
+        "policy_huge",
+        "sa.matmul_policy(gemm_blas_min=2**63).__enter__()",
+        ValueError,
+        "'gemm_blas_min' must be a non-negative int (at most 2**63 - 1)",
+    ),
+    (
+        "policy_float",
+        "sa.matmul_policy(gemm_pack_min=1.5).__enter__()",
+        ValueError,
+        "'gemm_pack_min'",
+    ),
+    (
+        "policy_switch",
+        "sa.matmul_policy(blas_enabled=2).__enter__()",
+        ValueError,
+        "'blas_enabled' must be 0 or 1",
+    ),
 ]:
     row(rid, SE, call, exc, frag)
-row("dlpack_max_version_huge", "x = sa.ones(3)", "r = np.from_dlpack(x); "
-    "c = x.__dlpack__(max_version=(2**70, 0))", None, check="assert r.shape == (3,)")
-row("fft_empty_zero_padded", "", "r = sa.fft.fft(sa.zeros(0, dtype=sa.complex128), n=2)", None,
-    check="assert r.shape == (2,)")
+row(
+    "dlpack_max_version_huge",
+    "x = sa.ones(3)",
+    "r = np.from_dlpack(x); c = x.__dlpack__(max_version=(2**70, 0))",
+    None,
+    check="assert r.shape == (3,)",
+)
+row(
+    "fft_empty_zero_padded",
+    "",
+    "r = sa.fft.fft(sa.zeros(0, dtype=sa.complex128), n=2)",
+    None,
+    check="assert r.shape == (2,)",
+)

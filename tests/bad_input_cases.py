@@ -36,8 +36,15 @@ class Case:
 CASES: list[Case] = []
 
 
-def row(id: str, setup: str, call: str, exc: Any, match: str = "", check: str = "",  # noqa: A002
-        warns: bool = False) -> None:
+def row(
+    id: str,
+    setup: str,
+    call: str,
+    exc: Any,
+    match: str = "",
+    check: str = "",  # noqa: A002
+    warns: bool = False,
+) -> None:
     """Append one row to the table."""
     CASES.append(Case(id, setup, call, exc, match, check, warns))
 
@@ -45,13 +52,15 @@ def row(id: str, setup: str, call: str, exc: Any, match: str = "", check: str = 
 # -- matmul: 0-d operands, on every route into matmul (operator, function, reflected, in-place)
 S0 = "a0 = sa.asarray(2.0); m = sa.ones((2, 2)); v = sa.ones(2)"
 for rid, call, arg in [
-    ("matmul_0d_lhs_operator", "a0 @ m", "x1"), ("matmul_0d_rhs_operator", "m @ a0", "x2"),
+    ("matmul_0d_lhs_operator", "a0 @ m", "x1"),
+    ("matmul_0d_rhs_operator", "m @ a0", "x2"),
     ("matmul_0d_lhs_function", "sa.matmul(a0, v)", "x1"),
     ("matmul_0d_rhs_function", "sa.matmul(v, a0)", "x2"),
     ("matmul_0d_both", "a0 @ a0", "x1"),
     ("matmul_0d_linalg", "sa.linalg.matmul(m, a0)", "x2"),
     ("matmul_0d_rmatmul", "m.__rmatmul__(a0)", "x1"),
-    ("matmul_0d_imatmul_rhs", "m @= a0", "x2"), ("matmul_0d_imatmul_lhs", "a0 @= m", "x1"),
+    ("matmul_0d_imatmul_rhs", "m @= a0", "x2"),
+    ("matmul_0d_imatmul_lhs", "a0 @= m", "x1"),
     ("matmul_0d_explain", "sa.matmul_explain(a0, m)", "x1"),
 ]:
     row(rid, S0, call, ValueError, f"{arg} is 0-d")
@@ -72,37 +81,67 @@ for rid, s1, s2, frag in [
     S = f"a = sa.ones({s1}); b = sa.ones({s2})"
     row(rid, S, "a @ b", ValueError, frag)
     row(rid + "_function", S, "sa.matmul(a, b)", ValueError, frag)
-row("matmul_k_imatmul", "a = sa.ones((2, 3)); b = sa.ones((4, 3))", "a @= b", ValueError,
-    "contracted dimensions differ")
-row("matmul_imatmul_shape_change", "a = sa.ones((2, 3)); b = sa.ones((3, 4))", "a @= b",
-    ValueError, "would change x1's shape")
-row("matmul_imatmul_dtype_change", "a = sa.ones((2, 2), dtype=sa.float32); b = sa.ones((2, 2))",
-    "a @= b", ValueError, "would change x1's dtype")
+row(
+    "matmul_k_imatmul",
+    "a = sa.ones((2, 3)); b = sa.ones((4, 3))",
+    "a @= b",
+    ValueError,
+    "contracted dimensions differ",
+)
+row(
+    "matmul_imatmul_shape_change",
+    "a = sa.ones((2, 3)); b = sa.ones((3, 4))",
+    "a @= b",
+    ValueError,
+    "would change x1's shape",
+)
+row(
+    "matmul_imatmul_dtype_change",
+    "a = sa.ones((2, 2), dtype=sa.float32); b = sa.ones((2, 2))",
+    "a @= b",
+    ValueError,
+    "would change x1's dtype",
+)
 
 # -- matmul: dtypes. bool has no matmul; mixed kinds (undefined by the standard) promote as in
 # NumPy, so those rows must run and give NumPy's dtype.
-SB = ("t = sa.ones((2, 2), dtype=sa.bool); f = sa.ones((2, 2)); "
-      "i8 = sa.ones((2, 2), dtype=sa.int8); u64 = sa.ones((2, 2), dtype=sa.uint64); "
-      "i64 = sa.ones((2, 2), dtype=sa.int64)")
+SB = (
+    "t = sa.ones((2, 2), dtype=sa.bool); f = sa.ones((2, 2)); "
+    "i8 = sa.ones((2, 2), dtype=sa.int8); u64 = sa.ones((2, 2), dtype=sa.uint64); "
+    "i64 = sa.ones((2, 2), dtype=sa.int64)"
+)
 row("matmul_bool_bool", SB, "t @ t", TypeError, "x1 has dtype bool")
 row("matmul_bool_rhs", SB, "f @ t", TypeError, "x2 has dtype bool")
 row("matmul_bool_lhs_function", SB, "sa.matmul(t, f)", TypeError, "x1 has dtype bool")
 row("matmul_bool_imatmul", SB, "t @= t", TypeError, "x1 has dtype bool")
 row("matmul_bool_explain", SB, "sa.matmul_explain(f, t)", TypeError, "x2 has dtype bool")
-row("matmul_int_float", SB, "r = i8 @ f", None,
-    check="assert r.dtype == sa.float64 and np.asarray(r).tolist() == [[2.0, 2.0]] * 2")
-row("matmul_uint64_int64", SB, "r = u64 @ i64", None,
-    check="assert r.dtype == sa.float64 and np.asarray(r).tolist() == [[2.0, 2.0]] * 2")
+row(
+    "matmul_int_float",
+    SB,
+    "r = i8 @ f",
+    None,
+    check="assert r.dtype == sa.float64 and np.asarray(r).tolist() == [[2.0, 2.0]] * 2",
+)
+row(
+    "matmul_uint64_int64",
+    SB,
+    "r = u64 @ i64",
+    None,
+    check="assert r.dtype == sa.float64 and np.asarray(r).tolist() == [[2.0, 2.0]] * 2",
+)
 
 # -- object dtype: NumPy object arrays are not arrays of an Array API dtype
 SO = "o = np.array([[1, 2], [3, 4]], dtype=object); m = sa.ones((2, 2))"
 row("asarray_object_ints", SO, "sa.asarray(o)", TypeError, "dtype object")
-row("asarray_object_mixed", "o = np.array([1.0, 'a', None], dtype=object)", "sa.asarray(o)",
-    TypeError, "dtype object")
-row("asarray_object_dtype_given", SO, "sa.asarray(o, dtype=sa.float64)", TypeError,
-    "dtype object")
-row("matmul_object_function", SO, "sa.matmul(m, o)", TypeError,
-    "x2 must be a stridedarray Array")
+row(
+    "asarray_object_mixed",
+    "o = np.array([1.0, 'a', None], dtype=object)",
+    "sa.asarray(o)",
+    TypeError,
+    "dtype object",
+)
+row("asarray_object_dtype_given", SO, "sa.asarray(o, dtype=sa.float64)", TypeError, "dtype object")
+row("matmul_object_function", SO, "sa.matmul(m, o)", TypeError, "x2 must be a stridedarray Array")
 
 # -- non-array operands. The standard's matmul function takes arrays only: a list, a string,
 # None or a NumPy array is refused with TypeError naming x1 or x2 (no implicit asarray: a
@@ -114,8 +153,12 @@ for rid, call, exc, frag in [
     ("matmul_str_rhs", "m @ 'x'", TypeError, "x2 must be a stridedarray Array, got str"),
     ("matmul_str_lhs", "'x' @ m", TypeError, "unsupported operand"),
     ("matmul_none_rhs", "m @ None", TypeError, "x2 must be a stridedarray Array, got NoneType"),
-    ("matmul_list_rhs", "sa.matmul(m, [[1.0, 0.0], [0.0, 1.0]])", TypeError,
-     "x2 must be a stridedarray Array, got list"),
+    (
+        "matmul_list_rhs",
+        "sa.matmul(m, [[1.0, 0.0], [0.0, 1.0]])",
+        TypeError,
+        "x2 must be a stridedarray Array, got list",
+    ),
     ("matmul_list_lhs", "sa.matmul([[1.0]], m)", TypeError, "x1 must be a stridedarray Array"),
     ("matmul_numpy_function", "sa.matmul(n, m)", TypeError, "x1 must be a stridedarray Array"),
     ("matmul_numpy_explain", "sa.matmul_explain(m, n)", TypeError, "x2 must be a stridedarray"),
@@ -188,78 +231,160 @@ for rid, call in [
     ("huge_broadcast_2_62_x_8", "sa.broadcast_to(sa.ones(1), (2**62, 8))"),
     ("huge_broadcast_2_63", "sa.broadcast_to(sa.ones(1), (2**63,))"),
     ("huge_broadcast_bytes", "sa.broadcast_to(sa.ones(1), (2**61,))"),
-    ("huge_broadcast_arrays", "sa.broadcast_arrays(sa.broadcast_to(sa.ones((1, 1)), (2**32, 1)), "
-     "sa.broadcast_to(sa.ones((1, 1)), (1, 2**32)))"),
-    ("huge_matmul_output", "x = sa.broadcast_to(sa.ones((1, 1)), (2**40, 1)); "
-     "y = sa.broadcast_to(sa.ones((1, 1)), (1, 2**40)); x @ y"),
-    ("huge_matmul_batched_output", "x = sa.broadcast_to(sa.ones((1, 1, 1)), (2**40, 1, 1)); "
-     "y = sa.broadcast_to(sa.ones((1, 1, 1, 1)), (2**40, 1, 1, 1)); x @ y"),
+    (
+        "huge_broadcast_arrays",
+        "sa.broadcast_arrays(sa.broadcast_to(sa.ones((1, 1)), (2**32, 1)), "
+        "sa.broadcast_to(sa.ones((1, 1)), (1, 2**32)))",
+    ),
+    (
+        "huge_matmul_output",
+        "x = sa.broadcast_to(sa.ones((1, 1)), (2**40, 1)); "
+        "y = sa.broadcast_to(sa.ones((1, 1)), (1, 2**40)); x @ y",
+    ),
+    (
+        "huge_matmul_batched_output",
+        "x = sa.broadcast_to(sa.ones((1, 1, 1)), (2**40, 1, 1)); "
+        "y = sa.broadcast_to(sa.ones((1, 1, 1, 1)), (2**40, 1, 1, 1)); x @ y",
+    ),
 ]:
     row(rid, "", call, ValueError, "too large")
 # Representable but not allocatable (more than the 47-bit address space): NumPy's MemoryError.
 row("huge_empty_representable", "", "sa.empty((2**59,))", MemoryError, "unable to allocate")
-row("huge_matmul_output_representable", "x = sa.broadcast_to(sa.ones((1, 1)), (2**29, 1)); "
-    "y = sa.broadcast_to(sa.ones((1, 1)), (1, 2**29))", "x @ y", MemoryError,
-    "unable to allocate")
-row("huge_to_row_major", "x = sa.broadcast_to(sa.ones((1, 1)), (2**29, 2**29))",
-    "x.to_row_major()", MemoryError, "unable to allocate")
+row(
+    "huge_matmul_output_representable",
+    "x = sa.broadcast_to(sa.ones((1, 1)), (2**29, 1)); "
+    "y = sa.broadcast_to(sa.ones((1, 1)), (1, 2**29))",
+    "x @ y",
+    MemoryError,
+    "unable to allocate",
+)
+row(
+    "huge_to_row_major",
+    "x = sa.broadcast_to(sa.ones((1, 1)), (2**29, 2**29))",
+    "x.to_row_major()",
+    MemoryError,
+    "unable to allocate",
+)
 # A huge stride on an extent-1 axis (repeated step-two slicing of a length-1 axis) is legal:
 # the stride is never used, so the array must work everywhere.
-SH = ("x = sa.ones((1, 1))\nfor _ in range(70):\n    x = x[::2]\n"
-      "y = sa.ones(1)[::2**64]")
-row("huge_stride_extent_one_matmul", SH, "r = x @ x; q = y @ y",
-    None, check="assert float(r[0, 0]) == 1.0 and float(q) == 1.0")
-row("huge_stride_extent_one_elementwise", SH, "r = x + 1.0; q = np.asarray(y)",
-    None, check="assert float(r[0, 0]) == 2.0 and q.tolist() == [1.0]")
-row("huge_stride_extent_one_pack", SH, "r = x.to_row_major()", None,
-    check="assert r.shape == (1, 1) and float(r[0, 0]) == 1.0")
+SH = "x = sa.ones((1, 1))\nfor _ in range(70):\n    x = x[::2]\ny = sa.ones(1)[::2**64]"
+row(
+    "huge_stride_extent_one_matmul",
+    SH,
+    "r = x @ x; q = y @ y",
+    None,
+    check="assert float(r[0, 0]) == 1.0 and float(q) == 1.0",
+)
+row(
+    "huge_stride_extent_one_elementwise",
+    SH,
+    "r = x + 1.0; q = np.asarray(y)",
+    None,
+    check="assert float(r[0, 0]) == 2.0 and q.tolist() == [1.0]",
+)
+row(
+    "huge_stride_extent_one_pack",
+    SH,
+    "r = x.to_row_major()",
+    None,
+    check="assert r.shape == (1, 1) and float(r[0, 0]) == 1.0",
+)
 # Zero-stride operands claim any extent without memory behind it, so sizes the C core derives
 # from two of them (scratch, packs, the output, the flop count) can exceed 64 bits. Each is
 # refused with a ValueError (as any size beyond int64), never wrapped into a small buffer.
-BC = ("def bc(shape, target, dt=sa.int8):\n"
-      "    return sa.broadcast_to(sa.ones(shape, dtype=dt), target)\n")
+BC = (
+    "def bc(shape, target, dt=sa.int8):\n"
+    "    return sa.broadcast_to(sa.ones(shape, dtype=dt), target)\n"
+)
 GEMV = BC + "K = 0x3333333333333340; a = bc((1, 1), (1, K)); b = bc((1,), (K,))"
 OVF = "work size overflows 64-bit arithmetic"
 for rid, setup, call in [
     # the generic GEMV's scratch (5 K bytes) wrapped to 320 bytes, then K were written
     ("huge_matmul_scratch_gemv_int8", GEMV, "a @ b"),
     ("huge_matmul_scratch_gemv_function", GEMV, "sa.matmul(a, b)"),
-    ("huge_matmul_scratch_gemv_float64", BC + "K = 2**58; a = bc((1, 1), (1, K), sa.float64); "
-     "b = bc((1,), (K,), sa.float64)", "a @ b"),
-    ("huge_matmul_scratch_dot_complex64", BC + "K = 2**59; a = bc((1,), (K,), sa.complex64); "
-     "b = bc((1,), (K,), sa.complex64)", "a @ b"),
+    (
+        "huge_matmul_scratch_gemv_float64",
+        BC + "K = 2**58; a = bc((1, 1), (1, K), sa.float64); b = bc((1,), (K,), sa.float64)",
+        "a @ b",
+    ),
+    (
+        "huge_matmul_scratch_dot_complex64",
+        BC + "K = 2**59; a = bc((1,), (K,), sa.complex64); b = bc((1,), (K,), sa.complex64)",
+        "a @ b",
+    ),
     # more flops than int64 holds: refused on every route before anything runs
-    ("huge_matmul_flops_gemm_int8", BC + "K = 2**62 - 1; a = bc((2, 1), (2, K)); "
-     "b = bc((1, 2), (K, 2))", "a @ b"),
-    ("huge_matmul_flops_gemm_reference", BC + "K = 2**62 - 1; a = bc((2, 1), (2, K)); "
-     "b = bc((1, 2), (K, 2))", "with sa.matmul_policy(force='reference'):\n    a @ b"),
-    ("huge_matmul_flops_batched_gemv", BC + "K = 2**61; a = bc((3, 1, 1), (3, 1, K)); "
-     "b = bc((1,), (K,))", "a @ b"),
-    ("huge_matmul_flops_gemm_complex128", BC + "K = (2**63 - 1) // 48; "
-     "a = bc((3, 1), (3, K), sa.complex128); b = bc((1, 3), (K, 3), sa.complex128)", "a @ b"),
+    (
+        "huge_matmul_flops_gemm_int8",
+        BC + "K = 2**62 - 1; a = bc((2, 1), (2, K)); b = bc((1, 2), (K, 2))",
+        "a @ b",
+    ),
+    (
+        "huge_matmul_flops_gemm_reference",
+        BC + "K = 2**62 - 1; a = bc((2, 1), (2, K)); b = bc((1, 2), (K, 2))",
+        "with sa.matmul_policy(force='reference'):\n    a @ b",
+    ),
+    (
+        "huge_matmul_flops_batched_gemv",
+        BC + "K = 2**61; a = bc((3, 1, 1), (3, 1, K)); b = bc((1,), (K,))",
+        "a @ b",
+    ),
+    (
+        "huge_matmul_flops_gemm_complex128",
+        BC + "K = (2**63 - 1) // 48; "
+        "a = bc((3, 1), (3, K), sa.complex128); b = bc((1, 3), (K, 3), sa.complex128)",
+        "a @ b",
+    ),
     # a cast pack (int32 -> float64) of 2**61 - 1 elements: more bytes than int64 holds
-    ("huge_matmul_cast_pack", BC + "K = 2**61 - 1; a = bc((1, 1), (1, K), sa.int32); "
-     "b = bc((1,), (K,), sa.float32)", "a @ b"),
-    ("huge_matmul_cast_pack_explain", BC + "K = 2**61 - 1; a = bc((1, 1), (1, K), sa.int32); "
-     "b = bc((1,), (K,), sa.float32)", "sa.matmul_explain(a, b)"),
+    (
+        "huge_matmul_cast_pack",
+        BC + "K = 2**61 - 1; a = bc((1, 1), (1, K), sa.int32); b = bc((1,), (K,), sa.float32)",
+        "a @ b",
+    ),
+    (
+        "huge_matmul_cast_pack_explain",
+        BC + "K = 2**61 - 1; a = bc((1, 1), (1, K), sa.int32); b = bc((1,), (K,), sa.float32)",
+        "sa.matmul_explain(a, b)",
+    ),
     # an output beyond int64: matmul_explain says so too (`@` refuses it before the C core)
-    ("huge_matmul_output_explain", BC + "a = bc((1, 1), (2**40, 1)); b = bc((1, 1), (1, 2**40))",
-     "sa.matmul_explain(a, b)"),
+    (
+        "huge_matmul_output_explain",
+        BC + "a = bc((1, 1), (2**40, 1)); b = bc((1, 1), (1, 2**40))",
+        "sa.matmul_explain(a, b)",
+    ),
 ]:
     row(rid, setup, call, ValueError, OVF)
 # The explain of a product `@` refuses: its plan and the exact flop count (2 K, 2**71).
-row("huge_matmul_scratch_gemv_explain", GEMV, "e = sa.matmul_explain(a, b)", None,
-    check="assert e['flops'] == 2 * K and e['route'] == 'generic' and e['K'] == K")
-row("huge_matmul_flops_explain", BC + "a = bc((1, 1, 1), (2**10, 2**20, 2**20), sa.float64); "
-    "b = bc((1, 1), (2**20, 2**20), sa.float64)", "e = sa.matmul_explain(a, b)", None,
-    check="assert e['flops'] == 2**71 and e['C'] == 2**10")
+row(
+    "huge_matmul_scratch_gemv_explain",
+    GEMV,
+    "e = sa.matmul_explain(a, b)",
+    None,
+    check="assert e['flops'] == 2 * K and e['route'] == 'generic' and e['K'] == K",
+)
+row(
+    "huge_matmul_flops_explain",
+    BC + "a = bc((1, 1, 1), (2**10, 2**20, 2**20), sa.float64); "
+    "b = bc((1, 1), (2**20, 2**20), sa.float64)",
+    "e = sa.matmul_explain(a, b)",
+    None,
+    check="assert e['flops'] == 2**71 and e['C'] == 2**10",
+)
 # Empty products with a huge K compute (nothing): no operand is cast or packed for them.
-row("huge_matmul_empty_k", BC + "a = bc((0, 1), (0, 2**62)); b = bc((1, 1), (2**62, 1))",
-    "r = a @ b", None, check="assert r.shape == (0, 1) and r.dtype == sa.int8")
-row("huge_matmul_empty_mixed_dtypes", BC + "a = bc((2, 1), (2, 2**61)); "
-    "b = bc((1, 0), (2**61, 0), sa.int16)", "r = a @ b; e = sa.matmul_explain(a, b)", None,
+row(
+    "huge_matmul_empty_k",
+    BC + "a = bc((0, 1), (0, 2**62)); b = bc((1, 1), (2**62, 1))",
+    "r = a @ b",
+    None,
+    check="assert r.shape == (0, 1) and r.dtype == sa.int8",
+)
+row(
+    "huge_matmul_empty_mixed_dtypes",
+    BC + "a = bc((2, 1), (2, 2**61)); b = bc((1, 0), (2**61, 0), sa.int16)",
+    "r = a @ b; e = sa.matmul_explain(a, b)",
+    None,
     check="assert r.shape == (2, 0) and r.dtype == sa.int16 and e['cast'] == () "
-          "and e['payload_bytes'] == 0 and e['flops'] == 0")
+    "and e['payload_bytes'] == 0 and e['flops'] == 0",
+)
 
 # -- negative dimensions
 for rid, call, frag in [
@@ -281,8 +406,11 @@ for rid, call, frag in [
     ("shape_float_zeros", "sa.zeros(2.5)", "shape must be"),
     ("shape_str_zeros", "sa.zeros('3')", "shape must be"),
     ("shape_float_reshape", "sa.reshape(sa.ones(4), (2.0, 2))", "reshape: shape[0] must be"),
-    ("shape_float_broadcast_to", "sa.broadcast_to(sa.ones(1), (2.0,))",
-     "broadcast_to: shape[0] must be"),
+    (
+        "shape_float_broadcast_to",
+        "sa.broadcast_to(sa.ones(1), (2.0,))",
+        "broadcast_to: shape[0] must be",
+    ),
     ("shape_int_broadcast_to", "sa.broadcast_to(sa.ones(1), 2)", "shape must be"),
     ("dtype_str_zeros", "sa.zeros(2, dtype='float64')", "dtype must be"),
     ("dtype_numpy_asarray", "sa.asarray([1], dtype=np.float64)", "dtype must be"),
@@ -297,15 +425,15 @@ row("rank_65_index_none", "x = sa.zeros((1,) * 64)", "x[None]", ValueError, "64 
 # base may be foreign memory whose extent we cannot know), so an as_strided view pointing
 # outside its base cannot be detected. What we check is our own descriptors: every view is
 # bounds-checked against the window asarray derived from the NumPy array's strides.
-SD = ("from stridedarray._array import _make, _Storage\n"
-      "buf = np.arange(4.0); st = _Storage(buf); x = sa.asarray(buf)")
+SD = (
+    "from stridedarray._array import _make, _Storage\n"
+    "buf = np.arange(4.0); st = _Storage(buf); x = sa.asarray(buf)"
+)
 for rid, call, frag in [
     ("descriptor_make_past_end", "_make(st, sa.float64, (5,), (1,), 0)", "out of bounds"),
-    ("descriptor_make_negative_origin", "_make(st, sa.float64, (1,), (1,), -1)",
-     "out of bounds"),
+    ("descriptor_make_negative_origin", "_make(st, sa.float64, (1,), (1,), -1)", "out of bounds"),
     ("descriptor_make_origin_past_end", "_make(st, sa.float64, (1,), (1,), 4)", "out of bounds"),
-    ("descriptor_make_rank_mismatch", "_make(st, sa.float64, (2,), (1, 1), 0)",
-     "but strides"),
+    ("descriptor_make_rank_mismatch", "_make(st, sa.float64, (2,), (1, 1), 0)", "but strides"),
     ("descriptor_view_stride", "x._view((2,), (3,), 2)", "out of bounds"),
     ("descriptor_view_negative_stride", "x._view((2,), (-1,), 0)", "out of bounds"),
     ("descriptor_view_2d", "x._view((2, 2), (1, 3), 0)", "out of bounds"),
@@ -313,24 +441,41 @@ for rid, call, frag in [
     ("descriptor_view_huge", "x._view((2**62,), (2**62,), 0)", "out of bounds"),
     # Stride-0 descriptors claiming more than int64 bytes pass _make (every offset is in the
     # buffer); the first use that needs the NumPy view or the C descriptor says "too large".
-    ("descriptor_view_huge_zero_stride", "v = x._view((2**40, 2**40), (0, 0), 0); v + 1.0",
-     "too large"),
+    (
+        "descriptor_view_huge_zero_stride",
+        "v = x._view((2**40, 2**40), (0, 0), 0); v + 1.0",
+        "too large",
+    ),
     ("descriptor_view_extent_2_64", "v = x._view((2**64,), (0,), 0); v @ v", "too large"),
 ]:
     row(rid, SD, call, ValueError, frag)
-SW = ("base = np.arange(8.0)\n"
-      "win = np.lib.stride_tricks.sliding_window_view(base, 3)[::-2]\n"  # overlapping, reversed
-      "x = sa.asarray(win)")
-row("descriptor_asarray_overlapping_numpy", SW, "r = (x @ sa.ones(3))._np", None,
-    check="assert np.array_equal(r, win @ np.ones(3))")
-row("descriptor_view_outside_numpy_window", SW, "x._view((3, 3), (1, 1), 3)", ValueError,
-    "out of bounds")
+SW = (
+    "base = np.arange(8.0)\n"
+    "win = np.lib.stride_tricks.sliding_window_view(base, 3)[::-2]\n"  # overlapping, reversed
+    "x = sa.asarray(win)"
+)
+row(
+    "descriptor_asarray_overlapping_numpy",
+    SW,
+    "r = (x @ sa.ones(3))._np",
+    None,
+    check="assert np.array_equal(r, win @ np.ones(3))",
+)
+row(
+    "descriptor_view_outside_numpy_window",
+    SW,
+    "x._view((3, 3), (1, 1), 3)",
+    ValueError,
+    "out of bounds",
+)
 
 # -- writes to read-only arrays: from bytes, a read-only NumPy array, a read-only memoryview;
 # every write route (setitem, advanced setitem, in-place operators, @=) and views of them.
-SR = ("n = np.frombuffer(bytes(32), dtype=np.float64).reshape(2, 2)\n"
-      "a = sa.asarray(n); i = sa.asarray(np.frombuffer(bytes(32), dtype=np.int64))\n"
-      "b = sa.asarray(bytes(16)); m = sa.ones((2, 2))")
+SR = (
+    "n = np.frombuffer(bytes(32), dtype=np.float64).reshape(2, 2)\n"
+    "a = sa.asarray(n); i = sa.asarray(np.frombuffer(bytes(32), dtype=np.int64))\n"
+    "b = sa.asarray(bytes(16)); m = sa.ones((2, 2))"
+)
 for rid, call in [
     ("readonly_bytes_setitem", "b[0] = 1"),
     ("readonly_bytes_fill", "b[...] = 0"),
@@ -339,10 +484,17 @@ for rid, call in [
     ("readonly_numpy_setitem_array", "a[...] = m"),
     ("readonly_numpy_setitem_advanced", "a[sa.asarray([0])] = 1.0"),
     ("readonly_numpy_setitem_mask", "a[sa.asarray([[True, False], [False, True]])] = 1.0"),
-    ("readonly_iadd", "a += 1.0"), ("readonly_isub", "a -= 1.0"), ("readonly_imul", "a *= 2.0"),
-    ("readonly_itruediv", "a /= 2.0"), ("readonly_ipow", "a **= 2.0"),
-    ("readonly_ifloordiv", "i //= 2"), ("readonly_imod", "i %= 2"), ("readonly_iand", "i &= 1"),
-    ("readonly_ior", "i |= 1"), ("readonly_ixor", "i ^= 1"), ("readonly_ilshift", "i <<= 1"),
+    ("readonly_iadd", "a += 1.0"),
+    ("readonly_isub", "a -= 1.0"),
+    ("readonly_imul", "a *= 2.0"),
+    ("readonly_itruediv", "a /= 2.0"),
+    ("readonly_ipow", "a **= 2.0"),
+    ("readonly_ifloordiv", "i //= 2"),
+    ("readonly_imod", "i %= 2"),
+    ("readonly_iand", "i &= 1"),
+    ("readonly_ior", "i |= 1"),
+    ("readonly_ixor", "i ^= 1"),
+    ("readonly_ilshift", "i <<= 1"),
     ("readonly_irshift", "i >>= 1"),
     ("readonly_imatmul", "a @= m"),
     ("readonly_view_transpose", "v = a.mT; v[...] = 1.0"),
@@ -354,13 +506,27 @@ for rid, call in [
     ("readonly_numpy_export", "np.asarray(a)[0, 0] = 1.0"),
 ]:
     row(rid, SR, call, ValueError, "read-only")
-row("readonly_memoryview_of_bytes", "src = bytes(8); a = sa.asarray(memoryview(src))",
-    "a[0] = 1", ValueError, "read-only")
-row("readonly_memoryview_toreadonly",
-    "src = bytearray(8); a = sa.asarray(memoryview(src).toreadonly())", "a[0] = 1",
-    ValueError, "read-only")
-row("readonly_matmul_reads_fine", SR, "r = a @ m", None,
-    check="assert np.array_equal(r._np, np.zeros((2, 2)))")
+row(
+    "readonly_memoryview_of_bytes",
+    "src = bytes(8); a = sa.asarray(memoryview(src))",
+    "a[0] = 1",
+    ValueError,
+    "read-only",
+)
+row(
+    "readonly_memoryview_toreadonly",
+    "src = bytearray(8); a = sa.asarray(memoryview(src).toreadonly())",
+    "a[0] = 1",
+    ValueError,
+    "read-only",
+)
+row(
+    "readonly_matmul_reads_fine",
+    SR,
+    "r = a @ m",
+    None,
+    check="assert np.array_equal(r._np, np.zeros((2, 2)))",
+)
 
 # -- NumPy's ufunc methods never write into a read-only target (NumPy's own ufunc.at does not
 # check; every out= is checked before NumPy runs).
@@ -380,8 +546,10 @@ for rid, call in [
     row(rid, SR, call, ValueError, "read-only")
 
 # -- in-place operators are all or nothing, with NumPy's same-kind casting
-SP = ("p = sa.asarray([1, 2, 3, 4]); q = sa.asarray([2, 2, -1, 2]); u = sa.ones(4, "
-      "dtype=sa.uint8); s8 = sa.asarray([2, 2, -1, 2], dtype=sa.int8)")
+SP = (
+    "p = sa.asarray([1, 2, 3, 4]); q = sa.asarray([2, 2, -1, 2]); u = sa.ones(4, "
+    "dtype=sa.uint8); s8 = sa.asarray([2, 2, -1, 2], dtype=sa.int8)"
+)
 for rid, call, exc, frag in [
     ("ipow_negative_exponent", "p **= q", ValueError, "negative"),
     ("ipow_negative_exponent_view", "v = p[::-1]; v **= q", ValueError, "negative"),
@@ -392,36 +560,74 @@ for rid, call, exc, frag in [
     ("iadd_signed_into_unsigned", "u += s8", TypeError, "uint8"),
 ]:
     row(rid, SP, call, exc, frag)
-row("iadd_same_kind_0d", "", "r = sa.zeros(3, dtype=sa.int32); r += sa.asarray(1)", None,
-    check="assert r.dtype == sa.int32 and r.tolist() == [1, 1, 1]")
+row(
+    "iadd_same_kind_0d",
+    "",
+    "r = sa.zeros(3, dtype=sa.int32); r += sa.asarray(1)",
+    None,
+    check="assert r.dtype == sa.int32 and r.tolist() == [1, 1, 1]",
+)
 
 # -- NumPy scalars where Python scalars go; a self-referencing list is a ValueError
 SN = "x = sa.zeros(3); i8 = sa.zeros(3, dtype=sa.int8); r0 = []; r0.append(r0)"
 row("setitem_numpy_int_out_of_range", SN, "i8[0] = np.int64(300)", OverflowError, "int8")
-row("full_numpy_int_out_of_range", SN, "sa.full(2, np.int64(300), dtype=sa.int8)",
-    OverflowError, "int8")
-row("full_like_numpy_complex_into_real", SN, "sa.full_like(x, np.complex64(1j))", TypeError,
-    "complex")
-row("full_float_nan_into_int", SN, "sa.full(2, float('nan'), dtype=sa.int8)", ValueError,
-    "NaN")
+row(
+    "full_numpy_int_out_of_range",
+    SN,
+    "sa.full(2, np.int64(300), dtype=sa.int8)",
+    OverflowError,
+    "int8",
+)
+row(
+    "full_like_numpy_complex_into_real",
+    SN,
+    "sa.full_like(x, np.complex64(1j))",
+    TypeError,
+    "complex",
+)
+row("full_float_nan_into_int", SN, "sa.full(2, float('nan'), dtype=sa.int8)", ValueError, "NaN")
 row("ufunc_self_referencing_list", SN, "np.add(x, r0)", ValueError, "contains itself")
-row("function_self_referencing_list", SN, "np.concatenate([x, r0])", ValueError,
-    "contains itself")
-row("ufunc_where_array", SN, "r = np.add(sa.arange(3.0), 1.0, where=sa.asarray([True, False, "
-    "True]), out=sa.zeros(3))", None, check="assert r.tolist() == [1.0, 0.0, 3.0]")
+row("function_self_referencing_list", SN, "np.concatenate([x, r0])", ValueError, "contains itself")
+row(
+    "ufunc_where_array",
+    SN,
+    "r = np.add(sa.arange(3.0), 1.0, where=sa.asarray([True, False, True]), out=sa.zeros(3))",
+    None,
+    check="assert r.tolist() == [1.0, 0.0, 3.0]",
+)
 
 # -- memoryviews: a released one is refused; an Array made from one that is released later
 # keeps the memory alive (NumPy's import holds its own export of the bytearray, so the
 # release does not free it and the bytearray cannot be resized under the Array).
-row("memoryview_released", "mv = memoryview(bytearray(8)); mv.release()", "sa.asarray(mv)",
-    ValueError, "released")
-row("memoryview_released_copy", "mv = memoryview(bytearray(8)); mv.release()",
-    "sa.asarray(mv, copy=True)", ValueError, "released")
+row(
+    "memoryview_released",
+    "mv = memoryview(bytearray(8)); mv.release()",
+    "sa.asarray(mv)",
+    ValueError,
+    "released",
+)
+row(
+    "memoryview_released_copy",
+    "mv = memoryview(bytearray(8)); mv.release()",
+    "sa.asarray(mv, copy=True)",
+    ValueError,
+    "released",
+)
 SM = "ba = bytearray(range(16)); mv = memoryview(ba); a = sa.asarray(mv); mv.release()"
-row("memoryview_released_after_read", SM, "r = a + 0", None,
-    check="assert r._np.tolist() == list(range(16))")
-row("memoryview_released_after_matmul", SM,
-    "r = sa.astype(a, sa.float64) @ sa.ones(16)", None, check="assert float(r) == 120.0")
+row(
+    "memoryview_released_after_read",
+    SM,
+    "r = a + 0",
+    None,
+    check="assert r._np.tolist() == list(range(16))",
+)
+row(
+    "memoryview_released_after_matmul",
+    SM,
+    "r = sa.astype(a, sa.float64) @ sa.ones(16)",
+    None,
+    check="assert float(r) == 120.0",
+)
 row("memoryview_released_then_resize", SM, "ba.extend(b'x')", BufferError, "")
 
 # -- Python nested sequences
@@ -443,14 +649,23 @@ for rid, call, exc, frag in [
     ("obj_list_copy_false", "sa.asarray([1.0], copy=False)", ValueError, "without copying"),
 ]:
     row(rid, "", call, exc, frag)
-row("list_too_deep", "x = [1]\nfor _ in range(64):\n    x = [x]", "sa.asarray(x)", ValueError,
-    "64")
+row("list_too_deep", "x = [1]\nfor _ in range(64):\n    x = [x]", "sa.asarray(x)", ValueError, "64")
 row("list_recursive", "x = []\nx.append(x)", "sa.asarray(x)", ValueError, "64")
 row("list_ragged_kept", "x = [[1.0, 2.0], [3.0]]", "sa.asarray(x)", ValueError, "ragged")
-row("list_mixed_numbers", "", "r = sa.asarray([1, 2.5, 1j])", None,
-    check="assert r.dtype == sa.complex128 and r._np.tolist() == [1, 2.5, 1j]")
-row("list_deep_64_ok", "x = [1.0]\nfor _ in range(63):\n    x = [x]", "r = sa.asarray(x)", None,
-    check="assert r.ndim == 64")
+row(
+    "list_mixed_numbers",
+    "",
+    "r = sa.asarray([1, 2.5, 1j])",
+    None,
+    check="assert r.dtype == sa.complex128 and r._np.tolist() == [1, 2.5, 1j]",
+)
+row(
+    "list_deep_64_ok",
+    "x = [1.0]\nfor _ in range(63):\n    x = [x]",
+    "r = sa.asarray(x)",
+    None,
+    check="assert r.ndim == 64",
+)
 
 
 # -- other bad input a demanding user hits: indexing, assignment, conversions, protocols,
@@ -469,8 +684,12 @@ for rid, call, exc, frag in [
     ("setitem_value_shape", "x[...] = sa.ones(4)", ValueError, "value of shape (4,)"),
     # A value of another dtype is cast (as NumPy, torch and JAX do), except complex into a
     # real array and Python floats an integer cannot hold.
-    ("setitem_value_complex_array", "x[0] = sa.ones(3, dtype=sa.complex128)", TypeError,
-     "imaginary part"),
+    (
+        "setitem_value_complex_array",
+        "x[0] = sa.ones(3, dtype=sa.complex128)",
+        TypeError,
+        "imaginary part",
+    ),
     ("setitem_value_complex_scalar", "i[0] = 1j", TypeError, "complex"),
     ("setitem_value_nan_into_int", "i[0] = float('nan')", ValueError, "NaN"),
     ("setitem_value_inf_into_int", "i[0] = float('-inf')", OverflowError, "-inf"),
@@ -496,8 +715,12 @@ for rid, call, exc, frag in [
     ("stack_shapes", "sa.stack([x, x.mT])", ValueError, "same shape"),
     ("add_shapes", "x + sa.ones(4)", ValueError, "x2 of shape (4,)"),
     ("iadd_shapes", "x += sa.ones(4)", ValueError, "x2 of shape (4,)"),
-    ("multiply_function_shapes", "sa.multiply(sa.ones((5, 1, 4)), x)", ValueError,
-     "x1 of shape (5, 1, 4)"),
+    (
+        "multiply_function_shapes",
+        "sa.multiply(sa.ones((5, 1, 4)), x)",
+        ValueError,
+        "x1 of shape (5, 1, 4)",
+    ),
     ("add_str", "x + 'a'", TypeError, "unsupported operand"),
     ("iadd_shape_change", "i += sa.ones((2, 3), dtype=sa.int64)", ValueError, "shape"),
     ("iadd_dtype_change", "i /= 2", TypeError, "dtype"),
@@ -511,14 +734,26 @@ for rid, call, exc, frag in [
     ("construct_directly", "sa.Array()", TypeError, "not created directly"),
     ("to_device_other", "x.to_device('gpu')", ValueError, "device"),
     ("device_other", "sa.zeros(2, device='gpu')", ValueError, "device"),
-    ("api_version_unknown", "x.__array_namespace__(api_version='2020.01')", ValueError,
-     "api_version"),
+    (
+        "api_version_unknown",
+        "x.__array_namespace__(api_version='2020.01')",
+        ValueError,
+        "api_version",
+    ),
     ("dlpack_stream", "x.__dlpack__(stream=1)", ValueError, "stream"),
     ("dlpack_device", "x.__dlpack__(dl_device=(2, 0))", BufferError, "dl_device"),
-    ("from_dlpack_not_exporter", "sa.from_dlpack([1, 2])", (TypeError, AttributeError),
-     "__dlpack__"),
-    ("asarray_copy_false_cast", "sa.asarray(x, dtype=sa.float32, copy=False)", ValueError,
-     "copy=False"),
+    (
+        "from_dlpack_not_exporter",
+        "sa.from_dlpack([1, 2])",
+        (TypeError, AttributeError),
+        "__dlpack__",
+    ),
+    (
+        "asarray_copy_false_cast",
+        "sa.asarray(x, dtype=sa.float32, copy=False)",
+        ValueError,
+        "copy=False",
+    ),
     ("asarray_int_out_of_range", "sa.asarray([300], dtype=sa.int8)", OverflowError, "int8"),
     ("full_int_out_of_range", "sa.full(2, 300, dtype=sa.int8)", OverflowError, "int8"),
     ("full_complex_into_float", "sa.full(2, 1j, dtype=sa.float64)", TypeError, "complex"),
@@ -526,57 +761,123 @@ for rid, call, exc, frag in [
     ("arange_step_zero", "sa.arange(0, 5, 0)", ValueError, "step"),
     ("arange_stop_not_0d", "sa.arange(0, i)", TypeError, "stop must be a 0-d array"),
     ("arange_step_complex_0d", "sa.arange(0, 5, sa.asarray(1j))", TypeError, "step"),
-    ("broadcast_shapes_negative", "sa.broadcast_shapes((2,), (-1,))", ValueError,
-     "negative dimensions are not allowed"),
-    ("broadcast_arrays_mismatch", "sa.broadcast_arrays(x, sa.ones(4))", ValueError,
-     "shape mismatch: objects cannot be broadcast to a single shape"),
-    ("moveaxis_source_out_of_range", "sa.moveaxis(x, 2, 0)", IndexError,
-     "source: axis 2 is out of bounds for array of dimension 2"),
-    ("linspace_complex_into_real", "sa.linspace(0, 1j, 5, dtype=sa.float64)", TypeError,
-     "complex"),
+    (
+        "broadcast_shapes_negative",
+        "sa.broadcast_shapes((2,), (-1,))",
+        ValueError,
+        "negative dimensions are not allowed",
+    ),
+    (
+        "broadcast_arrays_mismatch",
+        "sa.broadcast_arrays(x, sa.ones(4))",
+        ValueError,
+        "shape mismatch: objects cannot be broadcast to a single shape",
+    ),
+    (
+        "moveaxis_source_out_of_range",
+        "sa.moveaxis(x, 2, 0)",
+        IndexError,
+        "source: axis 2 is out of bounds for array of dimension 2",
+    ),
+    ("linspace_complex_into_real", "sa.linspace(0, 1j, 5, dtype=sa.float64)", TypeError, "complex"),
     ("full_fill_array_not_0d", "sa.full(2, sa.ones(2))", ValueError, "0-d array"),
-    ("full_fill_array_complex", "sa.full(2, sa.asarray(1j), dtype=sa.float64)", TypeError,
-     "complex"),
+    (
+        "full_fill_array_complex",
+        "sa.full(2, sa.asarray(1j), dtype=sa.float64)",
+        TypeError,
+        "complex",
+    ),
     ("astype_not_dtype", "sa.astype(x, 'float32')", TypeError, "dtype"),
-    ("policy_force_unknown", "sa.matmul_policy(force='fast').__enter__()", ValueError,
-     "force must be"),
-    ("policy_negative", "sa.matmul_policy(gemm_blas_min=-1).__enter__()", ValueError,
-     "non-negative"),
-    ("policy_unknown_key", "sa.matmul_policy(gemm_fast=1).__enter__()", ValueError,
-     "unknown policy key"),
+    (
+        "policy_force_unknown",
+        "sa.matmul_policy(force='fast').__enter__()",
+        ValueError,
+        "force must be",
+    ),
+    (
+        "policy_negative",
+        "sa.matmul_policy(gemm_blas_min=-1).__enter__()",
+        ValueError,
+        "non-negative",
+    ),
+    (
+        "policy_unknown_key",
+        "sa.matmul_policy(gemm_fast=1).__enter__()",
+        ValueError,
+        "unknown policy key",
+    ),
 ]:
     row(rid, "import operator\n" + SX, call, exc, frag)
 # A broadcast_to view repeats elements, so it is read-only, as NumPy's: a write would land
 # on one element several times. The source is left as it was.
-row("broadcast_view_write_refused", "src = sa.zeros(1); v = sa.broadcast_to(src, (3,))",
-    "v[...] = 2.0", ValueError, match="repeats elements")
+row(
+    "broadcast_view_write_refused",
+    "src = sa.zeros(1); v = sa.broadcast_to(src, (3,))",
+    "v[...] = 2.0",
+    ValueError,
+    match="repeats elements",
+)
 
 
 # -- foreign memory asarray cannot view: dtypes outside the standard are refused by name;
 # byte-swapped or unaligned sources are copied (copy=None) or refused (copy=False).
 for rid, src in [
-    ("float16", "np.zeros(2, np.float16)"), ("datetime64", "np.zeros(2, 'datetime64[s]')"),
-    ("unicode", "np.zeros(2, 'U3')"), ("structured", "np.zeros(2, [('a', 'i4')])"),
-    ("longdouble", "np.zeros(2, np.longdouble)"), ("bytes_format", "memoryview(b'ab').cast('c')"),
+    ("float16", "np.zeros(2, np.float16)"),
+    ("datetime64", "np.zeros(2, 'datetime64[s]')"),
+    ("unicode", "np.zeros(2, 'U3')"),
+    ("structured", "np.zeros(2, [('a', 'i4')])"),
+    ("longdouble", "np.zeros(2, np.longdouble)"),
+    ("bytes_format", "memoryview(b'ab').cast('c')"),
     ("array_unicode", "array.array('u', 'ab')"),
 ]:
-    row(f"asarray_dtype_{rid}", f"import array\nsrc = {src}", "sa.asarray(src)", TypeError,
-        "unsupported dtype")
-SU = ("raw = bytearray(np.arange(1.0, 3.0).tobytes()); raw.insert(0, 0)\n"
-      "unaligned = np.frombuffer(raw, dtype=np.float64, count=2, offset=1)\n"
-      "swapped = np.arange(1.0, 3.0).astype('>f8')")
+    row(
+        f"asarray_dtype_{rid}",
+        f"import array\nsrc = {src}",
+        "sa.asarray(src)",
+        TypeError,
+        "unsupported dtype",
+    )
+SU = (
+    "raw = bytearray(np.arange(1.0, 3.0).tobytes()); raw.insert(0, 0)\n"
+    "unaligned = np.frombuffer(raw, dtype=np.float64, count=2, offset=1)\n"
+    "swapped = np.arange(1.0, 3.0).astype('>f8')"
+)
 # copy=False names the one cause: alignment, byte order, or strides between whole elements
-row("asarray_unaligned_copy_false", SU, "sa.asarray(unaligned, copy=False)", ValueError,
-    "not aligned for float64: its data address")
-row("asarray_unaligned_strides_copy_false",
+row(
+    "asarray_unaligned_copy_false",
+    SU,
+    "sa.asarray(unaligned, copy=False)",
+    ValueError,
+    "not aligned for float64: its data address",
+)
+row(
+    "asarray_unaligned_strides_copy_false",
     "src = np.lib.stride_tricks.as_strided(np.zeros(4), shape=(2,), strides=(12,))",
-    "sa.asarray(src, copy=False)", ValueError, "byte strides (12,) are not a multiple of 8")
-row("asarray_byteswapped_copy_false", SU, "sa.asarray(swapped, copy=False)", ValueError,
-    "byte order is not native")
-row("asarray_unaligned_copies", SU, "r = sa.asarray(unaligned) @ sa.ones(2)", None,
-    check="assert float(r) == 3.0")
-row("asarray_byteswapped_copies", SU, "r = sa.asarray(swapped) @ sa.ones(2)", None,
-    check="assert float(r) == 3.0")
+    "sa.asarray(src, copy=False)",
+    ValueError,
+    "byte strides (12,) are not a multiple of 8",
+)
+row(
+    "asarray_byteswapped_copy_false",
+    SU,
+    "sa.asarray(swapped, copy=False)",
+    ValueError,
+    "byte order is not native",
+)
+row(
+    "asarray_unaligned_copies",
+    SU,
+    "r = sa.asarray(unaligned) @ sa.ones(2)",
+    None,
+    check="assert float(r) == 3.0",
+)
+row(
+    "asarray_byteswapped_copies",
+    SU,
+    "r = sa.asarray(swapped) @ sa.ones(2)",
+    None,
+    check="assert float(r) == 3.0",
+)
 
 
 # The NaN and infinity rows (matmul on every route, linalg, reductions, casts) are in their

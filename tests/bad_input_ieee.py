@@ -49,12 +49,20 @@ for force in IEEE_FORCES:
         for dt in ("float32", "float64", "complex64", "complex128"):
             setup, call, check = [], [f"with sa.matmul_policy(force={force!r}):"], []
             for k in IEEE_KINDS:
-                setup += [f"an_{k}, bn_{k} = ieee_operands({s1}, {s2}, {dt!r}, {k!r})",
-                          _layout(f"a_{k}", f"an_{k}", l1), _layout(f"b_{k}", f"bn_{k}", l2)]
+                setup += [
+                    f"an_{k}, bn_{k} = ieee_operands({s1}, {s2}, {dt!r}, {k!r})",
+                    _layout(f"a_{k}", f"an_{k}", l1),
+                    _layout(f"b_{k}", f"bn_{k}", l2),
+                ]
                 call.append(f"    r_{k} = a_{k} @ b_{k}")
                 check.append(f"ieee_check_matmul(r_{k}, an_{k}, bn_{k}, {k!r})")
-            row(f"ieee_matmul_{force or 'default'}_{role}_{dt}", "\n".join(setup),
-                "\n".join(call), None, check="\n".join(check))
+            row(
+                f"ieee_matmul_{force or 'default'}_{role}_{dt}",
+                "\n".join(setup),
+                "\n".join(call),
+                None,
+                check="\n".join(check),
+            )
 
 
 # -- NaN and infinity in linalg. Products and reductions propagate by arithmetic: compared with
@@ -66,8 +74,10 @@ for force in IEEE_FORCES:
 # NumPy's result for them alone. matrix_rank cannot return NaN: it raises ValueError.
 IEEE_LINALG = {  # id -> (our call on x / y, NumPy's reference on xn / yn)
     "vecdot": ("sa.vecdot(x, y)", "np.vecdot(xn, yn)"),
-    "tensordot": ("sa.tensordot(x, y, axes=([-1], [-2]))",
-                  "np.tensordot(xn, yn, axes=([-1], [-2]))"),
+    "tensordot": (
+        "sa.tensordot(x, y, axes=([-1], [-2]))",
+        "np.tensordot(xn, yn, axes=([-1], [-2]))",
+    ),
     "linalg_matmul": ("sa.linalg.matmul(x, y)", "xn @ yn"),
     # Power 2: one product, so one IEEE answer (x @ (x @ x) and (x @ x) @ x can differ in
     # where inf - inf makes a NaN, and NumPy and we associate a cube differently).
@@ -77,16 +87,24 @@ IEEE_LINALG = {  # id -> (our call on x / y, NumPy's reference on xn / yn)
     "trace": ("sa.linalg.trace(x)", "np.trace(xn, axis1=-2, axis2=-1)"),
     "diagonal": ("sa.linalg.diagonal(x)", "np.diagonal(xn, axis1=-2, axis2=-1)"),
     "vector_norm_2": ("sa.linalg.vector_norm(x, axis=-1)", "np.linalg.vector_norm(xn, axis=-1)"),
-    "vector_norm_1": ("sa.linalg.vector_norm(x, axis=-1, ord=1)",
-                      "np.linalg.vector_norm(xn, axis=-1, ord=1)"),
-    "vector_norm_inf": ("sa.linalg.vector_norm(x, axis=-1, ord=float('inf'))",
-                        "np.linalg.vector_norm(xn, axis=-1, ord=np.inf)"),
-    "vector_norm_minf": ("sa.linalg.vector_norm(x, axis=-1, ord=-float('inf'))",
-                         "np.linalg.vector_norm(xn, axis=-1, ord=-np.inf)"),
+    "vector_norm_1": (
+        "sa.linalg.vector_norm(x, axis=-1, ord=1)",
+        "np.linalg.vector_norm(xn, axis=-1, ord=1)",
+    ),
+    "vector_norm_inf": (
+        "sa.linalg.vector_norm(x, axis=-1, ord=float('inf'))",
+        "np.linalg.vector_norm(xn, axis=-1, ord=np.inf)",
+    ),
+    "vector_norm_minf": (
+        "sa.linalg.vector_norm(x, axis=-1, ord=-float('inf'))",
+        "np.linalg.vector_norm(xn, axis=-1, ord=-np.inf)",
+    ),
     "matrix_norm_fro": ("sa.linalg.matrix_norm(x)", "np.linalg.matrix_norm(xn)"),
     "matrix_norm_1": ("sa.linalg.matrix_norm(x, ord=1)", "np.linalg.matrix_norm(xn, ord=1)"),
-    "matrix_norm_inf": ("sa.linalg.matrix_norm(x, ord=float('inf'))",
-                        "np.linalg.matrix_norm(xn, ord=np.inf)"),
+    "matrix_norm_inf": (
+        "sa.linalg.matrix_norm(x, ord=float('inf'))",
+        "np.linalg.matrix_norm(xn, ord=np.inf)",
+    ),
     "cholesky": ("sa.linalg.cholesky(x)", "np.linalg.cholesky(xn)"),
     "qr_r": ("sa.linalg.qr(x).R", "np.linalg.qr(xn).R"),
 }
@@ -105,31 +123,52 @@ IEEE_LAPACK = {  # id -> (our call on x, NumPy's reference on the finite matrice
     "pinv": ("sa.linalg.pinv(x)", "np.linalg.pinv(m, rtol=np.finfo(m.dtype).eps * 4)"),
     "matrix_norm_2": ("sa.linalg.matrix_norm(x, ord=2)", "np.linalg.matrix_norm(m, ord=2)"),
     "matrix_norm_m2": ("sa.linalg.matrix_norm(x, ord=-2)", "np.linalg.matrix_norm(m, ord=-2)"),
-    "matrix_norm_nuc": ("sa.linalg.matrix_norm(x, ord='nuc')",
-                        "np.linalg.matrix_norm(m, ord='nuc')"),
+    "matrix_norm_nuc": (
+        "sa.linalg.matrix_norm(x, ord='nuc')",
+        "np.linalg.matrix_norm(m, ord='nuc')",
+    ),
 }
 for dt in ("float32", "float64", "complex128"):
     for k in ("nan", "inf"):
-        S = (f"xn = ieee_stack({dt!r}, {k!r}); yn = ieee_stack({dt!r}, 'nan')[::-1].copy()\n"
-             "yn[0] = yn[2]; x = sa.asarray(xn); y = sa.asarray(yn)")
+        S = (
+            f"xn = ieee_stack({dt!r}, {k!r}); yn = ieee_stack({dt!r}, 'nan')[::-1].copy()\n"
+            "yn[0] = yn[2]; x = sa.asarray(xn); y = sa.asarray(yn)"
+        )
         exact = dt != "complex128" or k == "nan"
         for name, (ours, ref) in IEEE_LINALG.items():
             if name == "cross" and dt == "complex128":
                 continue  # complex cross products are covered by the real rows
-            row(f"ieee_linalg_{name}_{dt}_{k}", S, f"r = {ours}", None,
-                check=f"ieee_same(r, {ref}, nan_exact={exact})")
+            row(
+                f"ieee_linalg_{name}_{dt}_{k}",
+                S,
+                f"r = {ours}",
+                None,
+                check=f"ieee_same(r, {ref}, nan_exact={exact})",
+            )
         for name, (ours, ref) in IEEE_LAPACK.items():
-            row(f"ieee_lapack_{name}_{dt}_{k}", S, f"r = {ours}", None,
-                check=f"lapack_check(r, lambda m, keep: {ref}, xn)")
-        row(f"ieee_lapack_matrix_rank_{dt}_{k}", S, "sa.linalg.matrix_rank(x)", ValueError,
-            "NaN or an infinity")
+            row(
+                f"ieee_lapack_{name}_{dt}_{k}",
+                S,
+                f"r = {ours}",
+                None,
+                check=f"lapack_check(r, lambda m, keep: {ref}, xn)",
+            )
+        row(
+            f"ieee_lapack_matrix_rank_{dt}_{k}",
+            S,
+            "sa.linalg.matrix_rank(x)",
+            ValueError,
+            "NaN or an infinity",
+        )
 
 
 # -- NaN and infinity in reductions, sorting and casts: no exception and no warning (a NumPy
 # RuntimeWarning leaking from inside the library is noise, and an error under -W error);
 # values as NumPy's.
-SQ = ("xn = np.array([[np.inf, -np.inf, 1.0], [np.nan, 2.0, 0.0], [np.inf, 0.0, 3.0]])\n"
-      "x = sa.asarray(xn)")
+SQ = (
+    "xn = np.array([[np.inf, -np.inf, 1.0], [np.nan, 2.0, 0.0], [np.inf, 0.0, 3.0]])\n"
+    "x = sa.asarray(xn)"
+)
 for rid, ours, ref in [
     ("sum", "sa.sum(x, axis=1)", "np.sum(xn, axis=1)"),
     ("sum_all", "sa.sum(x)", "np.sum(xn)"),
@@ -144,16 +183,33 @@ for rid, ours, ref in [
     ("argmax", "sa.argmax(x, axis=1)", "np.argmax(xn, axis=1)"),
     ("divide", "x / sa.zeros(3)", "xn / np.zeros(3)"),
     ("multiply", "x * sa.asarray([0.0, 0.0, np.inf])", "xn * np.array([0.0, 0.0, np.inf])"),
-    ("sum_overflow", "sa.sum(sa.asarray([3e38, 3e38], dtype=sa.float32))",
-     "np.sum(np.array([3e38, 3e38], dtype=np.float32))"),
+    (
+        "sum_overflow",
+        "sa.sum(sa.asarray([3e38, 3e38], dtype=sa.float32))",
+        "np.sum(np.array([3e38, 3e38], dtype=np.float32))",
+    ),
 ]:
-    row(f"ieee_{rid}", SQ, f"r = {ours}", None,
-        check=f"with np.errstate(all='ignore'):\n    ieee_same(r, {ref})")
+    row(
+        f"ieee_{rid}",
+        SQ,
+        f"r = {ours}",
+        None,
+        check=f"with np.errstate(all='ignore'):\n    ieee_same(r, {ref})",
+    )
 # NaN/inf -> integer: the standard leaves the values unspecified; csrc/pack.c defines them
 # (NaN and values that do not fit give the most negative value of the int32 or int64 they pass
 # through), see tests/test_dtypes.py::test_astype_float_to_int_out_of_range_is_defined.
-row("ieee_asarray_nan_to_int", "xn = np.array([np.nan, np.inf, 1.0])",
-    "r = sa.asarray(xn, dtype=sa.int64)", None,
-    check="assert r._np.tolist() == [-2**63, -2**63, 1]")
-row("ieee_astype_nan_to_int", "x = sa.asarray([np.nan, np.inf, 1.0])",
-    "r = sa.astype(x, sa.int32)", None, check="assert r._np.tolist() == [-2**31, -2**31, 1]")
+row(
+    "ieee_asarray_nan_to_int",
+    "xn = np.array([np.nan, np.inf, 1.0])",
+    "r = sa.asarray(xn, dtype=sa.int64)",
+    None,
+    check="assert r._np.tolist() == [-2**63, -2**63, 1]",
+)
+row(
+    "ieee_astype_nan_to_int",
+    "x = sa.asarray([np.nan, np.inf, 1.0])",
+    "r = sa.astype(x, sa.int32)",
+    None,
+    check="assert r._np.tolist() == [-2**31, -2**31, 1]",
+)

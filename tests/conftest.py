@@ -35,10 +35,12 @@ def _under_test() -> tuple[str, Path]:
 def pytest_configure(config):
     _, pkg = _under_test()
     if os.environ.get("STRIDEDARRAY_TEST_INSTALLED") == "1" and (
-            "site-packages" not in pkg.parts
-            or pkg.parent == Path(__file__).resolve().parent.parent):
-        raise pytest.UsageError(f"STRIDEDARRAY_TEST_INSTALLED=1, but stridedarray was imported "
-                                f"from {pkg}, not from an installed package")
+        "site-packages" not in pkg.parts or pkg.parent == Path(__file__).resolve().parent.parent
+    ):
+        raise pytest.UsageError(
+            f"STRIDEDARRAY_TEST_INSTALLED=1, but stridedarray was imported "
+            f"from {pkg}, not from an installed package"
+        )
 
 
 def pytest_report_header(config):
@@ -49,6 +51,8 @@ def pytest_report_header(config):
 # No deadlines: the machine has 2 cores shared with builds, so per-example timing is noise.
 # Example counts are chosen per test with @settings(max_examples=...).
 settings.register_profile(
-    "stridedarray", deadline=None, suppress_health_check=[HealthCheck.too_slow],
+    "stridedarray",
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile("stridedarray")

@@ -42,13 +42,43 @@ from stridedarray._array import Array, _make, _Storage
 from stridedarray._dtypes import DType
 
 NUMERIC = tuple(d for d in DTYPES if d.kind != "b")
-EDGES = (0, 1, -1, 2**31 - 1, -(2**31), 2**31, -(2**31) - 1, 2**32 - 1, 2**32, 127, -128, 255,
-         2**15, -(2**15) - 1, 2**16 - 1)
+EDGES = (
+    0,
+    1,
+    -1,
+    2**31 - 1,
+    -(2**31),
+    2**31,
+    -(2**31) - 1,
+    2**32 - 1,
+    2**32,
+    127,
+    -128,
+    255,
+    2**15,
+    -(2**15) - 1,
+    2**16 - 1,
+)
 BLAS_DTYPES = tuple(d for d in DTYPES if d.kind in "fc")
 # Strides an extent-1 axis may carry: it never moves, so any value is legal (also beyond int32).
 # Beyond int64 too: repeated x[::2] of a length-1 axis doubles its stride without bound.
-WILD_STRIDES = (0, 1, -1, 7, -7, 1000, -1000, 2**31 + 1, -(2**31) - 1, 2**40, -(2**40),
-                2**63 - 1, -(2**63), 2**70, -(2**70))
+WILD_STRIDES = (
+    0,
+    1,
+    -1,
+    7,
+    -7,
+    1000,
+    -1000,
+    2**31 + 1,
+    -(2**31) - 1,
+    2**40,
+    -(2**40),
+    2**63 - 1,
+    -(2**63),
+    2**70,
+    -(2**70),
+)
 
 
 class Fuzzed(NamedTuple):
@@ -68,15 +98,22 @@ def values(dtype: DType, n: int, seed: int, kind: str = "small") -> np.ndarray:
         return rng.integers(0, 2, n).astype(bool)
     if dtype.kind in "iu":
         info = np.iinfo(dtype.np)
-        lo, hi = (int(info.min), int(info.max)) if kind == "full" else (
-            max(int(info.min), -4), min(int(info.max), 4))
+        lo, hi = (
+            (int(info.min), int(info.max))
+            if kind == "full"
+            else (max(int(info.min), -4), min(int(info.max), 4))
+        )
         v = rng.integers(lo, hi, n, dtype=dtype.np, endpoint=True)
         if kind == "edge" and n:
             # small values with a few at the edges of the 32-bit range (the generic kernel
             # multiplies 64-bit integers 32 x 32 -> 64 only when every element fits) and of
             # the dtype's own range
-            edges = [e for e in EDGES + (int(info.min), int(info.max), int(info.min) + 1,
-                                         int(info.max) - 1) if info.min <= e <= info.max]
+            edges = [
+                e
+                for e in EDGES
+                + (int(info.min), int(info.max), int(info.min) + 1, int(info.max) - 1)
+                if info.min <= e <= info.max
+            ]
             pick = rng.integers(0, n, rng.integers(1, max(2, n // 4), endpoint=True))
             v[pick] = rng.choice(np.array(edges, dtype=dtype.np), len(pick))
         return v
@@ -89,8 +126,7 @@ def values(dtype: DType, n: int, seed: int, kind: str = "small") -> np.ndarray:
         # infinities to the implementation, and NumPy itself differs by layout: its BLAS dot of
         # two (-inf+0j) vectors is nan+nanj, its strided loop inf+nanj.
         nan_only = dtype.kind == "c" or kind == "nan"
-        v[pick] = rng.choice([np.nan] if nan_only else [np.nan, np.inf, -np.inf],
-                             len(pick))
+        v[pick] = rng.choice([np.nan] if nan_only else [np.nan, np.inf, -np.inf], len(pick))
     return v.astype(dtype.np)
 
 
@@ -109,12 +145,14 @@ def numpy_view(base: np.ndarray, shape: tuple, strides: tuple, origin: int) -> n
     """The NumPy array a descriptor means: as_strided on base, offset by origin."""
     its = base.itemsize
     flat = base.reshape(-1)  # C-contiguous, so a view (a views() base may have any shape)
-    start = flat[min(origin, flat.size):]
+    start = flat[min(origin, flat.size) :]
     # an extent-1 axis never moves: NumPy gets stride 0 there (its strides are int64)
     return np.lib.stride_tricks.as_strided(
-        start, shape=shape, strides=tuple(s * its if n != 1 else 0
-                                          for n, s in zip(shape, strides, strict=True)),
-        writeable=True)
+        start,
+        shape=shape,
+        strides=tuple(s * its if n != 1 else 0 for n, s in zip(shape, strides, strict=True)),
+        writeable=True,
+    )
 
 
 @st.composite
@@ -160,8 +198,14 @@ def _extents(max_side: int, min_side: int = 0) -> st.SearchStrategy:
 
 
 @st.composite
-def fuzz_shapes(draw, min_rank: int = 0, max_rank: int = 5, max_side: int = 4,
-                max_size: int = 600, min_side: int = 0) -> tuple:
+def fuzz_shapes(
+    draw,
+    min_rank: int = 0,
+    max_rank: int = 5,
+    max_side: int = 4,
+    max_size: int = 600,
+    min_side: int = 0,
+) -> tuple:
     """A shape of rank min_rank..max_rank whose element count stays below max_size."""
     # the rank drawn first (a list strategy favours short lists: rank 0 was over a quarter of
     # the draws); hypothesis favours the first choice, so that is a middle rank
@@ -181,10 +225,17 @@ def fuzz_shapes(draw, min_rank: int = 0, max_rank: int = 5, max_side: int = 4,
 
 
 @st.composite
-def descriptors(draw, dtype: DType | st.SearchStrategy | None = None,
-                shape: tuple | None = None, kind: str | None = None, base: np.ndarray | None = None,
-                readonly: bool = False, max_rank: int = 5, max_side: int = 4,
-                layout: str | None = None) -> Fuzzed:
+def descriptors(
+    draw,
+    dtype: DType | st.SearchStrategy | None = None,
+    shape: tuple | None = None,
+    kind: str | None = None,
+    base: np.ndarray | None = None,
+    readonly: bool = False,
+    max_rank: int = 5,
+    max_side: int = 4,
+    layout: str | None = None,
+) -> Fuzzed:
     """A valid random descriptor (see the module doc). `base` shares an existing buffer when it
     is large enough for the drawn layout (else a fresh buffer is made); `layout` forces one
     mode of `strides_for` ("dense", "random", "overlap", "blas")."""
@@ -212,8 +263,7 @@ def descriptors(draw, dtype: DType | st.SearchStrategy | None = None,
         first, last = -lo, nbuf - 1 - hi  # the origins that keep [lo, hi] inside the buffer
         origin = draw(st.integers(first, last))
     x = _make(_Storage(base), dt, shape, strides, origin)
-    return Fuzzed(x, numpy_view(base, shape, strides, origin), base,
-                  (shape, strides, origin, nbuf))
+    return Fuzzed(x, numpy_view(base, shape, strides, origin), base, (shape, strides, origin, nbuf))
 
 
 @st.composite
@@ -263,8 +313,9 @@ def numpy_addresses(ref: np.ndarray, base: np.ndarray) -> np.ndarray:
 
 
 @st.composite
-def view_chain(draw, x: Array, ref: np.ndarray, base: np.ndarray, max_ops: int = 4,
-               broadcast: bool = True) -> tuple[Array, np.ndarray, tuple]:
+def view_chain(
+    draw, x: Array, ref: np.ndarray, base: np.ndarray, max_ops: int = 4, broadcast: bool = True
+) -> tuple[Array, np.ndarray, tuple]:
     """Random views (basic index, permute_dims, flip, reshape, broadcast_to, mT, expand_dims,
     squeeze) applied to x and ref (a view of `base`) in lockstep; returns both results and the
     operations. A reshape op is ("reshape", shape) when both sides viewed; ("reshape", shape,
@@ -273,7 +324,8 @@ def view_chain(draw, x: Array, ref: np.ndarray, base: np.ndarray, max_ops: int =
     the test to compare."""
     ops = []
     kinds = ["index", "permute", "flip", "reshape", "mT", "expand", "squeeze"] + (
-        ["broadcast"] if broadcast else [])
+        ["broadcast"] if broadcast else []
+    )
     for _ in range(draw(st.integers(0, max_ops))):
         kind = draw(st.sampled_from(kinds))
         nd = ref.ndim
@@ -285,8 +337,10 @@ def view_chain(draw, x: Array, ref: np.ndarray, base: np.ndarray, max_ops: int =
             key = tuple(draw(st.permutations(range(nd))))
             x, ref = sa.permute_dims(x, key), np.transpose(ref, key)
         elif kind == "flip":
-            key = draw(st.none() | st.lists(st.integers(0, max(nd - 1, 0)), unique=True,
-                                            max_size=nd).map(tuple))
+            key = draw(
+                st.none()
+                | st.lists(st.integers(0, max(nd - 1, 0)), unique=True, max_size=nd).map(tuple)
+            )
             x, ref = sa.flip(x, axis=key), (np.flip(ref, axis=key) if nd else ref[...])
         elif kind == "mT" and nd >= 2:
             key = None
@@ -343,8 +397,12 @@ def _reshape_targets(shape: tuple) -> list[tuple]:
 
 def broadcast_fuzzed(f: Fuzzed, target: tuple) -> Fuzzed:
     """`broadcast_to(f, target)` on both sides, recorded in the description."""
-    return Fuzzed(sa.broadcast_to(f.x, target), np.broadcast_to(f.ref, target), f.base,
-                  f.desc + (("broadcast_to", target),))
+    return Fuzzed(
+        sa.broadcast_to(f.x, target),
+        np.broadcast_to(f.ref, target),
+        f.base,
+        f.desc + (("broadcast_to", target),),
+    )
 
 
 @st.composite
@@ -352,8 +410,11 @@ def operands(draw, dtype: DType | None = None, broadcast: bool = True) -> Fuzzed
     """One of: a fuzzed descriptor, broadcast_to of one, or a strategies.views() chain (then
     `base` is that chain's base buffer)."""
     dt = dtype if dtype is not None else draw(st.sampled_from(DTYPES))
-    source = draw(st.sampled_from(["desc", "desc", "broadcast", "views"] if broadcast
-                                  else ["desc", "desc", "views"]))
+    source = draw(
+        st.sampled_from(
+            ["desc", "desc", "broadcast", "views"] if broadcast else ["desc", "desc", "views"]
+        )
+    )
     if source == "views":
         p = draw(views(dt, max_dims=4, max_side=4, broadcast=broadcast))
         return Fuzzed(p.x, p.ref, p.base_np, ("views",) + p.ops)
@@ -391,16 +452,26 @@ def reuse_cases(draw) -> MatmulCase:
     # (a vector read with step two is fine for BLAS, a reversed one is not)
     odd = draw(st.sampled_from(["flip last"] if vec else ["flip last", "flip first", "step two"]))
     drawn_shape = s_shared[:-1] + (2 * s_shared[-1] - 1,) if odd == "step two" else s_shared
-    shared = draw(descriptors(d1 if shared_lhs else d2, shape=drawn_shape, kind="small",
-                              layout="dense"))
-    key = {"flip last": (..., slice(None, None, -1)), "flip first": (slice(None, None, -1),),
-           "step two": (..., slice(None, None, 2))}[odd]
+    shared = draw(
+        descriptors(d1 if shared_lhs else d2, shape=drawn_shape, kind="small", layout="dense")
+    )
+    key = {
+        "flip last": (..., slice(None, None, -1)),
+        "flip first": (slice(None, None, -1),),
+        "step two": (..., slice(None, None, 2)),
+    }[odd]
     shared = Fuzzed(shared.x[key], shared.ref[key], shared.base, shared.desc + ((odd,),))
     if not vec and draw(st.integers(0, 3)) == 0:
         # the shared matrix under a broadcast batch axis (physical zero strides)
         shared = broadcast_fuzzed(shared, batch[-1:] + s_shared)
-    other = draw(descriptors(d2 if shared_lhs else d1, shape=s_batched, kind="small",
-                             layout=draw(st.sampled_from(["blas", "blas", "blas", "dense"]))))
+    other = draw(
+        descriptors(
+            d2 if shared_lhs else d1,
+            shape=s_batched,
+            kind="small",
+            layout=draw(st.sampled_from(["blas", "blas", "blas", "dense"])),
+        )
+    )
     a, b = (shared, other) if shared_lhs else (other, shared)
     return MatmulCase(a, b, numpy_promote(a.x.dtype, b.x.dtype))
 
@@ -435,7 +506,7 @@ def matmul_cases(draw, big: bool = False) -> MatmulCase:
 
     def batch_of() -> tuple:
         nb = draw(st.integers(0, len(domain)))
-        return tuple(e if draw(st.integers(0, 2)) else 1 for e in domain[len(domain) - nb:])
+        return tuple(e if draw(st.integers(0, 2)) else 1 for e in domain[len(domain) - nb :])
 
     s1 = (k,) if vec1 else batch_of() + (m, k)
     s2 = (k,) if vec2 else batch_of() + (k, n)
@@ -454,8 +525,15 @@ def matmul_cases(draw, big: bool = False) -> MatmulCase:
             a = Fuzzed(p.x, p.ref, p.base_np, ("views",) + p.ops)
             s1, k = p.ref.shape, p.ref.shape[-1]
             b1 = s1[:-2]
-            s2 = (k,) if vec2 else tuple(draw(st.sampled_from([1, e])) for e in b1[
-                len(b1) - draw(st.integers(0, len(b1))):]) + (k, n)
+            s2 = (
+                (k,)
+                if vec2
+                else tuple(
+                    draw(st.sampled_from([1, e]))
+                    for e in b1[len(b1) - draw(st.integers(0, len(b1))) :]
+                )
+                + (k, n)
+            )
             both = "small"
     if a is None:
         a = draw(descriptors(d1, shape=s1, kind=both))
@@ -498,8 +576,9 @@ class HugeCase(NamedTuple):
 
 def _huge(low: int = 2**31) -> st.SearchStrategy:
     """An extent only a zero stride can give: `low` .. 2**62, often a round value."""
-    round_ = [e for e in (2**62, 2**62 - 1, 3 * 2**60, 2**61, 2**48, 2**40, 2**32, 2**31)
-              if e >= low]
+    round_ = [
+        e for e in (2**62, 2**62 - 1, 3 * 2**60, 2**61, 2**48, 2**40, 2**32, 2**31) if e >= low
+    ]
     return st.sampled_from(round_) | st.integers(low, 2**62)
 
 
@@ -546,14 +625,17 @@ def huge_matmul_cases(draw) -> HugeCase:
 
     def batch_of() -> list:
         nb = draw(st.integers(0, len(domain)))
-        return [e if draw(st.integers(0, 2)) else 1 for e in domain[len(domain) - nb:]]
+        return [e if draw(st.integers(0, 2)) else 1 for e in domain[len(domain) - nb :]]
 
     bat1 = [] if vec1 else batch_of()
     bat2 = [] if vec2 else batch_of()
     if kind == "empty":  # zero M, N or an output batch axis (in each operand that has it)
         nb = max(len(bat1), len(bat2))
-        slot = draw(st.sampled_from(["m"] * (not vec1) + ["n"] * (not vec2)
-                                    + [f"b{i}" for i in range(1, nb + 1)]))
+        slot = draw(
+            st.sampled_from(
+                ["m"] * (not vec1) + ["n"] * (not vec2) + [f"b{i}" for i in range(1, nb + 1)]
+            )
+        )
         if slot == "m":
             m = 0
         elif slot == "n":
@@ -569,8 +651,11 @@ def huge_matmul_cases(draw) -> HugeCase:
         n = n if vec2 else max(n, d1.itemsize // per + 1)
         c = prod(np.broadcast_shapes(tuple(bat1), tuple(bat2)))
         lo = -(-(2**63) // (per * c * m * n))  # the least K with per*C*M*N*K > 2**63 - 1
-        hi = min(2**62, MAX_BYTES // (d1.itemsize * prod(bat1) * m),
-                 MAX_BYTES // (d2.itemsize * prod(bat2) * n))
+        hi = min(
+            2**62,
+            MAX_BYTES // (d1.itemsize * prod(bat1) * m),
+            MAX_BYTES // (d2.itemsize * prod(bat2) * n),
+        )
         if lo <= hi:
             k = draw(st.sampled_from([lo, hi]) | st.integers(lo, hi))
         elif not (vec1 and vec2):  # (a vector of a wide dtype is too long first): empty it
@@ -580,8 +665,10 @@ def huge_matmul_cases(draw) -> HugeCase:
             k, kind = 0, "zeros"
 
     def shapes() -> tuple[tuple, tuple]:
-        return (tuple(bat1) + (() if vec1 else (m,)) + (k,),
-                tuple(bat2) + (k,) + (() if vec2 else (n,)))
+        return (
+            tuple(bat1) + (() if vec1 else (m,)) + (k,),
+            tuple(bat2) + (k,) + (() if vec2 else (n,)),
+        )
 
     # Halve the largest extents until both operands are representable (they share K and the
     # batch axes, so the shapes are rebuilt from the shared values each time).

@@ -7,35 +7,79 @@ from __future__ import annotations
 # Each element-wise function and the dtype category its page asks for (the arguments' for
 # binary functions).
 UNARY_CATEGORY: dict[str, str] = {
-    "abs": "numeric", "acos": "floating-point", "acosh": "floating-point",
-    "asin": "floating-point", "asinh": "floating-point", "atan": "floating-point",
-    "atanh": "floating-point", "bitwise_invert": "integer or boolean", "ceil": "real numeric",
-    "conj": "numeric", "cos": "floating-point", "cosh": "floating-point",
-    "exp": "floating-point", "expm1": "floating-point", "floor": "real numeric",
-    "imag": "complex floating", "isfinite": "numeric", "isinf": "numeric", "isnan": "numeric",
-    "log": "floating-point", "log1p": "floating-point", "log2": "floating-point",
-    "log10": "floating-point", "logical_not": "boolean", "negative": "numeric",
-    "positive": "numeric", "real": "numeric", "reciprocal": "floating-point",
-    "round": "numeric", "sign": "numeric", "signbit": "real floating",
-    "sin": "floating-point", "sinh": "floating-point", "square": "numeric",
-    "sqrt": "floating-point", "tan": "floating-point", "tanh": "floating-point",
+    "abs": "numeric",
+    "acos": "floating-point",
+    "acosh": "floating-point",
+    "asin": "floating-point",
+    "asinh": "floating-point",
+    "atan": "floating-point",
+    "atanh": "floating-point",
+    "bitwise_invert": "integer or boolean",
+    "ceil": "real numeric",
+    "conj": "numeric",
+    "cos": "floating-point",
+    "cosh": "floating-point",
+    "exp": "floating-point",
+    "expm1": "floating-point",
+    "floor": "real numeric",
+    "imag": "complex floating",
+    "isfinite": "numeric",
+    "isinf": "numeric",
+    "isnan": "numeric",
+    "log": "floating-point",
+    "log1p": "floating-point",
+    "log2": "floating-point",
+    "log10": "floating-point",
+    "logical_not": "boolean",
+    "negative": "numeric",
+    "positive": "numeric",
+    "real": "numeric",
+    "reciprocal": "floating-point",
+    "round": "numeric",
+    "sign": "numeric",
+    "signbit": "real floating",
+    "sin": "floating-point",
+    "sinh": "floating-point",
+    "square": "numeric",
+    "sqrt": "floating-point",
+    "tan": "floating-point",
+    "tanh": "floating-point",
     "trunc": "real numeric",
 }
 BINARY_CATEGORY: dict[str, str] = {
-    "add": "numeric", "atan2": "real floating", "bitwise_and": "integer or boolean",
-    "bitwise_left_shift": "integer", "bitwise_or": "integer or boolean",
-    "bitwise_right_shift": "integer", "bitwise_xor": "integer or boolean",
-    "copysign": "real floating", "divide": "numeric", "equal": "all",
-    "floor_divide": "real numeric", "greater": "real numeric", "greater_equal": "real numeric",
-    "hypot": "real floating", "less": "real numeric", "less_equal": "real numeric",
-    "logaddexp": "real floating", "logical_and": "boolean", "logical_or": "boolean",
-    "logical_xor": "boolean", "maximum": "real numeric", "minimum": "real numeric",
-    "multiply": "numeric", "nextafter": "real floating", "not_equal": "all",
-    "pow": "numeric", "remainder": "real numeric", "subtract": "numeric",
+    "add": "numeric",
+    "atan2": "real floating",
+    "bitwise_and": "integer or boolean",
+    "bitwise_left_shift": "integer",
+    "bitwise_or": "integer or boolean",
+    "bitwise_right_shift": "integer",
+    "bitwise_xor": "integer or boolean",
+    "copysign": "real floating",
+    "divide": "numeric",
+    "equal": "all",
+    "floor_divide": "real numeric",
+    "greater": "real numeric",
+    "greater_equal": "real numeric",
+    "hypot": "real floating",
+    "less": "real numeric",
+    "less_equal": "real numeric",
+    "logaddexp": "real floating",
+    "logical_and": "boolean",
+    "logical_or": "boolean",
+    "logical_xor": "boolean",
+    "maximum": "real numeric",
+    "minimum": "real numeric",
+    "multiply": "numeric",
+    "nextafter": "real floating",
+    "not_equal": "all",
+    "pow": "numeric",
+    "remainder": "real numeric",
+    "subtract": "numeric",
 }
 ELEMENTWISE = frozenset(UNARY_CATEGORY) | frozenset(BINARY_CATEGORY) | {"clip"}
 
-STANDARD = ELEMENTWISE | frozenset("""
+STANDARD = ELEMENTWISE | frozenset(
+    """
 e inf nan newaxis pi
 arange asarray empty empty_like eye from_dlpack full full_like linspace meshgrid ones ones_like
 tril triu zeros zeros_like
@@ -52,12 +96,26 @@ argsort sort
 cumulative_prod cumulative_sum max mean min prod std sum var
 all any diff
 fft linalg
-""".split())
+""".split()
+)
 
 # The 13 data types, in the standard's order, and its dtype categories by name: the kinds of
 # `isdtype` and the categories the function pages ask for.
-DTYPE_NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-               "float32", "float64", "complex64", "complex128")
+DTYPE_NAMES = (
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+)
 _SIGNED = frozenset({"int8", "int16", "int32", "int64"})
 _UNSIGNED = frozenset({"uint8", "uint16", "uint32", "uint64"})
 _REAL_FLOATING = frozenset({"float32", "float64"})

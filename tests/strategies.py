@@ -30,8 +30,17 @@ import stridedarray as sa
 from stridedarray._dtypes import DType
 
 __all__ = [
-    "ALL_DTYPES", "NUMERIC_DTYPES", "ViewPair", "dtypes", "shapes", "fill", "arrays", "views",
-    "basic_indices", "dtype_list", "numpy_promote",
+    "ALL_DTYPES",
+    "NUMERIC_DTYPES",
+    "ViewPair",
+    "dtypes",
+    "shapes",
+    "fill",
+    "arrays",
+    "views",
+    "basic_indices",
+    "dtype_list",
+    "numpy_promote",
 ]
 
 # The dtypes and their categories from the standard's lists (standard_names), not from the
@@ -73,15 +82,24 @@ def dtypes(allowed: Iterable[DType | str] | DType | str | None = None) -> st.Sea
     return st.sampled_from(dtype_list(allowed))
 
 
-def shapes(min_dims: int = 0, max_dims: int = 4, min_side: int = 0, max_side: int = 5,
-           ) -> st.SearchStrategy:
+def shapes(
+    min_dims: int = 0,
+    max_dims: int = 4,
+    min_side: int = 0,
+    max_side: int = 5,
+) -> st.SearchStrategy:
     """A shape tuple; 0-size extents are included unless min_side >= 1."""
-    return st.lists(st.integers(min_side, max_side), min_size=min_dims,
-                    max_size=max_dims).map(tuple)
+    return st.lists(st.integers(min_side, max_side), min_size=min_dims, max_size=max_dims).map(
+        tuple
+    )
 
 
-def fill(dtype: DType, shape: tuple[int, ...], seed: int, full_range: bool = False,
-         ) -> np.ndarray:
+def fill(
+    dtype: DType,
+    shape: tuple[int, ...],
+    seed: int,
+    full_range: bool = False,
+) -> np.ndarray:
     """A fresh C-contiguous NumPy array of `dtype` with seeded random values."""
     rng = np.random.default_rng(seed)
     npdt = dtype.np
@@ -89,8 +107,11 @@ def fill(dtype: DType, shape: tuple[int, ...], seed: int, full_range: bool = Fal
         return rng.integers(0, 2, size=shape).astype(npdt)
     if dtype.kind in "iu":
         info = np.iinfo(npdt)
-        lo, hi = (int(info.min), int(info.max)) if full_range else (
-            max(int(info.min), -50), min(int(info.max), 50))
+        lo, hi = (
+            (int(info.min), int(info.max))
+            if full_range
+            else (max(int(info.min), -50), min(int(info.max), 50))
+        )
         return rng.integers(lo, hi, size=shape, dtype=npdt, endpoint=True)
     scale = 1e30 if full_range and dtype.bits >= 64 else 50.0
     vals = rng.uniform(-scale, scale, size=shape)
@@ -101,13 +122,23 @@ def fill(dtype: DType, shape: tuple[int, ...], seed: int, full_range: bool = Fal
 
 
 @st.composite
-def arrays(draw, dtype: DType | st.SearchStrategy | None = None,
-           shape: tuple[int, ...] | st.SearchStrategy | None = None, full_range: bool = False):
+def arrays(
+    draw,
+    dtype: DType | st.SearchStrategy | None = None,
+    shape: tuple[int, ...] | st.SearchStrategy | None = None,
+    full_range: bool = False,
+):
     """A (stridedarray Array, NumPy array) pair over the same C-contiguous memory."""
-    dt = draw(dtypes()) if dtype is None else (
-        draw(dtype) if isinstance(dtype, st.SearchStrategy) else dtype)
-    sh = draw(shapes()) if shape is None else (
-        draw(shape) if isinstance(shape, st.SearchStrategy) else tuple(shape))
+    dt = (
+        draw(dtypes())
+        if dtype is None
+        else (draw(dtype) if isinstance(dtype, st.SearchStrategy) else dtype)
+    )
+    sh = (
+        draw(shapes())
+        if shape is None
+        else (draw(shape) if isinstance(shape, st.SearchStrategy) else tuple(shape))
+    )
     ref = fill(dt, sh, draw(st.integers(0, 2**32 - 1)), full_range)
     return sa.asarray(ref), ref
 
@@ -134,8 +165,13 @@ def _slice(draw, n: int) -> slice:
 
 
 @st.composite
-def basic_indices(draw, shape: tuple[int, ...], allow_none: bool = True,
-                  allow_ellipsis: bool = True, allow_int: bool = True):
+def basic_indices(
+    draw,
+    shape: tuple[int, ...],
+    allow_none: bool = True,
+    allow_ellipsis: bool = True,
+    allow_int: bool = True,
+):
     """A basic index key for `shape`: per-axis ints/slices, optional '...' and None."""
     ndim = len(shape)
     n_used = draw(st.integers(0, ndim))
@@ -182,15 +218,24 @@ def _factor_shapes(size: int, ndim_max: int) -> st.SearchStrategy:
 
 
 @st.composite
-def views(draw, dtype: DType | st.SearchStrategy | None = None, max_ops: int = 5,
-          max_dims: int = 4, max_side: int = 5, broadcast: bool = True,
-          full_range: bool = False) -> ViewPair:
+def views(
+    draw,
+    dtype: DType | st.SearchStrategy | None = None,
+    max_ops: int = 5,
+    max_dims: int = 4,
+    max_side: int = 5,
+    broadcast: bool = True,
+    full_range: bool = False,
+) -> ViewPair:
     """A random chain of views over one buffer, applied to both an Array and a NumPy array.
 
     `broadcast=False` leaves out broadcast_to (zero strides), so the result is writable
     without aliasing; every other view kind stays in."""
-    dt = draw(dtypes()) if dtype is None else (
-        draw(dtype) if isinstance(dtype, st.SearchStrategy) else dtype)
+    dt = (
+        draw(dtypes())
+        if dtype is None
+        else (draw(dtype) if isinstance(dtype, st.SearchStrategy) else dtype)
+    )
     shape = draw(shapes(0, max_dims, 0, max_side))
     base_np = fill(dt, shape, draw(st.integers(0, 2**32 - 1)), full_range)
     base_x = sa.asarray(base_np)
@@ -211,9 +256,11 @@ def views(draw, dtype: DType | st.SearchStrategy | None = None, max_ops: int = 5
             x, ref = x[key], new_ref
             ops.append(f"[{key!r}]")
         elif kind == "flip":
-            axis = draw(st.none() | (st.integers(-nd, nd - 1) if nd else st.none())
-                        | st.lists(st.integers(0, max(nd - 1, 0)), unique=True,
-                                   max_size=nd).map(tuple))
+            axis = draw(
+                st.none()
+                | (st.integers(-nd, nd - 1) if nd else st.none())
+                | st.lists(st.integers(0, max(nd - 1, 0)), unique=True, max_size=nd).map(tuple)
+            )
             # np.flip of a 0-d array returns a scalar copy; flipping no axes is the identity.
             x, ref = sa.flip(x, axis=axis), (np.flip(ref, axis=axis) if nd else ref[...])
             ops.append(f"flip(axis={axis!r})")

@@ -40,8 +40,18 @@ def test_properties_describe_the_view(p):
 
 def test_properties_are_read_only():
     x = sa.zeros((2, 3))
-    for name in ["buffer", "dtype", "shape", "strides", "origin", "ndim", "size", "device",
-                 "is_c_contiguous", "is_f_contiguous"]:
+    for name in [
+        "buffer",
+        "dtype",
+        "shape",
+        "strides",
+        "origin",
+        "ndim",
+        "size",
+        "device",
+        "is_c_contiguous",
+        "is_f_contiguous",
+    ]:
         getattr(x, name)
         with pytest.raises(AttributeError):
             setattr(x, name, getattr(x, name))
@@ -70,8 +80,9 @@ def test_creation_functions(dt):
             np.testing.assert_array_equal(np.asarray(x), np.full(tup, val, dt.np))
         assert sa.empty(shape, dtype=dt).shape == tup
         fv = True if dt.kind == "b" else 3
-        np.testing.assert_array_equal(np.asarray(sa.full(shape, fv, dtype=dt)),
-                                      np.full(tup, fv, dt.np))
+        np.testing.assert_array_equal(
+            np.asarray(sa.full(shape, fv, dtype=dt)), np.full(tup, fv, dt.np)
+        )
 
 
 def test_creation_defaults_and_arange():
@@ -109,8 +120,10 @@ def test_creation_bad_input():
 
 
 PYTHON_TYPE_DTYPES = {
-    "zeros": lambda t: sa.zeros(2, dtype=t), "ones": lambda t: sa.ones(2, dtype=t),
-    "empty": lambda t: sa.empty(2, dtype=t), "full": lambda t: sa.full(2, 1, dtype=t),
+    "zeros": lambda t: sa.zeros(2, dtype=t),
+    "ones": lambda t: sa.ones(2, dtype=t),
+    "empty": lambda t: sa.empty(2, dtype=t),
+    "full": lambda t: sa.full(2, 1, dtype=t),
     "asarray": lambda t: sa.asarray([1, 0], dtype=t),
     "arange": lambda t: sa.arange(2, dtype=t),
     "eye": lambda t: sa.eye(2, dtype=t),
@@ -147,6 +160,7 @@ def test_asarray_python_objects():
 
 # -- __setitem__ ---------------------------------------------------------------------------
 
+
 @settings(max_examples=150)
 @given(views(broadcast=False, max_ops=3), st.data())
 def test_setitem_basic_with_broadcasting(p, data):
@@ -174,8 +188,11 @@ def test_setitem_basic_with_broadcasting(p, data):
 def _same_view(arr: np.ndarray, p) -> np.ndarray:
     """The view of `arr` that `p.ref` is of `p.base_np` (same offset and strides)."""
     off = p.ref.__array_interface__["data"][0] - p.base_np.__array_interface__["data"][0]
-    return np.lib.stride_tricks.as_strided(arr.reshape(-1)[off // arr.itemsize:] if arr.size
-                                           else arr.reshape(-1), p.ref.shape, p.ref.strides)
+    return np.lib.stride_tricks.as_strided(
+        arr.reshape(-1)[off // arr.itemsize :] if arr.size else arr.reshape(-1),
+        p.ref.shape,
+        p.ref.strides,
+    )
 
 
 def test_setitem_bad_input_leaves_data_unchanged():

@@ -14,8 +14,23 @@ from stridedarray import _array
 from stridedarray._array import _make, _Storage
 from stridedarray._arraytype import ArrayBase
 
-FIELDS = ("_st", "_dtype", "_shape", "_strides", "_origin", "_np", "_npv", "_c", "readonly",
-          "ndim", "shape", "strides", "origin", "dtype", "buffer")
+FIELDS = (
+    "_st",
+    "_dtype",
+    "_shape",
+    "_strides",
+    "_origin",
+    "_np",
+    "_npv",
+    "_c",
+    "readonly",
+    "ndim",
+    "shape",
+    "strides",
+    "origin",
+    "dtype",
+    "buffer",
+)
 
 
 @pytest.mark.parametrize("name", FIELDS)
@@ -45,11 +60,14 @@ def _build_pickle(state: object) -> bytes:
     return body[:-1] + pickle.dumps(state, protocol=2)[2:-1] + pickle.BUILD + b"."
 
 
-@pytest.mark.parametrize("state", [
-    {"_shape": (10**6,), "_strides": (1,), "_origin": 0},
-    (None, {"_origin": 5}),
-    (None, {"_st": None}),
-])
+@pytest.mark.parametrize(
+    "state",
+    [
+        {"_shape": (10**6,), "_strides": (1,), "_origin": 0},
+        (None, {"_origin": 5}),
+        (None, {"_st": None}),
+    ],
+)
 def test_a_crafted_pickle_with_build_state_cannot_change_the_descriptor(state):
     data = _build_pickle(state)
     assert any(op.name == "BUILD" for op, _, _ in pickletools.genops(data))
@@ -78,28 +96,34 @@ def test_array_derives_from_the_c_type_and_adds_no_fields():
 ST = "st = _Storage(np.arange(4.0))"
 
 
-@pytest.mark.parametrize("args, exc, match", [
-    ((np.arange(4.0), sa.float64, (4,), (1,), 0), TypeError, "must be a _Storage"),
-    (("st", "float64", (4,), (1,), 0), TypeError, "must be a stridedarray dtype"),
-    (("st", sa.float32, (4,), (1,), 0), ValueError, "does not match its storage"),
-    (("st", sa.float64, 4, (1,), 0), TypeError, "shape must be a tuple"),
-    (("st", sa.float64, (4,), (1,), 1.0), TypeError, "origin must be an integer"),
-    (("st", sa.float64, (True,), (1,), 0), TypeError, "not bools"),
-    (("st", sa.float64, (4,), (1,), True), TypeError, "not a bool"),
-    (("st", sa.float64, (2.0,), (1,), 0), TypeError, "must hold integers"),
-    (("st", sa.float64, (np.int64(2**61 + 2),), (np.int64(8),), 0), ValueError,
-     "out of bounds"),  # wraps in int64 arithmetic: converted and checked exactly
-    (("st", sa.float64, (np.uint64(2**64 - 1),), (0,), 0), ValueError, "outside"),
-    (("st", sa.float64, (4,), (1,), np.uint64(2**63)), ValueError, "64-bit range"),
-    (("st", sa.float64, (5,), (1,), 0), ValueError, "out of bounds"),
-    (("st", sa.float64, (2,), (2**70,), 0), ValueError, "out of bounds"),
-    (("st", sa.float64, (2,), (-(2**70),), 3), ValueError, "out of bounds"),
-    (("st", sa.float64, (1,), (1,), 2**70), ValueError, "out of bounds"),
-    (("st", sa.float64, (2**62, 2**62), (2**62, 2**62), 0), ValueError, "out of bounds"),
-    (("st", sa.float64, (-1,), (1,), 0), ValueError, "negative extent"),
-    (("st", sa.float64, (1,) * 65, (0,) * 65, 0), ValueError, "64 dimensions"),
-    (("st", sa.float64, (2,), (1, 1), 0), ValueError, "but strides"),
-])
+@pytest.mark.parametrize(
+    "args, exc, match",
+    [
+        ((np.arange(4.0), sa.float64, (4,), (1,), 0), TypeError, "must be a _Storage"),
+        (("st", "float64", (4,), (1,), 0), TypeError, "must be a stridedarray dtype"),
+        (("st", sa.float32, (4,), (1,), 0), ValueError, "does not match its storage"),
+        (("st", sa.float64, 4, (1,), 0), TypeError, "shape must be a tuple"),
+        (("st", sa.float64, (4,), (1,), 1.0), TypeError, "origin must be an integer"),
+        (("st", sa.float64, (True,), (1,), 0), TypeError, "not bools"),
+        (("st", sa.float64, (4,), (1,), True), TypeError, "not a bool"),
+        (("st", sa.float64, (2.0,), (1,), 0), TypeError, "must hold integers"),
+        (
+            ("st", sa.float64, (np.int64(2**61 + 2),), (np.int64(8),), 0),
+            ValueError,
+            "out of bounds",
+        ),  # wraps in int64 arithmetic: converted and checked exactly
+        (("st", sa.float64, (np.uint64(2**64 - 1),), (0,), 0), ValueError, "outside"),
+        (("st", sa.float64, (4,), (1,), np.uint64(2**63)), ValueError, "64-bit range"),
+        (("st", sa.float64, (5,), (1,), 0), ValueError, "out of bounds"),
+        (("st", sa.float64, (2,), (2**70,), 0), ValueError, "out of bounds"),
+        (("st", sa.float64, (2,), (-(2**70),), 3), ValueError, "out of bounds"),
+        (("st", sa.float64, (1,), (1,), 2**70), ValueError, "out of bounds"),
+        (("st", sa.float64, (2**62, 2**62), (2**62, 2**62), 0), ValueError, "out of bounds"),
+        (("st", sa.float64, (-1,), (1,), 0), ValueError, "negative extent"),
+        (("st", sa.float64, (1,) * 65, (0,) * 65, 0), ValueError, "64 dimensions"),
+        (("st", sa.float64, (2,), (1, 1), 0), ValueError, "but strides"),
+    ],
+)
 def test_the_constructor_refuses_bad_descriptors(args, exc, match):
     st = _Storage(np.arange(4.0))
     args = tuple(st if isinstance(a, str) and a == "st" else a for a in args)
@@ -126,12 +150,15 @@ def test_the_constructor_converts_and_clamps():
         _ = h._np
 
 
-@pytest.mark.parametrize("arr, match", [
-    (np.arange(8.0)[::2], "C-contiguous"),
-    (np.arange(4.0).astype(">f8"), "native byte order"),
-    (np.frombuffer(bytearray(33), dtype=np.uint8)[1:].view(np.float64), "aligned"),
-    ([1.0, 2.0], "numpy.ndarray"),
-])
+@pytest.mark.parametrize(
+    "arr, match",
+    [
+        (np.arange(8.0)[::2], "C-contiguous"),
+        (np.arange(4.0).astype(">f8"), "native byte order"),
+        (np.frombuffer(bytearray(33), dtype=np.uint8)[1:].view(np.float64), "aligned"),
+        ([1.0, 2.0], "numpy.ndarray"),
+    ],
+)
 def test_storage_refuses_memory_the_c_core_cannot_load(arr, match):
     with pytest.raises((TypeError, ValueError), match=match):
         _Storage(arr)
@@ -178,10 +205,16 @@ def test_no_module_builds_an_array_by_hand():
     import re
 
     pkg = pathlib.Path(_array.__file__).parent
-    pat = re.compile(r"object\.__new__\(Array\)|_new\(Array\)|\._(st|shape|strides|origin|"
-                     r"dtype|npv|cd) = ")
-    hits = [f"{p.name}:{i}" for p in pkg.rglob("*.py")
-            for i, line in enumerate(p.read_text().splitlines(), 1) if pat.search(line)]
+    pat = re.compile(
+        r"object\.__new__\(Array\)|_new\(Array\)|\._(st|shape|strides|origin|"
+        r"dtype|npv|cd) = "
+    )
+    hits = [
+        f"{p.name}:{i}"
+        for p in pkg.rglob("*.py")
+        for i, line in enumerate(p.read_text().splitlines(), 1)
+        if pat.search(line)
+    ]
     assert not hits
 
 

@@ -33,6 +33,7 @@ def _raises(f: Callable[[], object]) -> Callable[[], None]:
             pass
         else:  # pragma: no cover
             raise AssertionError("expected an exception")
+
     return g
 
 

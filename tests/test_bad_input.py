@@ -147,10 +147,15 @@ def lapack_check(r: Any, ref: Any, x: np.ndarray) -> None:
 
 
 # Names the rows' code can use besides `sa`.
-HELPERS: dict[str, Any] = {"np": np, "ieee_operands": ieee_operands,
-                           "ieee_matmul": ieee_matmul, "ieee_same": ieee_same,
-                           "ieee_check_matmul": ieee_check_matmul, "ieee_stack": ieee_stack,
-                           "lapack_check": lapack_check}
+HELPERS: dict[str, Any] = {
+    "np": np,
+    "ieee_operands": ieee_operands,
+    "ieee_matmul": ieee_matmul,
+    "ieee_same": ieee_same,
+    "ieee_check_matmul": ieee_check_matmul,
+    "ieee_stack": ieee_stack,
+    "lapack_check": lapack_check,
+}
 
 
 # -- child side --------------------------------------------------------------------------------
@@ -210,8 +215,9 @@ def run_case(case: Case) -> dict[str, Any]:
     problems: list[str] = []
     if case.exc is None:
         if err is not None:
-            problems.append("expected no exception, got "
-                            + "".join(traceback.format_exception(err)))
+            problems.append(
+                "expected no exception, got " + "".join(traceback.format_exception(err))
+            )
         elif case.check:
             try:
                 exec(case.check, ns)
@@ -220,13 +226,17 @@ def run_case(case: Case) -> dict[str, Any]:
     elif err is None:
         problems.append(f"expected {case.exc_name} matching {case.match!r}, nothing raised")
     elif not isinstance(err, case.exc):
-        problems.append(f"expected {case.exc_name} matching {case.match!r}, got "
-                        + "".join(traceback.format_exception(err)))
+        problems.append(
+            f"expected {case.exc_name} matching {case.match!r}, got "
+            + "".join(traceback.format_exception(err))
+        )
     elif case.match.lower() not in str(err).lower():
         problems.append(f"{type(err).__name__} message {str(err)!r} lacks {case.match!r}")
     if caught and not case.warns:
-        problems.append("warnings during the call: "
-                        + "; ".join(f"{w.category.__name__}: {w.message}" for w in caught))
+        problems.append(
+            "warnings during the call: "
+            + "; ".join(f"{w.category.__name__}: {w.message}" for w in caught)
+        )
     after = _snapshot(inputs)
     for k, s in before.items():
         if after.get(k) != s:
@@ -276,9 +286,14 @@ def _run_batch(ids: list[str]) -> dict[str, dict]:
     todo = list(ids)
     env = _child_env()
     while todo:
-        proc = subprocess.Popen([sys.executable, "-X", "faulthandler", __file__, "--child", *todo],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                cwd=Path(__file__).resolve().parent, env=env)
+        proc = subprocess.Popen(
+            [sys.executable, "-X", "faulthandler", __file__, "--child", *todo],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=Path(__file__).resolve().parent,
+            env=env,
+        )
         try:
             out, err = proc.communicate(timeout=_BATCH_TIMEOUT)
             death = _describe_death(proc.returncode)
@@ -289,9 +304,9 @@ def _run_batch(ids: list[str]) -> dict[str, dict]:
         running = None
         for line in out.splitlines():
             if line.startswith(_START):
-                running = line[len(_START):]
+                running = line[len(_START) :]
             elif line.startswith(_RESULT):
-                res = json.loads(line[len(_RESULT):])
+                res = json.loads(line[len(_RESULT) :])
                 results[res["id"]] = res
                 running = None
         if running is None and all(i in results for i in todo):
@@ -299,14 +314,20 @@ def _run_batch(ids: list[str]) -> dict[str, dict]:
         if running is None and not any(i in results for i in todo):
             # died before its first marker (at import): every case would; fail them all once
             for i in todo:
-                results[i] = {"ok": False, "detail": f"CRASH: the child {death} before running "
-                              f"any case; its stderr:\n{err[-4000:]}"}
+                results[i] = {
+                    "ok": False,
+                    "detail": f"CRASH: the child {death} before running "
+                    f"any case; its stderr:\n{err[-4000:]}",
+                }
             break
         if running is None:  # died between two cases
             running = next(i for i in todo if i not in results)
-        results[running] = {"ok": False, "detail": f"CRASH: the child {death} while running "
-                            f"this case; its stderr:\n{err[-4000:]}"}
-        todo = todo[todo.index(running) + 1:]
+        results[running] = {
+            "ok": False,
+            "detail": f"CRASH: the child {death} while running "
+            f"this case; its stderr:\n{err[-4000:]}",
+        }
+        todo = todo[todo.index(running) + 1 :]
     return results
 
 
@@ -325,9 +346,11 @@ def _run_all(ids: list[str]) -> dict[str, dict]:
 @pytest.fixture(scope="module")
 def bad_input_results(request: pytest.FixtureRequest) -> dict[str, dict]:
     """Results of the selected cases (all of them unless -k narrowed the selection)."""
-    wanted = [item.callspec.params["case_id"] for item in request.session.items
-              if getattr(item, "originalname", None) == "test_bad_input"
-              and hasattr(item, "callspec")]
+    wanted = [
+        item.callspec.params["case_id"]
+        for item in request.session.items
+        if getattr(item, "originalname", None) == "test_bad_input" and hasattr(item, "callspec")
+    ]
     return _run_all(wanted or list(_BY_ID))
 
 
@@ -337,17 +360,24 @@ def test_bad_input(case_id: str, bad_input_results: dict[str, dict]) -> None:
     res = bad_input_results[case_id]
     if not res["ok"]:
         case = _BY_ID[case_id]
-        pytest.fail(f"case {case_id}\n  setup: {case.setup!r}\n  call:  {case.call!r}\n"
-                    f"{res['detail']}", pytrace=False)
+        pytest.fail(
+            f"case {case_id}\n  setup: {case.setup!r}\n  call:  {case.call!r}\n{res['detail']}",
+            pytrace=False,
+        )
 
 
 def test_children_import_the_stridedarray_under_test() -> None:
     """A child runs the same tree as this process (not an editable install elsewhere)."""
     import stridedarray
 
-    r = subprocess.run([sys.executable, "-c", "import stridedarray; print(stridedarray.__file__)"],
-                       capture_output=True, text=True, cwd=Path(__file__).resolve().parent,
-                       env=_child_env(), timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-c", "import stridedarray; print(stridedarray.__file__)"],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parent,
+        env=_child_env(),
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
     assert Path(r.stdout.strip()).resolve() == Path(stridedarray.__file__).resolve()
 

@@ -22,8 +22,11 @@ from stridedarray.bench.workloads import GRID_SIZES, all_cases
 def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     out = tmp_path_factory.mktemp("bench")
     proc = subprocess.run(
-        [sys.executable, "-m", "stridedarray.bench", "--quick", "--out", str(out),
-         "--no-progress"], capture_output=True, text=True, timeout=300)
+        [sys.executable, "-m", "stridedarray.bench", "--quick", "--out", str(out), "--no-progress"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     return out, proc.stdout
 
@@ -127,11 +130,14 @@ def test_full_workload_is_the_issue_grid() -> None:
     assert {c.size for c in cases if c.group == "overhead"} == {2, 8}
 
 
-@pytest.mark.parametrize("name, layout", [
-    ("grid f64 lhs rev S=8", ((1, 8, 8), (0, 8, -1), None)),
-    ("grid f32 rhs step2 S=12", ((10, 12, 12), (144, 12, 1), (1, 12, 12))),
-    ("grid f64 cross rev S=16", ((2, 1, 16, 16), None, (1, 5, 16, 16))),
-])
+@pytest.mark.parametrize(
+    "name, layout",
+    [
+        ("grid f64 lhs rev S=8", ((1, 8, 8), (0, 8, -1), None)),
+        ("grid f32 rhs step2 S=12", ((10, 12, 12), (144, 12, 1), (1, 12, 12))),
+        ("grid f64 cross rev S=16", ((2, 1, 16, 16), None, (1, 5, 16, 16))),
+    ],
+)
 def test_grid_layouts(name: str, layout: tuple) -> None:
     case = next(c for c in all_cases(quick=False) if c.name == name)
     ops = case.make(np.random.default_rng(1))
@@ -159,8 +165,12 @@ def test_filter_and_bad_filter() -> None:
 
 
 def test_bad_threads_exits_cleanly(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "stridedarray.bench", "--threads", "0",
-                           "--out", str(tmp_path)], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "stridedarray.bench", "--threads", "0", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode != 0 and "--threads" in proc.stderr
 
 
@@ -176,8 +186,22 @@ def test_tune_writes_a_policy_file_the_library_loads(tmp_path: Path) -> None:
 
     out = tmp_path / "policy.json"
     raw = tmp_path / "raw.json"
-    assert tune.main(["--quick", "--only", "dot_blas_min_k", "--rounds", "1", "--out", str(out),
-                      "--raw", str(raw)]) == 0
+    assert (
+        tune.main(
+            [
+                "--quick",
+                "--only",
+                "dot_blas_min_k",
+                "--rounds",
+                "1",
+                "--out",
+                str(out),
+                "--raw",
+                str(raw),
+            ]
+        )
+        == 0
+    )
     table = _policy.load_policy_file(out)
     assert set(table) == set(_policy.DEFAULT_POLICY)
     data = json.loads(raw.read_text())
@@ -192,11 +216,19 @@ def test_tune_writes_a_policy_file_the_library_loads(tmp_path: Path) -> None:
 def test_tune_combine_takes_the_larger_crossover() -> None:
     from stridedarray.tune import combine
 
-    got = combine([{"key": "gemm_blas_min", "crossover": 4},
-                   {"key": "gemm_blas_min", "crossover": 6},
-                   {"key": "vec_pack_cond_min_elems", "crossover": 1024}])
-    assert got == {"gemm_blas_min": 6, "vec_pack_cond_min_elems": 1024,
-                   "vec_pack_cond_min_batch": 16, "vec_pack_floor_min_elems": 1024}
+    got = combine(
+        [
+            {"key": "gemm_blas_min", "crossover": 4},
+            {"key": "gemm_blas_min", "crossover": 6},
+            {"key": "vec_pack_cond_min_elems", "crossover": 1024},
+        ]
+    )
+    assert got == {
+        "gemm_blas_min": 6,
+        "vec_pack_cond_min_elems": 1024,
+        "vec_pack_cond_min_batch": 16,
+        "vec_pack_floor_min_elems": 1024,
+    }
 
 
 def test_tune_crossover_rule() -> None:
@@ -224,13 +256,33 @@ def test_tune_joint_threshold_balances_workloads() -> None:
 def test_dask_scale_out_bench_writes_its_table_csv_json_and_plot(tmp_path: Path) -> None:
     pytest.importorskip("distributed")
     proc = subprocess.run(
-        [sys.executable, "-m", "stridedarray.bench", "--dask", "--quick", "--dask-batch", "8",
-         "--dask-chunk", "4", "--dask-size", "16", "--out", str(tmp_path)],
-        capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "stridedarray.bench",
+            "--dask",
+            "--quick",
+            "--dask-batch",
+            "8",
+            "--dask-chunk",
+            "4",
+            "--dask-size",
+            "16",
+            "--out",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     rows = _dask_rows((tmp_path / "dask.md").read_text())
-    assert [(r[0], r[1]) for r in rows] == [("numpy", "1"), ("numpy", "2"),
-                                            ("stridedarray", "1"), ("stridedarray", "2")]
+    assert [(r[0], r[1]) for r in rows] == [
+        ("numpy", "1"),
+        ("numpy", "2"),
+        ("stridedarray", "1"),
+        ("stridedarray", "2"),
+    ]
     assert all(r[2] != "-" and r[3].endswith("x") for r in rows)
     with open(tmp_path / "dask.csv") as f:
         samples = list(csv.DictReader(f))
@@ -247,7 +299,8 @@ def _dask_rows(text: str) -> list[list[str]]:
 
 
 def test_dask_scale_out_bench_refuses_a_product_that_differs_from_numpy(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pytest.importorskip("distributed")
     from stridedarray.bench import dask_scaling
 

@@ -49,8 +49,9 @@ def _check(x: sa.Array, ref: np.ndarray, base_writeable: bool = True) -> None:
             assert n == 1 or got == ours * ref.itemsize
     # read-only: read-only memory, or a view that repeats elements (NumPy's broadcast_to
     # result is read-only even when it repeats nothing, e.g. shape () to (); ours is not)
-    repeats = ref.size > 0 and any(n > 1 and s == 0 for n, s in zip(x.shape, x.strides,
-                                                                      strict=True))
+    repeats = ref.size > 0 and any(
+        n > 1 and s == 0 for n, s in zip(x.shape, x.strides, strict=True)
+    )
     assert m.readonly == (repeats or not base_writeable)
     back = np.asarray(m)
     assert back.dtype == ref.dtype
@@ -72,16 +73,23 @@ def test_memoryview_of_every_view_and_dtype_is_numpys(p):
 
 
 @pytest.mark.parametrize("dt", ALL_DTYPES, ids=lambda d: d.name)
-@pytest.mark.parametrize("make", [
-    ("reversed", lambda a: a[::-1], lambda n: n[::-1]),
-    ("step", lambda a: a[1::2], lambda n: n[1::2]),
-    ("transposed", lambda a: sa.reshape(a, (3, 4)).mT, lambda n: n.reshape(3, 4).T),
-    ("broadcast", lambda a: sa.broadcast_to(a[:4], (3, 4)),
-     lambda n: np.broadcast_to(n[:4], (3, 4))),
-    ("zero-d", lambda a: a[5], lambda n: n[5, ...]),
-    ("empty", lambda a: a[3:3], lambda n: n[3:3]),
-    ("empty 2-d", lambda a: sa.reshape(a, (3, 4))[:, 4:], lambda n: n.reshape(3, 4)[:, 4:]),
-], ids=lambda m: m[0])
+@pytest.mark.parametrize(
+    "make",
+    [
+        ("reversed", lambda a: a[::-1], lambda n: n[::-1]),
+        ("step", lambda a: a[1::2], lambda n: n[1::2]),
+        ("transposed", lambda a: sa.reshape(a, (3, 4)).mT, lambda n: n.reshape(3, 4).T),
+        (
+            "broadcast",
+            lambda a: sa.broadcast_to(a[:4], (3, 4)),
+            lambda n: np.broadcast_to(n[:4], (3, 4)),
+        ),
+        ("zero-d", lambda a: a[5], lambda n: n[5, ...]),
+        ("empty", lambda a: a[3:3], lambda n: n[3:3]),
+        ("empty 2-d", lambda a: sa.reshape(a, (3, 4))[:, 4:], lambda n: n.reshape(3, 4)[:, 4:]),
+    ],
+    ids=lambda m: m[0],
+)
 def test_memoryview_layouts(dt, make):
     base = np.arange(12).astype(dt.np)
     _, ours, numpys = make

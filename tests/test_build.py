@@ -27,8 +27,10 @@ def test_extension_reports_linked_blas():
     info = sa.blas_info()
     assert set(info) >= {"library", "version", "config", "corename", "threads"}
     # The loader bound the core's BLAS symbols to the copy bundled beside the extension.
-    assert Path(info["library"]).resolve() == (Path(_core.__file__).parent / "_blas" / BUNDLED
-                                               ).resolve()
+    assert (
+        Path(info["library"]).resolve()
+        == (Path(_core.__file__).parent / "_blas" / BUNDLED).resolve()
+    )
     assert re.fullmatch(r"0\.3\.\d+(\.\d+)*", info["version"]), info["version"]
     assert info["config"].startswith("OpenBLAS") and info["corename"]
     assert isinstance(info["threads"], int) and info["threads"] >= 1
@@ -36,12 +38,12 @@ def test_extension_reports_linked_blas():
 
 
 def _readelf(*args: str) -> str:
-    return subprocess.run(["readelf", *args], capture_output=True, text=True,
-                          check=True).stdout
+    return subprocess.run(["readelf", *args], capture_output=True, text=True, check=True).stdout
 
 
-needs_readelf = pytest.mark.skipif(shutil.which("readelf") is None,
-                                   reason="readelf (binutils) not installed")
+needs_readelf = pytest.mark.skipif(
+    shutil.which("readelf") is None, reason="readelf (binutils) not installed"
+)
 
 
 @needs_readelf
@@ -64,8 +66,11 @@ def test_extension_has_no_debug_info_and_exports_only_its_init():
         pytest.skip("a sanitizer build (STRIDEDARRAY_SANITIZE=1) keeps debug information")
     sections = _readelf("-S", "-W", _core.__file__)
     assert ".debug_" not in sections and ".symtab" not in sections
-    defined = [line.split()[-1] for line in dynsyms.splitlines()
-               if re.search(r"\b(FUNC|OBJECT)\b", line) and " UND " not in line]
+    defined = [
+        line.split()[-1]
+        for line in dynsyms.splitlines()
+        if re.search(r"\b(FUNC|OBJECT)\b", line) and " UND " not in line
+    ]
     assert defined == ["PyInit__core"], defined
 
 
@@ -77,8 +82,9 @@ def test_extension_holds_no_build_machine_path():
 
 def test_python_dash_m_stridedarray():
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-    r = subprocess.run([sys.executable, "-m", "stridedarray"], capture_output=True, text=True,
-                       env=env, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "stridedarray"], capture_output=True, text=True, env=env, timeout=120
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     out = r.stdout
     assert f"stridedarray {sa.__version__}" in out
@@ -92,8 +98,9 @@ def test_regular_install_runs_without_scipy_openblas32(tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     py = venv / "bin" / "python"
-    subprocess.run([str(py), "-m", "pip", "install", "-q", str(ROOT)], check=True,
-                   cwd=tmp_path, timeout=900)
+    subprocess.run(
+        [str(py), "-m", "pip", "install", "-q", str(ROOT)], check=True, cwd=tmp_path, timeout=900
+    )
     code = (
         "import importlib.util, sys\n"
         "import stridedarray as sa\n"

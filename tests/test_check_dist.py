@@ -23,16 +23,18 @@ CHECK_DIST = ROOT / "tools" / "check-dist"
 def _tracked() -> list[str]:
     if not CHECK_DIST.is_file() or not (ROOT / ".git").exists():
         pytest.skip("needs a git checkout (tools/check-dist compares with git ls-files)")
-    return subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
-                          check=True).stdout.split()
+    return subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
 
 
 def _sdist(path: Path, extra: dict[str, bytes]) -> Path:
     """An sdist of the tracked files (empty), the build's metadata and `extra`."""
     prefix = f"stridedarray-{sa.__version__}/"
     files = {f: b"" for f in _tracked() if not f.startswith((".ci/", ".gitignore"))}
-    files["PKG-INFO"] = (f"Metadata-Version: 2.4\nName: stridedarray\n"
-                         f"Version: {sa.__version__}\n").encode()
+    files["PKG-INFO"] = (
+        f"Metadata-Version: 2.4\nName: stridedarray\nVersion: {sa.__version__}\n"
+    ).encode()
     files["setup.cfg"] = b""
     files["stridedarray.egg-info/SOURCES.txt"] = b""
     files.update(extra)
@@ -48,8 +50,12 @@ def _sdist(path: Path, extra: dict[str, bytes]) -> Path:
 
 
 def _check(sdist: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(CHECK_DIST), "--sdist", str(sdist)],
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, str(CHECK_DIST), "--sdist", str(sdist)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_an_sdist_of_the_tracked_files_passes(tmp_path: Path) -> None:
@@ -58,15 +64,18 @@ def test_an_sdist_of_the_tracked_files_passes(tmp_path: Path) -> None:
     assert "0 failure(s)" in proc.stdout
 
 
-@pytest.mark.parametrize("name", [
-    "docs/_build/html/index.html",           # the docs site, built as the README says
-    "docs/api/generated/stridedarray.add.rst",  # autosummary's pages
-    "bench-out/results.json",                # a benchmark run's outputs
-    "stridedarray/_core.abi3.so",            # the extension, built in place
-    "stridedarray/_core.c",                  # cffi's generated C
-    "stridedarray/_blas/libscipy_openblas_stridedarray.so",  # the bundled BLAS
-    "build/temp.linux-x86_64-cpython-311/csrc/matmul.o",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "docs/_build/html/index.html",  # the docs site, built as the README says
+        "docs/api/generated/stridedarray.add.rst",  # autosummary's pages
+        "bench-out/results.json",  # a benchmark run's outputs
+        "stridedarray/_core.abi3.so",  # the extension, built in place
+        "stridedarray/_core.c",  # cffi's generated C
+        "stridedarray/_blas/libscipy_openblas_stridedarray.so",  # the bundled BLAS
+        "build/temp.linux-x86_64-cpython-311/csrc/matmul.o",
+    ],
+)
 def test_build_output_in_the_sdist_fails(tmp_path: Path, name: str) -> None:
     proc = _check(_sdist(tmp_path / "built.tar.gz", {name: b"x"}))
     assert proc.returncode == 1, proc.stdout

@@ -33,8 +33,9 @@ ONE_KEY = ["--quick", "--only", "dot_blas_min_k", "--rounds", "1"]
 @pytest.fixture
 def small_sweeps(monkeypatch: pytest.MonkeyPatch) -> None:
     """The dot_blas_min_k sweep at two sizes only: a real measurement, in milliseconds."""
-    small = [dataclasses.replace(s, sizes=(8, 256)) for s in tune.SWEEPS
-             if s.key == "dot_blas_min_k"]
+    small = [
+        dataclasses.replace(s, sizes=(8, 256)) for s in tune.SWEEPS if s.key == "dot_blas_min_k"
+    ]
     monkeypatch.setattr(tune, "SWEEPS", small)
 
 
@@ -56,8 +57,8 @@ def _no_measuring(monkeypatch: pytest.MonkeyPatch) -> None:
 
 # -- exit status --------------------------------------------------------------------------
 def test_bench_exits_1_when_a_result_differs_from_numpy(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert bench_cli.main([*ONE_CASE, "--out", str(tmp_path / "ok")]) == 0
     correct = sa.Array.__matmul__
 
@@ -83,38 +84,51 @@ def test_bench_refuses_a_file_as_output_directory_before_running(tmp_path: Path)
 # -- --version and program names ----------------------------------------------------------
 @pytest.mark.parametrize("module", ["stridedarray", "stridedarray.bench", "stridedarray.tune"])
 def test_version(module: str) -> None:
-    proc = subprocess.run([sys.executable, "-m", module, "--version"], capture_output=True,
-                          text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", module, "--version"], capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == f"python -m {module} (stridedarray {sa.__version__})"
 
 
-@pytest.mark.parametrize("script, main", [("stridedarray-bench", "stridedarray.bench.cli"),
-                                          ("stridedarray-tune", "stridedarray.tune")])
+@pytest.mark.parametrize(
+    "script, main",
+    [("stridedarray-bench", "stridedarray.bench.cli"), ("stridedarray-tune", "stridedarray.tune")],
+)
 def test_usage_line_names_the_console_script(script: str, main: str) -> None:
     # A console script runs main() with argv[0] set to the script's path.
-    code = (f"import sys; sys.argv = ['/opt/bin/{script}', '--help']; "
-            f"from {main} import main; raise SystemExit(main())")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120)
+    code = (
+        f"import sys; sys.argv = ['/opt/bin/{script}', '--help']; "
+        f"from {main} import main; raise SystemExit(main())"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith(f"usage: {script} ")
     module = main.removesuffix(".cli")
-    proc = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True,
-                          text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", module, "--help"], capture_output=True, text=True, timeout=120
+    )
     assert proc.stdout.startswith(f"usage: python -m {module} ")
 
 
 def test_main_module_takes_help_and_refuses_unknown_flags() -> None:
     """`python -m stridedarray` parses its flags: --help describes it and runs no demo, an
     unknown flag is a usage error (exit 2) naming it."""
-    proc = subprocess.run([sys.executable, "-m", "stridedarray", "--help"], capture_output=True,
-                          text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "stridedarray", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("usage: python -m stridedarray ")
     assert "demo" in proc.stdout and "max |stridedarray" not in proc.stdout
-    proc = subprocess.run([sys.executable, "-m", "stridedarray", "--bogus"], capture_output=True,
-                          text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "stridedarray", "--bogus"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2
     assert proc.stdout == "" and "unrecognized arguments: --bogus" in proc.stderr
 
@@ -125,8 +139,10 @@ def test_console_scripts_are_declared_and_resolve() -> None:
     if not pyproject.is_file():
         pytest.skip("not run from a source tree")
     scripts = tomllib.loads(pyproject.read_text())["project"]["scripts"]
-    assert scripts == {"stridedarray-bench": "stridedarray.bench.cli:main",
-                       "stridedarray-tune": "stridedarray.tune:main"}
+    assert scripts == {
+        "stridedarray-bench": "stridedarray.bench.cli:main",
+        "stridedarray-tune": "stridedarray.tune:main",
+    }
     for target in scripts.values():
         module, attr = target.split(":")
         assert callable(getattr(importlib.import_module(module), attr))
@@ -143,19 +159,29 @@ def test_installed_console_script(script: str) -> None:
 
 
 # -- a closed pipe ------------------------------------------------------------------------
-@pytest.mark.parametrize("args", [["stridedarray"],
-                                  ["stridedarray.bench", "--list"],
-                                  ["stridedarray.bench", "--help"],
-                                  ["stridedarray.tune", "--help"]],
-                         ids=["demo", "bench --list", "bench --help", "tune --help"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["stridedarray"],
+        ["stridedarray.bench", "--list"],
+        ["stridedarray.bench", "--help"],
+        ["stridedarray.tune", "--help"],
+    ],
+    ids=["demo", "bench --list", "bench --help", "tune --help"],
+)
 def test_output_into_a_closed_pipe_ends_cleanly(args: list[str]) -> None:
     """`stridedarray-bench --list | head -1`, `python -m stridedarray | head -1`: the reader
     is gone before the output is."""
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
-        proc = subprocess.run([sys.executable, "-m", *args], stdout=write_end,
-                              stderr=subprocess.PIPE, text=True, timeout=120)
+        proc = subprocess.run(
+            [sys.executable, "-m", *args],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
     finally:
         os.close(write_end)
     assert proc.returncode == 0
@@ -164,7 +190,8 @@ def test_output_into_a_closed_pipe_ends_cleanly(args: list[str]) -> None:
 
 # -- tune: output paths checked before measuring ------------------------------------------
 def test_tune_refuses_a_directory_as_out_before_measuring(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     _no_measuring(monkeypatch)
     with pytest.raises(SystemExit, match=r"--out: .* is a directory; give a file path"):
         tune.main([*ONE_KEY, "--out", str(tmp_path)])
@@ -172,7 +199,8 @@ def test_tune_refuses_a_directory_as_out_before_measuring(
 
 @pytest.mark.parametrize("option", ["--out", "--raw"])
 def test_tune_refuses_a_path_under_a_file_before_measuring(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, option: str) -> None:
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, option: str
+) -> None:
     _no_measuring(monkeypatch)
     (tmp_path / "plain").write_text("")
     target = tmp_path / "plain" / "sub" / "x.json"
@@ -190,8 +218,12 @@ def test_tune_creates_missing_parents_of_raw_and_out(small_sweeps: None, tmp_pat
 
 @pytest.mark.parametrize("option", ["--out", "--raw"])
 def test_tune_saves_elsewhere_when_writing_fails_after_measuring(
-        small_sweeps: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-        capsys: pytest.CaptureFixture[str], option: str) -> None:
+    small_sweeps: None,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    option: str,
+) -> None:
     # The paths are fine when checked; while measuring, a file appears where the output's
     # directory was to be created, so the write fails after the measurement.
     paths = {"--out": tmp_path / "p" / "policy.json", "--raw": tmp_path / "r" / "raw.json"}
@@ -207,8 +239,7 @@ def test_tune_saves_elsewhere_when_writing_fails_after_measuring(
     fallback_dir = tmp_path / "tmp"
     fallback_dir.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(fallback_dir))
-    assert tune.main([*ONE_KEY, "--out", str(paths["--out"]),
-                      "--raw", str(paths["--raw"])]) == 1
+    assert tune.main([*ONE_KEY, "--out", str(paths["--out"]), "--raw", str(paths["--raw"])]) == 1
     err = capsys.readouterr().err
     saved = list(fallback_dir.iterdir())
     assert len(saved) == 1
@@ -224,8 +255,9 @@ def test_tune_saves_elsewhere_when_writing_fails_after_measuring(
 
 
 # -- tune and the library agree on the user's policy file ---------------------------------
-def test_user_policy_path_follows_xdg_config_home(monkeypatch: pytest.MonkeyPatch,
-                                                  tmp_path: Path) -> None:
+def test_user_policy_path_follows_xdg_config_home(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.delenv("STRIDEDARRAY_POLICY", raising=False)
     default = Path.home() / ".config" / "stridedarray" / "policy.json"
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
@@ -248,10 +280,17 @@ def test_tune_writes_the_file_the_library_loads(small_sweeps: None, config_home:
     # A value no default has, so the check below sees this file and nothing else.
     table["gemm_pack_min"] = 77
     written.write_text(json.dumps(table))
-    code = ("import json, stridedarray._policy as p; "
-            "print(p.policy_path()); print(json.dumps(p.current_policy()))")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120, env=dict(os.environ))
+    code = (
+        "import json, stridedarray._policy as p; "
+        "print(p.policy_path()); print(json.dumps(p.current_policy()))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ),
+    )
     assert proc.returncode == 0, proc.stderr
     path, policy = proc.stdout.splitlines()
     assert Path(path) == written
@@ -278,11 +317,20 @@ def test_plot_labels_every_measured_size_and_ratio_gridlines(columns: int) -> No
     from stridedarray.bench.plot import ratio_figure
 
     sizes = (8, 12, 32, 256)
-    rows = [{"group": "grid", "config": f"f64 lhs {kind}", "size": s,
-             "ratio": 0.6 + 0.1 * i + (0.05 if kind == "rev" else 0)}
-            for kind in ("rev", "step2") for i, s in enumerate(sizes)]
-    rows += [{"group": "blas", "config": "f64 C", "size": s, "ratio": 0.9 + 0.03 * i}
-             for i, s in enumerate(sizes)]
+    rows = [
+        {
+            "group": "grid",
+            "config": f"f64 lhs {kind}",
+            "size": s,
+            "ratio": 0.6 + 0.1 * i + (0.05 if kind == "rev" else 0),
+        }
+        for kind in ("rev", "step2")
+        for i, s in enumerate(sizes)
+    ]
+    rows += [
+        {"group": "blas", "config": "f64 C", "size": s, "ratio": 0.9 + 0.03 * i}
+        for i, s in enumerate(sizes)
+    ]
     rows.append({"group": "blas", "config": "f64 F", "size": 64, "ratio": math.nan})
     fig = ratio_figure(rows, "test", columns)
     try:
@@ -299,8 +347,8 @@ def test_plot_labels_every_measured_size_and_ratio_gridlines(columns: int) -> No
 
 
 def test_tune_says_how_to_load_a_file_written_elsewhere(
-        small_sweeps: None, config_home: Path, tmp_path: Path,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    small_sweeps: None, config_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert tune.main(ONE_KEY) == 0
     out = capsys.readouterr().out
     assert "stridedarray loads it at import" in out and "not the file" not in out
@@ -314,7 +362,12 @@ def test_tune_says_how_to_load_a_file_written_elsewhere(
     table["gemm_pack_min"] = 77
     elsewhere.write_text(json.dumps(table))
     code = "import stridedarray._policy as p; print(p.current_policy()['gemm_pack_min'])"
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "STRIDEDARRAY_POLICY": str(elsewhere)})
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "STRIDEDARRAY_POLICY": str(elsewhere)},
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "77"

@@ -36,8 +36,10 @@ def pd():
 def test_pandas_dataframe_and_series_from_views(pd, kind, view):
     x, n = pair(kind, view)
     pd.testing.assert_frame_equal(pd.DataFrame(x), pd.DataFrame(n))
-    pd.testing.assert_frame_equal(pd.DataFrame(x, columns=list("pqrs")[:n.shape[1]]),
-                                  pd.DataFrame(n, columns=list("pqrs")[:n.shape[1]]))
+    pd.testing.assert_frame_equal(
+        pd.DataFrame(x, columns=list("pqrs")[: n.shape[1]]),
+        pd.DataFrame(n, columns=list("pqrs")[: n.shape[1]]),
+    )
     pd.testing.assert_series_equal(pd.Series(x[0]), pd.Series(n[0]))
     pd.testing.assert_series_equal(pd.Series(x[:, -1], name="c"), pd.Series(n[:, -1], name="c"))
     pd.testing.assert_index_equal(pd.Index(x[-1]), pd.Index(n[-1]))
@@ -70,8 +72,9 @@ def _assigned(pd, f, b, c):
 
 def test_pandas_column_assignment(pd):
     pairs = [pair(k) for k in ("float64", "bool", "complex128")]
-    pd.testing.assert_frame_equal(_assigned(pd, *(x for x, _ in pairs)),
-                                  _assigned(pd, *(n for _, n in pairs)))
+    pd.testing.assert_frame_equal(
+        _assigned(pd, *(x for x, _ in pairs)), _assigned(pd, *(n for _, n in pairs))
+    )
 
 
 def test_pandas_series_arithmetic_with_our_array(pd):
@@ -106,11 +109,13 @@ def _t(xp):  # the data every plot draws from, in namespace xp
 PLOTS = {
     "plot": lambda ax, xp: ax.plot(_t(xp)[0], _t(xp)[1][::-1], "o-"),
     "plot 2-D columns": lambda ax, xp: ax.plot(xp.asarray(BASE["float64"].copy()).T[::-1]),
-    "scatter": lambda ax, xp: ax.scatter(_t(xp)[0][::2], _t(xp)[1][::-2],
-                                         c=_t(xp)[1][::2], s=_t(xp)[0][::2] * 10),
+    "scatter": lambda ax, xp: ax.scatter(
+        _t(xp)[0][::2], _t(xp)[1][::-2], c=_t(xp)[1][::2], s=_t(xp)[0][::2] * 10
+    ),
     "hist": lambda ax, xp: ax.hist(_t(xp)[1][::-1], bins=7, weights=_t(xp)[0][::-1]),
-    "errorbar": lambda ax, xp: ax.errorbar(_t(xp)[0][::3], _t(xp)[1][::3],
-                                           yerr=_t(xp)[0][::3] / 20, xerr=abs(_t(xp)[1][::-3]) / 5),
+    "errorbar": lambda ax, xp: ax.errorbar(
+        _t(xp)[0][::3], _t(xp)[1][::3], yerr=_t(xp)[0][::3] / 20, xerr=abs(_t(xp)[1][::-3]) / 5
+    ),
     "imshow": lambda ax, xp: ax.imshow(xp.asarray(BASE["float64"].copy())[::-1, ::-1]),
     "fill_between": lambda ax, xp: ax.fill_between(_t(xp)[0], _t(xp)[1], _t(xp)[1][::-1]),
     "contourf": lambda ax, xp: ax.contourf(xp.asarray(BASE["float64"].copy())[:, ::-1]),
@@ -145,14 +150,14 @@ def _das(xr, kind="float64", view="reversed"):
 
 def check_xr(xr, got, want, exact=False):
     """An xarray result on our data equals the NumPy-backed one and still holds our arrays."""
-    for v in (got.data_vars.values() if isinstance(got, xr.Dataset) else [got]):
+    for v in got.data_vars.values() if isinstance(got, xr.Dataset) else [got]:
         assert isinstance(v.data, sa.Array), type(v.data)
     g = got.as_numpy()
     if exact:
         xr.testing.assert_identical(g, want)
     else:
         xr.testing.assert_allclose(g, want, rtol=1e-12)
-    for name in (got.data_vars if isinstance(got, xr.Dataset) else [None]):
+    for name in got.data_vars if isinstance(got, xr.Dataset) else [None]:
         gv, wv = (got, want) if name is None else (got[name], want[name])
         assert gv.dtype == wv.dtype
 
@@ -162,7 +167,7 @@ XR_BINARY = {  # f(da, other_numpy_data, numpy_dataarray_of_the_same_kind)
     "ndarray * da": lambda da, n, dn: n * da,
     "da - numpy DataArray": lambda da, n, dn: da - dn,
     "da / 2": lambda da, n, dn: da / 2,
-    "2.5 ** da": lambda da, n, dn: 2.5 ** da,
+    "2.5 ** da": lambda da, n, dn: 2.5**da,
     "-da + 1": lambda da, n, dn: -da + 1,
     "da > ndarray": lambda da, n, dn: da > n,
     "abs(da)": lambda da, n, dn: abs(da),
@@ -178,12 +183,20 @@ def test_xarray_arithmetic_with_numpy_and_python_operands(xr, op):
 
 
 XR_REDUCE = {
-    "sum": lambda d: d.sum(), "sum a": lambda d: d.sum("a"), "mean b": lambda d: d.mean("b"),
-    "std a": lambda d: d.std("a"), "var ddof": lambda d: d.var("b", ddof=1),
-    "min": lambda d: d.min("a"), "max": lambda d: d.max(), "prod": lambda d: d.prod("b"),
-    "median": lambda d: d.median("a"), "cumsum": lambda d: d.cumsum("b"),
-    "argmax": lambda d: d.argmax("b"), "argmin": lambda d: d.argmin("a"),
-    "any": lambda d: (d > 0).any("a"), "all": lambda d: (d > -5).all("b"),
+    "sum": lambda d: d.sum(),
+    "sum a": lambda d: d.sum("a"),
+    "mean b": lambda d: d.mean("b"),
+    "std a": lambda d: d.std("a"),
+    "var ddof": lambda d: d.var("b", ddof=1),
+    "min": lambda d: d.min("a"),
+    "max": lambda d: d.max(),
+    "prod": lambda d: d.prod("b"),
+    "median": lambda d: d.median("a"),
+    "cumsum": lambda d: d.cumsum("b"),
+    "argmax": lambda d: d.argmax("b"),
+    "argmin": lambda d: d.argmin("a"),
+    "any": lambda d: (d > 0).any("a"),
+    "all": lambda d: (d > -5).all("b"),
     "count": lambda d: d.count("a"),  # sums a bool mask
 }
 
@@ -205,7 +218,8 @@ XR_SELECT = {
     "where with array": lambda d, xr: d.where(d > 0, d * 0),
     "xr.where": lambda d, xr: xr.where(d > 0, d, -d),
     "assign_coords, sel slice": lambda d, xr: d.assign_coords(b=np.arange(4.0)).sel(
-        b=slice(1.0, 3.0)),
+        b=slice(1.0, 3.0)
+    ),
     "sel list": lambda d, xr: d.assign_coords(b=np.arange(4.0)).sel(b=[1.0, 3.0]),
 }
 
@@ -247,8 +261,13 @@ def _datasets(xr):
     for xp in (sa, np):
         v = xp.asarray(BASE["float64"].copy())[::-1]
         w = xp.asarray(np.asarray([3, 1, 4, 1], dtype=np.int32))[::-1]
-        out.append(xr.Dataset({"v": (("a", "b"), v), "w": ("b", w)},
-                              coords={"b": np.arange(4.0)}, attrs={"title": "t"}))
+        out.append(
+            xr.Dataset(
+                {"v": (("a", "b"), v), "w": ("b", w)},
+                coords={"b": np.arange(4.0)},
+                attrs={"title": "t"},
+            )
+        )
     return out
 
 
@@ -258,10 +277,12 @@ def test_xarray_dataset_round_trips(xr):
     check_xr(xr, pickle.loads(pickle.dumps(ds)), dn, exact=True)
     back = xr.Dataset.from_dict(ds.to_dict())
     xr.testing.assert_identical(back, dn)
-    xr.testing.assert_identical(xr.Dataset.from_dataframe(ds.to_dataframe()),
-                                xr.Dataset.from_dataframe(dn.to_dataframe()))
-    check_xr(xr, ds.isel(b=slice(None, None, -1)).sum("b"), dn.isel(b=slice(None, None, -1))
-             .sum("b"))
+    xr.testing.assert_identical(
+        xr.Dataset.from_dataframe(ds.to_dataframe()), xr.Dataset.from_dataframe(dn.to_dataframe())
+    )
+    check_xr(
+        xr, ds.isel(b=slice(None, None, -1)).sum("b"), dn.isel(b=slice(None, None, -1)).sum("b")
+    )
 
 
 def test_xarray_dataset_netcdf_round_trip(xr):
@@ -366,8 +387,9 @@ def _check_jax(jnp, x: sa.Array) -> None:
 def test_jax_from_dlpack_matches_numpy(jnp, kind, view):
     x, n = pair(kind, view)
     if view in ("contiguous", "transposed"):
-        np.testing.assert_array_equal(np.asarray(jnp.from_dlpack(x)),
-                                      n.astype(jnp.from_dlpack(n).dtype))
+        np.testing.assert_array_equal(
+            np.asarray(jnp.from_dlpack(x)), n.astype(jnp.from_dlpack(n).dtype)
+        )
     _check_jax(jnp, x)
     np.testing.assert_array_equal(np.asarray(jnp.asarray(x)), np.asarray(jnp.asarray(n)))
 

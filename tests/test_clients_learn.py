@@ -34,8 +34,10 @@ def array_api_env():
     from scipy.special import logsumexp
 
     if not isinstance(logsumexp(sa.ones(2)), sa.Array):
-        pytest.fail("SciPy was imported before SCIPY_ARRAY_API=1 was set, so its array-API "
-                    "support is off; set SCIPY_ARRAY_API=1 in the environment")
+        pytest.fail(
+            "SciPy was imported before SCIPY_ARRAY_API=1 was set, so its array-API "
+            "support is off; set SCIPY_ARRAY_API=1 in the environment"
+        )
 
 
 def _learn_data():
@@ -51,8 +53,11 @@ def _learn_args(xp):
     X, y, c = _learn_data()
     if xp is np:
         return X[::-1, ::-1], y[::-1], c[::-1]
-    return (sa.asarray(X.copy())[::-1, ::-1], sa.asarray(y.copy())[::-1],
-            sa.asarray(c.copy())[::-1])
+    return (
+        sa.asarray(X.copy())[::-1, ::-1],
+        sa.asarray(y.copy())[::-1],
+        sa.asarray(c.copy())[::-1],
+    )
 
 
 def _mod(name: str):
@@ -77,27 +82,35 @@ def _metrics():
 ESTIMATORS = {
     "Ridge": lambda X, y, c: _lm().Ridge(alpha=0.5, solver="svd").fit(X, y).predict(X),
     "Ridge coef": lambda X, y, c: _lm().Ridge(alpha=2.0, solver="svd").fit(X, y).coef_,
-    "PCA": lambda X, y, c: abs(_mod("sklearn.decomposition").PCA(3, svd_solver="full")
-                               .fit_transform(X)),
+    "PCA": lambda X, y, c: abs(
+        _mod("sklearn.decomposition").PCA(3, svd_solver="full").fit_transform(X)
+    ),
     "StandardScaler": lambda X, y, c: _pre().StandardScaler().fit_transform(X[:, ::2]),
     "MinMaxScaler": lambda X, y, c: _pre().MinMaxScaler().fit_transform(X),
     "Normalizer": lambda X, y, c: _pre().Normalizer().fit_transform(X.T),
     "LabelEncoder": lambda X, y, c: _pre().LabelEncoder().fit_transform(c[::2]),
-    "LDA": lambda X, y, c: _mod("sklearn.discriminant_analysis")
-    .LinearDiscriminantAnalysis().fit(X, c).predict_proba(X),
-    "LogisticRegression": lambda X, y, c: _lm().LogisticRegression().fit(X, c)
-    .predict_proba(X),
-    "RidgeClassifier": lambda X, y, c: _lm().RidgeClassifier(solver="svd").fit(X, c)
-    .predict(X),
-    "GaussianNB": lambda X, y, c: _mod("sklearn.naive_bayes").GaussianNB().fit(X, c)
-    .predict_proba(X),
+    "LDA": lambda X, y, c: (
+        _mod("sklearn.discriminant_analysis")
+        .LinearDiscriminantAnalysis()
+        .fit(X, c)
+        .predict_proba(X)
+    ),
+    "LogisticRegression": lambda X, y, c: _lm().LogisticRegression().fit(X, c).predict_proba(X),
+    "RidgeClassifier": lambda X, y, c: _lm().RidgeClassifier(solver="svd").fit(X, c).predict(X),
+    "GaussianNB": lambda X, y, c: (
+        _mod("sklearn.naive_bayes").GaussianNB().fit(X, c).predict_proba(X)
+    ),
     "pairwise_distances": lambda X, y, c: _metrics().pairwise_distances(X[:5], X[5:9]),
     "confusion_matrix": lambda X, y, c: _metrics().confusion_matrix(c, c[::-1]),
     "accuracy, f1, r2, mse": lambda X, y, c: (
-        _metrics().accuracy_score(c, c[::-1]), _metrics().f1_score(c, c[::-1]),
-        _metrics().r2_score(y, y[::-1]), _metrics().mean_squared_error(y, y * 0.5)),
+        _metrics().accuracy_score(c, c[::-1]),
+        _metrics().f1_score(c, c[::-1]),
+        _metrics().r2_score(y, y[::-1]),
+        _metrics().mean_squared_error(y, y * 0.5),
+    ),
     "train_test_split": lambda X, y, c: tuple(
-        _mod("sklearn.model_selection").train_test_split(X, y, random_state=0)),
+        _mod("sklearn.model_selection").train_test_split(X, y, random_state=0)
+    ),
 }
 
 
@@ -180,9 +193,14 @@ SCIPY = {
     "stats.skew, kurtosis": lambda a, b, p: (_sp("stats").skew(b), _sp("stats").kurtosis(b)),
     "stats.moment": lambda a, b, p: _sp("stats").moment(a, order=3, axis=1),
     "stats.gmean, hmean, pmean": lambda a, b, p: (
-        _sp("stats").gmean(p), _sp("stats").hmean(p), _sp("stats").pmean(p, 2.5)),
-    "stats.variation, sem": lambda a, b, p: (_sp("stats").variation(p),
-                                            _sp("stats").sem(a, axis=0)),
+        _sp("stats").gmean(p),
+        _sp("stats").hmean(p),
+        _sp("stats").pmean(p, 2.5),
+    ),
+    "stats.variation, sem": lambda a, b, p: (
+        _sp("stats").variation(p),
+        _sp("stats").sem(a, axis=0),
+    ),
     "stats.ttest_ind": lambda a, b, p: tuple(_sp("stats").ttest_ind(b[:8], b[8:])),
     "stats.pearsonr": lambda a, b, p: tuple(_sp("stats").pearsonr(b[:8], p)),
     "stats.entropy": lambda a, b, p: _sp("stats").entropy(p),
@@ -206,19 +224,25 @@ SCIPY = {
     "fft.fftshift": lambda a, b, p: _sp("fft").fftshift(a, axes=1),
     # SciPy promotes integer coefficients with float arrays (mixed-kind promotion).
     "signal.lfiltic int coefficients": lambda a, b, p: _sp("signal").lfiltic(
-        _int(a, [1, 2]), _int(a, [1, 1]), b[:2]),
+        _int(a, [1, 2]), _int(a, [1, 1]), b[:2]
+    ),
     # SciPy's iterative methods call full() with 0-d arrays as fill_value.
-    "differentiate.derivative": lambda a, b, p: _sp("differentiate").derivative(
-        _ns(a).exp, p).df,
-    "optimize.elementwise.find_root": lambda a, b, p: _sp("optimize.elementwise").find_root(
-        lambda z, c: z * z - c, (p[:3] * 0, p[:3] + 1), args=(p[:3],)).x,
+    "differentiate.derivative": lambda a, b, p: _sp("differentiate").derivative(_ns(a).exp, p).df,
+    "optimize.elementwise.find_root": lambda a, b, p: (
+        _sp("optimize.elementwise")
+        .find_root(lambda z, c: z * z - c, (p[:3] * 0, p[:3] + 1), args=(p[:3],))
+        .x
+    ),
     "signal.freqz int coefficients": pytest.param(
-        lambda a, b, p: _sp("signal").freqz(_int(a, [1, 2]), worN=8)),
+        lambda a, b, p: _sp("signal").freqz(_int(a, [1, 2]), worN=8)
+    ),
     # SciPy passes Python's bool as a dtype (zeros(..., dtype=bool)).
-    "integrate.tanhsinh": lambda a, b, p: _sp("integrate").tanhsinh(
-        _ns(a).exp, p[:3] * 0, p[:3]).integral,
+    "integrate.tanhsinh": lambda a, b, p: (
+        _sp("integrate").tanhsinh(_ns(a).exp, p[:3] * 0, p[:3]).integral
+    ),
     "special.softmax of integers": pytest.param(
-        lambda a, b, p: _sp("special").softmax(_int(a, [1, 2, 3]))),
+        lambda a, b, p: _sp("special").softmax(_int(a, [1, 2, 3]))
+    ),
 }
 
 
@@ -228,5 +252,7 @@ def test_scipy_array_api_returns_our_arrays_equal_to_numpy(array_api_env, func):
         warnings.simplefilter("error")  # no fallback or conversion warnings on our arrays
         got = func(*_scipy_args(sa))
     want = func(*_scipy_args(np))
-    check_same(tuple(got) if isinstance(got, tuple) else got,
-               tuple(want) if isinstance(want, tuple) else want)
+    check_same(
+        tuple(got) if isinstance(got, tuple) else got,
+        tuple(want) if isinstance(want, tuple) else want,
+    )

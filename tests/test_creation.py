@@ -121,8 +121,9 @@ def test_zeros_ones_empty_full_and_like(dt):
         np.testing.assert_array_equal(np.asarray(y), np.full((3, 2), v, dt.np))
     assert sa.empty_like(base).shape == (3, 2)
     fill = True if dt.kind == "b" else 1
-    np.testing.assert_array_equal(np.asarray(sa.full_like(base, fill)),
-                                  np.full((3, 2), fill, dt.np))
+    np.testing.assert_array_equal(
+        np.asarray(sa.full_like(base, fill)), np.full((3, 2), fill, dt.np)
+    )
     assert sa.zeros_like(base, dtype=sa.float32).dtype is sa.float32
 
 
@@ -142,8 +143,12 @@ def test_full_infers_and_checks_dtype():
     # a float fill of an integer array truncates toward zero, as assignment does; a value
     # with no integer in range raises instead of wrapping
     assert sa.full(2, -2.7, dtype=sa.int8).tolist() == [-2, -2]
-    for bad, err in ((-1.0, OverflowError), (256.0, OverflowError), (float("inf"), OverflowError),
-                     (float("nan"), ValueError)):
+    for bad, err in (
+        (-1.0, OverflowError),
+        (256.0, OverflowError),
+        (float("inf"), OverflowError),
+        (float("nan"), ValueError),
+    ):
         with pytest.raises(err, match="fill_value"):
             sa.full(2, bad, dtype=sa.uint8)
         with pytest.raises(err, match="fill_value"):
@@ -172,8 +177,11 @@ _BOUND_DTYPES = [sa.int8, sa.int32, sa.int64, sa.uint8, sa.uint64, sa.float32, s
 def test_arange_takes_0d_array_bounds_as_numpy_does(data):
     """Any of start, stop and step may be a 0-d array (as array-api-strict, NumPy, PyTorch and
     JAX allow): the values and dtype are NumPy's for the same bounds as NumPy 0-d arrays."""
-    vals = [data.draw(st.integers(-10, 10)), data.draw(st.integers(-10, 10) | st.none()),
-            data.draw(st.sampled_from([1, 2, -3, 0.5, -1.5]))]
+    vals = [
+        data.draw(st.integers(-10, 10)),
+        data.draw(st.integers(-10, 10) | st.none()),
+        data.draw(st.sampled_from([1, 2, -3, 0.5, -1.5])),
+    ]
     vals = [v for v in vals if v is not None]
     ours, ref = [], []
     for v in vals:
@@ -200,8 +208,12 @@ def test_arange_refuses_arrays_that_are_not_0d_real_numbers():
 
 
 @SETTINGS
-@given(n=st.integers(0, 6), m=st.none() | st.integers(0, 6), k=st.integers(-7, 7),
-       dt=st.sampled_from(dtype_list()))
+@given(
+    n=st.integers(0, 6),
+    m=st.none() | st.integers(0, 6),
+    k=st.integers(-7, 7),
+    dt=st.sampled_from(dtype_list()),
+)
 def test_eye_matches_numpy(n, m, k, dt):
     x = sa.eye(n, m, k=k, dtype=dt)
     assert x.dtype is dt
@@ -209,13 +221,19 @@ def test_eye_matches_numpy(n, m, k, dt):
 
 
 @SETTINGS
-@given(start=st.floats(-100, 100), stop=st.floats(-100, 100), num=st.integers(0, 20),
-       endpoint=st.booleans(), dt=st.sampled_from([sa.float32, sa.float64, sa.complex128]))
+@given(
+    start=st.floats(-100, 100),
+    stop=st.floats(-100, 100),
+    num=st.integers(0, 20),
+    endpoint=st.booleans(),
+    dt=st.sampled_from([sa.float32, sa.float64, sa.complex128]),
+)
 def test_linspace_matches_numpy(start, stop, num, endpoint, dt):
     x = sa.linspace(start, stop, num, dtype=dt, endpoint=endpoint)
     assert x.dtype is dt and x.shape == (num,)
-    np.testing.assert_allclose(np.asarray(x),
-                               np.linspace(start, stop, num, endpoint=endpoint, dtype=dt.np))
+    np.testing.assert_allclose(
+        np.asarray(x), np.linspace(start, stop, num, endpoint=endpoint, dtype=dt.np)
+    )
 
 
 def test_linspace_defaults_and_rejections():
@@ -227,10 +245,13 @@ def test_linspace_defaults_and_rejections():
         sa.linspace(0, 1, -1)
 
 
-@pytest.mark.parametrize("dtype", [sa.int8, sa.int32, sa.int64, sa.uint8, sa.uint64, sa.bool],
-                         ids=lambda d: d.name)
-@pytest.mark.parametrize("bounds", [(0, 10, 4), (-10, 0, 4), (3, -7, 6), (0, 1, 5), (2, 2, 3),
-                                    (0, 100, 0), (-1.5, 7.25, 9)])
+@pytest.mark.parametrize(
+    "dtype", [sa.int8, sa.int32, sa.int64, sa.uint8, sa.uint64, sa.bool], ids=lambda d: d.name
+)
+@pytest.mark.parametrize(
+    "bounds",
+    [(0, 10, 4), (-10, 0, 4), (3, -7, 6), (0, 1, 5), (2, 2, 3), (0, 100, 0), (-1.5, 7.25, 9)],
+)
 @pytest.mark.parametrize("endpoint", [True, False])
 def test_linspace_of_an_integer_dtype_matches_numpy(dtype, bounds, endpoint):
     """The standard asks for a floating dtype; NumPy (and SciPy, which relies on it) computes
@@ -244,11 +265,22 @@ def test_linspace_of_an_integer_dtype_matches_numpy(dtype, bounds, endpoint):
     np.testing.assert_array_equal(np.asarray(got), want)
 
 
-@pytest.mark.parametrize("fill", [sa.asarray(3, dtype=sa.int8), sa.asarray(2.5),
-                                  sa.asarray(True), sa.asarray(1 - 2j, dtype=sa.complex64),
-                                  sa.asarray([7.0])[0], sa.ones((3, 3))[::-1, 1][2]])
-@pytest.mark.parametrize("dtype", [None, sa.float32, sa.int64, sa.complex128],
-                         ids=lambda d: getattr(d, "name", "default"))
+@pytest.mark.parametrize(
+    "fill",
+    [
+        sa.asarray(3, dtype=sa.int8),
+        sa.asarray(2.5),
+        sa.asarray(True),
+        sa.asarray(1 - 2j, dtype=sa.complex64),
+        sa.asarray([7.0])[0],
+        sa.ones((3, 3))[::-1, 1][2],
+    ],
+)
+@pytest.mark.parametrize(
+    "dtype",
+    [None, sa.float32, sa.int64, sa.complex128],
+    ids=lambda d: getattr(d, "name", "default"),
+)
 def test_full_with_a_0d_array_fill_value_matches_numpy(fill, dtype):
     """NumPy, torch and JAX accept a 0-d array as the fill value; its dtype is the default."""
     ref_fill = np.asarray(fill)

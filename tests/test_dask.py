@@ -58,11 +58,23 @@ def test_meta_is_a_stridedarray_array(how):
 
 
 @pytest.mark.parametrize("how", HOW)
-@pytest.mark.parametrize("op", [
-    lambda x: x + 1.5, lambda x: 2 * x - x ** 2, lambda x: x / (x + 1), lambda x: -x,
-    lambda x: x > 3, lambda x: abs(x - 5), lambda x: np.sin(x), lambda x: np.exp(x / 10),
-    lambda x: np.maximum(x, 4.0), lambda x: np.where(x > 5, x, 0.0), lambda x: x * x[:, ::-1],
-], ids=["add", "poly", "div", "neg", "gt", "abs", "sin", "exp", "maximum", "where", "rev_mul"])
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda x: x + 1.5,
+        lambda x: 2 * x - x**2,
+        lambda x: x / (x + 1),
+        lambda x: -x,
+        lambda x: x > 3,
+        lambda x: abs(x - 5),
+        lambda x: np.sin(x),
+        lambda x: np.exp(x / 10),
+        lambda x: np.maximum(x, 4.0),
+        lambda x: np.where(x > 5, x, 0.0),
+        lambda x: x * x[:, ::-1],
+    ],
+    ids=["add", "poly", "div", "neg", "gt", "abs", "sin", "exp", "maximum", "where", "rev_mul"],
+)
 def test_elementwise_functions_and_operators(how, op):
     s, n = pair(how=how)
     check(op(s), op(n))
@@ -73,8 +85,11 @@ def test_elementwise_functions_and_operators(how, op):
 @pytest.mark.parametrize("name", ["sum", "mean", "max", "min", "argmax", "argmin", "std"])
 def test_reductions(how, axis, name):
     s, n = pair(how=how)
-    check(getattr(s, name)(axis=axis), getattr(n, name)(axis=axis), exact=name in
-          ("max", "min", "argmax", "argmin"))
+    check(
+        getattr(s, name)(axis=axis),
+        getattr(n, name)(axis=axis),
+        exact=name in ("max", "min", "argmax", "argmin"),
+    )
 
 
 def test_integer_reductions_and_mean():
@@ -85,10 +100,18 @@ def test_integer_reductions_and_mean():
 
 
 @pytest.mark.parametrize("how", HOW)
-@pytest.mark.parametrize("key", [
-    np.s_[::-1], np.s_[:, ::-2], np.s_[1:7:2, ::3], np.s_[::-3, 2], np.s_[5], np.s_[..., ::-1],
-    np.s_[None, 2:5],
-])
+@pytest.mark.parametrize(
+    "key",
+    [
+        np.s_[::-1],
+        np.s_[:, ::-2],
+        np.s_[1:7:2, ::3],
+        np.s_[::-3, 2],
+        np.s_[5],
+        np.s_[..., ::-1],
+        np.s_[None, 2:5],
+    ],
+)
 def test_slicing_reversed_and_step(how, key):
     s, n = pair(how=how)
     check(s[key], n[key])
@@ -120,8 +143,11 @@ def test_batched_matmul_with_the_batch_axis_chunked():
     n_shared = da.from_array(shared[..., ::-1], chunks=(1, S, S))
     n_batch = da.from_array(batch, chunks=(2, S, S))
     check(s_shared @ s_batch, n_shared @ n_batch, exact=False)
-    check(da.matmul(s_batch, s_batch.transpose(0, 2, 1)), n_batch @ n_batch.transpose(0, 2, 1),
-          exact=False)
+    check(
+        da.matmul(s_batch, s_batch.transpose(0, 2, 1)),
+        n_batch @ n_batch.transpose(0, 2, 1),
+        exact=False,
+    )
 
 
 def test_matmul_with_k_chunked_sums_partial_products():
@@ -188,21 +214,26 @@ print("registered")
 """
 _ORDERS = {
     "dask first": "import dask.array as da\nimport stridedarray as sa",
-    "probe, then import": ("import stridedarray as sa\nimport importlib.util\n"
-                           "assert importlib.util.find_spec('dask.array') is not None\n"
-                           "import dask.array as da"),
+    "probe, then import": (
+        "import stridedarray as sa\nimport importlib.util\n"
+        "assert importlib.util.find_spec('dask.array') is not None\n"
+        "import dask.array as da"
+    ),
     "probe twice, before and after": (
         "import importlib.util\nimportlib.util.find_spec('dask.array')\n"
         "import stridedarray as sa\nimportlib.util.find_spec('dask.array')\n"
-        "importlib.util.find_spec('dask.array')\nimport dask.array as da"),
+        "importlib.util.find_spec('dask.array')\nimport dask.array as da"
+    ),
     "import dask, probe, import": (
         "import dask\nimport stridedarray as sa\nimport importlib.util\n"
-        "importlib.util.find_spec('dask.array')\nimport dask.array as da"),
+        "importlib.util.find_spec('dask.array')\nimport dask.array as da"
+    ),
     "loaded from a probed spec": (
         "import stridedarray as sa\nimport importlib.util\n"
         "spec = importlib.util.find_spec('dask.array')\n"
         "da = importlib.util.module_from_spec(spec)\nsys.modules['dask.array'] = da\n"
-        "spec.loader.exec_module(da)"),
+        "spec.loader.exec_module(da)"
+    ),
 }
 
 
@@ -214,9 +245,11 @@ def test_registration_survives_any_import_order(order):
     from pathlib import Path
 
     root = str(Path(sa.__file__).resolve().parent.parent)  # the checkout under test
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        p for p in (root, os.environ.get("PYTHONPATH")) if p))
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
+    )
     code = "import sys\n" + _ORDERS[order] + "\n" + _COMBINE
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=env, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
     assert proc.returncode == 0 and "registered" in proc.stdout, proc.stderr[-2000:]

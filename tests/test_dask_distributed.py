@@ -18,8 +18,13 @@ B = 8
 
 @pytest.fixture(scope="module")
 def client():
-    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                  dashboard_address=None, worker_dashboard_address=None) as c:
+    with distributed.LocalCluster(
+        n_workers=2,
+        processes=True,
+        threads_per_worker=1,
+        dashboard_address=None,
+        worker_dashboard_address=None,
+    ) as c:
         with distributed.Client(c) as cl:
             yield cl
 
@@ -33,8 +38,9 @@ def _blas_threads() -> tuple[int, list[int]]:
 
     from stridedarray._ffi import lib
 
-    numpy_pools = [p["num_threads"] for p in threadpool_info()
-                   if p.get("internal_api") == "openblas"]
+    numpy_pools = [
+        p["num_threads"] for p in threadpool_info() if p.get("internal_api") == "openblas"
+    ]
     return lib.scipy_openblas_get_num_threads(), numpy_pools
 
 
@@ -52,8 +58,7 @@ def test_design_workload_scaled_out_over_two_worker_processes(client):
     assert isinstance(prod._meta, sa.Array)
     got = prod.compute()
     assert isinstance(got, sa.Array)
-    np.testing.assert_allclose(np.asarray(got), shared[..., ::-1] @ batch, rtol=1e-10,
-                               atol=1e-10)
+    np.testing.assert_allclose(np.asarray(got), shared[..., ::-1] @ batch, rtol=1e-10, atol=1e-10)
     # Each chunk's product: the reversed shared operand is packed once for its batch.
     rhs_chunk = sa.asarray(batch[:2])
     fut = client.submit(_route_and_type, sa.asarray(shared)[..., ::-1], rhs_chunk, pure=False)

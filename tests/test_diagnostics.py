@@ -60,6 +60,7 @@ def snapshot(*refs: np.ndarray) -> list[bytes]:
 
 # ---- the API ---------------------------------------------------------------------------
 
+
 def test_stats_shape_and_types():
     """c_alloc_stats: both categories, four integer counters each, nothing held at rest."""
     s = c_alloc_stats()
@@ -109,6 +110,7 @@ def test_small_products_and_explain_allocate_nothing():
 
 # ---- pack peak == ledger payload ---------------------------------------------------------
 
+
 def _seed_case():
     """design.md's worked example: (1,32,32) strides (1024,32,-1) @ (10,32,32) float64."""
     x1, r1 = matrix(sa.float64, (1,), 32, 32, "neg_inner", 3)
@@ -146,9 +148,13 @@ def _cast_both_int():
     return x1, r1, x2, r2
 
 
-PACK_CASES = {"seed": (_seed_case, "pack_blas"), "rows": (_reversed_rows_broadcast, "pack_blas"),
-              "cross": (_cross_pack_both, "pack_blas"), "cast": (_cast_lhs, None),
-              "cast_int": (_cast_both_int, None)}
+PACK_CASES = {
+    "seed": (_seed_case, "pack_blas"),
+    "rows": (_reversed_rows_broadcast, "pack_blas"),
+    "cross": (_cross_pack_both, "pack_blas"),
+    "cast": (_cast_lhs, None),
+    "cast_int": (_cast_both_int, None),
+}
 
 
 @pytest.mark.parametrize("name", PACK_CASES)
@@ -192,6 +198,7 @@ def test_random_matmuls_pack_peak_is_payload(case):
 
 # ---- generic-route scratch ---------------------------------------------------------------
 
+
 def _generic_gemm():
     """int64 64x64 @ 64x64 batch: panels beyond the 16 KiB stack scratch come from the heap."""
     x1, r1 = matrix(sa.int64, (3,), 64, 70, "neg_inner", 13)
@@ -232,8 +239,10 @@ def test_generic_scratch_is_counted_and_freed(name):
 
 # ---- fault injection -----------------------------------------------------------------------
 
-ALL_CASES = {**{k: v for k, v in PACK_CASES.items()},
-             **{f"generic_{k}": (v, "generic") for k, v in GENERIC_CASES.items()}}
+ALL_CASES = {
+    **{k: v for k, v in PACK_CASES.items()},
+    **{f"generic_{k}": (v, "generic") for k, v in GENERIC_CASES.items()},
+}
 
 
 @pytest.mark.parametrize("name", ALL_CASES)
@@ -295,6 +304,7 @@ def test_imatmul_failure_leaves_target_unchanged():
 
 # ---- threads -------------------------------------------------------------------------------
 
+
 def test_counters_are_consistent_under_threads():
     """Two threads packing concurrently: every allocation freed, nothing held, right values."""
     x1, r1, x2, r2 = _cross_pack_both()
@@ -311,8 +321,10 @@ def test_counters_are_consistent_under_threads():
         except Exception as e:  # reported by the main thread
             errors.append(e)
 
-    threads = [threading.Thread(target=work, args=(x1, x2, r1, r2, want_x, "pack_blas")),
-               threading.Thread(target=work, args=(y1, y2, q1, q2, want_y, "generic"))]
+    threads = [
+        threading.Thread(target=work, args=(x1, x2, r1, r2, want_x, "pack_blas")),
+        threading.Thread(target=work, args=(y1, y2, q1, q2, want_y, "generic")),
+    ]
     for t in threads:
         t.start()
     for t in threads:

@@ -28,17 +28,25 @@ EXAMPLE_PAGES = [p for p in PAGES if ">>> " in p.read_text()]
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 
 # Pages a reader starts from: each must show runnable examples.
-MUST_HAVE_EXAMPLES = {"index.md", "quickstart.md", "array.md", "matmul.md", "tuning.md",
-                      "interop.md", "dtypes.md", "functions.md", "conformance.md",
-                      "scale-out.md"}
+MUST_HAVE_EXAMPLES = {
+    "index.md",
+    "quickstart.md",
+    "array.md",
+    "matmul.md",
+    "tuning.md",
+    "interop.md",
+    "dtypes.md",
+    "functions.md",
+    "conformance.md",
+    "scale-out.md",
+}
 
 
 @pytest.mark.parametrize("page", EXAMPLE_PAGES, ids=[p.name for p in EXAMPLE_PAGES])
 def test_examples_in_page_run(page: Path) -> None:
     blocks = BLOCK.findall(page.read_text())
     parser = doctest.DocTestParser()
-    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE
-                                   | doctest.ELLIPSIS)
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
     globs: dict = {}
     with sa.matmul_policy(**DEFAULT_POLICY):
         for i, block in enumerate(blocks):
@@ -78,12 +86,15 @@ def test_guides_have_examples() -> None:
 # What a development log says and a user guide does not: issue numbers, commit hashes,
 # sessions, earlier attempts and how things were. History belongs in CHANGELOG.md
 # (docs/changelog.md).
-HISTORY = re.compile(r"\bissues?\s+#?\d+|\((this|last|previous)\s+session|"
-                     r"\b(this|last|previous|that)\s+session\b|\bthe\s+previous\s+(try|attempt)\b|"
-                     r"\bthe\s+seed\b|\bseed's\b|\bno\s+longer\b|\bpredates\b|"
-                     r"(?<!\bis )(?<!\bare )(?<!\bbe )\bused\s+to\b|"
-                     r"\bbefore\s+(the|its|their)\s+fix\b|"
-                     r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b", re.I)
+HISTORY = re.compile(
+    r"\bissues?\s+#?\d+|\((this|last|previous)\s+session|"
+    r"\b(this|last|previous|that)\s+session\b|\bthe\s+previous\s+(try|attempt)\b|"
+    r"\bthe\s+seed\b|\bseed's\b|\bno\s+longer\b|\bpredates\b|"
+    r"(?<!\bis )(?<!\bare )(?<!\bbe )\bused\s+to\b|"
+    r"\bbefore\s+(the|its|their)\s+fix\b|"
+    r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b",
+    re.I,
+)
 
 
 GUIDES = [p for p in PAGES if p.name != "changelog.md"]
@@ -111,32 +122,100 @@ DOCUMENTED: dict[str, tuple[object, tuple[str, ...]]] = {
     "Array.to_row_major": (Array.to_row_major, (_R, _E)),
     "Array.tolist": (Array.tolist, (_R, _E)),
     "Array.__array__": (Array.__array__, (_P, _R, "Raises", _E)),
-    **{f"Array.{name}": (getattr(Array, name), (_E,)) for name in (
-        "buffer", "strides", "origin", "readonly", "is_c_contiguous", "is_f_contiguous",
-        "__array_interface__", "__array_ufunc__", "__array_function__", "__repr__",
-        "__format__", "__len__", "__contains__", "__iter__", "__reduce_ex__", "__setstate__",
-        "__copy__", "__deepcopy__",
-        "__dask_tokenize__")},
+    **{
+        f"Array.{name}": (getattr(Array, name), (_E,))
+        for name in (
+            "buffer",
+            "strides",
+            "origin",
+            "readonly",
+            "is_c_contiguous",
+            "is_f_contiguous",
+            "__array_interface__",
+            "__array_ufunc__",
+            "__array_function__",
+            "__repr__",
+            "__format__",
+            "__len__",
+            "__contains__",
+            "__iter__",
+            "__reduce_ex__",
+            "__setstate__",
+            "__copy__",
+            "__deepcopy__",
+            "__dask_tokenize__",
+        )
+    },
 }
 # NumPy's methods share one generated docstring that points to NumPy's own.
 NUMPY_METHOD_SECTIONS = (_P, _R, "See Also")
 
 # The standard's array object (2025.12): attributes, methods and operators.
 _STANDARD_ARRAY = {
-    "dtype", "device", "mT", "ndim", "shape", "size", "T", "to_device", "__array_namespace__",
-    "__bool__", "__complex__", "__float__", "__index__", "__int__", "__dlpack__",
-    "__dlpack_device__", "__getitem__", "__setitem__", "__abs__", "__neg__", "__pos__",
-    "__invert__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__",
-    *(f"__{p}{op}__" for op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow",
-                                "matmul", "and", "or", "xor", "lshift", "rshift")
-      for p in ("", "r", "i")),
+    "dtype",
+    "device",
+    "mT",
+    "ndim",
+    "shape",
+    "size",
+    "T",
+    "to_device",
+    "__array_namespace__",
+    "__bool__",
+    "__complex__",
+    "__float__",
+    "__index__",
+    "__int__",
+    "__dlpack__",
+    "__dlpack_device__",
+    "__getitem__",
+    "__setitem__",
+    "__abs__",
+    "__neg__",
+    "__pos__",
+    "__invert__",
+    "__eq__",
+    "__ne__",
+    "__lt__",
+    "__le__",
+    "__gt__",
+    "__ge__",
+    *(
+        f"__{p}{op}__"
+        for op in (
+            "add",
+            "sub",
+            "mul",
+            "truediv",
+            "floordiv",
+            "mod",
+            "pow",
+            "matmul",
+            "and",
+            "or",
+            "xor",
+            "lshift",
+            "rshift",
+        )
+        for p in ("", "r", "i")
+    ),
 }
 # Class plumbing, not API: Python's own hooks and a data attribute.
-_NOT_API = {"__slots__", "__module__", "__doc__", "__weakref__", "__new__", "__hash__",
-            "__annotations__", "__qualname__", "__array_priority__", "__firstlineno__",
-            "__static_attributes__",
-            # The C type's buffer slot, exposed as a method on Python >= 3.12 (docs/array.md).
-            "__buffer__"}
+_NOT_API = {
+    "__slots__",
+    "__module__",
+    "__doc__",
+    "__weakref__",
+    "__new__",
+    "__hash__",
+    "__annotations__",
+    "__qualname__",
+    "__array_priority__",
+    "__firstlineno__",
+    "__static_attributes__",
+    # The C type's buffer slot, exposed as a method on Python >= 3.12 (docs/array.md).
+    "__buffer__",
+}
 
 
 def _docstring(obj: object) -> str:
@@ -219,8 +298,12 @@ def test_every_non_standard_array_member_is_documented() -> None:
     from stridedarray._array_protocols import _ArrayProtocols
     from stridedarray._arraytype import ArrayBase
 
-    members = {n for cls in (Array, ArrayBase, _ArrayProtocols) for n in vars(cls)
-               if not n.startswith("_") or (n.startswith("__") and n.endswith("__"))}
+    members = {
+        n
+        for cls in (Array, ArrayBase, _ArrayProtocols)
+        for n in vars(cls)
+        if not n.startswith("_") or (n.startswith("__") and n.endswith("__"))
+    }
     extra = members - _STANDARD_ARRAY - _NOT_API - set(NDARRAY_METHODS)
     assert extra == {n.removeprefix("Array.") for n in DOCUMENTED if n.startswith("Array.")}
 
@@ -228,7 +311,10 @@ def test_every_non_standard_array_member_is_documented() -> None:
 def test_every_non_standard_namespace_name_is_documented() -> None:
     strict = pytest.importorskip("array_api_strict")
     # Submodules (fft, linalg, and bench or tune once imported) are not names of the API.
-    names = {n for n in dir(sa) if not n.startswith("_")
-             and not isinstance(getattr(sa, n), types.ModuleType)}
+    names = {
+        n
+        for n in dir(sa)
+        if not n.startswith("_") and not isinstance(getattr(sa, n), types.ModuleType)
+    }
     documented = {n for n in DOCUMENTED if "." not in n} - {"MatmulExplain"}
     assert names - set(dir(strict)) == documented

@@ -15,8 +15,21 @@ from strategies import views
 import stridedarray as sa
 from stridedarray._dtypes import DTYPES, promote
 
-NAMES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-         "float32", "float64", "complex64", "complex128"]
+NAMES = [
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+]
 
 # The standard's promotion table, written out independently of _dtypes (rows: "a b -> c").
 STANDARD_TABLE = """
@@ -90,8 +103,10 @@ def test_python_scalars_mix_as_in_numpy(dt, s):
     assert sa.result_type(dt, s).np == want
     both_bool = dt.kind == "b" and isinstance(s, bool)
     f, ref = (sa.logical_or, np.logical_or) if both_bool else (sa.multiply, np.multiply)
-    for got, expected in ((f(sa.ones(2, dtype=dt), s), ref(np.ones(2, dt.np), s)),
-                          (f(s, sa.ones(2, dtype=dt)), ref(s, np.ones(2, dt.np)))):
+    for got, expected in (
+        (f(sa.ones(2, dtype=dt), s), ref(np.ones(2, dt.np), s)),
+        (f(s, sa.ones(2, dtype=dt)), ref(s, np.ones(2, dt.np))),
+    ):
         assert got.dtype.np == expected.dtype == want
         np.testing.assert_array_equal(np.asarray(got), expected)
 
@@ -135,7 +150,12 @@ def test_finfo(name):
     for arg in (dt, sa.ones(1, dtype=dt)):
         fi = sa.finfo(arg)
         assert (fi.bits, fi.eps, fi.max, fi.min, fi.smallest_normal) == (
-            ref.bits, float(ref.eps), float(ref.max), float(ref.min), float(ref.smallest_normal))
+            ref.bits,
+            float(ref.eps),
+            float(ref.max),
+            float(ref.min),
+            float(ref.smallest_normal),
+        )
         assert all(type(v) is float for v in (fi.eps, fi.max, fi.min, fi.smallest_normal))
         assert fi.dtype.np == real
     with pytest.raises(TypeError, match="floating"):
@@ -158,8 +178,9 @@ def test_isdtype():
     assert sa.isdtype(sa.uint8, "integral") and sa.isdtype(sa.complex64, "numeric")
     assert not sa.isdtype(sa.bool, "numeric")
     assert sa.isdtype(sa.float32, ("bool", sa.float32))
-    assert sa.isdtype(sa.float64, "real floating") and not sa.isdtype(sa.float64,
-                                                                      "complex floating")
+    assert sa.isdtype(sa.float64, "real floating") and not sa.isdtype(
+        sa.float64, "complex floating"
+    )
     with pytest.raises(ValueError, match="category"):
         sa.isdtype(sa.int8, "integer")
     with pytest.raises(TypeError):
@@ -177,11 +198,11 @@ def _float_to_int_rule(x: np.ndarray, dst: np.dtype) -> np.ndarray:
         return np.where(ok, np.where(ok, v, 0).astype(np.int64), bad)
 
     if dst.itemsize <= 2 or dst == np.int32:
-        return conv(t, -2.0**31, 2.0**31, -2**31).astype(dst)
+        return conv(t, -(2.0**31), 2.0**31, -(2**31)).astype(dst)
     if dst != np.uint64:  # int64, uint32
-        return conv(t, -2.0**63, 2.0**63, -2**63).astype(dst)
+        return conv(t, -(2.0**63), 2.0**63, -(2**63)).astype(dst)
     high = t >= 2.0**63
-    low_bits = conv(np.where(high, t - 2.0**63, t), -2.0**63, 2.0**63, -2**63).view(np.uint64)
+    low_bits = conv(np.where(high, t - 2.0**63, t), -(2.0**63), 2.0**63, -(2**63)).view(np.uint64)
     return np.where(high, low_bits ^ np.uint64(2**63), low_bits)
 
 
@@ -213,21 +234,34 @@ def test_astype_matches_numpy_on_views(data):
     # copy=True never aliases; copy=False with the same dtype returns the input
     assert sa.astype(pair.x, src, copy=False) is pair.x
     c = sa.astype(pair.x, src)
-    assert c is not pair.x and (c.size == 0 or not np.shares_memory(np.asarray(c),
-                                                                   pair.base_np))
+    assert c is not pair.x and (c.size == 0 or not np.shares_memory(np.asarray(c), pair.base_np))
 
 
 # Float -> integer values that C leaves undefined, and what csrc/pack.c defines them to be
 # (worked out by hand from the rule in its comment: via int32 or int64, INT_MIN when it does not
 # fit, then the low bits).
 FLOAT_TO_INT_CASES = [
-    ("uint32", -8.11, 2**32 - 8), ("uint8", -1.5, 255), ("uint16", -8.11, 2**16 - 8),
-    ("int16", 70000.0, 4464), ("int16", 1e10, 0), ("int8", 300.5, 44), ("int32", 1e10, -2**31),
-    ("int32", float("nan"), -2**31), ("int32", float("-inf"), -2**31), ("int64", 1e30, -2**63),
-    ("int64", float("nan"), -2**63), ("uint32", 2.0**32 + 7, 7), ("uint32", float("nan"), 0),
-    ("uint64", -8.0, 2**64 - 8), ("uint64", 2.0**63, 2**63), ("uint64", 2.0**64, 0),
-    ("uint64", float("inf"), 0), ("uint64", float("-inf"), 2**63), ("uint64", float("nan"), 2**63),
-    ("uint8", 255.9, 255), ("int8", -128.7, -128),
+    ("uint32", -8.11, 2**32 - 8),
+    ("uint8", -1.5, 255),
+    ("uint16", -8.11, 2**16 - 8),
+    ("int16", 70000.0, 4464),
+    ("int16", 1e10, 0),
+    ("int8", 300.5, 44),
+    ("int32", 1e10, -(2**31)),
+    ("int32", float("nan"), -(2**31)),
+    ("int32", float("-inf"), -(2**31)),
+    ("int64", 1e30, -(2**63)),
+    ("int64", float("nan"), -(2**63)),
+    ("uint32", 2.0**32 + 7, 7),
+    ("uint32", float("nan"), 0),
+    ("uint64", -8.0, 2**64 - 8),
+    ("uint64", 2.0**63, 2**63),
+    ("uint64", 2.0**64, 0),
+    ("uint64", float("inf"), 0),
+    ("uint64", float("-inf"), 2**63),
+    ("uint64", float("nan"), 2**63),
+    ("uint8", 255.9, 255),
+    ("int8", -128.7, -128),
 ]
 
 

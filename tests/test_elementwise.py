@@ -22,27 +22,74 @@ SETTINGS = settings(max_examples=15, deadline=None)
 
 # The NumPy function that computes each standard function, by hand.
 REF_UNARY = {
-    "abs": np.absolute, "acos": np.arccos, "acosh": np.arccosh, "asin": np.arcsin,
-    "asinh": np.arcsinh, "atan": np.arctan, "atanh": np.arctanh, "bitwise_invert": np.invert,
-    "ceil": np.ceil, "conj": np.conjugate, "cos": np.cos, "cosh": np.cosh, "exp": np.exp,
-    "expm1": np.expm1, "floor": np.floor, "imag": np.imag, "isfinite": np.isfinite,
-    "isinf": np.isinf, "isnan": np.isnan, "log": np.log, "log1p": np.log1p, "log2": np.log2,
-    "log10": np.log10, "logical_not": np.logical_not, "negative": np.negative,
-    "positive": np.positive, "real": np.real, "reciprocal": np.reciprocal, "round": np.round,
-    "sign": np.sign, "signbit": np.signbit, "sin": np.sin, "sinh": np.sinh,
-    "square": np.square, "sqrt": np.sqrt, "tan": np.tan, "tanh": np.tanh, "trunc": np.trunc,
+    "abs": np.absolute,
+    "acos": np.arccos,
+    "acosh": np.arccosh,
+    "asin": np.arcsin,
+    "asinh": np.arcsinh,
+    "atan": np.arctan,
+    "atanh": np.arctanh,
+    "bitwise_invert": np.invert,
+    "ceil": np.ceil,
+    "conj": np.conjugate,
+    "cos": np.cos,
+    "cosh": np.cosh,
+    "exp": np.exp,
+    "expm1": np.expm1,
+    "floor": np.floor,
+    "imag": np.imag,
+    "isfinite": np.isfinite,
+    "isinf": np.isinf,
+    "isnan": np.isnan,
+    "log": np.log,
+    "log1p": np.log1p,
+    "log2": np.log2,
+    "log10": np.log10,
+    "logical_not": np.logical_not,
+    "negative": np.negative,
+    "positive": np.positive,
+    "real": np.real,
+    "reciprocal": np.reciprocal,
+    "round": np.round,
+    "sign": np.sign,
+    "signbit": np.signbit,
+    "sin": np.sin,
+    "sinh": np.sinh,
+    "square": np.square,
+    "sqrt": np.sqrt,
+    "tan": np.tan,
+    "tanh": np.tanh,
+    "trunc": np.trunc,
 }
 REF_BINARY = {
-    "add": np.add, "atan2": np.arctan2, "bitwise_and": np.bitwise_and,
-    "bitwise_left_shift": np.left_shift, "bitwise_or": np.bitwise_or,
-    "bitwise_right_shift": np.right_shift, "bitwise_xor": np.bitwise_xor,
-    "copysign": np.copysign, "divide": np.true_divide, "equal": np.equal,
-    "floor_divide": np.floor_divide, "greater": np.greater, "greater_equal": np.greater_equal,
-    "hypot": np.hypot, "less": np.less, "less_equal": np.less_equal,
-    "logaddexp": np.logaddexp, "logical_and": np.logical_and, "logical_or": np.logical_or,
-    "logical_xor": np.logical_xor, "maximum": np.maximum, "minimum": np.minimum,
-    "multiply": np.multiply, "nextafter": np.nextafter, "not_equal": np.not_equal,
-    "pow": np.power, "remainder": np.remainder, "subtract": np.subtract,
+    "add": np.add,
+    "atan2": np.arctan2,
+    "bitwise_and": np.bitwise_and,
+    "bitwise_left_shift": np.left_shift,
+    "bitwise_or": np.bitwise_or,
+    "bitwise_right_shift": np.right_shift,
+    "bitwise_xor": np.bitwise_xor,
+    "copysign": np.copysign,
+    "divide": np.true_divide,
+    "equal": np.equal,
+    "floor_divide": np.floor_divide,
+    "greater": np.greater,
+    "greater_equal": np.greater_equal,
+    "hypot": np.hypot,
+    "less": np.less,
+    "less_equal": np.less_equal,
+    "logaddexp": np.logaddexp,
+    "logical_and": np.logical_and,
+    "logical_or": np.logical_or,
+    "logical_xor": np.logical_xor,
+    "maximum": np.maximum,
+    "minimum": np.minimum,
+    "multiply": np.multiply,
+    "nextafter": np.nextafter,
+    "not_equal": np.not_equal,
+    "pow": np.power,
+    "remainder": np.remainder,
+    "subtract": np.subtract,
 }
 CAT_UNARY = UNARY_CATEGORY
 CAT_BINARY = BINARY_CATEGORY
@@ -114,8 +161,11 @@ def test_unary_rejects_other_dtypes(name):
 def test_binary_rejects_other_dtypes(name):
     cat = CAT_BINARY[name]
     for dt in DTYPES:
-        if dt in _category(cat) or (cat in FLOAT_CATEGORIES and dt.kind in "biu") or (
-                dt.kind == "b" and name in BOOL_ARITHMETIC):
+        if (
+            dt in _category(cat)
+            or (cat in FLOAT_CATEGORIES and dt.kind in "biu")
+            or (dt.kind == "b" and name in BOOL_ARITHMETIC)
+        ):
             continue  # computed (float64 for integers: the test below)
         x = sa.ones(2, dtype=dt)
         for args in ((x, x), (x, sa.ones((), dtype=dt))):
@@ -126,8 +176,7 @@ def test_binary_rejects_other_dtypes(name):
 INT_DTYPES = [d for d in DTYPES if d.kind in "biu"]
 
 
-@pytest.mark.parametrize("name", sorted(n for n in REF_UNARY
-                                        if CAT_UNARY[n] in FLOAT_CATEGORIES))
+@pytest.mark.parametrize("name", sorted(n for n in REF_UNARY if CAT_UNARY[n] in FLOAT_CATEGORIES))
 @SETTINGS
 @given(data=st.data())
 def test_floating_functions_of_integers_compute_in_float64(name, data):
@@ -140,25 +189,28 @@ def test_floating_functions_of_integers_compute_in_float64(name, data):
     _equal(out, expected)
 
 
-@pytest.mark.parametrize("name", sorted(n for n in REF_BINARY
-                                        if CAT_BINARY[n] in FLOAT_CATEGORIES))
+@pytest.mark.parametrize("name", sorted(n for n in REF_BINARY if CAT_BINARY[n] in FLOAT_CATEGORIES))
 @pytest.mark.parametrize("d1", INT_DTYPES, ids=lambda d: d.name)
 def test_floating_binary_functions_of_integers_compute_in_float64(name, d1):
     a = np.asarray([0, 1, 3, 1]).astype(d1.np)
     b = np.asarray([1, 2, 0, 1]).astype(np.int16)
-    for x1, x2, r1, r2 in ((sa.asarray(a), sa.asarray(b), a, b), (sa.asarray(a), 2, a, 2),
-                           (2, sa.asarray(a), 2, a)):
+    for x1, x2, r1, r2 in (
+        (sa.asarray(a), sa.asarray(b), a, b),
+        (sa.asarray(a), 2, a, 2),
+        (2, sa.asarray(a), 2, a),
+    ):
         got = getattr(sa, name)(x1, x2)
         with np.errstate(all="ignore"):
-            want = REF_BINARY[name](np.asarray(r1, dtype=np.float64),
-                                    np.asarray(r2, dtype=np.float64))
+            want = REF_BINARY[name](
+                np.asarray(r1, dtype=np.float64), np.asarray(r2, dtype=np.float64)
+            )
         _equal(got, want)
 
 
 def _broadcast_partner(data, shape, dt):
     """A NumPy/Array pair broadcastable against `shape`, as a reversed (negative-stride) view."""
     k = data.draw(st.integers(0, len(shape)))
-    tail = shape[len(shape) - k:]
+    tail = shape[len(shape) - k :]
     sh = tuple(1 if data.draw(st.booleans()) else n for n in tail)
     base = fill(dt, sh + (2,), data.draw(st.integers(0, 2**32 - 1)))
     x, ref = sa.asarray(base)[..., 1], base[..., 1]  # step-two strides
@@ -252,8 +304,13 @@ def test_scalar_rules():
 def test_mixed_kind_arrays_compute_numpys_answer():
     """Pairs the standard leaves undefined give NumPy's dtype and values (the binary test
     above also draws them for every function)."""
-    cases = [(sa.int64, sa.float32), (sa.uint64, sa.int64), (sa.bool, sa.int8),
-             (sa.int32, sa.complex64), (sa.bool, sa.float64)]
+    cases = [
+        (sa.int64, sa.float32),
+        (sa.uint64, sa.int64),
+        (sa.bool, sa.int8),
+        (sa.int32, sa.complex64),
+        (sa.bool, sa.float64),
+    ]
     for d1, d2 in cases:
         a, b = np.arange(1, 4).astype(d1.np), np.asarray([2, 0, 5]).astype(d2.np)
         funcs = [(sa.add, np.add), (sa.equal, np.equal)]
@@ -304,9 +361,17 @@ def _same(a, b):
 
 
 FLOOR_DIVIDE_CASES = [  # the standard's special cases where NumPy differs
-    (INF, 2.0, INF), (INF, -2.0, -INF), (-INF, 2.0, -INF), (-INF, -2.0, INF),
-    (1.0, -INF, -0.0), (-1.0, INF, -0.0), (1.0, INF, 0.0), (-1.0, -INF, 0.0),
-    (INF, INF, NAN), (7.0, 2.0, 3.0), (-7.0, 2.0, -4.0),
+    (INF, 2.0, INF),
+    (INF, -2.0, -INF),
+    (-INF, 2.0, -INF),
+    (-INF, -2.0, INF),
+    (1.0, -INF, -0.0),
+    (-1.0, INF, -0.0),
+    (1.0, INF, 0.0),
+    (-1.0, -INF, 0.0),
+    (INF, INF, NAN),
+    (7.0, 2.0, 3.0),
+    (-7.0, 2.0, -4.0),
 ]
 
 
@@ -322,11 +387,16 @@ def test_floor_divide_special_cases(dt, x1, x2, expected):
 
 
 EXPM1_CASES = [
-    (complex(0.0, 0.0), complex(0.0, 0.0)), (complex(-0.0, 0.0), complex(0.0, 0.0)),
-    (complex(INF, 0.0), complex(INF, 0.0)), (complex(-INF, INF), complex(-1.0, 0.0)),
-    (complex(INF, INF), complex(INF, NAN)), (complex(-INF, NAN), complex(-1.0, 0.0)),
-    (complex(INF, NAN), complex(INF, NAN)), (complex(NAN, 0.0), complex(NAN, 0.0)),
-    (complex(1.0, NAN), complex(NAN, NAN)), (complex(NAN, NAN), complex(NAN, NAN)),
+    (complex(0.0, 0.0), complex(0.0, 0.0)),
+    (complex(-0.0, 0.0), complex(0.0, 0.0)),
+    (complex(INF, 0.0), complex(INF, 0.0)),
+    (complex(-INF, INF), complex(-1.0, 0.0)),
+    (complex(INF, INF), complex(INF, NAN)),
+    (complex(-INF, NAN), complex(-1.0, 0.0)),
+    (complex(INF, NAN), complex(INF, NAN)),
+    (complex(NAN, 0.0), complex(NAN, 0.0)),
+    (complex(1.0, NAN), complex(NAN, NAN)),
+    (complex(NAN, NAN), complex(NAN, NAN)),
 ]
 
 
@@ -337,9 +407,12 @@ def test_complex_expm1_special_cases(dt, z, expected):
 
 
 TANH_CASES = [
-    (complex(INF, 1.0), complex(1.0, 0.0)), (complex(INF, -1.0), complex(1.0, -0.0)),
-    (complex(INF, INF), complex(1.0, 0.0)), (complex(INF, NAN), complex(1.0, 0.0)),
-    (complex(-INF, 2.0), complex(-1.0, 0.0)), (complex(0.0, 0.0), complex(0.0, 0.0)),
+    (complex(INF, 1.0), complex(1.0, 0.0)),
+    (complex(INF, -1.0), complex(1.0, -0.0)),
+    (complex(INF, INF), complex(1.0, 0.0)),
+    (complex(INF, NAN), complex(1.0, 0.0)),
+    (complex(-INF, 2.0), complex(-1.0, 0.0)),
+    (complex(0.0, 0.0), complex(0.0, 0.0)),
 ]
 
 
@@ -399,8 +472,9 @@ def test_floor_divide_special_values_with_broadcasting_and_scalars(dt):
     for s in (INF, -INF, 2.0):
         sv = dt.np.type(s)
         with np.errstate(all="ignore"):
-            ref = np.where(np.isinf(vals) | np.isinf(sv), np.floor(vals / sv),
-                           np.floor_divide(vals, sv))
+            ref = np.where(
+                np.isinf(vals) | np.isinf(sv), np.floor(vals / sv), np.floor_divide(vals, sv)
+            )
         np.testing.assert_array_equal(np.asarray(sa.asarray(vals) // s), ref)
 
 

@@ -18,14 +18,27 @@ import stridedarray as sa
 from stridedarray import _elementwise
 from stridedarray._arraytype import FastOp
 
-BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
-          "truediv": operator.truediv, "floordiv": operator.floordiv, "mod": operator.mod,
-          "pow": operator.pow, "and": operator.and_, "or": operator.or_, "xor": operator.xor,
-          "lshift": operator.lshift, "rshift": operator.rshift, "lt": operator.lt,
-          "le": operator.le, "gt": operator.gt, "ge": operator.ge, "eq": operator.eq,
-          "ne": operator.ne}
-UNARY = {"neg": operator.neg, "pos": operator.pos, "abs": operator.abs,
-         "invert": operator.invert}
+BINARY = {
+    "add": operator.add,
+    "sub": operator.sub,
+    "mul": operator.mul,
+    "truediv": operator.truediv,
+    "floordiv": operator.floordiv,
+    "mod": operator.mod,
+    "pow": operator.pow,
+    "and": operator.and_,
+    "or": operator.or_,
+    "xor": operator.xor,
+    "lshift": operator.lshift,
+    "rshift": operator.rshift,
+    "lt": operator.lt,
+    "le": operator.le,
+    "gt": operator.gt,
+    "ge": operator.ge,
+    "eq": operator.eq,
+    "ne": operator.ne,
+}
+UNARY = {"neg": operator.neg, "pos": operator.pos, "abs": operator.abs, "invert": operator.invert}
 
 
 def _outcome(f):
@@ -63,8 +76,10 @@ def test_the_operators_are_in_c():
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.sampled_from(ALL_DTYPES).flatmap(lambda d: st.tuples(views(d), views(d))),
-       st.sampled_from(sorted(BINARY)))
+@given(
+    st.sampled_from(ALL_DTYPES).flatmap(lambda d: st.tuples(views(d), views(d))),
+    st.sampled_from(sorted(BINARY)),
+)
 def test_binary_operators_match_the_python_path_and_numpy(pair, stem):
     p, q = pair
     fast = _outcome(lambda: BINARY[stem](p.x, q.x))
@@ -77,13 +92,30 @@ def test_binary_operators_match_the_python_path_and_numpy(pair, stem):
         assert np.asarray(fast[1]).dtype == np.asarray(ref).dtype
 
 
-SCALARS = [0.0, -1.5, 3.0, float("inf"), float("nan"), 2, -3, 0, 2**62, 2**63, -(2**70), True,
-           1 + 2j]
+SCALARS = [
+    0.0,
+    -1.5,
+    3.0,
+    float("inf"),
+    float("nan"),
+    2,
+    -3,
+    0,
+    2**62,
+    2**63,
+    -(2**70),
+    True,
+    1 + 2j,
+]
 
 
 @settings(max_examples=400, deadline=None)
-@given(views(st.sampled_from(ALL_DTYPES)), st.sampled_from(sorted(BINARY)),
-       st.sampled_from(SCALARS), st.booleans())
+@given(
+    views(st.sampled_from(ALL_DTYPES)),
+    st.sampled_from(sorted(BINARY)),
+    st.sampled_from(SCALARS),
+    st.booleans(),
+)
 def test_scalar_operands_match_the_python_path(p, stem, s, reflected):
     if reflected:
         if stem in ("lt", "le", "gt", "ge", "eq", "ne"):
@@ -152,8 +184,11 @@ def test_the_functions_without_fixups_are_in_c():
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.sampled_from(ALL_DTYPES).flatmap(lambda d: st.tuples(views(d), views(d))),
-       st.sampled_from(FUNCS), st.sampled_from([None, 2.5, 3, True]))
+@given(
+    st.sampled_from(ALL_DTYPES).flatmap(lambda d: st.tuples(views(d), views(d))),
+    st.sampled_from(FUNCS),
+    st.sampled_from([None, 2.5, 3, True]),
+)
 def test_functions_match_the_python_path(pair, name, scalar):
     p, q = pair
     f = getattr(sa, name)
@@ -162,8 +197,24 @@ def test_functions_match_the_python_path(pair, name, scalar):
     _same(_outcome(lambda: f(*args)), _outcome(lambda: f.__wrapped__(*args)))
 
 
-@pytest.mark.parametrize("shape", [(), 0, 3, (2, 3), (0, 5), (1,) * 64, (1,) * 65, (-1,),
-                                   (2**62, 2**62), (True,), 2.0, [2, 3], (np.int64(2),)])
+@pytest.mark.parametrize(
+    "shape",
+    [
+        (),
+        0,
+        3,
+        (2, 3),
+        (0, 5),
+        (1,) * 64,
+        (1,) * 65,
+        (-1,),
+        (2**62, 2**62),
+        (True,),
+        2.0,
+        [2, 3],
+        (np.int64(2),),
+    ],
+)
 @pytest.mark.parametrize("name", ["zeros", "empty"])
 def test_zeros_and_empty_in_c_match_the_python_path(name, shape):
     f = getattr(sa, name)
@@ -177,18 +228,33 @@ def test_zeros_and_empty_in_c_match_the_python_path(name, shape):
             assert not np.asarray(a).any()
 
 
-@pytest.mark.parametrize("obj", [
-    np.arange(6.0).reshape(2, 3), np.arange(6)[::-1], np.zeros(3, np.float16), np.zeros(0),
-    np.asarray(3.5), np.arange(4, dtype=">i4"), np.frombuffer(bytes(8), np.float64), [1, 2],
-    np.arange(4, dtype=np.longlong), np.broadcast_to(np.ones(1), (3,)),
-])
+@pytest.mark.parametrize(
+    "obj",
+    [
+        np.arange(6.0).reshape(2, 3),
+        np.arange(6)[::-1],
+        np.zeros(3, np.float16),
+        np.zeros(0),
+        np.asarray(3.5),
+        np.arange(4, dtype=">i4"),
+        np.frombuffer(bytes(8), np.float64),
+        [1, 2],
+        np.arange(4, dtype=np.longlong),
+        np.broadcast_to(np.ones(1), (3,)),
+    ],
+)
 def test_asarray_in_c_matches_the_python_path(obj):
     fast, slow = _outcome(lambda: sa.asarray(obj)), _outcome(lambda: sa.asarray.__wrapped__(obj))
     assert fast[0] == slow[0] and (fast[0] == "ok" or fast[1] is slow[1])
     if fast[0] == "ok":
         a, b = fast[1], slow[1]
         assert (a.shape, a.strides, a.origin, a.dtype, a.readonly) == (
-            b.shape, b.strides, b.origin, b.dtype, b.readonly)
+            b.shape,
+            b.strides,
+            b.origin,
+            b.dtype,
+            b.readonly,
+        )
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
         if isinstance(obj, np.ndarray) and obj.flags.c_contiguous and obj.dtype.isnative:
             assert np.shares_memory(np.asarray(a), obj) or obj.size == 0

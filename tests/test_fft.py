@@ -18,11 +18,19 @@ COMPLEX = [sa.complex64, sa.complex128]
 REAL = [sa.float32, sa.float64]
 # name -> (input dtypes, output precision maker)
 ONE_D = {
-    "fft": (COMPLEX, "c"), "ifft": (COMPLEX, "c"), "rfft": (REAL, "c"),
-    "irfft": (COMPLEX, "f"), "hfft": (COMPLEX, "f"), "ihfft": (REAL, "c"),
+    "fft": (COMPLEX, "c"),
+    "ifft": (COMPLEX, "c"),
+    "rfft": (REAL, "c"),
+    "irfft": (COMPLEX, "f"),
+    "hfft": (COMPLEX, "f"),
+    "ihfft": (REAL, "c"),
 }
-N_D = {"fftn": (COMPLEX, "c"), "ifftn": (COMPLEX, "c"), "rfftn": (REAL, "c"),
-       "irfftn": (COMPLEX, "f")}
+N_D = {
+    "fftn": (COMPLEX, "c"),
+    "ifftn": (COMPLEX, "c"),
+    "rfftn": (REAL, "c"),
+    "irfftn": (COMPLEX, "f"),
+}
 
 
 def _out_dtype(in_dt, kind: str) -> np.dtype:
@@ -66,8 +74,9 @@ def test_n_dimensional(name, data):
     nd = p.ref.ndim
     if nd == 0 or 0 in p.ref.shape:
         return
-    axes = data.draw(st.none() | st.lists(st.integers(0, nd - 1), unique=True, min_size=1,
-                                          max_size=nd))
+    axes = data.draw(
+        st.none() | st.lists(st.integers(0, nd - 1), unique=True, min_size=1, max_size=nd)
+    )
     s = None
     if axes is not None and data.draw(st.booleans()):
         s = [data.draw(st.integers(2, 6)) for _ in axes]
@@ -100,10 +109,12 @@ def test_shifts(data):
         np.testing.assert_array_equal(np.asarray(fft.fftshift(p.x)), p.ref)
         return
     axes = data.draw(st.none() | st.lists(st.integers(0, nd - 1), unique=True, max_size=nd))
-    np.testing.assert_array_equal(np.asarray(fft.fftshift(p.x, axes=axes)),
-                                  np.fft.fftshift(p.ref, axes=axes))
-    np.testing.assert_array_equal(np.asarray(fft.ifftshift(p.x, axes=axes)),
-                                  np.fft.ifftshift(p.ref, axes=axes))
+    np.testing.assert_array_equal(
+        np.asarray(fft.fftshift(p.x, axes=axes)), np.fft.fftshift(p.ref, axes=axes)
+    )
+    np.testing.assert_array_equal(
+        np.asarray(fft.ifftshift(p.x, axes=axes)), np.fft.ifftshift(p.ref, axes=axes)
+    )
 
 
 def test_bad_input():
@@ -117,8 +128,9 @@ def test_bad_input():
         fft.fftfreq(0)
 
 
-@pytest.mark.parametrize("name", ["fft", "ifft", "fftn", "ifftn", "rfft", "rfftn", "ihfft",
-                                  "irfft", "hfft"])
+@pytest.mark.parametrize(
+    "name", ["fft", "ifft", "fftn", "ifftn", "rfft", "rfftn", "ihfft", "irfft", "hfft"]
+)
 @settings(max_examples=20, deadline=None)
 @given(data=st.data())
 def test_real_integer_and_bool_input_as_numpy(name, data):

@@ -82,13 +82,21 @@ def _run_race() -> str:
     # OpenBLAS with worker threads (two, or one per core if fewer): the race needs them.
     # Other tests' imports may have left a thread limit in the environment (Dask sets
     # OMP_NUM_THREADS for its workers, and OpenBLAS reads that too).
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+    }
     env["OPENBLAS_NUM_THREADS"] = "2"
     # A session of its own, so that a hang is ended with every process it forked.
-    proc = subprocess.Popen([sys.executable, "-W", "ignore::DeprecationWarning", "-c", RACE],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-W", "ignore::DeprecationWarning", "-c", RACE],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
     try:
         out, err = proc.communicate(timeout=TIMEOUT)
     except subprocess.TimeoutExpired:

@@ -48,9 +48,15 @@ import stridedarray as sa
 from stridedarray._array import _make, _Storage
 from stridedarray._ffi import lib
 
-_FUZZ = settings(deadline=None, derandomize=False,
-                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
-                                        HealthCheck.data_too_large])
+_FUZZ = settings(
+    deadline=None,
+    derandomize=False,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.filter_too_much,
+        HealthCheck.data_too_large,
+    ],
+)
 
 
 def both_budgets(strategy: st.SearchStrategy, ci: int, slow: int) -> Callable:
@@ -78,6 +84,7 @@ def same_values(got: np.ndarray, expected: np.ndarray) -> None:
 
 # -- descriptors, to_row_major and _pack ------------------------------------------------------
 
+
 def _pack_targets(f: Fuzzed) -> list:
     """Destination dtypes whose C cast from f's values is defined (C leaves a float to integer
     conversion undefined for negative-to-unsigned, out-of-range and non-finite values)."""
@@ -87,8 +94,7 @@ def _pack_targets(f: Fuzzed) -> list:
     v = np.asarray(f.ref)
     finite = bool(np.isfinite(v).all())
     nonneg = finite and bool((v.real >= 0).all())
-    return [d for d in DTYPES
-            if d.kind not in "iu" or (finite and (d.kind == "i" or nonneg))]
+    return [d for d in DTYPES if d.kind not in "iu" or (finite and (d.kind == "i" or nonneg))]
 
 
 @st.composite
@@ -116,8 +122,7 @@ def _check_descriptor(case: tuple) -> None:
     # interop both ways: asarray keeps NumPy's strides (zero-copy), DLPack exports ours
     y = sa.asarray(ref)
     same_values(np.asarray(y), ref)
-    np.testing.assert_array_equal(numpy_addresses(np.asarray(y), base),
-                                  numpy_addresses(ref, base))
+    np.testing.assert_array_equal(numpy_addresses(np.asarray(y), base), numpy_addresses(ref, base))
     same_values(np.from_dlpack(x), ref)
     # to_row_major: a C-contiguous copy that shares nothing with the input
     out = x.to_row_major()
@@ -137,7 +142,8 @@ def _check_descriptor(case: tuple) -> None:
 
 
 test_descriptors, test_descriptors_slow = both_budgets(_descriptor_cases(), 200, 4000)(
-    _check_descriptor)
+    _check_descriptor
+)
 
 
 def _check_bad_descriptor(case: tuple) -> None:
@@ -155,13 +161,16 @@ def _check_bad_descriptor(case: tuple) -> None:
     assert snapshot(base) == before
 
 
-@pytest.mark.parametrize("shape, strides, origin", [
-    ((-3,), (-1,), 0),          # reached [0, 4] of 10 elements: was accepted
-    ((-1, 4), (0, 1), 2),
-    ((4, -2), (1, -1), 5),
-    ((2, 0, -1), (1, 1, 1), 0),  # a negative extent after a zero one (the scan stopped there)
-    ((0, 3, -5, 1), (0, 0, 0, 0), 0),
-])
+@pytest.mark.parametrize(
+    "shape, strides, origin",
+    [
+        ((-3,), (-1,), 0),  # reached [0, 4] of 10 elements: was accepted
+        ((-1, 4), (0, 1), 2),
+        ((4, -2), (1, -1), 5),
+        ((2, 0, -1), (1, 1, 1), 0),  # a negative extent after a zero one (the scan stopped there)
+        ((0, 3, -5, 1), (0, 0, 0, 0), 0),
+    ],
+)
 def test_negative_extent_is_refused(shape: tuple, strides: tuple, origin: int) -> None:
     """Regression (found by the bad stream): _make accepted a descriptor with a negative
     extent whose span happened to land inside the buffer, and it reached the C core (a dot
@@ -175,24 +184,39 @@ def test_negative_extent_is_refused(shape: tuple, strides: tuple, origin: int) -
 
 
 test_bad_descriptors, test_bad_descriptors_slow = both_budgets(bad_descriptors(), 200, 3000)(
-    _check_bad_descriptor)
+    _check_bad_descriptor
+)
 
 
 # -- matmul and matmul_explain ----------------------------------------------------------------
 
 _POLICIES = (  # the shipped policy, each backend forced, BLAS off, every threshold at 0
-    {}, {}, {"force": "blas"}, {"force": "pack_blas"}, {"force": "pack_blas"},
+    {},
+    {},
+    {"force": "blas"},
+    {"force": "pack_blas"},
+    {"force": "pack_blas"},
     {"force": "generic"},
-    {"force": "reference"}, {"blas_enabled": 0},
+    {"force": "reference"},
+    {"blas_enabled": 0},
     {"gemm_batch_strided": 1, "gemm_blas_min": 0, "gemm_pack_min": 0},
     {"gemm_batch_strided": 1, "gemm_blas_min": 0, "gemm_pack_min": 0},
-    {k: 0 for k in ("dot_blas_min_k", "gemm_blas_min", "gemm_pack_min", "gevm_compact_min_kn",
-                    "gevm_blas_min", "gemv_blas_min", "batched_vec_blas_min_elems",
-                    "vec_pack_always_min_elems")},
+    {
+        k: 0
+        for k in (
+            "dot_blas_min_k",
+            "gemm_blas_min",
+            "gemm_pack_min",
+            "gevm_compact_min_kn",
+            "gevm_blas_min",
+            "gemv_blas_min",
+            "batched_vec_blas_min_elems",
+            "vec_pack_always_min_elems",
+        )
+    },
 )
 _REUSE_POLICIES = ({}, {"force": "pack_blas"}, {"force": "pack_blas"}, _POLICIES[-1])
-_EPS = {"float32": 2.0**-23, "float64": 2.0**-52, "complex64": 2.0**-23,
-        "complex128": 2.0**-52}
+_EPS = {"float32": 2.0**-23, "float64": 2.0**-52, "complex64": 2.0**-23, "complex128": 2.0**-52}
 
 
 @contextmanager
@@ -218,8 +242,13 @@ def _expected_product(a: np.ndarray, b: np.ndarray, dt) -> np.ndarray:
 
 def _magnitude(v: np.ndarray) -> float:
     """Largest finite |value| (per real part for complex), 1 for none."""
-    parts = np.abs(np.concatenate([v.real.ravel(), v.imag.ravel()] if v.dtype.kind == "c"
-                                  else [v.ravel().astype(np.float64)]))
+    parts = np.abs(
+        np.concatenate(
+            [v.real.ravel(), v.imag.ravel()]
+            if v.dtype.kind == "c"
+            else [v.ravel().astype(np.float64)]
+        )
+    )
     parts = parts[np.isfinite(parts)]
     return float(parts.max()) if parts.size and parts.max() > 0 else 1.0
 
@@ -284,7 +313,7 @@ def _check_plan_facts(d: dict, x1: sa.Array, x2: sa.Array, dt, batch: tuple) -> 
                 assert n <= 1 or c == s_, (name, core)
     if prod(d["out_shape"]):  # the output is a fresh C-contiguous array
         shape = tuple(d["out_shape"])  # C order: each stride is the product of later extents
-        out_strides = [prod(shape[j + 1:]) for j in range(len(shape))]
+        out_strides = [prod(shape[j + 1 :]) for j in range(len(shape))]
         for j in range(nb):
             if batch[j] > 1:
                 assert mapped["out"][j] == out_strides[j], (j, mapped)
@@ -294,15 +323,19 @@ def _check_explain(x1: sa.Array, x2: sa.Array, dt, out_shape: tuple, policy: dic
     d = sa.matmul_explain(x1, x2).to_dict()
     s1, s2 = x1.shape, x2.shape
     vec1, vec2 = len(s1) == 1, len(s2) == 1
-    role = {(True, True): "DOT", (True, False): "GEVM", (False, True): "GEMV",
-            (False, False): "GEMM"}[vec1, vec2]
+    role = {
+        (True, True): "DOT",
+        (True, False): "GEVM",
+        (False, True): "GEMV",
+        (False, False): "GEMM",
+    }[vec1, vec2]
     assert d["role"] == role and d["dtype"] == dt.name
     assert d["out_shape"] == out_shape
     M = 1 if vec1 else s1[-2]
     N = 1 if vec2 else s2[-1]
     K = s1[-1]
     assert (d["M"], d["N"], d["K"]) == (M, N, K)
-    batch = out_shape[:len(out_shape) - (not vec1) - (not vec2)]
+    batch = out_shape[: len(out_shape) - (not vec1) - (not vec2)]
     C = prod(batch)
     assert d["C"] == C and prod(d["batch_shape"]) == C
     # supplied matrices visited: the operand's own batch extents (none when the domain is empty)
@@ -315,10 +348,11 @@ def _check_explain(x1: sa.Array, x2: sa.Array, dt, out_shape: tuple, policy: dic
     assert names == ["blas", "pack_blas", "generic", "reference"]
     route = names.index(d["route"])
     assert d["verdicts"][route]["outcome"] == "accepted"
-    assert all(v["outcome"] == "not tried" for v in d["verdicts"][route + 1:])
+    assert all(v["outcome"] == "not tried" for v in d["verdicts"][route + 1 :])
     assert all(v["outcome"] != "accepted" for v in d["verdicts"][:route])
-    event(f"{role} route {d['route']}" + (f" packed {'+'.join(d['packed'])}" if d["packed"]
-                                           else ""))
+    event(
+        f"{role} route {d['route']}" + (f" packed {'+'.join(d['packed'])}" if d["packed"] else "")
+    )
     if dt.kind in "iu":
         assert d["route"] in ("generic", "reference")
     if d["route"] == "reference":
@@ -326,15 +360,20 @@ def _check_explain(x1: sa.Array, x2: sa.Array, dt, out_shape: tuple, policy: dic
     if d["route"] in ("generic", "reference") or not C * M * N * K:
         assert d["blas_calls"] == 0
     else:  # one call per contraction, or one strided batch call (only when switched on)
-        assert d["blas_calls"] == C or (d["blas_calls"] == 1 and role == "GEMM"
-                                        and policy.get("gemm_batch_strided") == 1)
-        event("one ?gemm_batch_strided call" if d["blas_calls"] == 1 and C > 1 else
-              "BLAS call per contraction")
+        assert d["blas_calls"] == C or (
+            d["blas_calls"] == 1 and role == "GEMM" and policy.get("gemm_batch_strided") == 1
+        )
+        event(
+            "one ?gemm_batch_strided call"
+            if d["blas_calls"] == 1 and C > 1
+            else "BLAS call per contraction"
+        )
     # packed payload: each packed operand's elements times the itemsize; 0 when nothing is.
     # An empty product (C, M, N or K zero) reads no operand, so nothing is cast for it.
     cast = set(d["cast"])
-    assert cast == ({n for n, x in (("lhs", x1), ("rhs", x2)) if x.dtype is not dt}
-                    if C * M * N * K else set())
+    assert cast == (
+        {n for n, x in (("lhs", x1), ("rhs", x2)) if x.dtype is not dt} if C * M * N * K else set()
+    )
     if d["route"] != "pack_blas":
         assert set(d["packed"]) == cast
     elems = mats = 0
@@ -367,8 +406,7 @@ def _check_matmul(case: tuple) -> None:
         assert snapshot(a.base, b.base) == before
         return
     expected = _expected_product(np.asarray(a.ref), np.asarray(b.ref), dt)
-    with sa.matmul_policy(**policy), _blas_threads(1 if policy.get("gemm_batch_strided")
-                                                   else None):
+    with sa.matmul_policy(**policy), _blas_threads(1 if policy.get("gemm_batch_strided") else None):
         _check_explain(a.x, b.x, dt, expected.shape, policy)
         assert snapshot(a.base, b.base) == before  # explaining does not touch the inputs
         out = a.x @ b.x
@@ -395,12 +433,10 @@ def _check_imatmul(a: Fuzzed, b: Fuzzed, product: np.ndarray, policy: dict) -> N
     expected = base.copy()
     expected[addr] = product.ravel()
     x1 = a.x
-    with sa.matmul_policy(**policy), _blas_threads(1 if policy.get("gemm_batch_strided")
-                                                   else None):
+    with sa.matmul_policy(**policy), _blas_threads(1 if policy.get("gemm_batch_strided") else None):
         x1 @= b.x
     assert x1 is a.x
-    event("x1 @= x1" if b is a else
-          "x1 @= x2" + (" sharing a buffer" if b.base is a.base else ""))
+    event("x1 @= x1" if b is a else "x1 @= x2" + (" sharing a buffer" if b.base is a.base else ""))
     np.testing.assert_array_equal(base.view(np.uint8), expected.view(np.uint8))
 
 
@@ -469,11 +505,11 @@ def _check_huge_matmul(case: tuple) -> None:
     assert snapshot(*hc.bases) == before
 
 
-test_huge_matmul, test_huge_matmul_slow = both_budgets(_huge_draw(), 100, 2000)(
-    _check_huge_matmul)
+test_huge_matmul, test_huge_matmul_slow = both_budgets(_huge_draw(), 100, 2000)(_check_huge_matmul)
 
 
 # -- views ------------------------------------------------------------------------------------
+
 
 @st.composite
 def _view_cases(draw) -> tuple:
@@ -511,6 +547,7 @@ test_views, test_views_slow = both_budgets(_view_cases(), 200, 4000)(_check_view
 
 # -- __setitem__ ------------------------------------------------------------------------------
 
+
 def _scalar_for(draw, dt) -> object:
     """A Python scalar the standard lets us assign into dtype dt."""
     if dt.kind == "b":
@@ -529,8 +566,9 @@ def rebase(ref: np.ndarray, base: np.ndarray, new: np.ndarray) -> np.ndarray:
     its = base.itemsize
     start = (ref.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // its
     flat = new.reshape(-1)  # a views() base may have any shape; it is C-contiguous
-    return np.lib.stride_tricks.as_strided(flat[min(start, flat.size):], ref.shape, ref.strides,
-                                           writeable=True)
+    return np.lib.stride_tricks.as_strided(
+        flat[min(start, flat.size) :], ref.shape, ref.strides, writeable=True
+    )
 
 
 @st.composite
@@ -547,8 +585,9 @@ def _setitem_cases(draw) -> tuple:
         f = draw(descriptors(dt, max_rank=4))
         lead = tuple(draw(st.lists(st.integers(0, 3), max_size=1)))
         target = lead + tuple(draw(st.integers(0, 3)) if n == 1 else n for n in f.x.shape)
-        ref = np.lib.stride_tricks.as_strided(f.ref, target, np.broadcast_to(f.ref, target)
-                                              .strides, writeable=True)
+        ref = np.lib.stride_tricks.as_strided(
+            f.ref, target, np.broadcast_to(f.ref, target).strides, writeable=True
+        )
         dest = Fuzzed(sa.broadcast_to(f.x, target), ref, f.base, f.desc + (target,))
     else:
         p = draw(views(dt, max_dims=4, max_side=4, broadcast=False))
@@ -563,7 +602,7 @@ def _setitem_cases(draw) -> tuple:
         return dest, key, how, sa.flip(dest.x[key]), np.flip(sel) if sel.ndim else sel
     # a value broadcastable to the selection: a suffix of its shape, some extents set to 1
     nb = draw(st.integers(0, sel.ndim))
-    vshape = tuple(1 if draw(st.integers(0, 3)) == 0 else n for n in sel.shape[sel.ndim - nb:])
+    vshape = tuple(1 if draw(st.integers(0, 3)) == 0 else n for n in sel.shape[sel.ndim - nb :])
     if how == "overlap":  # another descriptor over the destination's own buffer
         v = draw(descriptors(dt, shape=vshape, base=dest.base))
     else:
@@ -605,8 +644,14 @@ def _check_setitem(case: tuple) -> None:
     aliased = len(np.unique(sel_addr)) < sel_addr.size
     event(f"value {how}" + (", aliasing destination" if aliased else ""))
     # what each selected element is aimed at, read before any write
-    aimed = np.broadcast_to(np.asarray(vnp).astype(dt.np) if vref is not None
-                            else np.asarray(value, dtype=dt.np), ref_dest.shape).ravel().copy()
+    aimed = (
+        np.broadcast_to(
+            np.asarray(vnp).astype(dt.np) if vref is not None else np.asarray(value, dtype=dt.np),
+            ref_dest.shape,
+        )
+        .ravel()
+        .copy()
+    )
     if not aliased:
         ref_dest[...] = vnp
     dest.x[key] = value
@@ -619,9 +664,8 @@ def _check_setitem(case: tuple) -> None:
     outside[sel_addr] = False
     assert base[outside].tobytes() == before[outside].tobytes()
     for addr in np.unique(sel_addr):
-        got = base[addr:addr + 1].tobytes()
-        assert got in {aimed[i:i + 1].tobytes() for i in np.flatnonzero(sel_addr == addr)}
+        got = base[addr : addr + 1].tobytes()
+        assert got in {aimed[i : i + 1].tobytes() for i in np.flatnonzero(sel_addr == addr)}
 
 
 test_setitem, test_setitem_slow = both_budgets(_setitem_cases(), 200, 4000)(_check_setitem)
-

@@ -17,8 +17,20 @@ from hypothesis import strategies as st
 
 import stridedarray as sa
 
-DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-          "float32", "float64", "complex64", "complex128"]
+DTYPES = [
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+]
 LAYOUTS = ["C", "F", "padded", "rev_inner", "rev_outer", "step2", "both", "zero_inner"]
 EPS = {"float32": 1.2e-7, "complex64": 1.2e-7, "float64": 2.3e-16, "complex128": 2.3e-16}
 
@@ -118,9 +130,21 @@ def test_every_dtype_every_layout(dtype):
             _check(_operand(rng, (2, 11, 19), dtype, la), _operand(rng, (2, 19, 21), dtype, lb))
 
 
-@pytest.mark.parametrize("m,n,k", [(9, 3, 257), (3, 520, 5), (1, 70, 300), (70, 1, 300),
-                                   (1, 1, 1000), (17, 65, 513), (100, 9, 3), (0, 5, 5),
-                                   (5, 0, 5), (5, 5, 0)])
+@pytest.mark.parametrize(
+    "m,n,k",
+    [
+        (9, 3, 257),
+        (3, 520, 5),
+        (1, 70, 300),
+        (70, 1, 300),
+        (1, 1, 1000),
+        (17, 65, 513),
+        (100, 9, 3),
+        (0, 5, 5),
+        (5, 0, 5),
+        (5, 5, 0),
+    ],
+)
 @pytest.mark.parametrize("dtype", ["int8", "int64", "float32", "float64", "complex128"])
 def test_block_boundaries(m, n, k, dtype):
     """Sizes crossing the K block (256), the float64 M and N blocks (96, 512), vector lengths."""
@@ -177,8 +201,10 @@ def test_shared_operand_grid(dtype, s):
     rng = np.random.default_rng(s)
     _check(_operand(rng, (1, s, s), dtype, "rev_inner"), _operand(rng, (10, s, s), dtype, "C"))
     _check(_operand(rng, (10, s, s), dtype, "C"), _operand(rng, (1, s, s), dtype, "step2"))
-    _check(_operand(rng, (2, 1, s, s), dtype, "rev_inner"),
-           _operand(rng, (1, 5, s, s), dtype, "rev_inner"))
+    _check(
+        _operand(rng, (2, 1, s, s), dtype, "rev_inner"),
+        _operand(rng, (1, 5, s, s), dtype, "rev_inner"),
+    )
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex128", "int16"])

@@ -43,8 +43,9 @@ def test_boolean_mask_indexing_matches_numpy(pair, seed):
     if pair.ref.ndim:
         m0 = rng.integers(0, 2, size=pair.ref.shape[:1]).astype(bool)  # leading axis only
         np.testing.assert_array_equal(np.asarray(pair.x[sa.asarray(m0)]), pair.ref[m0])
-        np.testing.assert_array_equal(np.asarray(pair.x[..., sa.asarray(m0[:0].any())]),
-                                      pair.ref[..., m0[:0].any()])
+        np.testing.assert_array_equal(
+            np.asarray(pair.x[..., sa.asarray(m0[:0].any())]), pair.ref[..., m0[:0].any()]
+        )
 
 
 def test_index_errors():
@@ -66,7 +67,7 @@ def test_index_errors():
 def test_setitem_basic_with_broadcast_values(pair, data):
     key = data.draw(basic_indices(pair.ref.shape))
     target_shape = pair.ref[key].shape
-    tail = target_shape[len(target_shape) - data.draw(st.integers(0, len(target_shape))):]
+    tail = target_shape[len(target_shape) - data.draw(st.integers(0, len(target_shape))) :]
     val = (np.arange(int(np.prod(tail)), dtype=np.int64) % 2).astype(pair.ref.dtype)
     val = val.reshape(tail)
     before = pair.ref.copy()
@@ -160,8 +161,9 @@ def test_take_matches_numpy(pair, data):
     out = sa.take(pair.x, sa.asarray(idx), axis=axis)
     np.testing.assert_array_equal(np.asarray(out), np.take(ref, idx, axis=axis))
     if ref.ndim == 1:
-        np.testing.assert_array_equal(np.asarray(sa.take(pair.x, sa.asarray(idx))),
-                                      np.take(ref, idx))
+        np.testing.assert_array_equal(
+            np.asarray(sa.take(pair.x, sa.asarray(idx))), np.take(ref, idx)
+        )
 
 
 @SETTINGS
@@ -204,8 +206,9 @@ def test_numpy_index_arrays_index_as_in_numpy(pair, data):
     n = ref.shape[0]
     idt = np.dtype(data.draw(st.sampled_from([np.int64, np.int32, np.uint8])))
     low = 0 if idt.kind == "u" else -n
-    ints = np.asarray(data.draw(st.lists(st.integers(low, n - 1), max_size=4) if n
-                                else st.just([])), dtype=idt)
+    ints = np.asarray(
+        data.draw(st.lists(st.integers(low, n - 1), max_size=4) if n else st.just([])), dtype=idt
+    )
     mask = np.asarray(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
     for key in (ints, mask, (ints, Ellipsis), (Ellipsis, np.int64(0)) if ref.shape[-1] else mask):
         got, want = pair.x[key], ref[key]

@@ -40,8 +40,9 @@ def right_operands(draw, shape):
     incompatible shape), a 0-d array, a NumPy scalar or a Python scalar."""
     how = draw(st.sampled_from(["array", "array", "zero_d", "numpy_scalar", "python"]))
     if how == "python":
-        v = draw(st.sampled_from([True, False, 0, 1, 2, -1, -3, 300, 2**40, 1.5, -0.5,
-                                  2.0, 1j, 1 + 2j]))
+        v = draw(
+            st.sampled_from([True, False, 0, 1, 2, -1, -3, 300, 2**40, 1.5, -0.5, 2.0, 1j, 1 + 2j])
+        )
         return v, v
     dt = draw(st.sampled_from(DTYPES))
     if how == "array":
@@ -51,7 +52,7 @@ def right_operands(draw, shape):
         elif kind == "broadcast":
             keep = draw(st.lists(st.booleans(), min_size=len(shape), max_size=len(shape)))
             sh = tuple(n if k else 1 for n, k in zip(shape, keep, strict=True))
-            sh = sh[draw(st.integers(0, len(sh))):]  # fewer axes broadcast too
+            sh = sh[draw(st.integers(0, len(sh))) :]  # fewer axes broadcast too
         else:
             sh = shape + (2,) if draw(st.booleans()) else (3,) + shape
     else:
@@ -82,8 +83,11 @@ def test_inplace_operator_matches_numpy_or_leaves_x_unchanged(sym, data):
     other, other_np = data.draw(right_operands(ref.shape))
     if sym in DIVISIONS:
         other_np = _no_zero(other_np)
-        other = sa.asarray(other_np) if isinstance(other, sa.Array) else (
-            other_np if not isinstance(other, np.ndarray | np.generic) else other_np[()])
+        other = (
+            sa.asarray(other_np)
+            if isinstance(other, sa.Array)
+            else (other_np if not isinstance(other, np.ndarray | np.generic) else other_np[()])
+        )
     if isinstance(other_np, np.float64 | np.complex128):
         # np.float64 and np.complex128 are Python float and complex (subclasses): taken as
         # Python scalars are, weakly; NumPy 2 types them strongly. Compare with Python's.
@@ -107,8 +111,7 @@ def test_inplace_operator_matches_numpy_or_leaves_x_unchanged(sym, data):
             out = iop(x, other)
         assert out is x and x.dtype is dt
         if expected.dtype.kind in "fc":
-            np.testing.assert_allclose(ref, expected, rtol=4 * np.finfo(expected.dtype).eps,
-                                       atol=0)
+            np.testing.assert_allclose(ref, expected, rtol=4 * np.finfo(expected.dtype).eps, atol=0)
         else:
             np.testing.assert_array_equal(ref, expected)
     else:
@@ -119,8 +122,12 @@ def test_inplace_operator_matches_numpy_or_leaves_x_unchanged(sym, data):
 
 
 def test_integer_power_with_a_negative_exponent_writes_nothing():
-    for exponent in (sa.asarray([2, 2, -1, 2]), -1, sa.asarray(-2),
-                     sa.asarray([2, 2, -1, 2], dtype=sa.int8)):
+    for exponent in (
+        sa.asarray([2, 2, -1, 2]),
+        -1,
+        sa.asarray(-2),
+        sa.asarray([2, 2, -1, 2], dtype=sa.int8),
+    ):
         for dt in (sa.int64, sa.int32):
             x = sa.asarray([1, 2, 3, 4], dtype=dt)
             view = x[::-1]

@@ -63,16 +63,27 @@ def test_negative_strides_both_ways():
     assert base[3, 5] == 100.0
 
 
-@pytest.mark.parametrize("obj, dtype", [
-    (b"abc", sa.uint8), (bytearray(b"abcd"), sa.uint8), (memoryview(b"xy"), sa.uint8),
-    (array.array("d", [1.5, 2.5]), sa.float64), (array.array("f", [1.5]), sa.float32),
-    (array.array("b", [-1, 2]), sa.int8), (array.array("B", [1, 2]), sa.uint8),
-    (array.array("h", [1]), sa.int16), (array.array("H", [1]), sa.uint16),
-    (array.array("i", [1]), sa.int32), (array.array("I", [1]), sa.uint32),
-    (array.array("q", [1, -2]), sa.int64), (array.array("Q", [1]), sa.uint64),
-    (array.array("l", [7]), sa.int64), ((ctypes.c_double * 3)(1, 2, 3), sa.float64),
-    ((ctypes.c_int16 * 2)(1, 2), sa.int16),
-])
+@pytest.mark.parametrize(
+    "obj, dtype",
+    [
+        (b"abc", sa.uint8),
+        (bytearray(b"abcd"), sa.uint8),
+        (memoryview(b"xy"), sa.uint8),
+        (array.array("d", [1.5, 2.5]), sa.float64),
+        (array.array("f", [1.5]), sa.float32),
+        (array.array("b", [-1, 2]), sa.int8),
+        (array.array("B", [1, 2]), sa.uint8),
+        (array.array("h", [1]), sa.int16),
+        (array.array("H", [1]), sa.uint16),
+        (array.array("i", [1]), sa.int32),
+        (array.array("I", [1]), sa.uint32),
+        (array.array("q", [1, -2]), sa.int64),
+        (array.array("Q", [1]), sa.uint64),
+        (array.array("l", [7]), sa.int64),
+        ((ctypes.c_double * 3)(1, 2, 3), sa.float64),
+        ((ctypes.c_int16 * 2)(1, 2), sa.int16),
+    ],
+)
 def test_buffer_protocol_objects_share_memory_with_format_dtype(obj, dtype):
     x = sa.asarray(obj)
     assert x.dtype is dtype
@@ -103,8 +114,12 @@ def test_bytearray_writes_through():
 def test_read_only_sources_give_read_only_arrays():
     ro = np.arange(6.0)
     ro.flags.writeable = False
-    for src in [b"abcd", memoryview(bytearray(4)).toreadonly(), ro,
-                np.broadcast_to(np.arange(3.0), (2, 3))]:
+    for src in [
+        b"abcd",
+        memoryview(bytearray(4)).toreadonly(),
+        ro,
+        np.broadcast_to(np.arange(3.0), (2, 3)),
+    ]:
         x = sa.asarray(src)
         before = np.asarray(x).copy()
         assert x.readonly
@@ -159,9 +174,17 @@ def test_non_native_byte_order_copies():
         sa.asarray(n, copy=False)
 
 
-@pytest.mark.parametrize("src", [np.zeros(3, np.float16), np.array(["a"]),
-                                 np.zeros(2, object), array.array("u", "ab"),
-                                 np.zeros(2, np.longdouble), np.zeros(2, "M8[s]")])
+@pytest.mark.parametrize(
+    "src",
+    [
+        np.zeros(3, np.float16),
+        np.array(["a"]),
+        np.zeros(2, object),
+        array.array("u", "ab"),
+        np.zeros(2, np.longdouble),
+        np.zeros(2, "M8[s]"),
+    ],
+)
 def test_unsupported_dtype_is_type_error(src):
     with pytest.raises(TypeError, match="dtype"):
         sa.asarray(src)

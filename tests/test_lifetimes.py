@@ -70,8 +70,9 @@ def _check_values(v: sa.Array, expected: np.ndarray) -> None:
     np.testing.assert_array_equal(np.asarray(v.to_row_major()), expected)
     if v.ndim == 2 and v.dtype in NUMERIC_DTYPES:
         ones = sa.ones((v.shape[1], 1), dtype=v.dtype)
-        np.testing.assert_array_equal(np.asarray(v @ ones),
-                                      expected @ np.ones((v.shape[1], 1), expected.dtype))
+        np.testing.assert_array_equal(
+            np.asarray(v @ ones), expected @ np.ones((v.shape[1], 1), expected.dtype)
+        )
 
 
 def _owning(shape: tuple[int, ...], dtype: type) -> np.ndarray:
@@ -120,8 +121,9 @@ def test_view_keeps_numpy_exporter_alive(name, make, derive):
 def _step(data: st.DataObject, x: sa.Array, ref: np.ndarray) -> tuple[sa.Array, np.ndarray]:
     """Apply one random view operation to both the Array and the NumPy reference."""
     nd = ref.ndim
-    kind = data.draw(st.sampled_from(["index", "flip", "permute", "mT", "expand", "squeeze",
-                                      "broadcast"]))
+    kind = data.draw(
+        st.sampled_from(["index", "flip", "permute", "mT", "expand", "squeeze", "broadcast"])
+    )
     if kind == "index":
         key = data.draw(basic_indices(ref.shape, allow_none=nd < 5))
         r = ref[key]
@@ -144,15 +146,20 @@ def _step(data: st.DataObject, x: sa.Array, ref: np.ndarray) -> tuple[sa.Array, 
         return sa.squeeze(x, axis=axis), np.squeeze(ref, axis=axis)
     if kind == "broadcast" and nd < 5:
         target = (data.draw(st.integers(0, 3)),) + tuple(
-            data.draw(st.integers(1, 3)) if n == 1 else n for n in ref.shape)
+            data.draw(st.integers(1, 3)) if n == 1 else n for n in ref.shape
+        )
         return sa.broadcast_to(x, target), np.broadcast_to(ref, target)
     return x, ref
 
 
 @settings(max_examples=60, deadline=None)
-@given(data=st.data(), dt=st.sampled_from(NUMERIC_DTYPES),
-       shape=st.lists(st.integers(1, 5), min_size=1, max_size=3).map(tuple),
-       seed=st.integers(0, 2**32 - 1), nops=st.integers(1, 6))
+@given(
+    data=st.data(),
+    dt=st.sampled_from(NUMERIC_DTYPES),
+    shape=st.lists(st.integers(1, 5), min_size=1, max_size=3).map(tuple),
+    seed=st.integers(0, 2**32 - 1),
+    nops=st.integers(1, 6),
+)
 def test_random_view_chain_outlives_everything(data, dt, shape, seed, nops):
     """Views make no reference cycles: with automatic gc off and no gc.collect(), the
     exporter lives exactly as long as the last view of the chain (reference counting alone
@@ -189,8 +196,7 @@ def _f64_bytes(n: int) -> bytes:
 # (name, make the exporter, dtype asarray gives it)
 BUFFER_SOURCES = [
     ("bytearray", lambda: WeakBytearray(_f64_bytes(24)), np.uint8),
-    ("memoryview", lambda: memoryview(WeakBytearray(_f64_bytes(24))).cast("d", (4, 6)),
-     np.float64),
+    ("memoryview", lambda: memoryview(WeakBytearray(_f64_bytes(24))).cast("d", (4, 6)), np.float64),
     ("array.array", lambda: array.array("i", range(24)), np.int32),
 ]
 
@@ -263,17 +269,36 @@ def test_copies_do_not_keep_input_alive(name, op):
 # (name, lhs, rhs, forced route or None): every route, pack-once and casts
 MATMUL_CASES = [
     ("blas", lambda: np.arange(64.0).reshape(8, 8), lambda: np.ones((8, 8)), "blas"),
-    ("pack-once reversed lhs reused",
-     lambda: np.arange(3 * 40 * 40.0).reshape(1, 120, 40)[:, ::-3],
-     lambda: np.arange(5 * 40 * 40.0).reshape(5, 40, 40), "pack_blas"),
-    ("cross broadcasting", lambda: np.arange(2 * 64 * 64.0).reshape(2, 1, 64, 64)[..., ::-1],
-     lambda: np.arange(3 * 64 * 64.0).reshape(1, 3, 64, 64)[:, :, ::-1], "pack_blas"),
-    ("generic int64", lambda: np.arange(36).reshape(6, 6)[::-1],
-     lambda: np.arange(36).reshape(6, 6).T, "generic"),
-    ("mixed dtypes (cast)", lambda: np.arange(60, dtype=np.float32).reshape(6, 10)[:, ::-1],
-     lambda: np.arange(50.0).reshape(10, 5), None),
-    ("reference int8 @ uint8", lambda: np.arange(20, dtype=np.int8).reshape(4, 5),
-     lambda: np.arange(15, dtype=np.uint8).reshape(5, 3), "reference"),
+    (
+        "pack-once reversed lhs reused",
+        lambda: np.arange(3 * 40 * 40.0).reshape(1, 120, 40)[:, ::-3],
+        lambda: np.arange(5 * 40 * 40.0).reshape(5, 40, 40),
+        "pack_blas",
+    ),
+    (
+        "cross broadcasting",
+        lambda: np.arange(2 * 64 * 64.0).reshape(2, 1, 64, 64)[..., ::-1],
+        lambda: np.arange(3 * 64 * 64.0).reshape(1, 3, 64, 64)[:, :, ::-1],
+        "pack_blas",
+    ),
+    (
+        "generic int64",
+        lambda: np.arange(36).reshape(6, 6)[::-1],
+        lambda: np.arange(36).reshape(6, 6).T,
+        "generic",
+    ),
+    (
+        "mixed dtypes (cast)",
+        lambda: np.arange(60, dtype=np.float32).reshape(6, 10)[:, ::-1],
+        lambda: np.arange(50.0).reshape(10, 5),
+        None,
+    ),
+    (
+        "reference int8 @ uint8",
+        lambda: np.arange(20, dtype=np.int8).reshape(4, 5),
+        lambda: np.arange(15, dtype=np.uint8).reshape(5, 3),
+        "reference",
+    ),
 ]
 
 
@@ -393,19 +418,42 @@ def _floats(shape: tuple[int, ...], dtype: type, seed: int) -> sa.Array:
 
 # (name, forced route, operands): calls that allocate in C (packs, casts, generic scratch).
 ALLOCATING = [
-    ("pack_blas reversed lhs reused", "pack_blas",
-     lambda: (_floats((1, 48, 48), np.float64, 0)[..., ::-1], _floats((6, 48, 48), np.float64, 1))),
-    ("pack_blas cross broadcasting", "pack_blas",
-     lambda: (_floats((2, 1, 40, 40), np.float32, 2)[..., ::-1],
-              _floats((1, 3, 40, 40), np.float32, 3)[..., ::-1, :])),
-    ("pack_blas reused reversed vector", "pack_blas",
-     lambda: (_floats((8, 64, 64), np.float64, 4), _floats((64,), np.float64, 5)[::-1])),
-    ("cast f32 @ f64", None,
-     lambda: (_floats((3, 40, 30), np.float32, 6), _floats((30, 20), np.float64, 7)[::-1])),
-    ("generic int8 @ uint8: two casts and heap scratch", "generic",
-     lambda: (_ints((3, 64, 96), np.int8, 8)[..., ::-1], _ints((96, 80), np.uint8, 9))),
-    ("generic f64 heap scratch", "generic",
-     lambda: (_floats((96, 128), np.float64, 10)[::-1], _floats((128, 112), np.float64, 11))),
+    (
+        "pack_blas reversed lhs reused",
+        "pack_blas",
+        lambda: (
+            _floats((1, 48, 48), np.float64, 0)[..., ::-1],
+            _floats((6, 48, 48), np.float64, 1),
+        ),
+    ),
+    (
+        "pack_blas cross broadcasting",
+        "pack_blas",
+        lambda: (
+            _floats((2, 1, 40, 40), np.float32, 2)[..., ::-1],
+            _floats((1, 3, 40, 40), np.float32, 3)[..., ::-1, :],
+        ),
+    ),
+    (
+        "pack_blas reused reversed vector",
+        "pack_blas",
+        lambda: (_floats((8, 64, 64), np.float64, 4), _floats((64,), np.float64, 5)[::-1]),
+    ),
+    (
+        "cast f32 @ f64",
+        None,
+        lambda: (_floats((3, 40, 30), np.float32, 6), _floats((30, 20), np.float64, 7)[::-1]),
+    ),
+    (
+        "generic int8 @ uint8: two casts and heap scratch",
+        "generic",
+        lambda: (_ints((3, 64, 96), np.int8, 8)[..., ::-1], _ints((96, 80), np.uint8, 9)),
+    ),
+    (
+        "generic f64 heap scratch",
+        "generic",
+        lambda: (_floats((96, 128), np.float64, 10)[::-1], _floats((128, 112), np.float64, 11)),
+    ),
 ]
 
 

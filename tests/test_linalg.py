@@ -71,8 +71,10 @@ def test_vecdot_conjugates_x1_and_broadcasts(data):
     if p.ref.ndim == 0:
         return
     axis = data.draw(st.integers(-p.ref.ndim, -1))
-    shape2 = tuple(data.draw(st.sampled_from([1, n])) if k != p.ref.ndim + axis else n
-                   for k, n in enumerate(p.ref.shape))
+    shape2 = tuple(
+        data.draw(st.sampled_from([1, n])) if k != p.ref.ndim + axis else n
+        for k, n in enumerate(p.ref.shape)
+    )
     b_np = fill(d2, shape2, 5)
     try:
         dt = numpy_promote(d1, d2)
@@ -135,9 +137,12 @@ def test_decompositions_match_numpy(data):
     _close(la.eigvalsh(x), np.linalg.eigvalsh(a), rtol=1e-3)
     w = la.eigvals(x)
     assert w.dtype.kind == "c"
-    np.testing.assert_allclose(np.sort_complex(np.asarray(w)),
-                               np.sort_complex(np.linalg.eigvals(a).astype(w.dtype.np)),
-                               rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(
+        np.sort_complex(np.asarray(w)),
+        np.sort_complex(np.linalg.eigvals(a).astype(w.dtype.np)),
+        rtol=1e-3,
+        atol=1e-3,
+    )
     ev = la.eig(x)
     assert ev.eigenvalues.dtype.kind == "c" and ev.eigenvectors.dtype.kind == "c"
     s = la.slogdet(x)
@@ -145,8 +150,7 @@ def test_decompositions_match_numpy(data):
     _close(s.sign, es.sign, rtol=1e-3)
     _close(s.logabsdet, es.logabsdet, rtol=1e-3)
     b = fill(dt, batch + (n,), 1)
-    _close(la.solve(x, sa.asarray(b[..., :, None])), np.linalg.solve(a, b[..., :, None]),
-           rtol=1e-3)
+    _close(la.solve(x, sa.asarray(b[..., :, None])), np.linalg.solve(a, b[..., :, None]), rtol=1e-3)
     _close(la.svdvals(x), np.linalg.svd(a, compute_uv=False), rtol=1e-3)
     u, sv, vh = la.svd(x, full_matrices=False)
     recon = np.asarray(u) * np.asarray(sv)[..., None, :] @ np.asarray(vh)
@@ -195,8 +199,10 @@ def test_vector_norm_cross_outer(data):
         la.cross(sa.zeros((2,)), sa.zeros((2,)))
     v = sa.asarray(np.array([0.0, -1.0], dtype=p.x.dtype.np))
     out = la.outer(v, v)
-    np.testing.assert_array_equal(np.signbit(np.asarray(out).real),
-                                  np.signbit(np.multiply.outer(np.asarray(v), np.asarray(v)).real))
+    np.testing.assert_array_equal(
+        np.signbit(np.asarray(out).real),
+        np.signbit(np.multiply.outer(np.asarray(v), np.asarray(v)).real),
+    )
 
 
 def test_decompositions_reject_integers_and_non_square():
@@ -224,8 +230,12 @@ def test_tensordot_and_vecdot_hand_views_to_the_core(monkeypatch, layout):
 
     monkeypatch.setattr(mm, "matmul", spy)
     base = fill(sa.float64, (4, 6, 5), 1)
-    a_np = {"contiguous": base, "reversed": base[::-1, :, ::-1],
-            "transposed": np.swapaxes(base, 0, 2), "step2": base[:, ::2, :]}[layout]
+    a_np = {
+        "contiguous": base,
+        "reversed": base[::-1, :, ::-1],
+        "transposed": np.swapaxes(base, 0, 2),
+        "step2": base[:, ::2, :],
+    }[layout]
     a = sa.asarray(a_np)
     # one contracted axis (always one strided K axis), free axes on both sides
     b_np = fill(sa.float64, (a_np.shape[-1], 3, 2), 2)
@@ -233,8 +243,10 @@ def test_tensordot_and_vecdot_hand_views_to_the_core(monkeypatch, layout):
     _close(sa.tensordot(a, b, axes=1), np.tensordot(a_np, b_np, axes=1))
     v_np = fill(sa.float64, a_np.shape[-1:], 3)
     _close(sa.vecdot(a, sa.asarray(v_np)), np.vecdot(a_np, v_np))
-    _close(sa.tensordot(a, sa.asarray(v_np), axes=([2], [0])),
-           np.tensordot(a_np, v_np, axes=([2], [0])))
+    _close(
+        sa.tensordot(a, sa.asarray(v_np), axes=([2], [0])),
+        np.tensordot(a_np, v_np, axes=([2], [0])),
+    )
     for x, _ in seen:
         assert x.buffer is a.buffer  # x1 reached the core as a view, whatever its strides
     assert seen[0][1].buffer is b.buffer

@@ -35,10 +35,17 @@ def test_moveaxis_is_a_view(data):
     nd = p.ref.ndim
     if nd == 0:
         return
-    src = data.draw(st.lists(st.integers(-nd, nd - 1), unique_by=lambda a: a % nd, min_size=1,
-                             max_size=nd))
-    dst = data.draw(st.lists(st.integers(-nd, nd - 1), unique_by=lambda a: a % nd,
-                             min_size=len(src), max_size=len(src)))
+    src = data.draw(
+        st.lists(st.integers(-nd, nd - 1), unique_by=lambda a: a % nd, min_size=1, max_size=nd)
+    )
+    dst = data.draw(
+        st.lists(
+            st.integers(-nd, nd - 1),
+            unique_by=lambda a: a % nd,
+            min_size=len(src),
+            max_size=len(src),
+        )
+    )
     out = sa.moveaxis(p.x, tuple(src), tuple(dst))
     _same(out, np.moveaxis(p.ref, src, dst))
     assert _shares(out, p.x)
@@ -89,10 +96,11 @@ def test_concat_and_stack_promote_like_the_standard(data):
         other[ax] = data.draw(st.integers(0, 3))
         c_np = fill(d2, tuple(other), 3)
         c = sa.asarray(c_np)
-        _same(sa.concat([p1.x, c], axis=ax), np.concatenate([p1.ref, c_np], axis=ax,
-                                                              dtype=dt.np))
-    _same(sa.concat([p1.x, b], axis=None),
-          np.concatenate([p1.ref.reshape(-1), b_np.reshape(-1)], dtype=dt.np))
+        _same(sa.concat([p1.x, c], axis=ax), np.concatenate([p1.ref, c_np], axis=ax, dtype=dt.np))
+    _same(
+        sa.concat([p1.x, b], axis=None),
+        np.concatenate([p1.ref.reshape(-1), b_np.reshape(-1)], dtype=dt.np),
+    )
 
 
 def test_concat_stack_shape_mismatch_names_shapes():
@@ -171,10 +179,12 @@ def _matches_numpys_error(f, want, *args):
     assert all(isinstance(got.value, k) for k in kinds)
 
 
-_SHAPES = st.lists(st.lists(st.sampled_from([0, 1, 2, 3]), max_size=3).map(tuple),
-                   min_size=1, max_size=4)
-_NEGATIVE = st.lists(st.lists(st.sampled_from([-1, 0, 1, 2]), max_size=3).map(tuple),
-                     min_size=1, max_size=3)
+_SHAPES = st.lists(
+    st.lists(st.sampled_from([0, 1, 2, 3]), max_size=3).map(tuple), min_size=1, max_size=4
+)
+_NEGATIVE = st.lists(
+    st.lists(st.sampled_from([-1, 0, 1, 2]), max_size=3).map(tuple), min_size=1, max_size=3
+)
 
 
 @SETTINGS

@@ -32,8 +32,14 @@ def matrix(dtype, batch: tuple, rows: int, cols: int, layout: str, seed: int):
         view = (Ellipsis, slice(None), slice(None))
         x, ref = sa.asarray(base), base
         return sa.matrix_transpose(x[view]), np.swapaxes(ref[view], -1, -2)
-    extra = {"C": (0, 0), "padded": (0, 3), "neg_inner": (0, 0), "neg_outer": (0, 0),
-             "step2": (0, cols), "both": (rows, cols)}[layout]
+    extra = {
+        "C": (0, 0),
+        "padded": (0, 3),
+        "neg_inner": (0, 0),
+        "neg_outer": (0, 0),
+        "step2": (0, cols),
+        "both": (rows, cols),
+    }[layout]
     base = fill(dtype, batch + (rows + extra[0], cols + extra[1]), seed)
     key = {
         "C": (Ellipsis, slice(None), slice(None)),
@@ -59,12 +65,18 @@ def vector(dtype, k: int, layout: str, seed: int):
 
 def batches(mode: str) -> tuple[tuple, tuple]:
     """(lhs batch, rhs batch) for a broadcasting mode ("zero" is handled by the caller)."""
-    return {"none": ((3,), (3,)), "lhs": ((1,), (3,)), "rhs": ((3,), ()),
-            "cross": ((2, 1), (1, 3)), "zero": ((3,), (3,))}[mode]
+    return {
+        "none": ((3,), (3,)),
+        "lhs": ((1,), (3,)),
+        "rhs": ((3,), ()),
+        "cross": ((2, 1), (1, 3)),
+        "zero": ((3,), (3,)),
+    }[mode]
 
 
-def operands(role: str, mode: str, dtype, M: int, N: int, K: int, lay_l: str, lay_r: str,
-             seed: int = 0):
+def operands(
+    role: str, mode: str, dtype, M: int, N: int, K: int, lay_l: str, lay_r: str, seed: int = 0
+):
     """(x1, ref1, x2, ref2) for a role, broadcasting mode and layouts."""
     bl, br = batches(mode)
     if role in ("DOT", "GEVM"):
@@ -130,8 +142,9 @@ def test_grid_roles_broadcast_layouts(dtype):
     assert n > 200
 
 
-@pytest.mark.parametrize("dtype", [sa.float32, sa.float64, sa.complex64, sa.complex128],
-                         ids=lambda d: d.name)
+@pytest.mark.parametrize(
+    "dtype", [sa.float32, sa.float64, sa.complex64, sa.complex128], ids=lambda d: d.name
+)
 def test_every_layout_pair_gemm(dtype):
     """All 49 layout pairs for a broadcast GEMM above the crossovers (BLAS, pack, generic)."""
     for lay_l in LAYOUTS:
@@ -142,8 +155,11 @@ def test_every_layout_pair_gemm(dtype):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("dtype", [sa.float32, sa.float64, sa.complex64, sa.complex128,
-                                   sa.int16, sa.uint32], ids=lambda d: d.name)
+@pytest.mark.parametrize(
+    "dtype",
+    [sa.float32, sa.float64, sa.complex64, sa.complex128, sa.int16, sa.uint32],
+    ids=lambda d: d.name,
+)
 def test_forced_backends_agree_with_reference(backend, dtype):
     """Each backend forced alone gives the reference kernel's values where it accepts."""
     accepted = 0
@@ -169,9 +185,19 @@ def test_forced_backends_agree_with_reference(backend, dtype):
 @pytest.mark.parametrize("dtype", NUMERIC_DTYPES, ids=lambda d: d.name)
 def test_empty_dimensions(dtype):
     """M, N, K or batch = 0: right shape; K = 0 gives zeros; every role."""
-    cases = [((0, 4), (4, 3)), ((3, 4), (4, 0)), ((3, 0), (0, 5)), ((0, 3, 4), (4, 2)),
-             ((2, 1, 3, 0), (1, 5, 0, 2)), ((0,), (0,)), ((0,), (2, 0, 3)), ((2, 3, 0), (0,)),
-             ((4, 3, 2), (0, 1, 2, 5)), ((3,), (0, 3, 2)), ((40, 0), (0, 40))]
+    cases = [
+        ((0, 4), (4, 3)),
+        ((3, 4), (4, 0)),
+        ((3, 0), (0, 5)),
+        ((0, 3, 4), (4, 2)),
+        ((2, 1, 3, 0), (1, 5, 0, 2)),
+        ((0,), (0,)),
+        ((0,), (2, 0, 3)),
+        ((2, 3, 0), (0,)),
+        ((4, 3, 2), (0, 1, 2, 5)),
+        ((3,), (0, 3, 2)),
+        ((40, 0), (0, 40)),
+    ]
     for s1, s2 in cases:
         r1, r2 = fill(dtype, s1, 1), fill(dtype, s2, 2)
         for backend in (None, "blas", "pack_blas"):
@@ -187,7 +213,7 @@ def _wild_unit_axis(x: sa.Array, axis: int) -> sa.Array:
     key[axis] = slice(None, None, -1)
     x = x[tuple(key)]
     key[axis] = slice(None, None, 2)
-    while x.strides[axis] > -2**63:
+    while x.strides[axis] > -(2**63):
         x = x[tuple(key)]
     return x
 
@@ -197,9 +223,13 @@ def _wild_unit_axis(x: sa.Array, axis: int) -> sa.Array:
 def test_wild_strides_on_extent_one_axes(backend, dtype):
     """K = 1, M = 1 and a batch of 1 whose strides are -2**63: the product is unaffected (the
     sanitizer build reported the overflowing negations these once caused in the C core)."""
-    for s1, s2, axis1, axis2 in [((3, 1), (1, 4), 1, 0), ((1, 5), (5,), 0, 0),
-                                 ((1, 3, 2), (2, 2), 0, 0), ((4, 1), (1,), 1, 0),
-                                 ((2, 3), (3, 1), 0, 1)]:
+    for s1, s2, axis1, axis2 in [
+        ((3, 1), (1, 4), 1, 0),
+        ((1, 5), (5,), 0, 0),
+        ((1, 3, 2), (2, 2), 0, 0),
+        ((4, 1), (1,), 1, 0),
+        ((2, 3), (3, 1), 0, 1),
+    ]:
         r1, r2 = fill(dtype, s1, 1), fill(dtype, s2, 2)
         x1 = _wild_unit_axis(sa.asarray(r1), axis1)
         x2 = _wild_unit_axis(sa.asarray(r2), axis2) if s2[axis2] == 1 else sa.asarray(r2)
@@ -218,9 +248,17 @@ def test_dot_is_zero_d_and_vector_shapes():
     assert (m @ a).shape == (2,) and (a @ m.mT).shape == (2,)
 
 
-@pytest.mark.parametrize("pair", [("int8", "int16"), ("uint8", "int32"), ("float32", "float64"),
-                                  ("float32", "complex128"), ("complex64", "float64"),
-                                  ("uint16", "uint64")])
+@pytest.mark.parametrize(
+    "pair",
+    [
+        ("int8", "int16"),
+        ("uint8", "int32"),
+        ("float32", "float64"),
+        ("float32", "complex128"),
+        ("complex64", "float64"),
+        ("uint16", "uint64"),
+    ],
+)
 def test_mixed_dtypes_promote_and_cast_while_packing(pair):
     """Mixed dtypes follow Array API promotion; the cast operand is packed (explain says so)."""
     d1, d2 = (getattr(sa, n) for n in pair)
@@ -267,7 +305,7 @@ def matmul_case(draw):
     b = [draw(st.integers(0, 3)) for _ in range(nb)]
     bl = tuple(e if draw(st.booleans()) else 1 for e in b)
     br = tuple(e if draw(st.booleans()) else 1 for e in b)
-    bl = bl[draw(st.integers(0, len(bl))):]
+    bl = bl[draw(st.integers(0, len(bl))) :]
     seed = draw(st.integers(0, 2**16))
     if role in ("DOT", "GEVM"):
         x1, r1 = vector(dtype, K, draw(st.sampled_from(VEC_LAYOUTS)), seed)

@@ -29,11 +29,20 @@ ONE_CALL_EACH = {"gemm_batch_strided": 0}
 # Route expectations below are written against the initial crossover values, which put more
 # products near a crossover; the shipped defaults are re-measured on the reference machine
 # (`python -m stridedarray.tune`) and move.
-SEED_POLICY = {"dot_blas_min_k": 128, "gemm_blas_min": 8, "gemm_pack_min": 16,
-               "gevm_compact_min_kn": 729, "gevm_blas_min": 32, "gemv_blas_min": 32,
-               "batched_vec_blas_min_elems": 512, "vec_pack_always_min_elems": 4096,
-               "vec_pack_cond_min_elems": 1024, "vec_pack_cond_min_batch": 4,
-               "vec_pack_floor_min_elems": 576, "vec_pack_floor_min_out": 128}
+SEED_POLICY = {
+    "dot_blas_min_k": 128,
+    "gemm_blas_min": 8,
+    "gemm_pack_min": 16,
+    "gevm_compact_min_kn": 729,
+    "gevm_blas_min": 32,
+    "gemv_blas_min": 32,
+    "batched_vec_blas_min_elems": 512,
+    "vec_pack_always_min_elems": 4096,
+    "vec_pack_cond_min_elems": 1024,
+    "vec_pack_cond_min_batch": 4,
+    "vec_pack_floor_min_elems": 576,
+    "vec_pack_floor_min_out": 128,
+}
 
 
 @pytest.fixture(autouse=True)
@@ -75,8 +84,9 @@ def test_seed_trace_s32():
     check(lhs @ rhs, np.asarray(lhs) @ rhs_np, np.asarray(lhs), rhs_np)
 
 
-@pytest.mark.parametrize("dtype", [sa.float32, sa.float64, sa.complex64, sa.complex128],
-                         ids=lambda d: d.name)
+@pytest.mark.parametrize(
+    "dtype", [sa.float32, sa.float64, sa.complex64, sa.complex128], ids=lambda d: d.name
+)
 @pytest.mark.parametrize("layout", ["neg_inner", "step2", "both", "neg_outer"])
 def test_pack_counts_lhs_rhs_cross(dtype, layout):
     """LHS, RHS and cross broadcasting pack each supplied matrix once (2 + 5 = 7, not 10)."""
@@ -227,8 +237,9 @@ def test_concurrent_products_from_threads():
     """The GIL is released during the C call and the core has no shared mutable state: many
     products from several threads (different routes and policies) all come out right."""
     cases = []
-    for i, (lay, force) in enumerate((("neg_inner", None), ("C", "generic"), ("step2", "blas"),
-                                      ("F", "reference"))):
+    for i, (lay, force) in enumerate(
+        (("neg_inner", None), ("C", "generic"), ("step2", "blas"), ("F", "reference"))
+    ):
         x1, r1 = matrix(sa.float64, (1,), 24, 24, lay, i)
         x2, r2 = matrix(sa.float64, (6,), 24, 24, "C", i + 10)
         cases.append((x1, x2, r1 @ r2, force))
@@ -249,11 +260,17 @@ def test_concurrent_products_from_threads():
     assert errors == []
 
 
-def _run_with_policy_file(tmp_path, content: str, user_file: bool = False,
-                          ) -> subprocess.CompletedProcess:
+def _run_with_policy_file(
+    tmp_path,
+    content: str,
+    user_file: bool = False,
+) -> subprocess.CompletedProcess:
     """Import stridedarray in a child process with a policy file; print the policy."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("PYTEST") and k != "STRIDEDARRAY_POLICY"}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("PYTEST") and k != "STRIDEDARRAY_POLICY"
+    }
     if user_file:  # the default location under a throwaway HOME
         path = tmp_path / ".config" / "stridedarray" / "policy.json"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -262,10 +279,13 @@ def _run_with_policy_file(tmp_path, content: str, user_file: bool = False,
         path = tmp_path / "policy.json"
         env["STRIDEDARRAY_POLICY"] = str(path)
     path.write_text(content)
-    code = ("import json, stridedarray as sa; from stridedarray._policy import current_policy;"
-            "print(json.dumps(current_policy()))")
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=env, timeout=120)
+    code = (
+        "import json, stridedarray as sa; from stridedarray._policy import current_policy;"
+        "print(json.dumps(current_policy()))"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
 
 
 def test_policy_file_loaded_at_import(tmp_path):
@@ -347,12 +367,17 @@ def one_blas_thread():
     lib.scipy_openblas_set_num_threads(before)
 
 
-@pytest.mark.parametrize("dtype", [sa.float32, sa.float64, sa.complex64, sa.complex128],
-                         ids=lambda d: d.name)
+@pytest.mark.parametrize(
+    "dtype", [sa.float32, sa.float64, sa.complex64, sa.complex128], ids=lambda d: d.name
+)
 def test_gemm_batch_strided_one_call(one_blas_thread, dtype):
     """A uniform GEMM batch is one ?gemm_batch_strided call; values equal per-matrix calls."""
-    for lay_l, lay_r, bl, br in (("C", "C", (6,), (6,)), ("F", "padded", (1,), (6,)),
-                                 ("C", "F", (6,), ()), ("neg_inner", "C", (1,), (6,))):
+    for lay_l, lay_r, bl, br in (
+        ("C", "C", (6,), (6,)),
+        ("F", "padded", (1,), (6,)),
+        ("C", "F", (6,), ()),
+        ("neg_inner", "C", (1,), (6,)),
+    ):
         x1, r1 = matrix(dtype, bl, 9, 10, lay_l, 1)
         x2, r2 = matrix(dtype, br, 10, 11, lay_r, 2)
         with sa.matmul_policy(gemm_pack_min=4, gemm_batch_strided=1):
@@ -383,12 +408,15 @@ def test_dimensions_beyond_blasint_decline_too_large():
     assert d["route"] == "generic"
 
 
-@pytest.mark.parametrize("dtype, n, per", [
-    (sa.float64, 2**10, 2),   # 2**61 operations: fits int64
-    (sa.float64, 2**20, 2),   # 2**71: wrapped to 0 in 64 bits
-    (sa.int8, 2**30, 2),      # 2**81
-    (sa.complex128, 2**12, 8),  # 2**65
-])
+@pytest.mark.parametrize(
+    "dtype, n, per",
+    [
+        (sa.float64, 2**10, 2),  # 2**61 operations: fits int64
+        (sa.float64, 2**20, 2),  # 2**71: wrapped to 0 in 64 bits
+        (sa.int8, 2**30, 2),  # 2**81
+        (sa.complex128, 2**12, 8),  # 2**65
+    ],
+)
 def test_explain_counts_flops_exactly_beyond_64_bits(dtype, n, per):
     """The flop count of a huge broadcast product is exact, worked out here from the shapes."""
     x1 = sa.broadcast_to(sa.ones((1, 1, 1), dtype=dtype), (2**10, 2**20, 2**20))
@@ -415,8 +443,23 @@ def test_explain_fields_and_str():
     x1, _ = matrix(sa.float32, (2, 1), 5, 6, "C", 1)
     x2, _ = matrix(sa.float32, (1, 3), 6, 7, "C", 2)
     d = explain(x1, x2)
-    for key in ("role", "M", "N", "K", "batch_shape", "route", "packed", "C", "U_lhs",
-                "U_rhs", "payload_bytes", "flops", "blas_calls", "verdicts", "mapped_strides"):
+    for key in (
+        "role",
+        "M",
+        "N",
+        "K",
+        "batch_shape",
+        "route",
+        "packed",
+        "C",
+        "U_lhs",
+        "U_rhs",
+        "payload_bytes",
+        "flops",
+        "blas_calls",
+        "verdicts",
+        "mapped_strides",
+    ):
         assert key in d
     assert d["batch_shape"] == (2, 3) and d["C"] == 6 and d["flops"] == 2 * 6 * 5 * 7 * 6
     assert d["mapped_strides"]["lhs"] == (30, 0) and d["mapped_strides"]["rhs"] == (0, 42)

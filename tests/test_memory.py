@@ -44,25 +44,45 @@ def _rng_array(shape: tuple[int, ...], dtype: type = np.float64, seed: int = 0) 
 # (name, operands, route expected, operands packed): pack-once with a reused operand (the docs'
 # S = 32 trace), cross broadcasting, casts of mixed dtypes, a reused vector.
 CASES: list[tuple[str, Callable[[], tuple[sa.Array, sa.Array]], str, tuple[str, ...]]] = [
-    ("S=32 trace: reversed lhs reused",
-     lambda: (_rng_array((1, 32, 32))[:, :, ::-1], _rng_array((10, 32, 32), seed=1)),
-     "pack_blas", ("lhs",)),
-    ("reversed lhs reused, S=96 batch 32",
-     lambda: (_rng_array((1, 96, 96))[:, ::-1], _rng_array((32, 96, 96), seed=1)),
-     "pack_blas", ("lhs",)),
-    ("cross broadcasting (2,1) x (1,5)",
-     lambda: (_rng_array((2, 1, 48, 48))[..., ::-1],
-              _rng_array((1, 5, 48, 48), seed=1)[..., ::-1, :]),
-     "pack_blas", ("lhs", "rhs")),
-    ("cast float32 lhs to float64",
-     lambda: (_rng_array((4, 64, 40), np.float32), _rng_array((4, 40, 56), seed=1)),
-     "blas", ("lhs",)),
-    ("cast both: int8 @ uint8 -> int16",
-     lambda: (_rng_array((3, 50, 70), np.int8), _rng_array((70, 60), np.uint8, seed=1)),
-     "generic", ("lhs", "rhs")),
-    ("cast complex64 rhs, reversed",
-     lambda: (_rng_array((64, 64), np.complex128), _rng_array((64, 64), np.complex64)[::-1]),
-     "blas", ("rhs",)),
+    (
+        "S=32 trace: reversed lhs reused",
+        lambda: (_rng_array((1, 32, 32))[:, :, ::-1], _rng_array((10, 32, 32), seed=1)),
+        "pack_blas",
+        ("lhs",),
+    ),
+    (
+        "reversed lhs reused, S=96 batch 32",
+        lambda: (_rng_array((1, 96, 96))[:, ::-1], _rng_array((32, 96, 96), seed=1)),
+        "pack_blas",
+        ("lhs",),
+    ),
+    (
+        "cross broadcasting (2,1) x (1,5)",
+        lambda: (
+            _rng_array((2, 1, 48, 48))[..., ::-1],
+            _rng_array((1, 5, 48, 48), seed=1)[..., ::-1, :],
+        ),
+        "pack_blas",
+        ("lhs", "rhs"),
+    ),
+    (
+        "cast float32 lhs to float64",
+        lambda: (_rng_array((4, 64, 40), np.float32), _rng_array((4, 40, 56), seed=1)),
+        "blas",
+        ("lhs",),
+    ),
+    (
+        "cast both: int8 @ uint8 -> int16",
+        lambda: (_rng_array((3, 50, 70), np.int8), _rng_array((70, 60), np.uint8, seed=1)),
+        "generic",
+        ("lhs", "rhs"),
+    ),
+    (
+        "cast complex64 rhs, reversed",
+        lambda: (_rng_array((64, 64), np.complex128), _rng_array((64, 64), np.complex64)[::-1]),
+        "blas",
+        ("rhs",),
+    ),
 ]
 
 
@@ -82,10 +102,12 @@ def _measure(x1: sa.Array, x2: sa.Array) -> dict:
         gc.enable()
     out = {"z": z, "traced_peak": tpeak - t0, "traced_kept": t1 - t0}
     for cat in ("pack", "scratch"):
-        out[cat] = {"peak": c1[cat]["peak"] - c0[cat]["current"],
-                    "kept": c1[cat]["current"] - c0[cat]["current"],
-                    "allocations": c1[cat]["allocations"] - c0[cat]["allocations"],
-                    "frees": c1[cat]["frees"] - c0[cat]["frees"]}
+        out[cat] = {
+            "peak": c1[cat]["peak"] - c0[cat]["current"],
+            "kept": c1[cat]["current"] - c0[cat]["current"],
+            "allocations": c1[cat]["allocations"] - c0[cat]["allocations"],
+            "frees": c1[cat]["frees"] - c0[cat]["frees"],
+        }
     return out
 
 
@@ -115,16 +137,18 @@ def test_peak_extra_memory_is_payload_plus_output(name, operands, route, packed)
     # NumPy side: the only data allocated is the output; a few Python objects besides.
     assert out_bytes <= m["traced_peak"] <= out_bytes + PY_OBJECTS, (name, m, out_bytes)
     assert out_bytes <= m["traced_kept"] <= out_bytes + PY_OBJECTS
-    want = np.matmul(np.asarray(x1).astype(m["z"].dtype.np),
-                     np.asarray(x2).astype(m["z"].dtype.np))
+    want = np.matmul(np.asarray(x1).astype(m["z"].dtype.np), np.asarray(x2).astype(m["z"].dtype.np))
     np.testing.assert_allclose(np.asarray(m["z"]), want, rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("shape,view", [
-    ((300, 200), lambda x: x[::-1, ::-1]),
-    ((40, 30, 20), lambda x: sa.permute_dims(x, (2, 0, 1))[:, ::-2]),
-    ((500,), lambda x: sa.broadcast_to(x[::-1], (7, 500))),
-])
+@pytest.mark.parametrize(
+    "shape,view",
+    [
+        ((300, 200), lambda x: x[::-1, ::-1]),
+        ((40, 30, 20), lambda x: sa.permute_dims(x, (2, 0, 1))[:, ::-2]),
+        ((500,), lambda x: sa.broadcast_to(x[::-1], (7, 500))),
+    ],
+)
 def test_to_row_major_allocates_only_its_output(shape, view):
     """to_row_major copies in C into an output NumPy allocates: no C heap block, and traced
     memory grows by the output's bytes plus a few Python objects."""
@@ -159,12 +183,12 @@ def _small_calls(n: int) -> list[tuple[str | None, sa.Array, sa.Array]]:
         calls += [
             (None, a, a),
             ("blas", a.T, a),
-            ("pack_blas", sa.expand_dims(a[::-1], axis=0), b),          # pack-once
+            ("pack_blas", sa.expand_dims(a[::-1], axis=0), b),  # pack-once
             ("generic", a[::-1, ::-1], b[:, ::-1]),
             ("reference", i[::-1], i.T),
             (None, _rng_array((s, s), np.float32, seed=s), a[:, ::-1]),  # cast
-            (None, sa.broadcast_to(a[0], (3, s, s)), b[:3]),             # zero stride
-            (None, a[0, ::-1], a[::-1, 0]),                              # dot, reversed
+            (None, sa.broadcast_to(a[0], (3, s, s)), b[:3]),  # zero stride
+            (None, a[0, ::-1], a[::-1, 0]),  # dot, reversed
         ]
     return calls[:n]
 
@@ -199,8 +223,9 @@ def test_small_calls_leave_counters_and_traced_memory_flat():
     c1 = diag.c_alloc_stats()
     for cat in ("pack", "scratch"):
         assert c1[cat]["current"] == c0[cat]["current"], (cat, c0, c1)
-        assert (c1[cat]["allocations"] - c0[cat]["allocations"]
-                == c1[cat]["frees"] - c0[cat]["frees"]), (cat, c0, c1)
+        assert (
+            c1[cat]["allocations"] - c0[cat]["allocations"] == c1[cat]["frees"] - c0[cat]["frees"]
+        ), (cat, c0, c1)
     assert c1["pack"]["allocations"] > c0["pack"]["allocations"]  # packs did happen
     assert t1 - t0 <= 4096, f"traced memory grew by {t1 - t0} bytes over 2,000 calls"
 
@@ -224,8 +249,10 @@ def test_100k_small_calls_leave_rss_flat():
     gc.collect()
     after = _rss()
     c1 = diag.c_alloc_stats()
-    print(f"\nRSS before {before} bytes, after {after} bytes, growth {after - before} bytes; "
-          f"C pack allocations {c1['pack']['allocations'] - c0['pack']['allocations']}, "
-          f"current {c0['pack']['current']} -> {c1['pack']['current']}")
+    print(
+        f"\nRSS before {before} bytes, after {after} bytes, growth {after - before} bytes; "
+        f"C pack allocations {c1['pack']['allocations'] - c0['pack']['allocations']}, "
+        f"current {c0['pack']['current']} -> {c1['pack']['current']}"
+    )
     assert c1["pack"]["current"] == c0["pack"]["current"]
     assert after - before < 1 << 20

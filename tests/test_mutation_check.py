@@ -36,7 +36,8 @@ def test_every_mutation_applies_once_and_changes_the_source(tool):
 @pytest.mark.slow
 def test_every_mutation_is_caught():
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-    r = subprocess.run([sys.executable, str(TOOL)], capture_output=True, text=True, env=env,
-                       timeout=1800)
+    r = subprocess.run(
+        [sys.executable, str(TOOL)], capture_output=True, text=True, env=env, timeout=1800
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     assert "SURVIVED" not in r.stdout

@@ -40,18 +40,35 @@ def test_older_versions_follow_their_own_rules():
 def test_info():
     info = sa.__array_namespace_info__()
     caps = info.capabilities()
-    assert caps == {"boolean indexing": True, "data-dependent shapes": True,
-                    "max dimensions": 64}
+    assert caps == {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": 64}
     assert info.default_device() is CPU_DEVICE and info.devices() == (CPU_DEVICE,)
-    assert info.default_dtypes() == {"real floating": sa.float64,
-                                     "complex floating": sa.complex128,
-                                     "integral": sa.int64, "indexing": sa.int64}
-    assert list(info.dtypes()) == ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
-                                   "uint32", "uint64", "float32", "float64", "complex64",
-                                   "complex128"]
+    assert info.default_dtypes() == {
+        "real floating": sa.float64,
+        "complex floating": sa.complex128,
+        "integral": sa.int64,
+        "indexing": sa.int64,
+    }
+    assert list(info.dtypes()) == [
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ]
     assert list(info.dtypes(kind="real floating")) == ["float32", "float64"]
-    assert list(info.dtypes(kind=("bool", "complex floating"))) == ["bool", "complex64",
-                                                                    "complex128"]
+    assert list(info.dtypes(kind=("bool", "complex floating"))) == [
+        "bool",
+        "complex64",
+        "complex128",
+    ]
     assert set(info.dtypes(kind="numeric")) == set(info.dtypes()) - {"bool"}
     with pytest.raises(ValueError, match="kind"):
         info.dtypes(kind="integer")
@@ -84,8 +101,14 @@ def test_repr_shows_dtype_shape_and_view_layout():
 
 
 # stridedarray's own public names beside the standard's (docs/api/index.rst lists them).
-EXTRAS = {"Array", "blas_info", "matmul_explain", "matmul_policy", "get_num_threads",
-          "set_num_threads"}
+EXTRAS = {
+    "Array",
+    "blas_info",
+    "matmul_explain",
+    "matmul_policy",
+    "get_num_threads",
+    "set_num_threads",
+}
 
 
 def test_all_lists_exactly_the_standard_names_and_our_documented_extras():
@@ -96,8 +119,12 @@ def test_all_lists_exactly_the_standard_names_and_our_documented_extras():
         assert f"``{name}``" in api, name
     # Every other public attribute is a subpackage imported on use (bench, tune), not a name
     # of the namespace.
-    public = {n for n in dir(sa) if not n.startswith("_")
-              and not (isinstance(getattr(sa, n), types.ModuleType) and n not in sa.__all__)}
+    public = {
+        n
+        for n in dir(sa)
+        if not n.startswith("_")
+        and not (isinstance(getattr(sa, n), types.ModuleType) and n not in sa.__all__)
+    }
     assert public <= set(sa.__all__), public - set(sa.__all__)
 
 

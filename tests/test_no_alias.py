@@ -25,9 +25,17 @@ from standard_names import BINARY_CATEGORY, UNARY_CATEGORY
 
 import stridedarray as sa
 
-_CATEGORY_INPUT = {"all": "f", "numeric": "f", "real numeric": "f", "floating-point": "f",
-                   "real floating": "f", "complex floating": "c", "integer": "i",
-                   "integer or boolean": "i", "boolean": "b"}
+_CATEGORY_INPUT = {
+    "all": "f",
+    "numeric": "f",
+    "real numeric": "f",
+    "floating-point": "f",
+    "real floating": "f",
+    "complex floating": "c",
+    "integer": "i",
+    "integer or boolean": "i",
+    "boolean": "b",
+}
 
 
 def _input(kind: str, shape: tuple = (2, 3)) -> sa.Array:
@@ -59,6 +67,7 @@ def _row(name: str, kinds: str, call: Callable[..., Any]) -> None:
     def build(kinds: str = kinds, call: Callable[..., Any] = call):
         xs = tuple(_input(k) for k in kinds)
         return xs, (lambda: call(*xs))
+
     ROWS[name] = build
 
 
@@ -71,9 +80,12 @@ _row("clip", "f", lambda x: sa.clip(x, 0.2, 0.5))
 
 # creation (inputs only where an array goes in)
 for _name, _call in [
-    ("arange", lambda: sa.arange(5)), ("empty", lambda: sa.empty((2, 3))),
-    ("eye", lambda: sa.eye(3)), ("full", lambda: sa.full((2, 3), 1.5)),
-    ("linspace", lambda: sa.linspace(0, 1, 5)), ("ones", lambda: sa.ones(3)),
+    ("arange", lambda: sa.arange(5)),
+    ("empty", lambda: sa.empty((2, 3))),
+    ("eye", lambda: sa.eye(3)),
+    ("full", lambda: sa.full((2, 3), 1.5)),
+    ("linspace", lambda: sa.linspace(0, 1, 5)),
+    ("ones", lambda: sa.ones(3)),
     ("zeros", lambda: sa.zeros(3)),
 ]:
     _row(_name, "", _call)
@@ -111,6 +123,8 @@ _row("unique_inverse", "f", sa.unique_inverse)
 _row("unique_values", "f", sa.unique_values)
 _row("sort", "f", sa.sort)
 _row("argsort", "f", sa.argsort)
+
+
 def _no_axes(f: Callable[..., Any]) -> Callable[[sa.Array], Any]:
     return lambda x: f(x, axis=())
 
@@ -120,8 +134,7 @@ for _name in ("max", "min", "sum", "prod", "mean", "std", "var", "all", "any"):
     _row(_name + "_no_axes", "f", _no_axes(getattr(sa, _name)))
 _row("cumulative_sum", "f", lambda x: sa.cumulative_sum(x, axis=1))
 _row("cumulative_prod", "f", lambda x: sa.cumulative_prod(x, axis=1))
-_row("cumulative_sum_initial", "f", lambda x: sa.cumulative_sum(x, axis=1,
-                                                                include_initial=True))
+_row("cumulative_sum_initial", "f", lambda x: sa.cumulative_sum(x, axis=1, include_initial=True))
 _row("diff", "f", sa.diff)
 _row("diff_n0", "f", lambda x: sa.diff(x, n=0))
 _row("diff_n0_prepend", "ff", lambda x, y: sa.diff(x, n=0, prepend=y))
@@ -136,21 +149,27 @@ _row("vecdot", "ff", sa.vecdot)
 for _name, _kinds, _call in [
     ("linalg.cholesky", "", lambda: sa.linalg.cholesky(_spd())),
     ("linalg.cross", "ff", sa.linalg.cross),
-    ("linalg.det", "s", sa.linalg.det), ("linalg.eig", "s", sa.linalg.eig),
-    ("linalg.eigh", "s", sa.linalg.eigh), ("linalg.eigvals", "s", sa.linalg.eigvals),
-    ("linalg.eigvalsh", "s", sa.linalg.eigvalsh), ("linalg.inv", "s", sa.linalg.inv),
+    ("linalg.det", "s", sa.linalg.det),
+    ("linalg.eig", "s", sa.linalg.eig),
+    ("linalg.eigh", "s", sa.linalg.eigh),
+    ("linalg.eigvals", "s", sa.linalg.eigvals),
+    ("linalg.eigvalsh", "s", sa.linalg.eigvalsh),
+    ("linalg.inv", "s", sa.linalg.inv),
     ("linalg.matmul", "ff", lambda x, y: sa.linalg.matmul(x, y.mT)),
     ("linalg.matrix_norm", "f", sa.linalg.matrix_norm),
     ("linalg.matrix_power", "s", lambda x: sa.linalg.matrix_power(x, 1)),
     ("linalg.matrix_power_0", "s", lambda x: sa.linalg.matrix_power(x, 0)),
     ("linalg.matrix_rank", "f", sa.linalg.matrix_rank),
     ("linalg.outer", "ff", lambda x, y: sa.linalg.outer(x[0], y[0])),
-    ("linalg.pinv", "f", sa.linalg.pinv), ("linalg.qr", "f", sa.linalg.qr),
+    ("linalg.pinv", "f", sa.linalg.pinv),
+    ("linalg.qr", "f", sa.linalg.qr),
     ("linalg.slogdet", "s", sa.linalg.slogdet),
-    ("linalg.solve", "ss", sa.linalg.solve), ("linalg.svd", "f", sa.linalg.svd),
+    ("linalg.solve", "ss", sa.linalg.solve),
+    ("linalg.svd", "f", sa.linalg.svd),
     ("linalg.svdvals", "f", sa.linalg.svdvals),
     ("linalg.tensordot", "ff", lambda x, y: sa.linalg.tensordot(x, y, axes=0)),
-    ("linalg.trace", "f", sa.linalg.trace), ("linalg.vecdot", "ff", sa.linalg.vecdot),
+    ("linalg.trace", "f", sa.linalg.trace),
+    ("linalg.vecdot", "ff", sa.linalg.vecdot),
     ("linalg.vector_norm", "f", sa.linalg.vector_norm),
 ]:
     _row(_name, _kinds, _call)
@@ -191,14 +210,29 @@ VIEWS: dict[str, Callable[[sa.Array], Any]] = {
 }
 
 # Functions whose results are not arrays: nothing to alias.
-NOT_ARRAYS = {"broadcast_shapes", "can_cast", "finfo", "iinfo", "isdtype", "result_type",
-              "blas_info", "matmul_explain", "matmul_policy", "get_num_threads",
-              "set_num_threads"}
+NOT_ARRAYS = {
+    "broadcast_shapes",
+    "can_cast",
+    "finfo",
+    "iinfo",
+    "isdtype",
+    "result_type",
+    "blas_info",
+    "matmul_explain",
+    "matmul_policy",
+    "get_num_threads",
+    "set_num_threads",
+}
 
 
 def _public() -> set[str]:
-    names = {n for n in dir(sa) if not n.startswith("_") and callable(getattr(sa, n))
-             and not isinstance(getattr(sa, n), type)}
+    names = {
+        n
+        for n in dir(sa)
+        if not n.startswith("_")
+        and callable(getattr(sa, n))
+        and not isinstance(getattr(sa, n), type)
+    }
     names -= {n for n in names if isinstance(getattr(sa, n), sa.bool.__class__)}  # dtypes
     names |= {"linalg." + n for n in sa.linalg.__all__ if n != "LinAlgError"}
     names |= {"fft." + n for n in sa.fft.__all__}
@@ -257,8 +291,9 @@ def test_result_is_new_memory(name: str) -> None:
         for value in _sentinels(r):
             r[...] = value
             for i, (x, b) in enumerate(zip(inputs, before, strict=True)):
-                assert np.array_equal(np.asarray(x), b, equal_nan=True), \
+                assert np.array_equal(np.asarray(x), b, equal_nan=True), (
                     f"{name}: writing into the result changed input {i}"
+                )
 
 
 @pytest.mark.parametrize("name", sorted(VIEWS))

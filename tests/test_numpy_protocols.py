@@ -71,8 +71,9 @@ def test_numpy_reads_our_dtypes(dt):
     assert np.dtype(dt) == dt.np
     assert np.dtype(sa.ones(1, dtype=dt).dtype) == dt.np
     # ... and they still compare as the standard says among themselves
-    assert dt == dt and all(dt != d for d in sa.__array_namespace_info__().dtypes().values()
-                            if d is not dt)
+    assert dt == dt and all(
+        dt != d for d in sa.__array_namespace_info__().dtypes().values() if d is not dt
+    )
     assert dt != dt.name
 
 
@@ -139,11 +140,37 @@ def test_namespace_version_is_per_request():
 
 
 # -- NEP 13: ufuncs and mixed operators ----------------------------------------------------------
-UNARY = [np.sin, np.exp, np.log, np.sqrt, np.negative, np.absolute, np.isnan, np.floor,
-         np.square, np.sign, np.logical_not, np.invert, np.conjugate]
-BINARY = [np.add, np.subtract, np.multiply, np.true_divide, np.floor_divide, np.power,
-          np.maximum, np.equal, np.less, np.logical_and, np.bitwise_xor, np.arctan2,
-          np.hypot, np.remainder]
+UNARY = [
+    np.sin,
+    np.exp,
+    np.log,
+    np.sqrt,
+    np.negative,
+    np.absolute,
+    np.isnan,
+    np.floor,
+    np.square,
+    np.sign,
+    np.logical_not,
+    np.invert,
+    np.conjugate,
+]
+BINARY = [
+    np.add,
+    np.subtract,
+    np.multiply,
+    np.true_divide,
+    np.floor_divide,
+    np.power,
+    np.maximum,
+    np.equal,
+    np.less,
+    np.logical_and,
+    np.bitwise_xor,
+    np.arctan2,
+    np.hypot,
+    np.remainder,
+]
 
 
 def _numpy(f, *args, **kwargs):
@@ -176,8 +203,12 @@ def test_unary_ufuncs_compute_numpys_answer_and_return_arrays(p, uf):
 
 
 @settings(max_examples=200)
-@given(views(max_dims=3), views(max_dims=2), st.sampled_from(BINARY),
-       st.sampled_from(["Array,Array", "ndarray,Array", "Array,ndarray", "Array,scalar"]))
+@given(
+    views(max_dims=3),
+    views(max_dims=2),
+    st.sampled_from(BINARY),
+    st.sampled_from(["Array,Array", "ndarray,Array", "Array,ndarray", "Array,scalar"]),
+)
 def test_binary_ufuncs_with_numpy_operands_in_either_order(p, q, uf, mix):
     a, b = p.x, q.x
     if mix == "ndarray,Array":
@@ -194,8 +225,16 @@ def test_binary_ufuncs_with_numpy_operands_in_either_order(p, q, uf, mix):
     _check_like_numpy(uf, (a, b), (ref_a, ref_b))
 
 
-OPERATORS = [operator.add, operator.sub, operator.mul, operator.truediv, operator.lt,
-             operator.eq, operator.matmul, operator.and_]
+OPERATORS = [
+    operator.add,
+    operator.sub,
+    operator.mul,
+    operator.truediv,
+    operator.lt,
+    operator.eq,
+    operator.matmul,
+    operator.and_,
+]
 
 
 @settings(max_examples=200)
@@ -203,8 +242,10 @@ OPERATORS = [operator.add, operator.sub, operator.mul, operator.truediv, operato
 def test_operators_between_ndarray_and_array_follow_numpy(p, q, op, array_first):
     args = (p.x, np.array(q.ref)) if array_first else (np.array(p.ref), q.x)
     planned = op is operator.matmul and p.ref.dtype.kind in "fc" and p.ref.dtype == q.ref.dtype
-    complex_arith = (op in (operator.mul, operator.truediv, operator.pow)
-                     and "c" in (p.ref.dtype.kind, q.ref.dtype.kind))
+    complex_arith = op in (operator.mul, operator.truediv, operator.pow) and "c" in (
+        p.ref.dtype.kind,
+        q.ref.dtype.kind,
+    )
     if planned or complex_arith:
         # The planned matmul sums in its own order (generic kernel or BLAS), so floating-point
         # products agree with NumPy's to rounding, not bit for bit (e.g. a complex64 dot of
@@ -271,25 +312,29 @@ def _read_only_targets():
     frozen = np.arange(4.0)
     frozen.flags.writeable = False
     src = sa.arange(4.0)
-    return [(sa.asarray(np.frombuffer(raw)), lambda: np.frombuffer(raw).tolist()),
-            (sa.asarray(frozen), frozen.tolist), (sa.asarray(frozen)[::-1], frozen.tolist),
-            (sa.broadcast_to(src[1:2], (4,)), src.tolist)]
+    return [
+        (sa.asarray(np.frombuffer(raw)), lambda: np.frombuffer(raw).tolist()),
+        (sa.asarray(frozen), frozen.tolist),
+        (sa.asarray(frozen)[::-1], frozen.tolist),
+        (sa.broadcast_to(src[1:2], (4,)), src.tolist),
+    ]
 
 
 UFUNC_WRITES = {
     "call out=": lambda t: np.add(sa.ones(t.shape), 100.0, out=t),
     "call out=(t,)": lambda t: np.negative(sa.ones(t.shape), out=(t,)),
-    "call out= where=": lambda t: np.add(sa.ones(t.shape), 1.0, out=t,
-                                         where=sa.ones(t.shape, dtype=sa.bool)),
+    "call out= where=": lambda t: np.add(
+        sa.ones(t.shape), 1.0, out=t, where=sa.ones(t.shape, dtype=sa.bool)
+    ),
     "divmod out=": lambda t: np.divmod(sa.ones(t.shape), 2.0, out=(sa.zeros(t.shape), t)),
     "at": lambda t: np.add.at(t, 0, 100.0),
     "at with ndarray indices": lambda t: np.multiply.at(t, np.array([0, 1]), 100.0),
     "reduce out=": lambda t: np.add.reduce(sa.ones((3,) + t.shape), axis=0, out=t),
     "accumulate out=": lambda t: np.add.accumulate(sa.ones(t.shape), out=t),
-    "reduceat out=": lambda t: np.add.reduceat(sa.ones(t.shape), np.arange(t.shape[0]),
-                                               out=t),
-    "outer out=": lambda t: np.add.outer(sa.ones(1), sa.ones(t.shape),
-                                         out=sa.reshape(t, (1,) + t.shape)),
+    "reduceat out=": lambda t: np.add.reduceat(sa.ones(t.shape), np.arange(t.shape[0]), out=t),
+    "outer out=": lambda t: np.add.outer(
+        sa.ones(1), sa.ones(t.shape), out=sa.reshape(t, (1,) + t.shape)
+    ),
 }
 
 
@@ -331,8 +376,9 @@ def test_array_arguments_in_every_keyword_are_unwrapped():
     # where= with an ndarray first operand, and out= as a tuple
     out2 = sa.zeros(6)
     assert np.multiply(n, 2.0, where=sa.asarray(mask), out=(out2,)) is out2
-    np.testing.assert_array_equal(np.asarray(out2), np.multiply(n, 2.0, where=mask,
-                                                                out=np.zeros(6)))
+    np.testing.assert_array_equal(
+        np.asarray(out2), np.multiply(n, 2.0, where=mask, out=np.zeros(6))
+    )
     # a reduction's where= and initial=
     got = np.add.reduce(sa.asarray(n), where=sa.asarray(mask), initial=sa.asarray(0.0))
     _equal(got, np.add.reduce(n, where=mask, initial=0.0))
@@ -344,10 +390,15 @@ def test_a_self_referencing_list_argument_is_a_value_error():
     x = sa.ones(2)
     with pytest.raises(ValueError):
         np.asarray(r)  # NumPy's own answer, which ours follows
-    for call in (lambda: np.add(x, r), lambda: np.add(r, x),
-                 lambda: np.multiply(np.ones(2), r, out=sa.ones(2)),
-                 lambda: np.concatenate([x, r]), lambda: sa.asarray(r),
-                 lambda: sa.asarray([1.0, r]), lambda: sa.asarray(r, dtype=sa.float64)):
+    for call in (
+        lambda: np.add(x, r),
+        lambda: np.add(r, x),
+        lambda: np.multiply(np.ones(2), r, out=sa.ones(2)),
+        lambda: np.concatenate([x, r]),
+        lambda: sa.asarray(r),
+        lambda: sa.asarray([1.0, r]),
+        lambda: sa.asarray(r, dtype=sa.float64),
+    ):
         with pytest.raises(ValueError, match="itself|nested|ragged"):
             call()
     # deep but finite nesting is NumPy's to judge, not a RecursionError here
@@ -399,14 +450,31 @@ def test_np_matmul_runs_the_planned_matmul(monkeypatch):
 
 # -- NEP 18: functions ---------------------------------------------------------------------------
 @settings(max_examples=150)
-@given(views(), st.sampled_from(["sum", "mean", "max", "argmax", "cumsum", "sort", "unique",
-                                 "transpose", "ravel", "flip", "diff", "nonzero", "copy"]),
-       st.booleans())
+@given(
+    views(),
+    st.sampled_from(
+        [
+            "sum",
+            "mean",
+            "max",
+            "argmax",
+            "cumsum",
+            "sort",
+            "unique",
+            "transpose",
+            "ravel",
+            "flip",
+            "diff",
+            "nonzero",
+            "copy",
+        ]
+    ),
+    st.booleans(),
+)
 def test_numpy_functions_on_views_match_numpy(p, name, with_axis):
     f = getattr(np, name)
     kwargs = {}
-    if with_axis and p.ref.ndim and name not in ("unique", "transpose", "ravel", "nonzero",
-                                                 "copy"):
+    if with_axis and p.ref.ndim and name not in ("unique", "transpose", "ravel", "nonzero", "copy"):
         kwargs["axis"] = -1
     _check_like_numpy(f, (p.x,), (p.ref,), **kwargs)
 
@@ -415,8 +483,7 @@ def test_numpy_function_results_keep_views_and_types():
     x = sa.reshape(sa.arange(6.0), (2, 3))
     t = np.transpose(x)
     assert isinstance(t, sa.Array) and np.shares_memory(np.asarray(t), np.asarray(x))
-    _equal(np.concatenate([x, np.ones((1, 3))]), np.concatenate([np.asarray(x),
-                                                                 np.ones((1, 3))]))
+    _equal(np.concatenate([x, np.ones((1, 3))]), np.concatenate([np.asarray(x), np.ones((1, 3))]))
     assert np.shape(x) == (2, 3) and np.ndim(x) == 2
     assert np.array_equal(x, np.asarray(x)) is True
     assert np.result_type(x) == np.float64
@@ -448,14 +515,34 @@ def test_other_libraries_arrays_are_deferred_to():
 
 # -- NumPy's ndarray methods ----------------------------------------------------------------------
 METHOD_CALLS = {
-    "sum": ((), {}), "mean": ((), {}), "max": ((), {"axis": -1}), "min": ((), {}),
-    "argmax": ((), {"axis": -1}), "argmin": ((), {}), "cumsum": ((), {"axis": -1}),
-    "ravel": ((), {}), "flatten": ((), {}), "squeeze": ((), {}), "copy": ((), {}),
-    "transpose": ((), {}), "astype": ((np.float32,), {}), "reshape": ((-1,), {}),
-    "round": ((), {}), "std": ((), {}), "var": ((), {"axis": 0}), "prod": ((), {}),
-    "any": ((), {"axis": -1}), "all": ((), {}), "nonzero": ((), {}), "clip": ((0, 10), {}),
-    "conj": ((), {}), "swapaxes": ((0, -1), {}), "repeat": ((2,), {"axis": 0}),
-    "take": ((np.array([0, -1]),), {"axis": 0}), "item": ((0,), {}), "cumprod": ((), {}),
+    "sum": ((), {}),
+    "mean": ((), {}),
+    "max": ((), {"axis": -1}),
+    "min": ((), {}),
+    "argmax": ((), {"axis": -1}),
+    "argmin": ((), {}),
+    "cumsum": ((), {"axis": -1}),
+    "ravel": ((), {}),
+    "flatten": ((), {}),
+    "squeeze": ((), {}),
+    "copy": ((), {}),
+    "transpose": ((), {}),
+    "astype": ((np.float32,), {}),
+    "reshape": ((-1,), {}),
+    "round": ((), {}),
+    "std": ((), {}),
+    "var": ((), {"axis": 0}),
+    "prod": ((), {}),
+    "any": ((), {"axis": -1}),
+    "all": ((), {}),
+    "nonzero": ((), {}),
+    "clip": ((0, 10), {}),
+    "conj": ((), {}),
+    "swapaxes": ((0, -1), {}),
+    "repeat": ((2,), {"axis": 0}),
+    "take": ((np.array([0, -1]),), {"axis": 0}),
+    "item": ((0,), {}),
+    "cumprod": ((), {}),
 }
 
 
@@ -498,8 +585,13 @@ def test_in_place_methods_write_into_the_buffer(p):
 def test_our_dtypes_answer_numpys_dtype_attributes_and_comparisons():
     for dt in SUPPORTED:
         n = dt.np
-        assert (dt.type, dt.char, dt.str, dt.kind, dt.itemsize) == (n.type, n.char, n.str,
-                                                                     n.kind, n.itemsize)
+        assert (dt.type, dt.char, dt.str, dt.kind, dt.itemsize) == (
+            n.type,
+            n.char,
+            n.str,
+            n.kind,
+            n.itemsize,
+        )
         for attr in (a for a in dir(n) if not a.startswith("_") and a != "name"):
             ours, theirs = getattr(dt, attr), getattr(n, attr)
             if callable(theirs):

@@ -16,8 +16,21 @@ from strategies import dtypes, views
 
 import stridedarray as sa
 
-NP_TYPES = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
-            np.uint64, np.float32, np.float64, np.complex64, np.complex128]
+NP_TYPES = [
+    np.bool_,
+    np.int8,
+    np.int16,
+    np.int32,
+    np.int64,
+    np.uint8,
+    np.uint16,
+    np.uint32,
+    np.uint64,
+    np.float32,
+    np.float64,
+    np.complex64,
+    np.complex128,
+]
 
 
 @st.composite
@@ -51,8 +64,11 @@ def _numpy_assign(ref, key, value):
 
 
 @settings(max_examples=150, deadline=None)
-@given(views(broadcast=False, max_dims=3), numpy_values(), st.sampled_from(["scalar", "ours",
-                                                                             "numpy 0-d"]))
+@given(
+    views(broadcast=False, max_dims=3),
+    numpy_values(),
+    st.sampled_from(["scalar", "ours", "numpy 0-d"]),
+)
 def test_assignment_of_numpy_scalars_and_0d_arrays_matches_numpy(p, value, form):
     if p.ref.size == 0:
         return
@@ -61,7 +77,8 @@ def test_assignment_of_numpy_scalars_and_0d_arrays_matches_numpy(p, value, form)
     before = p.base_np.copy()
     expected = p.ref.copy()
     refused = (value.dtype.kind == "c" and p.ref.dtype.kind != "c") or (
-        form == "scalar" and not _fits(value, p.ref.dtype))
+        form == "scalar" and not _fits(value, p.ref.dtype)
+    )
     if refused:
         with pytest.raises((TypeError, OverflowError)):
             p.x[key] = v
@@ -115,8 +132,12 @@ def test_full_with_a_numpy_scalar_matches_numpy(value, dtype, zero_d):
 
 
 @settings(max_examples=100, deadline=None)
-@given(numpy_values(), st.sampled_from(DTYPES), st.sampled_from([None, *DTYPES]),
-       st.sampled_from(["scalar", "ours", "numpy 0-d"]))
+@given(
+    numpy_values(),
+    st.sampled_from(DTYPES),
+    st.sampled_from([None, *DTYPES]),
+    st.sampled_from(["scalar", "ours", "numpy 0-d"]),
+)
 def test_full_like_with_numpy_scalars_and_0d_arrays_matches_numpy(value, x_dtype, dtype, form):
     x = sa.zeros((2, 3), dtype=x_dtype)
     fill = {"scalar": value, "ours": sa.asarray(value), "numpy 0-d": np.asarray(value)}[form]
@@ -131,8 +152,9 @@ def test_full_like_with_numpy_scalars_and_0d_arrays_matches_numpy(value, x_dtype
                 sa.full_like(x, fill, dtype=dtype)
         return
     got = sa.full_like(x, fill, dtype=dtype)
-    want = np.full_like(np.zeros((2, 3), x_dtype.np), np.asarray(value),
-                        dtype=None if dtype is None else dtype.np)
+    want = np.full_like(
+        np.zeros((2, 3), x_dtype.np), np.asarray(value), dtype=None if dtype is None else dtype.np
+    )
     assert got.dtype is target
     np.testing.assert_array_equal(np.asarray(got), want)
 
@@ -183,8 +205,7 @@ def test_clip_takes_numpy_scalar_bounds():
 
 
 @settings(max_examples=60, deadline=None)
-@given(views(dtypes(["integral", "real floating"]), max_dims=2, broadcast=False),
-       numpy_values())
+@given(views(dtypes(["integral", "real floating"]), max_dims=2, broadcast=False), numpy_values())
 def test_where_searchsorted_result_type_take_numpy_scalars(p, value):
     if value.dtype.kind == "c" or type(value) is np.float64:
         return  # complex: outside searchsorted; np.float64 takes the Python float's rule

@@ -34,14 +34,19 @@ BINARY_OPS = {
     ">>": (operator.rshift, operator.irshift, "integer", np.right_shift),
 }
 COMPARISONS = {
-    "<": (operator.lt, "real numeric", np.less), "<=": (operator.le, "real numeric", np.less_equal),
+    "<": (operator.lt, "real numeric", np.less),
+    "<=": (operator.le, "real numeric", np.less_equal),
     ">": (operator.gt, "real numeric", np.greater),
     ">=": (operator.ge, "real numeric", np.greater_equal),
-    "==": (operator.eq, "all", np.equal), "!=": (operator.ne, "all", np.not_equal),
+    "==": (operator.eq, "all", np.equal),
+    "!=": (operator.ne, "all", np.not_equal),
 }
-UNARY = {"-": (operator.neg, "numeric", np.negative), "+": (operator.pos, "numeric", np.positive),
-         "abs": (abs, "numeric", np.absolute), "~": (operator.invert, "integer or boolean",
-                                                     np.invert)}
+UNARY = {
+    "-": (operator.neg, "numeric", np.negative),
+    "+": (operator.pos, "numeric", np.positive),
+    "abs": (abs, "numeric", np.absolute),
+    "~": (operator.invert, "integer or boolean", np.invert),
+}
 
 
 def _dtypes_of(cat):
@@ -58,8 +63,9 @@ def _eq(out, expected):
     expected = np.asarray(expected)
     assert out.dtype.np == expected.dtype
     if expected.dtype.kind in "fc":  # SIMD and strided loops may differ by an ulp (pow)
-        np.testing.assert_allclose(np.asarray(out), expected,
-                                   rtol=4 * np.finfo(expected.dtype).eps, atol=0)
+        np.testing.assert_allclose(
+            np.asarray(out), expected, rtol=4 * np.finfo(expected.dtype).eps, atol=0
+        )
     else:
         np.testing.assert_array_equal(np.asarray(out), expected)
 
@@ -187,9 +193,14 @@ def test_numpy_operands_follow_numpys_rule_in_both_orders():
     np.testing.assert_array_equal(np.asarray(x), [1.0, 1.0])  # explicit conversion works
 
 
-INPLACE = {"+=": (operator.iadd, "numeric"), "-=": (operator.isub, "numeric"),
-           "*=": (operator.imul, "numeric"), "/=": (operator.itruediv, "floating-point"),
-           "&=": (operator.iand, "integer or boolean"), "|=": (operator.ior, "integer or boolean")}
+INPLACE = {
+    "+=": (operator.iadd, "numeric"),
+    "-=": (operator.isub, "numeric"),
+    "*=": (operator.imul, "numeric"),
+    "/=": (operator.itruediv, "floating-point"),
+    "&=": (operator.iand, "integer or boolean"),
+    "|=": (operator.ior, "integer or boolean"),
+}
 
 
 @pytest.mark.parametrize("sym", sorted(INPLACE))
@@ -225,8 +236,11 @@ def test_inplace_with_an_overlapping_or_broadcast_operand_matches_numpy(sym, dat
 
 def test_inplace_refusals_leave_the_left_operand_unchanged():
     x = sa.asarray([1, 2], dtype=sa.int8)
-    for bad in (lambda: x.__iadd__(sa.asarray([1.5, 2.5])),
-                lambda: x.__itruediv__(2), lambda: x.__iadd__(sa.ones((3, 2), dtype=sa.int8))):
+    for bad in (
+        lambda: x.__iadd__(sa.asarray([1.5, 2.5])),
+        lambda: x.__itruediv__(2),
+        lambda: x.__iadd__(sa.ones((3, 2), dtype=sa.int8)),
+    ):
         with pytest.raises((TypeError, ValueError)):
             bad()
         assert x.tolist() == [1, 2]
@@ -269,12 +283,24 @@ def test_bool_of_one_element_arrays(shape, value):
     assert bool(sa.asarray(ref)) is bool(ref)
 
 
-BOOL_ARITHMETIC = {"+": operator.add, "-": operator.sub, "*": operator.mul,
-                   "/": operator.truediv, "//": operator.floordiv, "%": operator.mod,
-                   "**": operator.pow}
-BOOL_INPLACE = {"+": operator.iadd, "-": operator.isub, "*": operator.imul,
-                "/": operator.itruediv, "//": operator.ifloordiv, "%": operator.imod,
-                "**": operator.ipow}
+BOOL_ARITHMETIC = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "//": operator.floordiv,
+    "%": operator.mod,
+    "**": operator.pow,
+}
+BOOL_INPLACE = {
+    "+": operator.iadd,
+    "-": operator.isub,
+    "*": operator.imul,
+    "/": operator.itruediv,
+    "//": operator.ifloordiv,
+    "%": operator.imod,
+    "**": operator.ipow,
+}
 
 
 @pytest.mark.parametrize("sym", sorted(BOOL_ARITHMETIC))
@@ -287,8 +313,11 @@ def test_arithmetic_of_bools_follows_numpy(sym, data):
     pair = data.draw(views(sa.bool))
     other_np = np.flip(pair.ref).copy()
     s = data.draw(st.booleans())
-    cases = [((pair.x, sa.asarray(other_np)), (pair.ref, other_np)),
-             ((pair.x, s), (pair.ref, s)), ((s, pair.x), (s, pair.ref))]
+    cases = [
+        ((pair.x, sa.asarray(other_np)), (pair.ref, other_np)),
+        ((pair.x, s), (pair.ref, s)),
+        ((s, pair.x), (s, pair.ref)),
+    ]
     for ours, ref in cases:
         with np.errstate(all="ignore"):
             try:

@@ -99,12 +99,15 @@ def test_default_routes_match_one_thread(ab) -> None:
             np.testing.assert_allclose(got, one, rtol=0, atol=8 * max(k, 1) * eps * scale)
 
 
-@pytest.mark.parametrize("shape_a, shape_b, route", [
-    ((10, 64, 64), (10, 64, 64), "blas"),           # the batch over threads
-    ((300, 300), (300, 300), "blas"),               # one product in column bands
-    ((1, 96, 96), (8, 96, 96), "pack_blas"),        # packed, then the batch over threads
-    ((200, 200), (200, 200), "generic"),            # the generic kernel in row bands
-])
+@pytest.mark.parametrize(
+    "shape_a, shape_b, route",
+    [
+        ((10, 64, 64), (10, 64, 64), "blas"),  # the batch over threads
+        ((300, 300), (300, 300), "blas"),  # one product in column bands
+        ((1, 96, 96), (8, 96, 96), "pack_blas"),  # packed, then the batch over threads
+        ((200, 200), (200, 200), "generic"),  # the generic kernel in row bands
+    ],
+)
 def test_explain_reports_the_threads_used(shape_a, shape_b, route) -> None:
     rng = np.random.default_rng(0)
     a = rng.standard_normal(shape_a)
@@ -117,8 +120,9 @@ def test_explain_reports_the_threads_used(shape_a, shape_b, route) -> None:
     with sa.matmul_policy(force=force):
         e = sa.matmul_explain(x, y)
         assert e["route"] == route and e["threads"] == 2
-        np.testing.assert_allclose(np.asarray(x @ y), np.asarray(x) @ np.asarray(y),
-                                   rtol=1e-12, atol=1e-10)
+        np.testing.assert_allclose(
+            np.asarray(x @ y), np.asarray(x) @ np.asarray(y), rtol=1e-12, atol=1e-10
+        )
     sa.set_num_threads(1)
     assert sa.matmul_explain(x, y)["threads"] == 1
     # Small products stay on one thread whatever the setting.
@@ -156,11 +160,16 @@ def test_threadpoolctl_sees_and_limits_the_core() -> None:
     info = threadpoolctl.threadpool_info()
     # our OpenMP runtime: other packages (scikit-learn, ...) may load copies of their own
     runtime = os.path.realpath(openmp_library())
-    openmp = [d for d in info if d["user_api"] == "openmp"
-              and os.path.realpath(d["filepath"]) == runtime]
+    openmp = [
+        d for d in info if d["user_api"] == "openmp" and os.path.realpath(d["filepath"]) == runtime
+    ]
     assert len(openmp) == 1, (runtime, info)
-    ours = [d for d in info if d["user_api"] == "blas"
-            and os.path.realpath(d["filepath"]).startswith(os.path.realpath(here))]
+    ours = [
+        d
+        for d in info
+        if d["user_api"] == "blas"
+        and os.path.realpath(d["filepath"]).startswith(os.path.realpath(here))
+    ]
     assert len(ours) == 1 and ours[0]["num_threads"] == 1, info
     x = sa.ones((256, 256))
     big = sa.matmul_explain(x, x)
@@ -168,8 +177,11 @@ def test_threadpoolctl_sees_and_limits_the_core() -> None:
     with threadpoolctl.threadpool_limits(1):
         assert sa.get_num_threads() == 1
         assert sa.matmul_explain(x, x)["threads"] == 1
-        assert all(d["num_threads"] == 1 for d in threadpoolctl.threadpool_info()
-                   if d["filepath"] == ours[0]["filepath"])
+        assert all(
+            d["num_threads"] == 1
+            for d in threadpoolctl.threadpool_info()
+            if d["filepath"] == ours[0]["filepath"]
+        )
     with threadpoolctl.threadpool_limits(1, user_api="openmp"):
         assert sa.get_num_threads() == 1
     # threadpoolctl raising our OpenBLAS: BLAS threads itself, the core does not split on top.
@@ -182,12 +194,24 @@ def test_threadpoolctl_sees_and_limits_the_core() -> None:
 def test_cli_prints_the_thread_count() -> None:
     # (other tests' imports may leave OMP_NUM_THREADS in the environment: Dask sets it)
     env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
-    out = subprocess.run([sys.executable, "-m", "stridedarray"], capture_output=True,
-                         text=True, timeout=120, check=True, env=env).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "stridedarray"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        env=env,
+    ).stdout
     assert f"threads: {lib.sa_threads_cores()} " in out
     env["OMP_NUM_THREADS"] = "1"
-    out = subprocess.run([sys.executable, "-m", "stridedarray"], capture_output=True,
-                         text=True, timeout=120, check=True, env=env).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "stridedarray"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        env=env,
+    ).stdout
     assert "threads: 1 " in out
 
 
@@ -228,9 +252,14 @@ def test_fork_while_openmp_workers_run_does_not_hang() -> None:
     if not hasattr(os, "fork") or lib.sa_threads_cores() < 2:
         pytest.skip("needs fork and two processors")
     env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
-    proc = subprocess.Popen([sys.executable, "-c", FORK], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", FORK],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
     try:
         out, err = proc.communicate(timeout=120)
     except subprocess.TimeoutExpired:
@@ -251,6 +280,7 @@ def test_a_stalled_region_sends_the_core_to_one_thread_for_a_spell() -> None:
     a = np.arange(300 * 300, dtype=np.int64).reshape(300, 300) % 11
     x, y = sa.asarray(a)[::-1], sa.asarray(a).T
     expected = a[::-1] @ a.T
+
     def spell_over() -> None:
         deadline = time.monotonic() + 3.0
         while lib.sa_threads_backoff_ns() > 0 and time.monotonic() < deadline:
@@ -259,7 +289,7 @@ def test_a_stalled_region_sends_the_core_to_one_thread_for_a_spell() -> None:
 
     lib.sa_threads_set_guard(1)
     spell_over()  # a real stall of an earlier test (on a busy machine) may still hold
-    lib.sa_threads_note_region(100_000, 0)          # a clean region: no spell to double
+    lib.sa_threads_note_region(100_000, 0)  # a clean region: no spell to double
     stalls = lib.sa_threads_stalls()
     lib.sa_threads_note_region(100_000, 5_000_000)  # 0.1 ms of work, 5 ms waiting: a stall
     assert lib.sa_threads_stalls() == stalls + 1
@@ -267,7 +297,7 @@ def test_a_stalled_region_sends_the_core_to_one_thread_for_a_spell() -> None:
     np.testing.assert_array_equal(np.asarray(x @ y), expected)
     lib.sa_threads_note_region(100_000, 5_000_000)  # again: the spell doubles
     assert 50_000_000 < lib.sa_threads_backoff_ns() <= 100_000_000
-    lib.sa_threads_note_region(100_000, 150_000)    # a clean region: no new spell
+    lib.sa_threads_note_region(100_000, 150_000)  # a clean region: no new spell
     assert lib.sa_threads_stalls() == stalls + 2
     spell_over()
     np.testing.assert_array_equal(np.asarray(x @ y), expected)

@@ -24,11 +24,17 @@ def test_backend_of(tool):
     sk = tool.SUITES["sklearn"]
     ex = tool.SUITES["extra"]
     assert tool.backend_of("m.py::test_a[None-stridedarray-None-float64]", sk) == "stridedarray"
-    assert tool.backend_of("m.py::test_a[array_api_strict-device1-float32]", sk) == \
-        "array_api_strict"
-    assert tool.backend_of(
-        "t.py::test_estimators[Ridge()-check_array_api_input(array_namespace=stridedarray,"
-        "device_name=None,dtype_name=float32)]", sk) == "stridedarray"
+    assert (
+        tool.backend_of("m.py::test_a[array_api_strict-device1-float32]", sk) == "array_api_strict"
+    )
+    assert (
+        tool.backend_of(
+            "t.py::test_estimators[Ridge()-check_array_api_input(array_namespace=stridedarray,"
+            "device_name=None,dtype_name=float32)]",
+            sk,
+        )
+        == "stridedarray"
+    )
     # array_api_strictest is its own backend, not array_api_strict
     assert tool.backend_of("t.py::test_x[array_api_strictest-triu]", ex) == "array_api_strictest"
     assert tool.backend_of("t.py::test_x[array_api_strict-triu]", ex) == "array_api_strict"
@@ -40,21 +46,27 @@ def test_backend_of(tool):
 
 def test_twin_key(tool):
     pairs = [
-        ("m.py::test_a[w0-1-stridedarray-None-float64]",
-         "m.py::test_a[w0-1-array_api_strict-CPU_DEVICE-float64]"),
-        ("t.py::test_estimators[Ridge()-check_array_api_input(array_namespace=stridedarray,"
-         "device_name=None,dtype_name=float32)]",
-         "t.py::test_estimators[Ridge()-check_array_api_input(array_namespace=array_api_strict,"
-         "device_name=device1,dtype_name=float32)]"),
-        ("t.py::test_at[stridedarray-max-True-None]",
-         "t.py::test_at[array_api_strict-max-True-None]"),
+        (
+            "m.py::test_a[w0-1-stridedarray-None-float64]",
+            "m.py::test_a[w0-1-array_api_strict-CPU_DEVICE-float64]",
+        ),
+        (
+            "t.py::test_estimators[Ridge()-check_array_api_input(array_namespace=stridedarray,"
+            "device_name=None,dtype_name=float32)]",
+            "t.py::test_estimators[Ridge()-check_array_api_input(array_namespace=array_api_strict,"
+            "device_name=device1,dtype_name=float32)]",
+        ),
+        (
+            "t.py::test_at[stridedarray-max-True-None]",
+            "t.py::test_at[array_api_strict-max-True-None]",
+        ),
     ]
     for sa_id, strict_id in pairs:
-        assert tool.twin_key(sa_id, "stridedarray") == tool.twin_key(strict_id,
-                                                                     "array_api_strict")
+        assert tool.twin_key(sa_id, "stridedarray") == tool.twin_key(strict_id, "array_api_strict")
     # different dtypes are different tests
-    assert tool.twin_key("m.py::t[stridedarray-None-float64]", "stridedarray") != \
-        tool.twin_key("m.py::t[array_api_strict-device1-float32]", "array_api_strict")
+    assert tool.twin_key("m.py::t[stridedarray-None-float64]", "stridedarray") != tool.twin_key(
+        "m.py::t[array_api_strict-device1-float32]", "array_api_strict"
+    )
 
 
 def test_prepare_extra(tool, tmp_path):
@@ -63,8 +75,9 @@ def test_prepare_extra(tool, tmp_path):
     lib.mkdir(parents=True)
     (src / "tests/main").mkdir(parents=True)
     (src / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
-    enum = ('class Backend(Enum):\n    NUMPY = "numpy"\n' + tool.BACKEND_ANCHOR
-            + '    CUPY = "cupy"\n')
+    enum = (
+        'class Backend(Enum):\n    NUMPY = "numpy"\n' + tool.BACKEND_ANCHOR + '    CUPY = "cupy"\n'
+    )
     (lib / "_backends.py").write_text(enum)
     tree = tool.prepare_extra(src, tmp_path / "scratch")
     patched = (tree / "src/array_api_extra/_lib/_backends.py").read_text()

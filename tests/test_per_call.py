@@ -23,8 +23,7 @@ from stridedarray import _fpe
 from stridedarray._dtypes import scalar_np, scalar_operand
 from stridedarray._elementwise import _BINARY, _K, _UNARY
 
-_SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, np.inf, -np.inf, np.nan, 1e308, -1e308, 5e-324, 3e38,
-            1e-45]
+_SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, np.inf, -np.inf, np.nan, 1e308, -1e308, 5e-324, 3e38, 1e-45]
 
 
 def _special(dtype: str) -> np.ndarray:
@@ -71,8 +70,11 @@ def test_integer_operands_warn_only_through_division(dtype: str) -> None:
     a = np.array(vals, dtype=dtype)
     b = a[::-1].copy()
     for name, cat, uf, _ in _BINARY:
-        if ("i" in _fpe.can_warn(name) or not isinstance(uf, np.ufunc)
-                or a.dtype.kind not in _K[cat]):
+        if (
+            "i" in _fpe.can_warn(name)
+            or not isinstance(uf, np.ufunc)
+            or a.dtype.kind not in _K[cat]
+        ):
             continue
         try:
             with np.errstate(all="ignore"):
@@ -125,13 +127,29 @@ def test_quiet_state_per_thread() -> None:
     assert not errors
 
 
-_DT = st.sampled_from(["bool", "int8", "uint8", "int32", "int64", "uint64", "float32",
-                       "float64", "complex64", "complex128"])
+_DT = st.sampled_from(
+    [
+        "bool",
+        "int8",
+        "uint8",
+        "int32",
+        "int64",
+        "uint64",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ]
+)
 
 
 @settings(max_examples=300, deadline=None)
-@given(dtype=_DT, value=st.one_of(st.booleans(), st.integers(-2**70, 2**70),
-                                  st.floats(allow_nan=True, allow_infinity=True)))
+@given(
+    dtype=_DT,
+    value=st.one_of(
+        st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=True, allow_infinity=True)
+    ),
+)
 def test_scalar_operand_gives_the_bits_of_a_0d_array(dtype: str, value: object) -> None:
     dt = getattr(sa, dtype)
     a = np.array([0, 1, 2], dtype=dtype) if dtype != "bool" else np.array([True, False])
@@ -170,16 +188,28 @@ def test_operator_and_function_share_one_body() -> None:
 
 
 def _run_suite(args: list[str]) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "stridedarray.bench", "--no-progress", *args],
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "stridedarray.bench", "--no-progress", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_overhead_suite_quick(tmp_path: Path) -> None:
     proc = _run_suite(["--suite", "overhead", "--quick", "--out", str(tmp_path)])
     assert proc.returncode == 0, proc.stderr
     text = (tmp_path / "overhead.md").read_text()
-    for family in ("elementwise binary", "reduction", "where", "indexing and views",
-                   "creation", "asarray", "matmul small", "matmul batched"):
+    for family in (
+        "elementwise binary",
+        "reduction",
+        "where",
+        "indexing and views",
+        "creation",
+        "asarray",
+        "matmul small",
+        "matmul batched",
+    ):
         assert f"| {family} |" in text
     assert "## Targets" in text and "differs from NumPy" not in text
     with open(tmp_path / "overhead.csv", newline="") as f:
@@ -195,8 +225,17 @@ def test_overhead_suite_quick(tmp_path: Path) -> None:
 def test_clients_suite_quick(tmp_path: Path) -> None:
     pytest.importorskip("sklearn")
     pytest.importorskip("scipy")
-    proc = _run_suite(["--suite", "clients", "--quick", "--filter", "zscore|StandardScaler",
-                       "--out", str(tmp_path)])
+    proc = _run_suite(
+        [
+            "--suite",
+            "clients",
+            "--quick",
+            "--filter",
+            "zscore|StandardScaler",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     assert proc.returncode == 0, proc.stderr
     data = json.loads((tmp_path / "clients.json").read_text())
     names = {w["workload"] for w in data["workloads"]}
@@ -218,10 +257,17 @@ def test_repeated_products_with_new_storage_origins_and_strides(dtype: str) -> N
     # The C core's plan cache keys on rank, shape, strides, dtypes and policy; storage and
     # origin change between calls and must be taken from each call's operands.
     rng = np.random.default_rng(7)
-    base = [(rng.integers(-9, 9, (6, 5, 7)) + (1j if dtype.startswith("c") else 0))
-            .astype(dtype) for _ in range(3)]
-    views = [lambda b: b[1:5, 0, :4], lambda b: b[0:4, 1, 1:5], lambda b: b[1:5, 2, 3:],
-             lambda b: b[:4, 0, ::-1][:, :4], lambda b: b[::-1][:4, 3, :4]]
+    base = [
+        (rng.integers(-9, 9, (6, 5, 7)) + (1j if dtype.startswith("c") else 0)).astype(dtype)
+        for _ in range(3)
+    ]
+    views = [
+        lambda b: b[1:5, 0, :4],
+        lambda b: b[0:4, 1, 1:5],
+        lambda b: b[1:5, 2, 3:],
+        lambda b: b[:4, 0, ::-1][:, :4],
+        lambda b: b[::-1][:4, 3, :4],
+    ]
     rhs = [lambda b: b[:4, :3, 0], lambda b: b[1:5, 1:4, 2], lambda b: b[2:, :3, 6][:4]]
     for _ in range(3):  # every (layout, storage) pair again: cache hits with new pointers
         for v in views:

@@ -53,8 +53,7 @@ def test_pickle_round_trip_of_any_view(p, protocol):
     _same(y, p.ref)
     if _dense(x):
         # negative and zero strides survive (those of extent-1 axes may be bounded)
-        assert all(a == b for n, a, b in zip(x.shape, y.strides, x.strides, strict=True)
-                   if n > 1)
+        assert all(a == b for n, a, b in zip(x.shape, y.strides, x.strides, strict=True) if n > 1)
         assert y.origin == x.origin - _reached(x)[0]
     elif x.size:  # packed row-major; repeated (zero-stride) axes packed once
         kept = [n for n, s in zip(x.shape, x.strides, strict=True) if not (n > 1 and s == 0)]
@@ -196,11 +195,14 @@ def _forged(state: object) -> bytes:
     return good[:-1] + body + pickle.BUILD + pickle.STOP
 
 
-@pytest.mark.parametrize("state", [
-    (None, {"_shape": (10**6,), "_strides": (1,), "_origin": 0}),
-    {"_origin": 5},
-    (None, {"_origin": -3}),
-])
+@pytest.mark.parametrize(
+    "state",
+    [
+        (None, {"_shape": (10**6,), "_strides": (1,), "_origin": 0}),
+        {"_origin": 5},
+        (None, {"_origin": -3}),
+    ],
+)
 def test_pickle_state_cannot_set_an_arrays_fields(state):
     with pytest.raises(pickle.UnpicklingError, match="takes no pickle state"):
         pickle.loads(_forged(state))
@@ -212,24 +214,27 @@ def _rebuild_args(x: sa.Array) -> tuple:
     return func, args
 
 
-@pytest.mark.parametrize("change", [
-    {2: (np.int64(2**61 + 2),)},           # wraps in int64 arithmetic
-    {2: (np.int64(2**61 + 2),), 3: (np.int64(8),)},
-    {2: (2**64,)},                         # beyond the 64-bit range
-    {2: (-1,)},
-    {2: (True,)},
-    {2: (2.0,)},
-    {2: "ab"},
-    {3: (1, 1)},                           # ranks differ
-    {4: np.int64(2**63 - 1)},
-    {4: 1.5},
-    {1: "float128"},
-    {1: 3},
-    {5: 1},                                # read-only flag not a bool
-    {0: 12345},                            # not a buffer
-    {0: b"123"},                           # not a whole number of elements
-    {2: (17,)},                            # out of bounds
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {2: (np.int64(2**61 + 2),)},  # wraps in int64 arithmetic
+        {2: (np.int64(2**61 + 2),), 3: (np.int64(8),)},
+        {2: (2**64,)},  # beyond the 64-bit range
+        {2: (-1,)},
+        {2: (True,)},
+        {2: (2.0,)},
+        {2: "ab"},
+        {3: (1, 1)},  # ranks differ
+        {4: np.int64(2**63 - 1)},
+        {4: 1.5},
+        {1: "float128"},
+        {1: 3},
+        {5: 1},  # read-only flag not a bool
+        {0: 12345},  # not a buffer
+        {0: b"123"},  # not a whole number of elements
+        {2: (17,)},  # out of bounds
+    ],
+)
 def test_hostile_reconstructor_arguments_are_refused(change):
     func, args = _rebuild_args(sa.arange(16.0))
     args = list(args)
@@ -241,7 +246,8 @@ def test_hostile_reconstructor_arguments_are_refused(change):
 
 def test_numpy_integers_in_a_descriptor_become_python_ints():
     func, args = _rebuild_args(sa.arange(16.0))
-    y = func(args[0], args[1], (np.int64(4), np.int32(4)), (np.int64(4), np.int8(1)),
-             np.int64(0), False)
+    y = func(
+        args[0], args[1], (np.int64(4), np.int32(4)), (np.int64(4), np.int8(1)), np.int64(0), False
+    )
     assert all(type(v) is int for v in y.shape + y.strides + (y.origin,))
     _same(y, np.arange(16.0).reshape(4, 4))

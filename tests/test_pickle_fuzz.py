@@ -22,8 +22,9 @@ from strategies import views
 
 import stridedarray as sa
 
-_FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                         HealthCheck.data_too_large])
+_FUZZ = settings(
+    deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 _NAMES = [d.name for d in sa.__array_namespace_info__().dtypes().values()]
 
 
@@ -37,8 +38,28 @@ class _Reduce:
         return self.func, self.args
 
 
-_EDGE_INTS = [0, 1, -1, 2, 3, 7, 16, 17, 2**31, 2**32 + 1, 2**61 + 2, 2**62, 2**63 - 1, 2**63,
-              -(2**63), -(2**63) - 1, 2**64, 2**64 + 1, 2**70, -(2**70)]
+_EDGE_INTS = [
+    0,
+    1,
+    -1,
+    2,
+    3,
+    7,
+    16,
+    17,
+    2**31,
+    2**32 + 1,
+    2**61 + 2,
+    2**62,
+    2**63 - 1,
+    2**63,
+    -(2**63),
+    -(2**63) - 1,
+    2**64,
+    2**64 + 1,
+    2**70,
+    -(2**70),
+]
 ints = st.one_of(st.sampled_from(_EDGE_INTS), st.integers(-40, 40))
 # What a hostile pickle can put where an integer belongs: ints, NumPy integers (whose
 # arithmetic wraps), bools, floats, strings, None.
@@ -46,23 +67,37 @@ int_like = st.one_of(
     ints,
     ints.filter(lambda v: -(2**63) <= v < 2**63).map(np.int64),
     st.integers(0, 2**64 - 1).map(np.uint64),
-    st.booleans(), st.floats(allow_nan=True), st.just("3"), st.none(),
+    st.booleans(),
+    st.floats(allow_nan=True),
+    st.just("3"),
+    st.none(),
 )
-int_tuples = st.one_of(st.lists(int_like, max_size=5).map(tuple),
-                       st.lists(ints, max_size=5).map(tuple), st.lists(ints, max_size=3),
-                       int_like)
+int_tuples = st.one_of(
+    st.lists(int_like, max_size=5).map(tuple),
+    st.lists(ints, max_size=5).map(tuple),
+    st.lists(ints, max_size=3),
+    int_like,
+)
 # In-band payloads; out-of-band ones are drawn in hostile_pickles (any size, misaligned,
 # read-only).
 payloads = st.one_of(
-    st.binary(max_size=80), st.binary(max_size=80).map(bytearray),
+    st.binary(max_size=80),
+    st.binary(max_size=80).map(bytearray),
     st.binary(max_size=80).map(lambda b: pickle.PickleBuffer(bytearray(b))),
-    st.just(12345), st.none(), st.just("abc"),
+    st.just(12345),
+    st.none(),
+    st.just("abc"),
 )
 states = st.one_of(
-    st.dictionaries(st.sampled_from(["_shape", "_strides", "_origin", "_st", "_npv", "_dtype",
-                                     "x"]), int_tuples, max_size=3),
-    st.tuples(st.none(), st.dictionaries(st.sampled_from(["_shape", "_strides", "_origin"]),
-                                         int_tuples, max_size=3)),
+    st.dictionaries(
+        st.sampled_from(["_shape", "_strides", "_origin", "_st", "_npv", "_dtype", "x"]),
+        int_tuples,
+        max_size=3,
+    ),
+    st.tuples(
+        st.none(),
+        st.dictionaries(st.sampled_from(["_shape", "_strides", "_origin"]), int_tuples, max_size=3),
+    ),
     int_like,
 )
 
@@ -76,13 +111,20 @@ def hostile_pickles(draw) -> tuple[bytes, list | None]:
     args = list(args)
     for _ in range(draw(st.integers(0, 3))):  # replace some arguments
         k = draw(st.integers(0, 5))
-        args[k] = draw([payloads, st.one_of(st.sampled_from(_NAMES), st.text(max_size=8),
-                                            int_like), int_tuples, int_tuples, int_like,
-                        st.one_of(st.booleans(), int_like)][k])
+        args[k] = draw(
+            [
+                payloads,
+                st.one_of(st.sampled_from(_NAMES), st.text(max_size=8), int_like),
+                int_tuples,
+                int_tuples,
+                int_like,
+                st.one_of(st.booleans(), int_like),
+            ][k]
+        )
     if protocol < 5 and isinstance(args[0], pickle.PickleBuffer):
         args[0] = bytes(args[0].raw())  # only protocol 5 pickles a PickleBuffer
     if len(args) and draw(st.booleans()) and draw(st.integers(0, 4)) == 0:
-        args = args[:draw(st.integers(0, 5))]  # too few arguments
+        args = args[: draw(st.integers(0, 5))]  # too few arguments
     buffers: list | None = None
     if protocol == 5 and isinstance(args[0] if args else None, pickle.PickleBuffer):
         oob: list = []
@@ -120,7 +162,7 @@ def _expected(y: sa.Array) -> np.ndarray | None:
         return None
     its = buf.itemsize
     strides = [s * its if n > 1 else 0 for n, s in zip(y.shape, y.strides, strict=True)]
-    return np.lib.stride_tricks.as_strided(buf[y.origin:], y.shape, strides)
+    return np.lib.stride_tricks.as_strided(buf[y.origin :], y.shape, strides)
 
 
 def _check(case: tuple[bytes, list | None]) -> None:
@@ -144,8 +186,11 @@ def _check(case: tuple[bytes, list | None]) -> None:
     np.testing.assert_array_equal(np.asarray(copy.deepcopy(y)), ref)
     if y.ndim >= 1 and y.dtype.kind in "fc":  # through the C core's pack and BLAS routes
         m = y if y.ndim >= 2 else y[None]
-        np.testing.assert_allclose(np.asarray(m @ m.mT), ref.reshape(m.shape) @
-                                   np.swapaxes(ref.reshape(m.shape), -1, -2), rtol=1e-5)
+        np.testing.assert_allclose(
+            np.asarray(m @ m.mT),
+            ref.reshape(m.shape) @ np.swapaxes(ref.reshape(m.shape), -1, -2),
+            rtol=1e-5,
+        )
 
 
 @settings(_FUZZ, max_examples=300)

@@ -30,19 +30,31 @@ from stridedarray._policy import DEFAULT_POLICY, RANGES
 KEYS = sorted(DEFAULT_POLICY)
 
 # JSON values of every kind, numbers at the edges included.
-scalars = (st.none() | st.booleans() | st.text(max_size=5)
-           | st.integers() | st.sampled_from([2**63 - 1, 2**63, -1, 0, 1, 2, 10**30, -2**63])
-           | st.floats(allow_nan=True, allow_infinity=True))
-json_values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=3)
-                           | st.dictionaries(st.text(max_size=4), inner, max_size=3),
-                           max_leaves=8)
-policy_values = (st.integers(0, 2**63 - 1) | st.integers(0, 1) | json_values)
-policy_objects = st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=8), policy_values,
-                                 max_size=4)
-documents = (policy_objects.map(json.dumps)
-             | json_values.map(json.dumps)                      # not an object, or nested
-             | policy_objects.map(lambda d: json.dumps(d)[:-1])  # truncated
-             | st.binary(max_size=40).map(lambda b: b.decode("latin-1")))
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.text(max_size=5)
+    | st.integers()
+    | st.sampled_from([2**63 - 1, 2**63, -1, 0, 1, 2, 10**30, -(2**63)])
+    | st.floats(allow_nan=True, allow_infinity=True)
+)
+json_values = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+policy_values = st.integers(0, 2**63 - 1) | st.integers(0, 1) | json_values
+policy_objects = st.dictionaries(
+    st.sampled_from(KEYS) | st.text(max_size=8), policy_values, max_size=4
+)
+documents = (
+    policy_objects.map(json.dumps)
+    | json_values.map(json.dumps)  # not an object, or nested
+    | policy_objects.map(lambda d: json.dumps(d)[:-1])  # truncated
+    | st.binary(max_size=40).map(lambda b: b.decode("latin-1"))
+)
 
 
 def _usable(text: str) -> dict | None:
@@ -87,8 +99,7 @@ def test_fuzzed_policy_file_never_raises(tmp_path_factory, text: str) -> None:
         assert table == want and not warned
 
 
-@pytest.mark.parametrize("value", [2**63, 2**64, -1, 1.5, math.nan, True, "8", [8], {"a": 8},
-                                   None])
+@pytest.mark.parametrize("value", [2**63, 2**64, -1, 1.5, math.nan, True, "8", [8], {"a": 8}, None])
 def test_bad_value_names_the_key(monkeypatch, tmp_path, value) -> None:
     path = tmp_path / "policy.json"
     path.write_text(json.dumps({"gemm_blas_min": value}))
@@ -153,8 +164,9 @@ def test_no_home_directory(monkeypatch) -> None:
     assert any("Could not determine home directory" in str(w.message) for w in caught)
 
 
-@pytest.mark.parametrize("content", ['{"gemm_blas_min": 9223372036854775808}',
-                                     '{"gemm_pack_min": NaN}', "[" * 50_000])
+@pytest.mark.parametrize(
+    "content", ['{"gemm_blas_min": 9223372036854775808}', '{"gemm_pack_min": NaN}', "[" * 50_000]
+)
 def test_import_with_broken_file(tmp_path, content: str) -> None:
     """`import stridedarray` succeeds, warns and multiplies with the defaults."""
     path = tmp_path / "policy.json"
@@ -171,11 +183,14 @@ def test_import_with_directory_or_fifo(tmp_path) -> None:
 def _assert_import_survives(path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     env["STRIDEDARRAY_POLICY"] = str(path)
-    code = ("import stridedarray as sa; from stridedarray._policy import current_policy; "
-            "a = sa.ones((4, 4)); assert float((a @ a)[0, 0]) == 4.0; "
-            "print(current_policy()['gemm_blas_min'])")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                       timeout=60)
+    code = (
+        "import stridedarray as sa; from stridedarray._policy import current_policy; "
+        "a = sa.ones((4, 4)); assert float((a @ a)[0, 0]) == 4.0; "
+        "print(current_policy()['gemm_blas_min'])"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == str(DEFAULT_POLICY["gemm_blas_min"])
     assert "ignoring matmul policy file" in r.stderr and str(path) in r.stderr

@@ -41,8 +41,10 @@ def test_argmax_argmin(data):
             with pytest.raises(ValueError):
                 f(p.x, axis=axis, keepdims=keep)
             continue
-        _same(f(p.x, axis=axis, keepdims=keep),
-              np.asarray(ref(p.ref, axis=axis, keepdims=keep), dtype=np.int64))
+        _same(
+            f(p.x, axis=axis, keepdims=keep),
+            np.asarray(ref(p.ref, axis=axis, keepdims=keep), dtype=np.int64),
+        )
 
 
 @SETTINGS
@@ -50,12 +52,24 @@ def test_argmax_argmin(data):
 def test_count_nonzero_and_nonzero(data):
     p = data.draw(views())
     nd = p.ref.ndim
-    axes = data.draw(st.none() | st.lists(st.integers(0, max(nd - 1, 0)), unique=True,
-                                          max_size=nd).map(tuple)) if nd else None
+    axes = (
+        data.draw(
+            st.none()
+            | st.lists(st.integers(0, max(nd - 1, 0)), unique=True, max_size=nd).map(tuple)
+        )
+        if nd
+        else None
+    )
     keep = data.draw(st.booleans())
-    _same(sa.count_nonzero(p.x, axis=axes, keepdims=keep),
-          np.asarray(np.count_nonzero(p.ref, axis=axes if axes is not None else
-                                      tuple(range(nd)), keepdims=keep), dtype=np.int64))
+    _same(
+        sa.count_nonzero(p.x, axis=axes, keepdims=keep),
+        np.asarray(
+            np.count_nonzero(
+                p.ref, axis=axes if axes is not None else tuple(range(nd)), keepdims=keep
+            ),
+            dtype=np.int64,
+        ),
+    )
     if nd == 0:
         with pytest.raises(ValueError, match="0-d"):
             sa.nonzero(p.x)
@@ -79,8 +93,10 @@ def test_where_promotes_and_takes_scalars(data):
         with pytest.raises(TypeError):
             sa.where(c.x, sa.asarray(x1), sa.asarray(x2))
         return
-    _same(sa.where(c.x, sa.asarray(x1), sa.asarray(x2)),
-          np.where(c.ref, x1.astype(dt.np), x2.astype(dt.np)))
+    _same(
+        sa.where(c.x, sa.asarray(x1), sa.asarray(x2)),
+        np.where(c.ref, x1.astype(dt.np), x2.astype(dt.np)),
+    )
     scalar = {"b": True, "i": 3, "u": 3, "f": 1.5, "c": 1j}[d1.kind]
     _same(sa.where(c.x, scalar, sa.asarray(x1)), np.where(c.ref, np.asarray(scalar, d1.np), x1))
 
@@ -109,8 +125,10 @@ def test_searchsorted(data):
     s = None if sorter is None else np.asarray(sorter)
     _same(out, np.searchsorted(x1_np, x2_np, side=side, sorter=s).astype(np.int64))
     v = 3 if dt.kind in "iu" else 2.5
-    _same(sa.searchsorted(sa.asarray(x1_np), v, side=side, sorter=sorter),
-          np.asarray(np.searchsorted(x1_np, v, side=side, sorter=s), dtype=np.int64))
+    _same(
+        sa.searchsorted(sa.asarray(x1_np), v, side=side, sorter=sorter),
+        np.asarray(np.searchsorted(x1_np, v, side=side, sorter=s), dtype=np.int64),
+    )
 
 
 def test_searchsorted_bad_input():
@@ -162,8 +180,13 @@ def test_unique_functions(data):
         x = sa.asarray(x_np)
     else:
         x = p.x
-    v, i, inv, c = np.unique(x_np.reshape(-1), return_index=True, return_inverse=True,
-                             return_counts=True, equal_nan=False)
+    v, i, inv, c = np.unique(
+        x_np.reshape(-1),
+        return_index=True,
+        return_inverse=True,
+        return_counts=True,
+        equal_nan=False,
+    )
     out = sa.unique_all(x)
     _same(out.values, v)
     _same(out.indices, i.astype(np.int64))

@@ -21,7 +21,8 @@ FLOAT = dtype_list("real floating")
 def _acc(dt) -> np.dtype:
     """The standard's accumulator: signed -> int64, unsigned -> uint64, floats keep."""
     return {"i": np.dtype(np.int64), "u": np.dtype(np.uint64), "b": np.dtype(np.int64)}.get(
-        dt.kind, dt.np)
+        dt.kind, dt.np
+    )
 
 
 def _close(out: sa.Array, expected) -> None:
@@ -35,8 +36,11 @@ def _close(out: sa.Array, expected) -> None:
 def _axes(data, nd: int):
     if not nd:
         return None
-    return data.draw(st.none() | st.integers(-nd, nd - 1)
-                     | st.lists(st.integers(0, nd - 1), unique=True, max_size=nd).map(tuple))
+    return data.draw(
+        st.none()
+        | st.integers(-nd, nd - 1)
+        | st.lists(st.integers(0, nd - 1), unique=True, max_size=nd).map(tuple)
+    )
 
 
 @SETTINGS
@@ -46,12 +50,18 @@ def test_sum_prod(data):
     axis, keep = _axes(data, p.ref.ndim), data.draw(st.booleans())
     acc = _acc(p.x.dtype)
     with np.errstate(all="ignore"):
-        _close(sa.sum(p.x, axis=axis, keepdims=keep), np.sum(p.ref, axis=axis, dtype=acc,
-                                                            keepdims=keep))
-        _close(sa.prod(p.x, axis=axis, keepdims=keep), np.prod(p.ref, axis=axis, dtype=acc,
-                                                              keepdims=keep))
-        _close(sa.sum(p.x, axis=axis, dtype=sa.complex128),
-               np.sum(p.ref, axis=axis, dtype=np.complex128))
+        _close(
+            sa.sum(p.x, axis=axis, keepdims=keep),
+            np.sum(p.ref, axis=axis, dtype=acc, keepdims=keep),
+        )
+        _close(
+            sa.prod(p.x, axis=axis, keepdims=keep),
+            np.prod(p.ref, axis=axis, dtype=acc, keepdims=keep),
+        )
+        _close(
+            sa.sum(p.x, axis=axis, dtype=sa.complex128),
+            np.sum(p.ref, axis=axis, dtype=np.complex128),
+        )
 
 
 @SETTINGS
@@ -77,10 +87,14 @@ def test_mean_std_var(data):
     corr = data.draw(st.sampled_from([0, 1, 0.5]))
     with np.errstate(all="ignore"), _nowarn():
         _close(sa.mean(p.x, axis=axis, keepdims=keep), np.mean(p.ref, axis=axis, keepdims=keep))
-        _close(sa.std(p.x, axis=axis, correction=corr, keepdims=keep),
-               np.std(p.ref, axis=axis, ddof=corr, keepdims=keep))
-        _close(sa.var(p.x, axis=axis, correction=corr, keepdims=keep),
-               np.var(p.ref, axis=axis, ddof=corr, keepdims=keep))
+        _close(
+            sa.std(p.x, axis=axis, correction=corr, keepdims=keep),
+            np.std(p.ref, axis=axis, ddof=corr, keepdims=keep),
+        )
+        _close(
+            sa.var(p.x, axis=axis, correction=corr, keepdims=keep),
+            np.var(p.ref, axis=axis, ddof=corr, keepdims=keep),
+        )
 
 
 @SETTINGS
@@ -94,10 +108,14 @@ def test_mean_std_var_of_integers_and_bools_compute_in_float64_as_numpy(data):
     before = p.base_np.copy()
     with np.errstate(all="ignore"), _nowarn():
         _close(sa.mean(p.x, axis=axis, keepdims=keep), np.mean(p.ref, axis=axis, keepdims=keep))
-        _close(sa.std(p.x, axis=axis, correction=corr, keepdims=keep),
-               np.std(p.ref, axis=axis, ddof=corr, keepdims=keep))
-        _close(sa.var(p.x, axis=axis, correction=corr, keepdims=keep),
-               np.var(p.ref, axis=axis, ddof=corr, keepdims=keep))
+        _close(
+            sa.std(p.x, axis=axis, correction=corr, keepdims=keep),
+            np.std(p.ref, axis=axis, ddof=corr, keepdims=keep),
+        )
+        _close(
+            sa.var(p.x, axis=axis, correction=corr, keepdims=keep),
+            np.var(p.ref, axis=axis, ddof=corr, keepdims=keep),
+        )
     np.testing.assert_array_equal(p.base_np, before)
 
 
@@ -134,10 +152,14 @@ def test_cumulative(data):
     init = data.draw(st.booleans())
     acc = _acc(p.x.dtype)
     with np.errstate(all="ignore"):
-        _close(sa.cumulative_sum(p.x, axis=axis, include_initial=init),
-               np.cumulative_sum(p.ref, axis=axis, dtype=acc, include_initial=init))
-        _close(sa.cumulative_prod(p.x, axis=axis, include_initial=init),
-               np.cumulative_prod(p.ref, axis=axis, dtype=acc, include_initial=init))
+        _close(
+            sa.cumulative_sum(p.x, axis=axis, include_initial=init),
+            np.cumulative_sum(p.ref, axis=axis, dtype=acc, include_initial=init),
+        )
+        _close(
+            sa.cumulative_prod(p.x, axis=axis, include_initial=init),
+            np.cumulative_prod(p.ref, axis=axis, dtype=acc, include_initial=init),
+        )
     if nd > 1:
         with pytest.raises(ValueError, match="axis is required"):
             sa.cumulative_sum(p.x)
@@ -164,10 +186,14 @@ def test_all_any_diff(data):
         _close(sa.diff(p.x, axis=ax, n=n), np.diff(p.ref, axis=ax, n=n))
         # n = 0: the standard's result has M + N1 + N2 - n elements along the axis, the
         # concatenation; NumPy returns x alone (ignoring prepend and append).
-        want = (np.concatenate([extra, p.ref, extra], axis=ax) if n == 0 else
-                np.diff(p.ref, axis=ax, n=n, prepend=extra, append=extra))
-        _close(sa.diff(p.x, axis=ax, n=n, prepend=sa.asarray(extra), append=sa.asarray(extra)),
-               want)
+        want = (
+            np.concatenate([extra, p.ref, extra], axis=ax)
+            if n == 0
+            else np.diff(p.ref, axis=ax, n=n, prepend=extra, append=extra)
+        )
+        _close(
+            sa.diff(p.x, axis=ax, n=n, prepend=sa.asarray(extra), append=sa.asarray(extra)), want
+        )
 
 
 def test_bad_input():

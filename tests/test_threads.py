@@ -58,16 +58,23 @@ def _inputs(seed: int = 7) -> dict[str, np.ndarray]:
         return _ro(rng.standard_normal(s))
 
     return {
-        "A": f64(64, 64), "B": f64(64, 48),
-        "L1": f64(1, 40, 40), "R8": f64(8, 40, 40),       # lhs reused across a batch
-        "X2": f64(2, 1, 24, 24), "Y3": f64(1, 3, 24, 24),  # cross broadcasting
+        "A": f64(64, 64),
+        "B": f64(64, 48),
+        "L1": f64(1, 40, 40),
+        "R8": f64(8, 40, 40),  # lhs reused across a batch
+        "X2": f64(2, 1, 24, 24),
+        "Y3": f64(1, 3, 24, 24),  # cross broadcasting
         "F32": _ro(rng.standard_normal((32, 64)).astype(np.float32)),
-        "C64": _ro((rng.standard_normal((20, 20)) + 1j * rng.standard_normal((20, 20)))
-                   .astype(np.complex64)),
-        "I64": _ro(rng.integers(-2**40, 2**40, (40, 40))),
+        "C64": _ro(
+            (rng.standard_normal((20, 20)) + 1j * rng.standard_normal((20, 20))).astype(
+                np.complex64
+            )
+        ),
+        "I64": _ro(rng.integers(-(2**40), 2**40, (40, 40))),
         "I8": _ro(rng.integers(-128, 128, (30, 30)).astype(np.int8)),
         "U8": _ro(rng.integers(0, 256, (30, 30)).astype(np.uint8)),
-        "V": f64(256), "M": f64(256, 256),
+        "V": f64(256),
+        "M": f64(256, 256),
     }
 
 
@@ -82,10 +89,16 @@ MATMULS: list[tuple[str, str | None, Operands]] = [
     ("blas 256", "blas", lambda a: (a["M"], a["M"].T)),
     ("generic 256 reversed", "generic", lambda a: (a["M"][::-1], a["M"][:, ::2])),
     ("pack_blas reused reversed lhs", "pack_blas", lambda a: (a["L1"][..., ::-1], a["R8"])),
-    ("pack_blas cross broadcasting", "pack_blas",
-     lambda a: (a["X2"][..., ::-1], a["Y3"][..., ::-1, :])),
-    ("pack_blas views", "pack_blas",
-     lambda a: (sa.expand_dims(a["R8"][0, ::-1], axis=0), a["R8"][1:, :, 3:27])),
+    (
+        "pack_blas cross broadcasting",
+        "pack_blas",
+        lambda a: (a["X2"][..., ::-1], a["Y3"][..., ::-1, :]),
+    ),
+    (
+        "pack_blas views",
+        "pack_blas",
+        lambda a: (sa.expand_dims(a["R8"][0, ::-1], axis=0), a["R8"][1:, :, 3:27]),
+    ),
     ("generic f64 step-two reversed", "generic", lambda a: (a["A"][::2, ::-1], a["B"][::-1])),
     ("generic int64", "generic", lambda a: (a["I64"][::-1], a["I64"].T)),
     ("generic int8 @ uint8 (casts)", "generic", lambda a: (a["I8"][:, ::-1], a["U8"][::-1])),
@@ -94,14 +107,19 @@ MATMULS: list[tuple[str, str | None, Operands]] = [
     ("default dot reversed", None, lambda a: (a["V"][::-1], a["V"][::-1])),
     ("default gemv strided vector", None, lambda a: (a["M"][:, ::2], a["V"][::-2])),
     ("default batched gemv reused vector", None, lambda a: (a["R8"], a["V"][40:0:-1])),
-    ("default broadcast_to zero stride", None,
-     lambda a: (sa.broadcast_to(a["A"][:40, :40], (8, 40, 40)), a["R8"][:, ::-1])),
+    (
+        "default broadcast_to zero stride",
+        None,
+        lambda a: (sa.broadcast_to(a["A"][:40, :40], (8, 40, 40)), a["R8"][:, ::-1]),
+    ),
 ]
 
 # (name, operation): views and the packing primitives on their own.
 VIEW_OPS: list[tuple[str, Callable[[dict[str, sa.Array]], sa.Array]]] = [
-    ("to_row_major of a view chain",
-     lambda a: sa.permute_dims(sa.flip(a["X2"], axis=-1), (3, 0, 2, 1))[::2].to_row_major()),
+    (
+        "to_row_major of a view chain",
+        lambda a: sa.permute_dims(sa.flip(a["X2"], axis=-1), (3, 0, 2, 1))[::2].to_row_major(),
+    ),
     ("to_row_major reversed", lambda a: a["M"][::-1, ::-3].to_row_major()),
     ("_pack with cast", lambda a: a["I64"].mT[::-3]._pack(sa.complex128)),
     ("broadcast view read", lambda a: sa.broadcast_to(a["V"][::-4], (3, 64)).to_row_major()),
@@ -171,9 +189,11 @@ def _threads_match_serial(iterations: int) -> None:
                     got = _run(i, shared)
                     if got != expected[i]:
                         name = (MATMULS + VIEW_OPS)[i][0]
-                        failures.append(f"thread {t} iteration {it}: {name}: route "
-                                        f"{got[1]} (serial {expected[i][1]}), result "
-                                        f"bit-identical: {got[0] == expected[i][0]}")
+                        failures.append(
+                            f"thread {t} iteration {it}: {name}: route "
+                            f"{got[1]} (serial {expected[i][1]}), result "
+                            f"bit-identical: {got[0] == expected[i][0]}"
+                        )
                     done[t] += 1
         except Exception as e:  # noqa: BLE001 - reported by the main thread
             failures.append(f"thread {t}: {type(e).__name__}: {e}")
@@ -192,8 +212,10 @@ def _threads_match_serial(iterations: int) -> None:
     stats = _c_pack_stats()
     for cat in ("pack", "scratch"):
         assert stats[cat]["current"] == stats0[cat]["current"], (cat, stats0, stats)
-        assert (stats[cat]["allocations"] - stats0[cat]["allocations"]
-                == stats[cat]["frees"] - stats0[cat]["frees"]), (cat, stats0, stats)
+        assert (
+            stats[cat]["allocations"] - stats0[cat]["allocations"]
+            == stats[cat]["frees"] - stats0[cat]["frees"]
+        ), (cat, stats0, stats)
 
 
 def test_threads_match_serial_run_bit_for_bit():
@@ -228,29 +250,29 @@ def test_matmul_policy_is_per_thread():
     def thread_a() -> None:
         try:
             with sa.matmul_policy(force="generic"):
-                step.wait()          # 1: A is inside its block
+                step.wait()  # 1: A is inside its block
                 record("A")
-                step.wait()          # 2: B entered its own block
+                step.wait()  # 2: B entered its own block
                 record("A")
-                step.wait()          # 3
-            step.wait()              # 4: A left its block, B is still inside its own
+                step.wait()  # 3
+            step.wait()  # 4: A left its block, B is still inside its own
             record("A")
-            step.wait()              # 5
+            step.wait()  # 5
         except Exception as e:  # noqa: BLE001
             errors.append(f"A: {e!r}")
             step.abort()
 
     def thread_b() -> None:
         try:
-            step.wait()              # 1
-            record("B")              # A's block must not leak here
+            step.wait()  # 1
+            record("B")  # A's block must not leak here
             with sa.matmul_policy(force="reference", gemm_blas_min=1000):
-                step.wait()          # 2
+                step.wait()  # 2
                 record("B")
-                step.wait()          # 3
-                step.wait()          # 4
+                step.wait()  # 3
+                step.wait()  # 4
                 record("B")
-            step.wait()              # 5
+            step.wait()  # 5
             record("B")
         except Exception as e:  # noqa: BLE001
             errors.append(f"B: {e!r}")
@@ -265,10 +287,17 @@ def test_matmul_policy_is_per_thread():
     default_route = sa.matmul_explain(a, b)["route"]
     assert default_route == "blas"
     base = current_policy()["gemm_blas_min"]
-    assert seen["A"] == [("generic", base, "generic"), ("generic", base, "generic"),
-                         (None, base, default_route)]
-    assert seen["B"] == [(None, base, default_route), ("reference", 1000, "reference"),
-                         ("reference", 1000, "reference"), (None, base, default_route)]
+    assert seen["A"] == [
+        ("generic", base, "generic"),
+        ("generic", base, "generic"),
+        (None, base, default_route),
+    ]
+    assert seen["B"] == [
+        (None, base, default_route),
+        ("reference", 1000, "reference"),
+        ("reference", 1000, "reference"),
+        (None, base, default_route),
+    ]
 
 
 # -- Part 2: the GIL is released during the C calls ------------------------------------------------
@@ -293,7 +322,7 @@ def _big_operands() -> dict[str, Callable[[], sa.Array]]:
     rng = np.random.default_rng(1)
     f = sa.asarray(rng.standard_normal((1000, 1000)))
     # Values beyond 32 bits keep the generic kernel off its vpmuldq fast path (and slower).
-    i = sa.asarray(rng.integers(-2**40, 2**40, (600, 600)))
+    i = sa.asarray(rng.integers(-(2**40), 2**40, (600, 600)))
     lhs = sa.asarray(rng.standard_normal((1, 500, 500)))[..., ::-1]
     rhs = sa.asarray(rng.standard_normal((6, 500, 500)))
     r = sa.asarray(rng.standard_normal((2000, 2000))).T[::-1]
@@ -302,6 +331,7 @@ def _big_operands() -> dict[str, Callable[[], sa.Array]]:
         def call() -> sa.Array:
             with sa.matmul_policy(force=route):
                 return x1 @ x2
+
         return call
 
     return {
@@ -327,8 +357,9 @@ def _overlaps(fn: Callable[[], object], attempts: int = ATTEMPTS) -> list[bool]:
             barrier = threading.Barrier(2)
             spans: list[tuple[float, float]] = []
 
-            def worker(barrier: threading.Barrier = barrier,
-                       spans: list[tuple[float, float]] = spans) -> None:
+            def worker(
+                barrier: threading.Barrier = barrier, spans: list[tuple[float, float]] = spans
+            ) -> None:
                 barrier.wait()
                 start = time.perf_counter()
                 fn()

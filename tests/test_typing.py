@@ -25,10 +25,12 @@ def _declared_for_type_checkers() -> set[str]:
     """Names defined or annotated inside the TYPE_CHECKING blocks of _ArrayProtocols, except
     the first block (Array's own fields and views, which the mixin reads)."""
     tree = ast.parse(inspect.getsource(_array_protocols))
-    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef)
-               and n.name == "_ArrayProtocols")
-    blocks = [n for n in cls.body if isinstance(n, ast.If)
-              and isinstance(n.test, ast.Name) and n.test.id == "TYPE_CHECKING"]
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "_ArrayProtocols")
+    blocks = [
+        n
+        for n in cls.body
+        if isinstance(n, ast.If) and isinstance(n.test, ast.Name) and n.test.id == "TYPE_CHECKING"
+    ]
     assert len(blocks) == 2
     names = set()
     for node in blocks[1].body:
@@ -83,12 +85,28 @@ def test_mypy_sees_the_operators(tmp_path: Path) -> None:
     user.write_text(USER_CODE)
     root = Path(sa.__file__).resolve().parent.parent
     proc = subprocess.run(
-        [sys.executable, "-m", "mypy", "--no-error-summary", "--hide-error-context",
-         "--cache-dir", str(tmp_path / "cache"), "--config-file", "", str(user)],
-        capture_output=True, text=True, timeout=600, cwd=root)
-    lines = [ln.split(":", 2)[2].strip() for ln in proc.stdout.splitlines()
-             if ln.startswith(str(user))]
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--no-error-summary",
+            "--hide-error-context",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--config-file",
+            "",
+            str(user),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=root,
+    )
+    lines = [
+        ln.split(":", 2)[2].strip() for ln in proc.stdout.splitlines() if ln.startswith(str(user))
+    ]
     array = 'note: Revealed type is "stridedarray._array.Array"'
-    assert lines == [array] * 6 + ['note: Revealed type is "Any"',
-                                   'error: "Array" has no attribute "no_such_attribute"  '
-                                   '[attr-defined]'], proc.stdout + proc.stderr
+    assert lines == [array] * 6 + [
+        'note: Revealed type is "Any"',
+        'error: "Array" has no attribute "no_such_attribute"  [attr-defined]',
+    ], proc.stdout + proc.stderr

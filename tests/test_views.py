@@ -18,8 +18,10 @@ from stridedarray._array import _make
 def _offset_bounds(x: sa.Array) -> tuple[int, int]:
     """The smallest and largest buffer offset x reaches, over every index enumerated (Python
     ints: not the package's formula, and no overflow)."""
-    offsets = [x.origin + sum(i * s for i, s in zip(index, x.strides, strict=True))
-               for index in itertools.product(*map(range, x.shape))]
+    offsets = [
+        x.origin + sum(i * s for i, s in zip(index, x.strides, strict=True))
+        for index in itertools.product(*map(range, x.shape))
+    ]
     return min(offsets), max(offsets)
 
 
@@ -73,10 +75,25 @@ def test_basic_indexing_of_random_views(p, data):
 def test_basic_indexing_forms():
     n = np.arange(60.0).reshape(3, 4, 5)
     x = sa.asarray(n)
-    for key in [0, -1, (1, 2), (1, 2, 3), slice(None), slice(None, None, -1), (..., 1),
-                (None, 1), (1, None, ..., None, -2), (slice(3, 0, -2), ..., slice(1, None, 2)),
-                (..., None), (), Ellipsis, (slice(10, 20),), (slice(-10, -20, -1),),
-                np.int64(2), (np.int32(-1), slice(np.int16(1), None))]:
+    for key in [
+        0,
+        -1,
+        (1, 2),
+        (1, 2, 3),
+        slice(None),
+        slice(None, None, -1),
+        (..., 1),
+        (None, 1),
+        (1, None, ..., None, -2),
+        (slice(3, 0, -2), ..., slice(1, None, 2)),
+        (..., None),
+        (),
+        Ellipsis,
+        (slice(10, 20),),
+        (slice(-10, -20, -1),),
+        np.int64(2),
+        (np.int32(-1), slice(np.int16(1), None)),
+    ]:
         assert_same_view(x[key], n[key])
     z = sa.asarray(np.float32(3.5))
     assert z[()].shape == () and z[...].shape == () and z[None].shape == (1,)
@@ -87,9 +104,11 @@ def test_basic_indexing_forms():
 def test_flip(pair, data):
     x, n = pair
     nd = n.ndim
-    axis = data.draw(st.none() | (st.integers(-nd, nd - 1) if nd else st.none())
-                     | st.lists(st.integers(0, max(nd - 1, 0)), unique=True, max_size=nd)
-                     .map(tuple))
+    axis = data.draw(
+        st.none()
+        | (st.integers(-nd, nd - 1) if nd else st.none())
+        | st.lists(st.integers(0, max(nd - 1, 0)), unique=True, max_size=nd).map(tuple)
+    )
     assert_same_view(sa.flip(x, axis=axis), np.flip(n, axis=axis))
 
 
@@ -130,8 +149,9 @@ def test_expand_dims_and_squeeze(pair, data):
     assert_same_view(e, np.expand_dims(n, axis))
     assert_same_view(sa.squeeze(e, axis=axis), n)
     k = data.draw(st.integers(1, 2))
-    axes = tuple(data.draw(st.lists(st.integers(0, n.ndim + k - 1), min_size=k, max_size=k,
-                                    unique=True)))
+    axes = tuple(
+        data.draw(st.lists(st.integers(0, n.ndim + k - 1), min_size=k, max_size=k, unique=True))
+    )
     assert_same_view(sa.expand_dims(x, axis=axes), np.expand_dims(n, axes))
 
 
@@ -139,8 +159,12 @@ def test_expand_dims_and_squeeze(pair, data):
 @given(views(max_ops=3), st.data())
 def test_reshape_view_or_copy(p, data):
     size = p.ref.size
-    dims = data.draw(st.lists(st.sampled_from([d for d in range(1, 13) if size % d == 0]
-                                              if size else [0, 1, 2, 3]), max_size=3))
+    dims = data.draw(
+        st.lists(
+            st.sampled_from([d for d in range(1, 13) if size % d == 0] if size else [0, 1, 2, 3]),
+            max_size=3,
+        )
+    )
     rest = size
     for d in dims:
         rest = rest // d if d else rest
@@ -184,10 +208,19 @@ def test_reshape_bad_input():
 
 # -- bad input -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("key, axis, size", [
-    (3, 0, 3), (-4, 0, 3), ((0, 4), 1, 4), ((0, -5), 1, 4), ((..., 7), 1, 4),
-    ((None, 2, 9), 1, 4), ((10**30,), 0, 3),
-])
+
+@pytest.mark.parametrize(
+    "key, axis, size",
+    [
+        (3, 0, 3),
+        (-4, 0, 3),
+        ((0, 4), 1, 4),
+        ((0, -5), 1, 4),
+        ((..., 7), 1, 4),
+        ((None, 2, 9), 1, 4),
+        ((10**30,), 0, 3),
+    ],
+)
 def test_out_of_range_index_names_axis_and_size(key, axis, size):
     x = sa.zeros((3, 4))
     with pytest.raises(IndexError, match=f"axis {axis} with size {size}"):
@@ -216,10 +249,17 @@ def test_slice_with_bad_parts():
         sa.asarray(1.0)[0]
 
 
-@pytest.mark.parametrize("src, target", [
-    ((3, 4), (3, 5)), ((3, 4), (4,)), ((3, 1), (2, 4, 3)), ((2,), (0,)), ((1, 4), (-1, 4)),
-    ((3,), (3, 3, 2)),
-])
+@pytest.mark.parametrize(
+    "src, target",
+    [
+        ((3, 4), (3, 5)),
+        ((3, 4), (4,)),
+        ((3, 1), (2, 4, 3)),
+        ((2,), (0,)),
+        ((1, 4), (-1, 4)),
+        ((3,), (3, 3, 2)),
+    ],
+)
 def test_broadcast_to_bad_shape_names_both(src, target):
     with pytest.raises(ValueError) as e:
         sa.broadcast_to(sa.zeros(src), target)
@@ -265,12 +305,20 @@ def test_rank_limit():
 
 # -- never an out-of-bounds descriptor -----------------------------------------------------
 
+
 def test_the_one_constructor_rejects_out_of_bounds():
     x = sa.arange(10)
     st_, dt = x._st, x.dtype
-    for shape, strides, origin in [((11,), (1,), 0), ((10,), (1,), 1), ((2,), (-1,), 0),
-                                   ((5,), (3,), 0), ((1,), (1,), -1), ((1,), (0,), 10),
-                                   ((2, 3), (5, 3), 0), ((3, 2), (-4, 1), 7)]:
+    for shape, strides, origin in [
+        ((11,), (1,), 0),
+        ((10,), (1,), 1),
+        ((2,), (-1,), 0),
+        ((5,), (3,), 0),
+        ((1,), (1,), -1),
+        ((1,), (0,), 10),
+        ((2, 3), (5, 3), 0),
+        ((3, 2), (-4, 1), 7),
+    ]:
         with pytest.raises(ValueError, match="out of bounds"):
             _make(st_, dt, shape, strides, origin)
     # Empty views are never dereferenced; their origin is kept inside [0, nbuf].
@@ -279,8 +327,11 @@ def test_the_one_constructor_rejects_out_of_bounds():
 
 
 @settings(max_examples=200)
-@given(views(max_ops=3), st.lists(st.integers(-10**12, 10**12) | st.none(), min_size=3,
-                                  max_size=3), st.integers(-3, 3).filter(bool))
+@given(
+    views(max_ops=3),
+    st.lists(st.integers(-(10**12), 10**12) | st.none(), min_size=3, max_size=3),
+    st.integers(-3, 3).filter(bool),
+)
 def test_extreme_slices_stay_in_bounds(p, parts, step):
     if not p.ref.ndim:
         return
@@ -296,8 +347,15 @@ def test_extreme_slices_stay_in_bounds(p, parts, step):
 
 def test_empty_views_keep_origin_inside_buffer():
     x = sa.arange(12)
-    for v in [x[12:], x[:0], x[5:5], x[::-1][12:], sa.reshape(x, (3, 4))[:, 4:],
-              sa.flip(sa.reshape(x, (3, 4))[3:], axis=0), sa.broadcast_to(x[:1], (0, 5))]:
+    for v in [
+        x[12:],
+        x[:0],
+        x[5:5],
+        x[::-1][12:],
+        sa.reshape(x, (3, 4))[:, 4:],
+        sa.flip(sa.reshape(x, (3, 4))[3:], axis=0),
+        sa.broadcast_to(x[:1], (0, 5)),
+    ]:
         assert v.size == 0 and 0 <= v.origin <= x.buffer.size
         assert v.to_row_major().size == 0 and np.asarray(v).size == 0
 

@@ -35,16 +35,23 @@ def cases(x: sa.Array, n: np.ndarray, v: sa.Array, m: np.ndarray) -> list[tuple]
         ("2-D .T", lambda: v.T, lambda: m.T),
         (".mT", lambda: x.mT, lambda: n.mT),
         ("matrix_transpose", lambda: sa.matrix_transpose(x), lambda: np.matrix_transpose(n)),
-        ("permute_dims(2, 0, 1)", lambda: sa.permute_dims(x, (2, 0, 1)),
-         lambda: np.permute_dims(n, (2, 0, 1))),
-        ("reshape view (8, 512)", lambda: sa.reshape(x, (8, 512)),
-         lambda: np.reshape(n, (8, 512))),
-        ("reshape view 2-D -> (4096,)", lambda: sa.reshape(v, (4096,)),
-         lambda: np.reshape(m, (4096,))),
-        ("broadcast_to (4, 8, 16, 32)", lambda: sa.broadcast_to(b, (4, 8, 16, 32)),
-         lambda: np.broadcast_to(b_np, (4, 8, 16, 32))),
-        ("expand_dims(axis=0)", lambda: sa.expand_dims(x, axis=0),
-         lambda: np.expand_dims(n, 0)),
+        (
+            "permute_dims(2, 0, 1)",
+            lambda: sa.permute_dims(x, (2, 0, 1)),
+            lambda: np.permute_dims(n, (2, 0, 1)),
+        ),
+        ("reshape view (8, 512)", lambda: sa.reshape(x, (8, 512)), lambda: np.reshape(n, (8, 512))),
+        (
+            "reshape view 2-D -> (4096,)",
+            lambda: sa.reshape(v, (4096,)),
+            lambda: np.reshape(m, (4096,)),
+        ),
+        (
+            "broadcast_to (4, 8, 16, 32)",
+            lambda: sa.broadcast_to(b, (4, 8, 16, 32)),
+            lambda: np.broadcast_to(b_np, (4, 8, 16, 32)),
+        ),
+        ("expand_dims(axis=0)", lambda: sa.expand_dims(x, axis=0), lambda: np.expand_dims(n, 0)),
         ("squeeze(axis=1)", lambda: sa.squeeze(b, axis=1), lambda: np.squeeze(b_np, axis=1)),
     ]
 
@@ -74,8 +81,10 @@ def main() -> int:
         assert np.array_equal(np.asarray(f_sa()), f_np()), name
         t_sa, t_np = best(f_sa, args.repeat), best(f_np, args.repeat)
         rows.append((name, t_sa * 1e9, t_np * 1e9, t_np / t_sa))
-    print(f"# view cost, Python {platform.python_version()}, NumPy {np.__version__}, "
-          f"stridedarray {sa.__version__}")
+    print(
+        f"# view cost, Python {platform.python_version()}, NumPy {np.__version__}, "
+        f"stridedarray {sa.__version__}"
+    )
     if args.markdown:
         print("| view | stridedarray (ns) | NumPy (ns) | speed-up |\n|---|---:|---:|---:|")
         for r in rows:

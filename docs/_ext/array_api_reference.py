@@ -32,61 +32,104 @@ SPEC = f"https://data-apis.org/array-api/{SPEC_VERSION}"
 
 # section of the standard's site, the standard's module, the names its chapter lists.
 STANDARD: dict[str, tuple[str, str, str]] = {
-    "array object": ("API_specification", "array_api.array", """
+    "array object": (
+        "API_specification",
+        "array_api.array",
+        """
         dtype device mT ndim shape size T __abs__ __add__ __and__ __array_namespace__ __bool__
         __complex__ __dlpack__ __dlpack_device__ __eq__ __float__ __floordiv__ __ge__
         __getitem__ __gt__ __index__ __int__ __invert__ __le__ __lshift__ __lt__ __matmul__
         __mod__ __mul__ __ne__ __neg__ __or__ __pos__ __pow__ __rshift__ __setitem__ __sub__
-        __truediv__ __xor__ to_device"""),
+        __truediv__ __xor__ to_device""",
+    ),
     "constants": ("API_specification", "array_api.constants", "e inf nan newaxis pi"),
-    "creation": ("API_specification", "array_api", """
+    "creation": (
+        "API_specification",
+        "array_api",
+        """
         arange asarray empty empty_like eye from_dlpack full full_like linspace meshgrid ones
-        ones_like tril triu zeros zeros_like"""),
-    "data type functions": ("API_specification", "array_api", """
-        astype can_cast finfo iinfo isdtype result_type"""),
-    "element-wise": ("API_specification", "array_api", """
+        ones_like tril triu zeros zeros_like""",
+    ),
+    "data type functions": (
+        "API_specification",
+        "array_api",
+        """
+        astype can_cast finfo iinfo isdtype result_type""",
+    ),
+    "element-wise": (
+        "API_specification",
+        "array_api",
+        """
         abs acos acosh add asin asinh atan atan2 atanh bitwise_and bitwise_left_shift
         bitwise_invert bitwise_or bitwise_right_shift bitwise_xor ceil clip conj copysign cos
         cosh divide equal exp expm1 floor floor_divide greater greater_equal hypot imag
         isfinite isinf isnan less less_equal log log1p log2 log10 logaddexp logical_and
         logical_not logical_or logical_xor maximum minimum multiply negative nextafter
         not_equal positive pow real reciprocal remainder round sign signbit sin sinh square
-        sqrt subtract tan tanh trunc"""),
+        sqrt subtract tan tanh trunc""",
+    ),
     "indexing": ("API_specification", "array_api", "take take_along_axis"),
     "inspection": ("API_specification", "array_api.info", "__array_namespace_info__"),
-    "linear algebra": ("API_specification", "array_api",
-                       "matmul matrix_transpose tensordot vecdot"),
-    "manipulation": ("API_specification", "array_api", """
+    "linear algebra": (
+        "API_specification",
+        "array_api",
+        "matmul matrix_transpose tensordot vecdot",
+    ),
+    "manipulation": (
+        "API_specification",
+        "array_api",
+        """
         broadcast_arrays broadcast_shapes broadcast_to concat expand_dims flip moveaxis
-        permute_dims repeat reshape roll squeeze stack tile unstack"""),
-    "searching": ("API_specification", "array_api",
-                  "argmax argmin count_nonzero nonzero searchsorted where"),
-    "sets": ("API_specification", "array_api",
-             "isin unique_all unique_counts unique_inverse unique_values"),
+        permute_dims repeat reshape roll squeeze stack tile unstack""",
+    ),
+    "searching": (
+        "API_specification",
+        "array_api",
+        "argmax argmin count_nonzero nonzero searchsorted where",
+    ),
+    "sets": (
+        "API_specification",
+        "array_api",
+        "isin unique_all unique_counts unique_inverse unique_values",
+    ),
     "sorting": ("API_specification", "array_api", "argsort sort"),
-    "statistical": ("API_specification", "array_api",
-                    "cumulative_prod cumulative_sum max mean min prod std sum var"),
+    "statistical": (
+        "API_specification",
+        "array_api",
+        "cumulative_prod cumulative_sum max mean min prod std sum var",
+    ),
     "utility": ("API_specification", "array_api", "all any diff"),
     "version": ("API_specification", "array_api", "__array_api_version__"),
-    "linalg extension": ("extensions", "array_api.linalg", """
+    "linalg extension": (
+        "extensions",
+        "array_api.linalg",
+        """
         cholesky cross det diagonal eig eigh eigvals eigvalsh inv matmul matrix_norm
         matrix_power matrix_rank matrix_transpose outer pinv qr slogdet solve svd svdvals
-        tensordot trace vecdot vector_norm"""),
-    "fft extension": ("extensions", "array_api.fft", """
+        tensordot trace vecdot vector_norm""",
+    ),
+    "fft extension": (
+        "extensions",
+        "array_api.fft",
+        """
         fft ifft fftn ifftn rfft irfft rfftn irfftn hfft ihfft fftfreq rfftfreq fftshift
-        ifftshift"""),
+        ifftshift""",
+    ),
 }
 
 # The data types have one page in the standard, not one per name.
-DTYPES = ("bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float32 float64 complex64 "
-          "complex128").split()
+DTYPES = (
+    "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float32 float64 complex64 complex128"
+).split()
 DTYPES_PAGE = f"{SPEC}/API_specification/data_types.html"
 
 # our module (or class) -> the standard's module whose names it provides
-OURS = {"stridedarray": ("array_api", "array_api.constants", "array_api.info"),
-        "stridedarray.Array": ("array_api.array",),
-        "stridedarray.linalg": ("array_api.linalg",),
-        "stridedarray.fft": ("array_api.fft",)}
+OURS = {
+    "stridedarray": ("array_api", "array_api.constants", "array_api.info"),
+    "stridedarray.Array": ("array_api.array",),
+    "stridedarray.linalg": ("array_api.linalg",),
+    "stridedarray.fft": ("array_api.fft",),
+}
 
 
 def _spec_pages() -> dict[str, str]:
@@ -115,15 +158,13 @@ def standard_link(fullname: str) -> tuple[str, str] | None:
 
 
 def _link_paragraph(spec_name: str, url: str) -> nodes.paragraph:
-    ref = nodes.reference("", "", nodes.literal(text=spec_name), refuri=url,
-                          internal=False)
+    ref = nodes.reference("", "", nodes.literal(text=spec_name), refuri=url, internal=False)
     para = nodes.paragraph("", "", nodes.Text(f"Array API standard ({SPEC_VERSION}): "), ref)
     para["classes"].append("array-api-link")
     return para
 
 
-def add_standard_link(app: Sphinx, domain: str, objtype: str,
-                      contentnode: nodes.Element) -> None:
+def add_standard_link(app: Sphinx, domain: str, objtype: str, contentnode: nodes.Element) -> None:
     """Below the summary of a standard object's description, link the standard's page."""
     if domain != "py":
         return
@@ -139,17 +180,24 @@ def add_standard_link(app: Sphinx, domain: str, objtype: str,
     contentnode.insert(where, _link_paragraph(*link))
 
 
-def array_api_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
-                   options: dict | None = None, content: list | None = None):
+def array_api_role(
+    name: str,
+    rawtext: str,
+    text: str,
+    lineno: int,
+    inliner: Any,
+    options: dict | None = None,
+    content: list | None = None,
+):
     """:array-api:`linalg.svd` -> a link to the standard's page for array_api.linalg.svd."""
     qualified = f"array_api.{text}"
     url = SPEC_PAGES.get(qualified) or (DTYPES_PAGE if text in DTYPES else None)
     if url is None:
-        msg = inliner.reporter.error(f"{text!r} is not a name of the Array API standard "
-                                     f"{SPEC_VERSION}", line=lineno)
+        msg = inliner.reporter.error(
+            f"{text!r} is not a name of the Array API standard {SPEC_VERSION}", line=lineno
+        )
         return [inliner.problematic(rawtext, rawtext, msg)], [msg]
-    ref = nodes.reference(rawtext, "", nodes.literal(text=qualified), refuri=url,
-                          internal=False)
+    ref = nodes.reference(rawtext, "", nodes.literal(text=qualified), refuri=url, internal=False)
     return [ref], []
 
 
@@ -157,8 +205,11 @@ def builtin_annotations(app: Sphinx, doctree: nodes.document) -> None:
     """Point annotation references to builtins (bool, int, ...) at `builtins`, not at ours."""
     for ref in doctree.findall(addnodes.pending_xref):
         target = ref.get("reftarget", "")
-        if (ref.get("refdomain") == "py" and ref.get("reftype") == "class"
-                and hasattr(builtins, target)):
+        if (
+            ref.get("refdomain") == "py"
+            and ref.get("reftype") == "class"
+            and hasattr(builtins, target)
+        ):
             ref["reftarget"] = f"builtins.{target}"
 
 
@@ -166,15 +217,24 @@ def public_names() -> set[str]:
     """Every public name users reach: the namespace, its two extensions, the Array class."""
     import stridedarray
 
-    names = {f"stridedarray.{n}" for n in dir(stridedarray)
-             if not n.startswith("_") and n not in ("fft", "linalg")}
-    names |= {"stridedarray.__array_namespace_info__", "stridedarray.__array_api_version__",
-              "stridedarray.__version__"}
+    names = {
+        f"stridedarray.{n}"
+        for n in dir(stridedarray)
+        if not n.startswith("_") and n not in ("fft", "linalg")
+    }
+    names |= {
+        "stridedarray.__array_namespace_info__",
+        "stridedarray.__array_api_version__",
+        "stridedarray.__version__",
+    }
     for module in ("stridedarray.linalg", "stridedarray.fft"):
         names |= {f"{module}.{n}" for n in importlib.import_module(module).__all__}
     array_dunders = {n for n in STANDARD["array object"][2].split() if n.startswith("__")}
-    names |= {f"stridedarray.Array.{n}" for n in dir(stridedarray.Array)
-              if not n.startswith("_") or n in array_dunders}
+    names |= {
+        f"stridedarray.Array.{n}"
+        for n in dir(stridedarray.Array)
+        if not n.startswith("_") or n in array_dunders
+    }
     return names
 
 
@@ -185,12 +245,16 @@ def check_complete(app: Sphinx, env: Any) -> None:
     for name in sorted(public_names() - documented):
         logger.warning("API reference: public name %s is not documented", name)
     for qualified in sorted(SPEC_PAGES):
-        ours = qualified.replace("array_api.array.", "stridedarray.Array.").replace(
-            "array_api.constants.", "stridedarray.").replace("array_api.info.", "stridedarray.")
+        ours = (
+            qualified.replace("array_api.array.", "stridedarray.Array.")
+            .replace("array_api.constants.", "stridedarray.")
+            .replace("array_api.info.", "stridedarray.")
+        )
         ours = ours.replace("array_api.", "stridedarray.", 1)
         if ours not in documented:
-            logger.warning("API reference: %s of the standard is not documented as %s",
-                           qualified, ours)
+            logger.warning(
+                "API reference: %s of the standard is not documented as %s", qualified, ours
+            )
 
 
 def setup(app: Sphinx) -> dict:

@@ -60,31 +60,58 @@ def _parser(prog: str = "python -m stridedarray.bench") -> argparse.ArgumentPars
     p = argparse.ArgumentParser(
         prog=prog,
         description="Time stridedarray's matmul against NumPy's in the same process, on the "
-                    "benchmark workloads; write a Markdown table, raw CSV, JSON and a PNG plot. "
-                    "Exit status 1 when a result differs from NumPy's.")
+        "benchmark workloads; write a Markdown table, raw CSV, JSON and a PNG plot. "
+        "Exit status 1 when a result differs from NumPy's.",
+    )
     add_version(p)
     p.add_argument("--quick", action="store_true", help="CI-sized workload and sampling (seconds)")
-    p.add_argument("--threads", type=int, default=1, metavar="N",
-                   help="BLAS threads for both NumPy's and stridedarray's OpenBLAS (default 1)")
-    p.add_argument("--out", type=Path, default=Path("bench-out"), metavar="DIR",
-                   help="output directory (default ./bench-out)")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        metavar="N",
+        help="BLAS threads for both NumPy's and stridedarray's OpenBLAS (default 1)",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=Path("bench-out"),
+        metavar="DIR",
+        help="output directory (default ./bench-out)",
+    )
     p.add_argument("--filter", metavar="PATTERN", help="only cases whose name matches (regex)")
     p.add_argument("--list", action="store_true", help="list the selected cases and exit")
     p.add_argument("--seed", type=int, default=0, help="random seed of the operand values")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--suite", choices=("matmul", "overhead", "clients"), default="matmul",
-                   help="matmul (default): the planned matmul workload; overhead: the per-call "
-                        "cost of every function family on small arrays; clients: scikit-learn "
-                        "and SciPy array-API workloads end to end")
+    p.add_argument(
+        "--suite",
+        choices=("matmul", "overhead", "clients"),
+        default="matmul",
+        help="matmul (default): the planned matmul workload; overhead: the per-call "
+        "cost of every function family on small arrays; clients: scikit-learn "
+        "and SciPy array-API workloads end to end",
+    )
     d = p.add_argument_group("Dask scale-out (--dask)")
-    d.add_argument("--dask", action="store_true",
-                   help="instead: the reused-operand workload on a dask.distributed cluster of "
-                        "1 and 2 worker processes, stridedarray chunks beside NumPy chunks")
-    d.add_argument("--dask-batch", type=int, default=1024, metavar="B",
-                   help="batch size B of (1,S,S)[..., ::-1] @ (B,S,S) (default 1024; "
-                        "--quick: 128)")
-    d.add_argument("--dask-chunk", type=int, default=32, metavar="C",
-                   help="matrices per chunk along the batch axis (default 32)")
+    d.add_argument(
+        "--dask",
+        action="store_true",
+        help="instead: the reused-operand workload on a dask.distributed cluster of "
+        "1 and 2 worker processes, stridedarray chunks beside NumPy chunks",
+    )
+    d.add_argument(
+        "--dask-batch",
+        type=int,
+        default=1024,
+        metavar="B",
+        help="batch size B of (1,S,S)[..., ::-1] @ (B,S,S) (default 1024; --quick: 128)",
+    )
+    d.add_argument(
+        "--dask-chunk",
+        type=int,
+        default=32,
+        metavar="C",
+        help="matrices per chunk along the batch axis (default 32)",
+    )
     d.add_argument("--dask-size", type=int, default=256, metavar="S", help="S (default 256)")
     return p
 
@@ -92,32 +119,44 @@ def _parser(prog: str = "python -m stridedarray.bench") -> argparse.ArgumentPars
 def _make_out_dir(out: Path) -> None:
     """Create the output directory now, not after the run (which may take minutes)."""
     if out.exists() and not out.is_dir():
-        raise SystemExit(f"--out: {out} is a file; the benchmark writes its outputs into a "
-                         "directory")
+        raise SystemExit(
+            f"--out: {out} is a file; the benchmark writes its outputs into a directory"
+        )
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise SystemExit(f"--out: cannot create the output directory {out}: "
-                         f"{exc.strerror or exc}") from None
+        raise SystemExit(
+            f"--out: cannot create the output directory {out}: {exc.strerror or exc}"
+        ) from None
 
 
 def _dask_main(args: argparse.Namespace) -> int:
     try:
         import distributed  # noqa: F401
     except ImportError:
-        raise SystemExit("--dask needs dask.distributed: pip install 'stridedarray[dask]'") \
-            from None
+        raise SystemExit(
+            "--dask needs dask.distributed: pip install 'stridedarray[dask]'"
+        ) from None
     from .dask_scaling import ResultMismatch, run
 
     batch = 128 if args.quick and args.dask_batch == 1024 else args.dask_batch
-    for name, v in (("--dask-batch", batch), ("--dask-chunk", args.dask_chunk),
-                    ("--dask-size", args.dask_size)):
+    for name, v in (
+        ("--dask-batch", batch),
+        ("--dask-chunk", args.dask_chunk),
+        ("--dask-size", args.dask_size),
+    ):
         if v < 1:
             raise SystemExit(f"{name} must be >= 1, got {v}")
     _make_out_dir(args.out)
     try:
-        run(args.out, batch, min(args.dask_chunk, batch), args.dask_size,
-            repeats=2 if args.quick else 5, workers=(1, 2))
+        run(
+            args.out,
+            batch,
+            min(args.dask_chunk, batch),
+            args.dask_size,
+            repeats=2 if args.quick else 5,
+            workers=(1, 2),
+        )
     except ResultMismatch as exc:
         emit(f"error: {exc}", file=sys.stderr)
         return 1
@@ -176,12 +215,17 @@ def main(argv: list[str] | None = None) -> int:
     plotted = _plot(results, info, args.threads, args.out / "ratios.png")
     emit(table)
     emit(goals)
-    emit(f"wrote {args.out / 'results.md'}, samples.csv, results.json"
-         + (", ratios.png" if plotted else " (no plot: matplotlib not installed)"))
+    emit(
+        f"wrote {args.out / 'results.md'}, samples.csv, results.json"
+        + (", ratios.png" if plotted else " (no plot: matplotlib not installed)")
+    )
     bad = [r.case.name for r in results if not r.correct]
     if bad:
-        emit(f"error: {len(bad)} case(s) differ from NumPy or failed: {', '.join(bad[:5])}"
-             + (", ..." if len(bad) > 5 else ""), file=sys.stderr)
+        emit(
+            f"error: {len(bad)} case(s) differ from NumPy or failed: {', '.join(bad[:5])}"
+            + (", ..." if len(bad) > 5 else ""),
+            file=sys.stderr,
+        )
         return 1
     return 0
 
@@ -191,11 +235,20 @@ def _plot(results: list[Result], info: dict, threads: int, path: Path) -> bool:
         from .plot import plot_ratios
     except ImportError:
         return False
-    rows = [{"group": r.case.group, "config": r.case.config, "size": r.case.size,
-             "work": r.case.work, "ratio": r.ratio} for r in results]
+    rows = [
+        {
+            "group": r.case.group,
+            "config": r.case.config,
+            "size": r.case.size,
+            "work": r.case.work,
+            "ratio": r.ratio,
+        }
+        for r in results
+    ]
     try:
-        plot_ratios(rows, path, f"stridedarray vs NumPy matmul, {threads} BLAS thread(s), "
-                                f"{info['cpu']}")
+        plot_ratios(
+            rows, path, f"stridedarray vs NumPy matmul, {threads} BLAS thread(s), {info['cpu']}"
+        )
     except ImportError:
         return False
     return True

@@ -39,10 +39,8 @@ CSV_FIELDS = ["workload", "library", "variant", "repeat", "inner", "seconds_per_
 ROWS, COLS = 2000, 30
 # The target: a workload end to end within 1.15x of NumPy's time, as a least speed-up.
 TARGET = 1 / 1.15
-_BUDGET = Budget(target_s=5e-3, min_repeats=7, max_repeats=41, case_budget_s=2.0,
-                 case_cap_s=6.0)
-_QUICK = Budget(target_s=1e-3, min_repeats=2, max_repeats=2, case_budget_s=0.05,
-                case_cap_s=0.5)
+_BUDGET = Budget(target_s=5e-3, min_repeats=7, max_repeats=41, case_budget_s=2.0, case_cap_s=6.0)
+_QUICK = Budget(target_s=1e-3, min_repeats=2, max_repeats=2, case_budget_s=0.05, case_cap_s=0.5)
 
 
 @dataclass(frozen=True)
@@ -136,8 +134,9 @@ def workloads() -> list[Workload]:
         Workload("Ridge(svd) fit", "scikit-learn", _sklearn(_ridge)),
         Workload("StandardScaler fit_transform", "scikit-learn", _sklearn(_standard)),
         Workload("MinMaxScaler fit_transform", "scikit-learn", _sklearn(_minmax)),
-        Workload("pairwise_distances (500x30, 2000x30)", "scikit-learn", _sklearn(_pairwise),
-                 atol=1e-6),
+        Workload(
+            "pairwise_distances (500x30, 2000x30)", "scikit-learn", _sklearn(_pairwise), atol=1e-6
+        ),
         Workload("logsumexp(axis=1)", "scipy", _logsumexp),
         Workload("softmax(axis=1)", "scipy", _softmax),
         Workload("zscore(axis=0)", "scipy", _zscore),
@@ -149,8 +148,14 @@ def _data(rng: np.random.Generator) -> dict[str, np.ndarray]:
     X = rng.standard_normal((ROWS, COLS))
     labels = rng.integers(0, 3, ROWS)
     X[labels == 1] += 0.5  # separable enough for LDA to be well posed
-    return {"X": X, "Y": X[:500].copy(), "labels": labels, "target": X @ rng.standard_normal(COLS),
-            "signal": rng.standard_normal(20000), "kernel": rng.standard_normal(257)}
+    return {
+        "X": X,
+        "Y": X[:500].copy(),
+        "labels": labels,
+        "target": X @ rng.standard_normal(COLS),
+        "signal": rng.standard_normal(20000),
+        "kernel": rng.standard_normal(257),
+    }
 
 
 def _namespaces() -> dict[str, Any]:
@@ -198,8 +203,9 @@ class Outcome(Timed):
         return self.best("numpy") / self.best(lib)
 
 
-def run_workload(w: Workload, libs: dict[str, Any], data: dict[str, np.ndarray],
-                 budget: Budget) -> Outcome:
+def run_workload(
+    w: Workload, libs: dict[str, Any], data: dict[str, np.ndarray], budget: Budget
+) -> Outcome:
     """Check every library's result against NumPy's, then time them interleaved."""
     out = Outcome(w)
     timers: dict[str, timeit.Timer] = {}
@@ -213,14 +219,14 @@ def run_workload(w: Workload, libs: dict[str, Any], data: dict[str, np.ndarray],
             continue
         if name == "numpy":
             expected = r
-        elif expected is not None and (r.shape != expected.shape or not np.allclose(
-                r, expected, rtol=1e-9, atol=w.atol)):
+        elif expected is not None and (
+            r.shape != expected.shape or not np.allclose(r, expected, rtol=1e-9, atol=w.atol)
+        ):
             out.mismatch.append(name)
         timers[name] = timeit.Timer(functools.partial(w.f, xp, d))
         # The same run timed by the process's CPU clock: with one BLAS thread it is the run
         # time on an idle machine, and it does not grow while the process waits for a core.
-        timers[name + " cpu"] = timeit.Timer(functools.partial(w.f, xp, d),
-                                             timer=time.process_time)
+        timers[name + " cpu"] = timeit.Timer(functools.partial(w.f, xp, d), timer=time.process_time)
     if timers:
         out.inner, out.samples = sample(timers, budget)
     return out
@@ -235,37 +241,52 @@ def markdown(outcomes: list[Outcome], info: dict, libs: list[str], threads: int 
     strict = "array-api-strict" in libs
     lines = ["# Array-API clients end to end: stridedarray beside NumPy", ""]
     lines += header_lines(info, threads)
-    head = ("| workload | library | NumPy | stridedarray | speed-up | speed-up (best) | "
-            "speed-up (CPU) |")
+    head = (
+        "| workload | library | NumPy | stridedarray | speed-up | speed-up (best) | "
+        "speed-up (CPU) |"
+    )
     rule = "|---|---|---:|---:|---:|---:|---:|"
     if strict:
         head += " array-api-strict | strict speed-up |"
         rule += "---:|---:|"
-    lines += ["", f"Median wall time per run on a {ROWS}x{COLS} float64 problem, {threads} BLAS "
-              "thread(s); speed-up = NumPy time / stridedarray time (above 1: stridedarray "
-              "faster; medians of wall time; best: the fastest runs; CPU: medians of the "
-              "process's CPU time).",
-              "", head + " note |", rule + "---|"]
+    lines += [
+        "",
+        f"Median wall time per run on a {ROWS}x{COLS} float64 problem, {threads} BLAS "
+        "thread(s); speed-up = NumPy time / stridedarray time (above 1: stridedarray "
+        "faster; medians of wall time; best: the fastest runs; CPU: medians of the "
+        "process's CPU time).",
+        "",
+        head + " note |",
+        rule + "---|",
+    ]
     for o in outcomes:
-        row = (f"| {o.workload.name} | {o.workload.library} | {fmt_time(o.time('numpy'))} | "
-               f"{fmt_time(o.time('stridedarray'))} | {_ratio(o.speedup())} | "
-               f"{_ratio(o.best_speedup())} | {_ratio(o.cpu_speedup())} |")
+        row = (
+            f"| {o.workload.name} | {o.workload.library} | {fmt_time(o.time('numpy'))} | "
+            f"{fmt_time(o.time('stridedarray'))} | {_ratio(o.speedup())} | "
+            f"{_ratio(o.best_speedup())} | {_ratio(o.cpu_speedup())} |"
+        )
         if strict:
-            row += (f" {fmt_time(o.time('array-api-strict'))} | "
-                    f"{_ratio(o.speedup('array-api-strict'))} |")
+            row += (
+                f" {fmt_time(o.time('array-api-strict'))} | "
+                f"{_ratio(o.speedup('array-api-strict'))} |"
+            )
         notes = [f"{k} differs from NumPy" for k in o.mismatch]
         notes += [f"{k}: {v[:90]}" for k, v in o.errors.items()]
         lines.append(row + f" {'; '.join(notes) or 'same as NumPy'} |")
     ran = [o for o in outcomes if math.isfinite(o.speedup())]
     met = [o for o in ran if o.speedup() >= TARGET]
     worst = min(ran, key=lambda o: o.speedup(), default=None)
-    lines += ["", "## Target", "",
-              "| target | workloads meeting it | worst speed-up | worst workload | met |",
-              "|---|---:|---:|---|---|",
-              f"| end to end within 1.15x of NumPy's time (speed-up >= {TARGET:.2f}) | "
-              f"{len(met)}/{len(outcomes)} | {_ratio(worst.speedup()) if worst else '-'} | "
-              f"{worst.workload.name if worst else '-'} | "
-              f"{'yes' if len(met) == len(outcomes) else 'NO'} |"]
+    lines += [
+        "",
+        "## Target",
+        "",
+        "| target | workloads meeting it | worst speed-up | worst workload | met |",
+        "|---|---:|---:|---|---|",
+        f"| end to end within 1.15x of NumPy's time (speed-up >= {TARGET:.2f}) | "
+        f"{len(met)}/{len(outcomes)} | {_ratio(worst.speedup()) if worst else '-'} | "
+        f"{worst.workload.name if worst else '-'} | "
+        f"{'yes' if len(met) == len(outcomes) else 'NO'} |",
+    ]
     warning = busy_warning(info, threads)
     if warning:  # in the summary too, beside the target it may have decided
         lines += ["", f"**{warning}**"]
@@ -280,51 +301,97 @@ def write_csv(outcomes: list[Outcome], path: Path) -> None:
         for o in outcomes:
             for variant, samples in o.samples.items():
                 for i, t in enumerate(samples):
-                    w.writerow([o.workload.name, o.workload.library, variant, i, o.inner,
-                                f"{t:.6e}"])
+                    w.writerow(
+                        [o.workload.name, o.workload.library, variant, i, o.inner, f"{t:.6e}"]
+                    )
 
 
-def write_json(outcomes: list[Outcome], info: dict, libs: list[str], path: Path,
-               threads: int = 1) -> None:
+def write_json(
+    outcomes: list[Outcome], info: dict, libs: list[str], path: Path, threads: int = 1
+) -> None:
     """Medians and speed-ups per workload, the target, the machine header and the
     busy-machine warning (null on a quiet machine)."""
-    rows = [{"workload": o.workload.name, "library": o.workload.library,
-             **{lib: o.time(lib) for lib in libs}, "speedup": o.speedup(),
-             "speedup_best": o.best_speedup(), "speedup_cpu": o.cpu_speedup(),
-             "strict_speedup": o.speedup("array-api-strict"), "mismatch": o.mismatch,
-             "errors": o.errors, "inner": o.inner} for o in outcomes]
+    rows = [
+        {
+            "workload": o.workload.name,
+            "library": o.workload.library,
+            **{lib: o.time(lib) for lib in libs},
+            "speedup": o.speedup(),
+            "speedup_best": o.best_speedup(),
+            "speedup_cpu": o.cpu_speedup(),
+            "strict_speedup": o.speedup("array-api-strict"),
+            "mismatch": o.mismatch,
+            "errors": o.errors,
+            "inner": o.inner,
+        }
+        for o in outcomes
+    ]
     ran = [o.speedup() for o in outcomes if math.isfinite(o.speedup())]
-    target = {"target": "end to end within 1.15x of NumPy's time", "bound": TARGET,
-              "workloads": len(outcomes), "met_workloads": sum(v >= TARGET for v in ran),
-              "worst": min(ran, default=math.nan)}
-    path.write_text(json.dumps({"machine": info, "warning": busy_warning(info, threads),
-                                "libraries": libs, "workloads": rows, "targets": [target]},
-                               indent=1, allow_nan=True, default=str))
+    target = {
+        "target": "end to end within 1.15x of NumPy's time",
+        "bound": TARGET,
+        "workloads": len(outcomes),
+        "met_workloads": sum(v >= TARGET for v in ran),
+        "worst": min(ran, default=math.nan),
+    }
+    path.write_text(
+        json.dumps(
+            {
+                "machine": info,
+                "warning": busy_warning(info, threads),
+                "libraries": libs,
+                "workloads": rows,
+                "targets": [target],
+            },
+            indent=1,
+            allow_nan=True,
+            default=str,
+        )
+    )
 
 
 def plot(outcomes: list[Outcome], path: Path, title: str) -> bool:
     """Bars of the speed-up per workload, with the target line."""
-    return plot_costs(outcomes, [o.workload.name for o in outcomes], path, title, target=TARGET,
-                      xlabel="speed-up: NumPy's wall time / the library's", log=False, width=9,
-                      row_height=0.4, fontsize=8)
+    return plot_costs(
+        outcomes,
+        [o.workload.name for o in outcomes],
+        path,
+        title,
+        target=TARGET,
+        xlabel="speed-up: NumPy's wall time / the library's",
+        log=False,
+        width=9,
+        row_height=0.4,
+        fontsize=8,
+    )
 
 
 def _prepare_scipy() -> None:
     """SciPy reads SCIPY_ARRAY_API once, at import: it must be set before the first import."""
     if "scipy" in sys.modules and os.environ.get("SCIPY_ARRAY_API") != "1":
-        raise SystemExit("--suite clients: SciPy was imported before SCIPY_ARRAY_API=1 could be "
-                         "set; run the suite in a fresh process")
+        raise SystemExit(
+            "--suite clients: SciPy was imported before SCIPY_ARRAY_API=1 could be "
+            "set; run the suite in a fresh process"
+        )
     os.environ["SCIPY_ARRAY_API"] = "1"
     try:
         import scipy  # noqa: F401
         import sklearn  # noqa: F401
     except ImportError:
-        raise SystemExit("--suite clients needs scikit-learn and SciPy: "
-                         "pip install 'stridedarray[bench]'") from None
+        raise SystemExit(
+            "--suite clients needs scikit-learn and SciPy: pip install 'stridedarray[bench]'"
+        ) from None
 
 
-def run(out_dir: Path, quick: bool, pattern: str | None, threads: int, seed: int,
-        list_only: bool = False, progress: bool = True) -> int:
+def run(
+    out_dir: Path,
+    quick: bool,
+    pattern: str | None,
+    threads: int,
+    seed: int,
+    list_only: bool = False,
+    progress: bool = True,
+) -> int:
     """Run the workloads and write clients.md/.csv/.json/.png into out_dir."""
     selected = select(workloads(), pattern, "name", "library")
     if list_only:
@@ -352,8 +419,22 @@ def run(out_dir: Path, quick: bool, pattern: str | None, threads: int, seed: int
             print(f"[{i}/{len(selected)}] {w.name}", file=sys.stderr)
     info["wall_time"] = f"{time.perf_counter() - t0:.1f} s"
     info["load_average_at_end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    bad = [o.workload.name for o in outcomes if "stridedarray" in o.mismatch
-           or "stridedarray" in o.errors]
-    return write_results("clients", outcomes, info, list(libs), out_dir,
-                         f"array-API clients beside NumPy, {threads} BLAS thread(s), {info['cpu']}",
-                         markdown, write_csv, write_json, plot, bad, threads)
+    bad = [
+        o.workload.name
+        for o in outcomes
+        if "stridedarray" in o.mismatch or "stridedarray" in o.errors
+    ]
+    return write_results(
+        "clients",
+        outcomes,
+        info,
+        list(libs),
+        out_dir,
+        f"array-API clients beside NumPy, {threads} BLAS thread(s), {info['cpu']}",
+        markdown,
+        write_csv,
+        write_json,
+        plot,
+        bad,
+        threads,
+    )

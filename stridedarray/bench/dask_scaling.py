@@ -48,7 +48,10 @@ def batch_operand(library: str, batch: int, chunk: int, size: int, seed: int = 1
     nchunks = -(-batch // chunk)
     return da.map_blocks(
         lambda block_id=None: _rhs_block(block_id, chunk, size, seed, library),
-        chunks=((chunk,) * nchunks, (size,), (size,)), dtype=np.float64, meta=meta)
+        chunks=((chunk,) * nchunks, (size,), (size,)),
+        dtype=np.float64,
+        meta=meta,
+    )
 
 
 def workload(library: str, rhs: Any, size: int, seed: int = 0) -> Any:
@@ -75,8 +78,10 @@ def _cpu_ticks() -> tuple[int, int] | None:
     return (fields[7] if len(fields) > 7 else 0), sum(fields[:8])
 
 
-def _steal_fraction(before: tuple[int, int] | None, after: tuple[int, int] | None,
-                    ) -> float | None:
+def _steal_fraction(
+    before: tuple[int, int] | None,
+    after: tuple[int, int] | None,
+) -> float | None:
     if before is None or after is None or after[1] == before[1]:
         return None
     return (after[0] - before[0]) / (after[1] - before[1])
@@ -100,17 +105,30 @@ def _time_once(client: Any, graph: Any) -> tuple[float, float | None]:
     return elapsed, _steal_fraction(ticks, _cpu_ticks())
 
 
-def run(out: Path, batch: int, chunk: int, size: int, repeats: int, workers: tuple[int, ...],
-        ) -> list[dict]:
+def run(
+    out: Path,
+    batch: int,
+    chunk: int,
+    size: int,
+    repeats: int,
+    workers: tuple[int, ...],
+) -> list[dict]:
     """Time every (library, workers) pair; write the table, CSV, JSON and plot; return rows."""
     from distributed import Client, LocalCluster, wait
 
     samples: list[dict] = []
     sums: dict[str, np.ndarray] = {}
     for n in workers:
-        with LocalCluster(n_workers=n, processes=True, threads_per_worker=1,
-                          dashboard_address=None, worker_dashboard_address=None) as cluster, \
-                Client(cluster) as client:
+        with (
+            LocalCluster(
+                n_workers=n,
+                processes=True,
+                threads_per_worker=1,
+                dashboard_address=None,
+                worker_dashboard_address=None,
+            ) as cluster,
+            Client(cluster) as client,
+        ):
             for library in LIBRARIES:
                 # The batch operand is made and kept on the workers first: the timed part is
                 # the product alone.
@@ -121,16 +139,25 @@ def run(out: Path, batch: int, chunk: int, size: int, repeats: int, workers: tup
                     # A fresh graph (new keys) per repeat: nothing is reused from the last one.
                     graph = workload(library, rhs, size, seed=rep)
                     seconds, steal = _time_once(client, graph)
-                    samples.append({"library": library, "workers": n, "repeat": rep,
-                                    "seconds": seconds, "steal": steal})
+                    samples.append(
+                        {
+                            "library": library,
+                            "workers": n,
+                            "repeat": rep,
+                            "seconds": seconds,
+                            "steal": steal,
+                        }
+                    )
                 if n == workers[0]:
                     sums[library] = _matrix_sums(client, workload(library, rhs, size, seed=0))
                 del rhs
     ref, got = sums["numpy"], sums["stridedarray"]
     if not np.allclose(got, ref, rtol=1e-10, atol=1e-9 * size):
         worst = int(np.argmax(np.abs(got - ref)))
-        raise ResultMismatch(f"matrix {worst} of the product: stridedarray chunks sum to "
-                             f"{got[worst]!r}, NumPy chunks to {ref[worst]!r}")
+        raise ResultMismatch(
+            f"matrix {worst} of the product: stridedarray chunks sum to "
+            f"{got[worst]!r}, NumPy chunks to {ref[worst]!r}"
+        )
     rows = _summarise(samples, workers)
     _write(out, rows, samples, dict(batch=batch, chunk=chunk, size=size, repeats=repeats))
     return rows
@@ -145,12 +172,20 @@ def _summarise(samples: list[dict], workers: tuple[int, ...]) -> list[dict]:
             t = statistics.median(s["seconds"] for s in mine)
             steals = [s["steal"] for s in mine if s["steal"] is not None]
             base = t if base is None else base
-            rows.append({"library": library, "workers": n, "median_s": t,
-                         "speedup": base / t, "efficiency": base / t / (n / workers[0]),
-                         "steal": statistics.mean(steals) if steals else None})
+            rows.append(
+                {
+                    "library": library,
+                    "workers": n,
+                    "median_s": t,
+                    "speedup": base / t,
+                    "efficiency": base / t / (n / workers[0]),
+                    "steal": statistics.mean(steals) if steals else None,
+                }
+            )
     for r in rows:
-        np_t = next(q["median_s"] for q in rows
-                    if q["library"] == "numpy" and q["workers"] == r["workers"])
+        np_t = next(
+            q["median_s"] for q in rows if q["library"] == "numpy" and q["workers"] == r["workers"]
+        )
         r["vs_numpy"] = np_t / r["median_s"]
     return rows
 
@@ -161,27 +196,35 @@ def _write(out: Path, rows: list[dict], samples: list[dict], params: dict) -> No
     b, c, s = params["batch"], params["chunk"], params["size"]
     lines = [f"# Dask scale-out: (1,{s},{s})[..., ::-1] @ ({b},{s},{s}), chunks of {c}", ""]
     lines += [f"- {k}: {v}" for k, v in info.items() if k != "env"]
-    lines += ["", "Median of {repeats} runs per row; worker processes with one thread each "
-              "(each worker's OpenBLAS pools at one thread). Efficiency = speedup over one "
-              "worker / number of workers. vs NumPy = NumPy chunks' time / this row's time. "
-              "Steal = share of the machine's CPU time the hypervisor took during the row's "
-              "runs (/proc/stat): rows with much steal measure the host, not the product."
-              .format(**params), "",
-              "| chunks | workers | wall time | speedup | efficiency | vs NumPy | steal |",
-              "|---|---:|---:|---:|---:|---:|---:|"]
+    lines += [
+        "",
+        "Median of {repeats} runs per row; worker processes with one thread each "
+        "(each worker's OpenBLAS pools at one thread). Efficiency = speedup over one "
+        "worker / number of workers. vs NumPy = NumPy chunks' time / this row's time. "
+        "Steal = share of the machine's CPU time the hypervisor took during the row's "
+        "runs (/proc/stat): rows with much steal measure the host, not the product.".format(
+            **params
+        ),
+        "",
+        "| chunks | workers | wall time | speedup | efficiency | vs NumPy | steal |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for r in rows:
         steal = "-" if r["steal"] is None else f"{r['steal']:.0%}"
-        lines.append(f"| {r['library']} | {r['workers']} | {fmt_time(r['median_s'])} | "
-                     f"{r['speedup']:.2f}x | {r['efficiency']:.0%} | {r['vs_numpy']:.2f}x | "
-                     f"{steal} |")
+        lines.append(
+            f"| {r['library']} | {r['workers']} | {fmt_time(r['median_s'])} | "
+            f"{r['speedup']:.2f}x | {r['efficiency']:.0%} | {r['vs_numpy']:.2f}x | "
+            f"{steal} |"
+        )
     table = "\n".join(lines) + "\n"
     (out / "dask.md").write_text(table)
     with open(out / "dask.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=["library", "workers", "repeat", "seconds", "steal"])
         w.writeheader()
         w.writerows(samples)
-    (out / "dask.json").write_text(json.dumps({"params": params, "machine": info,
-                                               "rows": rows}, indent=2, default=str))
+    (out / "dask.json").write_text(
+        json.dumps({"params": params, "machine": info, "rows": rows}, indent=2, default=str)
+    )
     _plot(rows, out / "dask.png", params)
     print(table)
 
@@ -199,15 +242,17 @@ def _plot(rows: list[dict], path: Path, params: dict) -> None:
         pts = [(r["workers"], r["median_s"]) for r in rows if r["library"] == library]
         ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", color=color, label=library)
         for x, y in pts:
-            ax.annotate(fmt_time(y), (x, y), textcoords="offset points", xytext=(6, 4),
-                        fontsize=8)
+            ax.annotate(fmt_time(y), (x, y), textcoords="offset points", xytext=(6, 4), fontsize=8)
     ax.set_xticks(sorted({r["workers"] for r in rows}))
     ax.set_xlabel("worker processes (1 thread each)")
     ax.set_ylabel("wall time (s)")
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
-    ax.set_title(f"(1,{params['size']},{params['size']})[..., ::-1] @ "
-                 f"({params['batch']},{params['size']},{params['size']}) on Dask", fontsize=10)
+    ax.set_title(
+        f"(1,{params['size']},{params['size']})[..., ::-1] @ "
+        f"({params['batch']},{params['size']},{params['size']}) on Dask",
+        fontsize=10,
+    )
     ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=110)

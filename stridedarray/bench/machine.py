@@ -20,8 +20,14 @@ from stridedarray._ffi import blas_info
 
 __all__ = ["set_threads", "machine_info", "numpy_blas", "header_lines", "busy_warning"]
 
-_ENV_KEYS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS",
-             "OPENBLAS_THREAD_TIMEOUT", "OMP_NUM_THREADS", "STRIDEDARRAY_POLICY")
+_ENV_KEYS = (
+    "OPENBLAS_CORETYPE",
+    "OPENBLAS_L2_SIZE",
+    "OPENBLAS_NUM_THREADS",
+    "OPENBLAS_THREAD_TIMEOUT",
+    "OMP_NUM_THREADS",
+    "STRIDEDARRAY_POLICY",
+)
 
 
 def _numpy_controllers() -> list[Any] | None:
@@ -31,8 +37,11 @@ def _numpy_controllers() -> list[Any] | None:
     except ImportError:
         return None
     ours = os.path.dirname(os.path.realpath(blas_info()["library"]))
-    return [c for c in ThreadpoolController().select(user_api="blas").lib_controllers
-            if not os.path.realpath(c.filepath).startswith(ours)]
+    return [
+        c
+        for c in ThreadpoolController().select(user_api="blas").lib_controllers
+        if not os.path.realpath(c.filepath).startswith(ours)
+    ]
 
 
 def numpy_blas() -> list[dict]:
@@ -51,8 +60,9 @@ def set_threads(n: int) -> None:
     sa.set_num_threads(n)
     ctrls = _numpy_controllers()
     if ctrls is None:
-        warnings.warn("threadpoolctl is not installed: NumPy's BLAS threads were not set",
-                      stacklevel=2)
+        warnings.warn(
+            "threadpoolctl is not installed: NumPy's BLAS threads were not set", stacklevel=2
+        )
         return
     for c in ctrls:
         c.set_num_threads(n)
@@ -72,8 +82,8 @@ def machine_info() -> dict:
         "stridedarray": sa.__version__,
         "numpy_blas": _describe_numpy_blas(theirs),
         "stridedarray_blas": f"{ours['library']} {ours['version']} core {ours['corename']}, "
-                             f"{ours['threads']} thread(s) per call, idle thread timeout "
-                             f"{_timeout()}",
+        f"{ours['threads']} thread(s) per call, idle thread timeout "
+        f"{_timeout()}",
         "stridedarray_threads": sa.get_num_threads(),
         "env": {k: os.environ.get(k, "(unset)") for k in _ENV_KEYS},
         "matmul_policy": _policy_in_force(),
@@ -85,12 +95,16 @@ def _describe_numpy_blas(libs: list[dict]) -> str:
     if not libs:
         return "none found"
     if "error" in libs[0]:
-        return ("not known: threadpoolctl is not installed, so NumPy's BLAS (library, version, "
-                "core type, threads) could not be read, nor its threads set "
-                "(pip install threadpoolctl)")
-    return ", ".join(f"{d.get('internal_api', '?')} {d.get('version', '?')} "
-                     f"core {d.get('architecture', '?')}, {d.get('num_threads', '?')} thread(s)"
-                     for d in libs)
+        return (
+            "not known: threadpoolctl is not installed, so NumPy's BLAS (library, version, "
+            "core type, threads) could not be read, nor its threads set "
+            "(pip install threadpoolctl)"
+        )
+    return ", ".join(
+        f"{d.get('internal_api', '?')} {d.get('version', '?')} "
+        f"core {d.get('architecture', '?')}, {d.get('num_threads', '?')} thread(s)"
+        for d in libs
+    )
 
 
 def busy_warning(info: dict, threads: int) -> str | None:
@@ -104,10 +118,12 @@ def busy_warning(info: dict, threads: int) -> str | None:
     if others <= cores / 2:
         return None
     at_end = f", {str(end).split()[0]} at the end" if end else ""
-    return (f"WARNING: the machine was busy: load average {start:.2f} at the start{at_end}, "
-            f"on {cores} cores (other work took more than half of them). The timings are "
-            "noisy and a target may be missed because of the load, not the code; run again on "
-            "a quiet machine.")
+    return (
+        f"WARNING: the machine was busy: load average {start:.2f} at the start{at_end}, "
+        f"on {cores} cores (other work took more than half of them). The timings are "
+        "noisy and a target may be missed because of the load, not the code; run again on "
+        "a quiet machine."
+    )
 
 
 def header_lines(info: dict, threads: int) -> list[str]:

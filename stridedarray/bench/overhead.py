@@ -96,13 +96,19 @@ _SIZED = [
 def calls(quick: bool = False) -> list[Call]:
     """Every case: the sized families at each size, then matmul (2x2, 8x8, batched S < 32)."""
     sizes = (16,) if quick else tuple(SHAPES)
-    out = [Call(f"{stmt} [{'x'.join(map(str, SHAPES[n]))}]", fam, n, stmt, chk)
-           for n in sizes for fam, stmt, chk in _SIZED]
+    out = [
+        Call(f"{stmt} [{'x'.join(map(str, SHAPES[n]))}]", fam, n, stmt, chk)
+        for n in sizes
+        for fam, stmt, chk in _SIZED
+    ]
     out.append(Call("a2 @ b2 [2x2]", "matmul small", 4, "a2 @ b2", "close"))
     out.append(Call("a8 @ b8 [8x8]", "matmul small", 64, "a8 @ b8", "close"))
-    for s in (BATCH_SIZES[:1] if quick else BATCH_SIZES):
-        out.append(Call(f"A{s} @ B{s} [(10,{s},{s})]", "matmul batched", 10 * s * s,
-                        f"A{s} @ B{s}", "close"))
+    for s in BATCH_SIZES[:1] if quick else BATCH_SIZES:
+        out.append(
+            Call(
+                f"A{s} @ B{s} [(10,{s},{s})]", "matmul batched", 10 * s * s, f"A{s} @ B{s}", "close"
+            )
+        )
     return out
 
 
@@ -112,9 +118,15 @@ def _operands(size: int, rng: np.random.Generator) -> dict[str, Any]:
     x = rng.standard_normal(shape)
     y = rng.standard_normal(shape) + 2.0  # away from 0: x / y is finite
     ops: dict[str, Any] = {
-        "x": x, "y": y, "p": np.abs(x), "c": x > 0, "xt": x.T,
-        "a2": rng.standard_normal((2, 2)), "b2": rng.standard_normal((2, 2)),
-        "a8": rng.standard_normal((8, 8)), "b8": rng.standard_normal((8, 8)),
+        "x": x,
+        "y": y,
+        "p": np.abs(x),
+        "c": x > 0,
+        "xt": x.T,
+        "a2": rng.standard_normal((2, 2)),
+        "b2": rng.standard_normal((2, 2)),
+        "a8": rng.standard_normal((8, 8)),
+        "b8": rng.standard_normal((8, 8)),
     }
     for s in BATCH_SIZES:
         ops[f"A{s}"] = rng.standard_normal((10, s, s))
@@ -138,8 +150,13 @@ def _namespaces() -> dict[str, Any]:
 
 
 def _globals(xp: Any, base: dict[str, Any]) -> dict[str, Any]:
-    g = {"xp": xp, "shape": base["shape"], "split": base["split"], "nf": base["nf"],
-         "src": base["src"]}
+    g = {
+        "xp": xp,
+        "shape": base["shape"],
+        "split": base["split"],
+        "nf": base["nf"],
+        "src": base["src"],
+    }
     for k, v in base["ops"].items():
         g[k] = v if xp is np else xp.asarray(v)
     return g
@@ -166,8 +183,7 @@ class Outcome(Timed):
     call: Call
 
 
-def run_call(call: Call, libs: dict[str, Any], base: dict[str, Any],
-             budget: Budget) -> Outcome:
+def run_call(call: Call, libs: dict[str, Any], base: dict[str, Any], budget: Budget) -> Outcome:
     """Check the statement against NumPy in every library, then time them interleaved."""
     out = Outcome(call)
     code = compile(call.stmt, call.name, "eval")
@@ -192,8 +208,12 @@ def run_call(call: Call, libs: dict[str, Any], base: dict[str, Any],
 # Targets: (label, families, least speed-up (NumPy's time / stridedarray's), absolute bound
 # on stridedarray's time in s).
 TARGETS = [
-    ("element-wise (unary, binary, array-scalar): speed-up >= 0.5 (at most 2x NumPy's time)",
-     ("elementwise unary", "elementwise binary", "elementwise scalar"), 0.5, None),
+    (
+        "element-wise (unary, binary, array-scalar): speed-up >= 0.5 (at most 2x NumPy's time)",
+        ("elementwise unary", "elementwise binary", "elementwise scalar"),
+        0.5,
+        None,
+    ),
     ("reductions: speed-up >= 0.5", ("reduction",), 0.5, None),
     ("where: speed-up >= 0.5", ("where",), 0.5, None),
     ("indexing and view functions: speed-up >= 0.5", ("indexing and views",), 0.5, None),
@@ -220,9 +240,17 @@ def targets(outcomes: list[Outcome]) -> list[dict]:
             vals = [(o.speedup(), o) for o in cases]
             met = sum(1 for v, _ in vals if math.isfinite(v) and v >= float(least or 0))
             worst_v, worst = min(vals, key=lambda t: t[0] if math.isfinite(t[0]) else -math.inf)
-        rows.append({"target": label, "cases": len(cases), "met_cases": met,
-                     "worst": worst_v, "worst_case": worst.call.name, "absolute": bool(absolute),
-                     "met": met == len(cases)})
+        rows.append(
+            {
+                "target": label,
+                "cases": len(cases),
+                "met_cases": met,
+                "worst": worst_v,
+                "worst_case": worst.call.name,
+                "absolute": bool(absolute),
+                "met": met == len(cases),
+            }
+        )
     return rows
 
 
@@ -232,8 +260,11 @@ def _ratio(v: float) -> str:
 
 def markdown(outcomes: list[Outcome], info: dict, libs: list[str], threads: int = 1) -> str:
     """Header, the per-call table and the targets table."""
-    lines = ["# Per-call cost: stridedarray beside NumPy" +
-             (" and array-api-strict" if "array-api-strict" in libs else ""), ""]
+    lines = [
+        "# Per-call cost: stridedarray beside NumPy"
+        + (" and array-api-strict" if "array-api-strict" in libs else ""),
+        "",
+    ]
     lines += header_lines(info, threads)
     strict = "array-api-strict" in libs
     head = "| call | family | NumPy | stridedarray | speed-up |"
@@ -241,25 +272,41 @@ def markdown(outcomes: list[Outcome], info: dict, libs: list[str], threads: int 
     if strict:
         head += " array-api-strict | strict speed-up |"
         rule += "---:|---:|"
-    lines += ["", f"Median time per call, {threads} BLAS thread(s); speed-up = NumPy time / "
-              "stridedarray time (1.00x: NumPy's cost; 0.50x: twice NumPy's time; above 1: "
-              "cheaper than NumPy).", "", head + " check |", rule + "---|"]
+    lines += [
+        "",
+        f"Median time per call, {threads} BLAS thread(s); speed-up = NumPy time / "
+        "stridedarray time (1.00x: NumPy's cost; 0.50x: twice NumPy's time; above 1: "
+        "cheaper than NumPy).",
+        "",
+        head + " check |",
+        rule + "---|",
+    ]
     for o in outcomes:
-        row = (f"| `{o.call.name}` | {o.call.family} | {fmt_time(o.time('numpy'))} | "
-               f"{fmt_time(o.time('stridedarray'))} | {_ratio(o.speedup())} |")
+        row = (
+            f"| `{o.call.name}` | {o.call.family} | {fmt_time(o.time('numpy'))} | "
+            f"{fmt_time(o.time('stridedarray'))} | {_ratio(o.speedup())} |"
+        )
         if strict:
-            row += f" {fmt_time(o.time('array-api-strict'))} | " \
-                   f"{_ratio(o.speedup('array-api-strict'))} |"
+            row += (
+                f" {fmt_time(o.time('array-api-strict'))} | "
+                f"{_ratio(o.speedup('array-api-strict'))} |"
+            )
         notes = [f"{k} differs from NumPy" for k in o.mismatch]
         notes += [f"{k}: {v[:60]}" for k, v in o.errors.items()]
         lines.append(row + f" {'; '.join(notes) or 'same as NumPy'} |")
-    lines += ["", "## Targets", "",
-              "| target | cases meeting it | worst | worst case | met |",
-              "|---|---:|---:|---|---|"]
+    lines += [
+        "",
+        "## Targets",
+        "",
+        "| target | cases meeting it | worst | worst case | met |",
+        "|---|---:|---:|---|---|",
+    ]
     for t in targets(outcomes):
         worst = fmt_time(t["worst"]) if t["absolute"] else _ratio(t["worst"])
-        lines.append(f"| {t['target']} | {t['met_cases']}/{t['cases']} | {worst} | "
-                     f"`{t['worst_case']}` | {'yes' if t['met'] else 'NO'} |")
+        lines.append(
+            f"| {t['target']} | {t['met_cases']}/{t['cases']} | {worst} | "
+            f"`{t['worst_case']}` | {'yes' if t['met'] else 'NO'} |"
+        )
     warning = busy_warning(info, threads)
     if warning:  # in the summary too, beside the targets it may have decided
         lines += ["", f"**{warning}**"]
@@ -274,33 +321,72 @@ def write_csv(outcomes: list[Outcome], path: Path) -> None:
         for o in outcomes:
             for variant, samples in o.samples.items():
                 for i, t in enumerate(samples):
-                    w.writerow([o.call.name, o.call.family, o.call.size, variant, i, o.inner,
-                                f"{t:.6e}"])
+                    w.writerow(
+                        [o.call.name, o.call.family, o.call.size, variant, i, o.inner, f"{t:.6e}"]
+                    )
 
 
-def write_json(outcomes: list[Outcome], info: dict, libs: list[str], path: Path,
-               threads: int = 1) -> None:
+def write_json(
+    outcomes: list[Outcome], info: dict, libs: list[str], path: Path, threads: int = 1
+) -> None:
     """Medians and speed-ups per case, the targets, the machine header and the busy-machine
     warning (null on a quiet machine)."""
-    rows = [{"case": o.call.name, "family": o.call.family, "size": o.call.size,
-             "statement": o.call.stmt, **{lib: o.time(lib) for lib in libs},
-             "speedup": o.speedup(), "strict_speedup": o.speedup("array-api-strict"),
-             "mismatch": o.mismatch, "errors": o.errors, "inner": o.inner} for o in outcomes]
-    path.write_text(json.dumps({"machine": info, "warning": busy_warning(info, threads),
-                                "libraries": libs, "cases": rows,
-                                "targets": targets(outcomes)}, indent=1, allow_nan=True,
-                               default=str))
+    rows = [
+        {
+            "case": o.call.name,
+            "family": o.call.family,
+            "size": o.call.size,
+            "statement": o.call.stmt,
+            **{lib: o.time(lib) for lib in libs},
+            "speedup": o.speedup(),
+            "strict_speedup": o.speedup("array-api-strict"),
+            "mismatch": o.mismatch,
+            "errors": o.errors,
+            "inner": o.inner,
+        }
+        for o in outcomes
+    ]
+    path.write_text(
+        json.dumps(
+            {
+                "machine": info,
+                "warning": busy_warning(info, threads),
+                "libraries": libs,
+                "cases": rows,
+                "targets": targets(outcomes),
+            },
+            indent=1,
+            allow_nan=True,
+            default=str,
+        )
+    )
 
 
 def plot(outcomes: list[Outcome], path: Path, title: str) -> bool:
     """Horizontal bars of the speed-up per case (log scale), the 0.5 target line."""
-    return plot_costs(outcomes, [o.call.name for o in outcomes], path, title, target=0.5,
-                      xlabel="speed-up: NumPy's time per call / the library's", log=True,
-                      width=10, row_height=0.22, fontsize=8)
+    return plot_costs(
+        outcomes,
+        [o.call.name for o in outcomes],
+        path,
+        title,
+        target=0.5,
+        xlabel="speed-up: NumPy's time per call / the library's",
+        log=True,
+        width=10,
+        row_height=0.22,
+        fontsize=8,
+    )
 
 
-def run(out_dir: Path, quick: bool, pattern: str | None, threads: int, seed: int,
-        list_only: bool = False, progress: bool = True) -> int:
+def run(
+    out_dir: Path,
+    quick: bool,
+    pattern: str | None,
+    threads: int,
+    seed: int,
+    list_only: bool = False,
+    progress: bool = True,
+) -> int:
     """Run the suite and write overhead.md/.csv/.json/.png into out_dir; print the tables."""
     selected = select(calls(quick), pattern, "name", "family")
     if list_only:
@@ -324,8 +410,20 @@ def run(out_dir: Path, quick: bool, pattern: str | None, threads: int, seed: int
             print(f"[{i}/{len(selected)}] {c.name}", file=sys.stderr)
     info["wall_time"] = f"{time.perf_counter() - t0:.1f} s"
     info["load_average_at_end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    bad = [o.call.name for o in outcomes if "stridedarray" in o.mismatch
-           or "stridedarray" in o.errors]
-    return write_results("overhead", outcomes, info, list(libs), out_dir,
-                         f"per-call cost beside NumPy, {threads} BLAS thread(s), {info['cpu']}",
-                         markdown, write_csv, write_json, plot, bad, threads)
+    bad = [
+        o.call.name for o in outcomes if "stridedarray" in o.mismatch or "stridedarray" in o.errors
+    ]
+    return write_results(
+        "overhead",
+        outcomes,
+        info,
+        list(libs),
+        out_dir,
+        f"per-call cost beside NumPy, {threads} BLAS thread(s), {info['cpu']}",
+        markdown,
+        write_csv,
+        write_json,
+        plot,
+        bad,
+        threads,
+    )

@@ -13,8 +13,14 @@ from typing import Any
 
 __all__ = ["plot_ratios", "ratio_figure", "ratio_ticks"]
 
-_COLORS = {"lhs": "tab:blue", "rhs": "tab:orange", "cross": "tab:green",
-           "C": "tab:blue", "F": "tab:orange", "padded": "tab:green"}
+_COLORS = {
+    "lhs": "tab:blue",
+    "rhs": "tab:orange",
+    "cross": "tab:green",
+    "C": "tab:blue",
+    "F": "tab:orange",
+    "padded": "tab:green",
+}
 
 # Ratio gridlines, coarsest first: powers of two; with 1.5x steps; with quarter steps.
 _MANTISSAS = ((1.0,), (1.0, 1.5), (1.0, 1.25, 1.5, 1.75))
@@ -31,8 +37,9 @@ def ratio_ticks(lo: float, hi: float) -> list[float]:
     every = max(1, math.ceil((e_hi - e_lo) / 12))
     e_lo, e_hi = e_lo - every, e_hi + every  # room for a line beyond each end
     for mantissas in _MANTISSAS:
-        ladder = sorted(m * 2.0 ** e for m in mantissas for e in range(e_lo, e_hi + 1)
-                        if e % every == 0)
+        ladder = sorted(
+            m * 2.0**e for m in mantissas for e in range(e_lo, e_hi + 1) if e % every == 0
+        )
         ticks = [t for t in ladder if lo <= t <= hi]
         if len(ticks) >= 4 or every > 1:
             break
@@ -52,12 +59,23 @@ def _tick_label(v: float) -> str:
 _PANELS = (
     ("grid", "non-BLAS layouts reused by a batch of 10", "S", "size"),
     ("blas", "BLAS-compatible layouts (10,S,S) @ (10,S,S)", "S", "size"),
-    ("vector", "strided vectors: batched GEMV, GEVM, DOT", "S\u00b2 (GEMV, GEVM) or K (DOT)",
-     "work"),
+    (
+        "vector",
+        "strided vectors: batched GEMV, GEVM, DOT",
+        "S\u00b2 (GEMV, GEVM) or K (DOT)",
+        "work",
+    ),
     ("int", "integer products (S,S) @ (S,S)", "S", "size"),
 )
-_COLORS.update({"gemv": "tab:blue", "gevm": "tab:orange", "dot": "tab:green",
-                "int32": "tab:blue", "int64": "tab:orange"})
+_COLORS.update(
+    {
+        "gemv": "tab:blue",
+        "gevm": "tab:orange",
+        "dot": "tab:green",
+        "int32": "tab:blue",
+        "int64": "tab:orange",
+    }
+)
 
 
 def plot_ratios(rows: list[dict], path: Path, title: str, columns: int = 2) -> None:
@@ -75,9 +93,11 @@ def _style(group: str, config: str) -> dict[str, Any]:
     parts = config.split()
     if group in ("vector", "int"):
         return {"color": _COLORS.get(parts[0]), "linestyle": "-", "marker": "o"}
-    return {"color": _COLORS.get(parts[1]), "linestyle": "--" if parts[0] == "f32" else "-",
-            "marker": "o" if parts[-1] in ("rev", "C") else "s" if parts[-1] in ("step2", "F")
-            else "^"}
+    return {
+        "color": _COLORS.get(parts[1]),
+        "linestyle": "--" if parts[0] == "f32" else "-",
+        "marker": "o" if parts[-1] in ("rev", "C") else "s" if parts[-1] in ("step2", "F") else "^",
+    }
 
 
 def ratio_figure(rows: list[dict], title: str, columns: int = 2) -> Any:
@@ -92,18 +112,28 @@ def ratio_figure(rows: list[dict], title: str, columns: int = 2) -> Any:
     panels = [p for p in _PANELS if any(r["group"] == p[0] for r in rows)] or list(_PANELS[:1])
     ncols = max(1, min(columns, len(panels)))
     nrows = -(-len(panels) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(7.2 * ncols, 4.2 * nrows + 0.4),
-                             layout="constrained", squeeze=False)
-    for ax in axes.flat[len(panels):]:
+    fig, axes = plt.subplots(
+        nrows, ncols, figsize=(7.2 * ncols, 4.2 * nrows + 0.4), layout="constrained", squeeze=False
+    )
+    for ax in axes.flat[len(panels) :]:
         ax.remove()
     for ax, (group, heading, xlabel, xkey) in zip(axes.flat, panels, strict=False):
         mine = [dict(r, x=r.get(xkey, r["size"])) for r in rows if r["group"] == group]
         for config in sorted({r["config"] for r in mine}):
-            pts = sorted((r["x"], r["ratio"]) for r in mine if r["config"] == config
-                         and math.isfinite(r["ratio"]) and r["ratio"] > 0)
+            pts = sorted(
+                (r["x"], r["ratio"])
+                for r in mine
+                if r["config"] == config and math.isfinite(r["ratio"]) and r["ratio"] > 0
+            )
             if pts:
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], markersize=4,
-                        linewidth=1.2, label=config, **_style(group, config))
+                ax.plot(
+                    [p[0] for p in pts],
+                    [p[1] for p in pts],
+                    markersize=4,
+                    linewidth=1.2,
+                    label=config,
+                    **_style(group, config),
+                )
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_title(heading, fontsize=10)
         ax.set_xlabel(xlabel, fontsize=9)
@@ -117,8 +147,14 @@ def ratio_figure(rows: list[dict], title: str, columns: int = 2) -> Any:
         ax.tick_params(labelsize=8)
         ax.grid(True, which="major", alpha=0.3)
         # Beside the panel, never over the lines.
-        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False,
-                  ncol=1, handlelength=2.5)
+        ax.legend(
+            fontsize=8,
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+            frameon=False,
+            ncol=1,
+            handlelength=2.5,
+        )
     fig.suptitle(title + " (above 1: stridedarray faster)", fontsize=11)
     return fig
 

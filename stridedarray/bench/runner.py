@@ -29,8 +29,7 @@ __all__ = ["BUDGET", "QUICK", "Result", "run_case", "route_of"]
 
 
 # The matmul workload's sampling: samples of 0.25 ms, up to 201 per variant (see the module doc).
-BUDGET = Budget(target_s=2.5e-4, min_repeats=15, max_repeats=201, case_budget_s=0.8,
-                case_cap_s=3.0)
+BUDGET = Budget(target_s=2.5e-4, min_repeats=15, max_repeats=201, case_budget_s=0.8, case_cap_s=3.0)
 QUICK = Budget(target_s=2e-4, min_repeats=3, max_repeats=3, case_budget_s=0.02, case_cap_s=0.5)
 
 
@@ -91,9 +90,10 @@ def _timers(ops: Operands, case: Case) -> dict[str, timeit.Timer]:
     # runs once per sample, outside the timed loop), so the one-thread variant cannot leak.
     threads = sa.get_num_threads()
     sa_globals = {"a": sa.asarray(ops.a), "b": sa.asarray(ops.b), "_set": sa.set_num_threads}
-    timers = {"numpy": timeit.Timer("a @ b", globals={"a": ops.a, "b": ops.b}),
-              "stridedarray": timeit.Timer("a @ b", setup=f"_set({threads})",
-                                           globals=sa_globals)}
+    timers = {
+        "numpy": timeit.Timer("a @ b", globals={"a": ops.a, "b": ops.b}),
+        "stridedarray": timeit.Timer("a @ b", setup=f"_set({threads})", globals=sa_globals),
+    }
     if ops.limit is not None:
         timers["limit"] = timeit.Timer("a @ b", globals={"a": ops.limit[0], "b": ops.limit[1]})
     if threads > 1 and case.group == "int" and case.size >= SCALING_MIN_SIZE:

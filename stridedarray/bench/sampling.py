@@ -32,8 +32,7 @@ class Budget:
     @classmethod
     def quick(cls) -> Budget:
         """CI-sized: the suite runs in seconds; numbers are indicative only."""
-        return cls(target_s=1e-4, min_repeats=3, max_repeats=3, case_budget_s=0.01,
-                   case_cap_s=0.2)
+        return cls(target_s=1e-4, min_repeats=3, max_repeats=3, case_budget_s=0.01, case_cap_s=0.2)
 
 
 def sample(timers: dict[str, timeit.Timer], budget: Budget) -> tuple[int, dict[str, list[float]]]:

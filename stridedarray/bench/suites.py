@@ -29,9 +29,20 @@ def select(items: list, pattern: str | None, *fields: str) -> list:
     return [it for it in items if any(rx.search(getattr(it, f)) for f in fields)]
 
 
-def write_results(stem: str, outcomes: Sequence[Any], info: dict, names: list[str],
-                  out_dir: Path, title: str, markdown: Callable, write_csv: Callable,
-                  write_json: Callable, plot: Callable, bad: list[str], threads: int) -> int:
+def write_results(
+    stem: str,
+    outcomes: Sequence[Any],
+    info: dict,
+    names: list[str],
+    out_dir: Path,
+    title: str,
+    markdown: Callable,
+    write_csv: Callable,
+    write_json: Callable,
+    plot: Callable,
+    bad: list[str],
+    threads: int,
+) -> int:
     """Write a suite's <stem>.md/.csv/.json/.png into out_dir and print the table; the exit
     status, as for the matmul benchmark: 1 when a case (`bad`) differed from NumPy or failed."""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -41,18 +52,33 @@ def write_results(stem: str, outcomes: Sequence[Any], info: dict, names: list[st
     write_json(outcomes, info, names, out_dir / f"{stem}.json", threads)
     plotted = plot(outcomes, out_dir / f"{stem}.png", title)
     print(text)
-    print(f"wrote {out_dir / (stem + '.md')}, {stem}.csv, {stem}.json"
-          + (f", {stem}.png" if plotted else " (no plot: matplotlib not installed)"))
+    print(
+        f"wrote {out_dir / (stem + '.md')}, {stem}.csv, {stem}.json"
+        + (f", {stem}.png" if plotted else " (no plot: matplotlib not installed)")
+    )
     if bad:
-        print(f"error: {len(bad)} case(s) differ from NumPy or failed: {', '.join(bad[:5])}"
-              + (", ..." if len(bad) > 5 else ""), file=sys.stderr)
+        print(
+            f"error: {len(bad)} case(s) differ from NumPy or failed: {', '.join(bad[:5])}"
+            + (", ..." if len(bad) > 5 else ""),
+            file=sys.stderr,
+        )
         return 1
     return 0
 
 
-def plot_costs(outcomes: Sequence[Any], names: list[str], path: Path, title: str, *,
-               target: float, xlabel: str, log: bool, width: float, row_height: float,
-               fontsize: int) -> bool:
+def plot_costs(
+    outcomes: Sequence[Any],
+    names: list[str],
+    path: Path,
+    title: str,
+    *,
+    target: float,
+    xlabel: str,
+    log: bool,
+    width: float,
+    row_height: float,
+    fontsize: int,
+) -> bool:
     """Horizontal bars of stridedarray's and array-api-strict's speed-up (NumPy's time over
     theirs) per case, with the 1x line and the suite's `target` line (the least speed-up
     wanted); the legend above the bars. False when matplotlib is missing."""
@@ -64,18 +90,28 @@ def plot_costs(outcomes: Sequence[Any], names: list[str], path: Path, title: str
     except ImportError:
         return False
     y = np.arange(len(names))
-    fig, ax = plt.subplots(figsize=(width, row_height * len(names) + 1.8),
-                           layout="constrained")
-    for k, (lib, color) in enumerate((("stridedarray", "tab:blue"),
-                                      ("array-api-strict", "tab:gray"))):
+    fig, ax = plt.subplots(figsize=(width, row_height * len(names) + 1.8), layout="constrained")
+    for k, (lib, color) in enumerate(
+        (("stridedarray", "tab:blue"), ("array-api-strict", "tab:gray"))
+    ):
         vals = [o.speedup(lib) for o in outcomes]
         if not any(math.isfinite(v) for v in vals):
             continue
-        ax.barh(y + 0.2 - 0.4 * k, [v if math.isfinite(v) else 0 for v in vals], height=0.38,
-                color=color, label=lib)
+        ax.barh(
+            y + 0.2 - 0.4 * k,
+            [v if math.isfinite(v) else 0 for v in vals],
+            height=0.38,
+            color=color,
+            label=lib,
+        )
     ax.axvline(1.0, color="black", linewidth=0.8)
-    ax.axvline(target, color="tab:red", linewidth=0.8, linestyle="--",
-               label=f"target: speed-up {target:.2g}")
+    ax.axvline(
+        target,
+        color="tab:red",
+        linewidth=0.8,
+        linestyle="--",
+        label=f"target: speed-up {target:.2g}",
+    )
     if log:
         from matplotlib.ticker import FuncFormatter
 
@@ -99,5 +135,12 @@ def run_suite(args: argparse.Namespace) -> int:
     from . import clients, overhead
 
     suite = overhead if args.suite == "overhead" else clients
-    return suite.run(args.out, args.quick, args.filter, args.threads, args.seed,
-                     list_only=args.list, progress=not args.no_progress)
+    return suite.run(
+        args.out,
+        args.quick,
+        args.filter,
+        args.threads,
+        args.seed,
+        list_only=args.list,
+        progress=not args.no_progress,
+    )

@@ -79,12 +79,25 @@ print(json.dumps(out))
 """
 
 
-def measure(timeout: str | None, ours_threads: int, size: int, batch: int,
-            core_threads: int = 1) -> dict:
+def measure(
+    timeout: str | None, ours_threads: int, size: int, batch: int, core_threads: int = 1
+) -> dict:
     """Run one configuration in a fresh interpreter; median seconds per call per mode."""
-    proc = subprocess.run([sys.executable, "-c", _CHILD, timeout or "default",
-                           str(ours_threads), str(size), str(batch), str(core_threads)],
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _CHILD,
+            timeout or "default",
+            str(ours_threads),
+            str(size),
+            str(batch),
+            str(core_threads),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"the measuring subprocess failed:\n{proc.stderr[-2000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -92,26 +105,33 @@ def measure(timeout: str | None, ours_threads: int, size: int, batch: int,
 
 def main(argv: list[str] | None = None) -> int:
     """Print, per size and configuration, each library's time alone and alternating."""
-    p = argparse.ArgumentParser(prog="python -m stridedarray.bench.twothreads",
-                                description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m stridedarray.bench.twothreads",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--sizes", default="64,128,256", help="comma-separated S (default 64,128,256)")
     p.add_argument("--batch", type=int, default=10, help="matrices per call (default 10)")
     args = p.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
-    print("| S | configuration | sa alone | NumPy alone | sa alternating | NumPy alternating "
-          "| idle CPU after sa call | idle CPU after NumPy call |")
+    print(
+        "| S | configuration | sa alone | NumPy alone | sa alternating | NumPy alternating "
+        "| idle CPU after sa call | idle CPU after NumPy call |"
+    )
     print("|---:|---|---:|---:|---:|---:|---:|---:|")
     for s in sizes:
         for label, timeout, threads, core in CONFIGS:
             r = measure(timeout, threads, s, args.batch, core)
             sa_alone, np_alone = r["ours"][0], r["numpy"][1]
             sa_alt, np_alt = r["alternate"]
-            print(f"| {s} | {label} | {sa_alone * 1e3:.3f} ms | {np_alone * 1e3:.3f} ms | "
-                  f"{sa_alt * 1e3:.3f} ms ({sa_alt / sa_alone:.2f}x) | "
-                  f"{np_alt * 1e3:.3f} ms ({np_alt / np_alone:.2f}x) | "
-                  f"{r['ours_idle_cpu'] * 1e3:.0f} ms / 200 ms | "
-                  f"{r['numpy_idle_cpu'] * 1e3:.0f} ms / 200 ms |", flush=True)
+            print(
+                f"| {s} | {label} | {sa_alone * 1e3:.3f} ms | {np_alone * 1e3:.3f} ms | "
+                f"{sa_alt * 1e3:.3f} ms ({sa_alt / sa_alone:.2f}x) | "
+                f"{np_alt * 1e3:.3f} ms ({np_alt / np_alone:.2f}x) | "
+                f"{r['ours_idle_cpu'] * 1e3:.0f} ms / 200 ms | "
+                f"{r['numpy_idle_cpu'] * 1e3:.0f} ms / 200 ms |",
+                flush=True,
+            )
     return 0
 
 

@@ -96,8 +96,9 @@ def _grid_case(dtype: str, bcast: str, kind: str, s: int) -> Case:
 
 def _blas_case(dtype: str, kind: str, s: int) -> Case:
     def make(rng: np.random.Generator) -> Operands:
-        return Operands(_layout(rng, (BATCH, s, s), dtype, kind),
-                        _layout(rng, (BATCH, s, s), dtype, kind))
+        return Operands(
+            _layout(rng, (BATCH, s, s), dtype, kind), _layout(rng, (BATCH, s, s), dtype, kind)
+        )
 
     short = "f32" if dtype == "float32" else "f64"
     config = f"{short} {kind}"
@@ -106,12 +107,21 @@ def _blas_case(dtype: str, kind: str, s: int) -> Case:
 
 def _reused() -> Case:
     """One reversed matrix reused by a batch of 64: packed once, then 64 BLAS products."""
-    def make(rng: np.random.Generator) -> Operands:
-        return _with_limit(rng.standard_normal((1, 256, 256))[:, :, ::-1],
-                           rng.standard_normal((64, 256, 256)))
 
-    return Case("reused f64 lhs rev (1,256,256)[:,:,::-1] @ (64,256,256)", "reused",
-                "f64 lhs rev", 256, "float64", make, 256 * 256)
+    def make(rng: np.random.Generator) -> Operands:
+        return _with_limit(
+            rng.standard_normal((1, 256, 256))[:, :, ::-1], rng.standard_normal((64, 256, 256))
+        )
+
+    return Case(
+        "reused f64 lhs rev (1,256,256)[:,:,::-1] @ (64,256,256)",
+        "reused",
+        "f64 lhs rev",
+        256,
+        "float64",
+        make,
+        256 * 256,
+    )
 
 
 def _vector_cases(sizes: tuple[int, ...], dot_sizes: tuple[int, ...]) -> list[Case]:
@@ -119,19 +129,38 @@ def _vector_cases(sizes: tuple[int, ...], dot_sizes: tuple[int, ...]) -> list[Ca
     for s in sizes:
         # Batched GEMV, one reversed vector reused by the 10 matrices.
         def gemv(rng: np.random.Generator, s: int = s) -> Operands:
-            return Operands(_rand(rng, (BATCH, s, s), "float64"),
-                            _rand(rng, (s,), "float64")[::-1])
+            return Operands(_rand(rng, (BATCH, s, s), "float64"), _rand(rng, (s,), "float64")[::-1])
 
         # GEVM with reversed matrices: (K,) @ (10,K,N)[..., ::-1].
         def gevm(rng: np.random.Generator, s: int = s) -> Operands:
-            return Operands(_rand(rng, (s,), "float64"),
-                            _rand(rng, (BATCH, s, s), "float64")[..., ::-1])
+            return Operands(
+                _rand(rng, (s,), "float64"), _rand(rng, (BATCH, s, s), "float64")[..., ::-1]
+            )
 
-        cases.append(Case(f"vector gemv rev-vector S={s}", "vector", "gemv rev-vector", s,
-                          "float64", gemv, s * s))
-        cases.append(Case(f"vector gevm rev-matrix S={s}", "vector", "gevm rev-matrix", s,
-                          "float64", gevm, s * s))
+        cases.append(
+            Case(
+                f"vector gemv rev-vector S={s}",
+                "vector",
+                "gemv rev-vector",
+                s,
+                "float64",
+                gemv,
+                s * s,
+            )
+        )
+        cases.append(
+            Case(
+                f"vector gevm rev-matrix S={s}",
+                "vector",
+                "gevm rev-matrix",
+                s,
+                "float64",
+                gevm,
+                s * s,
+            )
+        )
     for k in dot_sizes:
+
         def dot(rng: np.random.Generator, k: int = k) -> Operands:
             return Operands(_rand(rng, (k,), "float64")[::-1], _rand(rng, (k,), "float64")[::-1])
 
