@@ -10,26 +10,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from standard_names import DTYPE_NAMES
 from strategies import views
 
 import stridedarray as sa
 from stridedarray._dtypes import DTYPES, promote
 
-NAMES = [
-    "bool",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "float32",
-    "float64",
-    "complex64",
-    "complex128",
-]
+NAMES = list(DTYPE_NAMES)  # the standard's order, written out in standard_names.py
 
 # The standard's promotion table, written out independently of _dtypes (rows: "a b -> c").
 STANDARD_TABLE = """

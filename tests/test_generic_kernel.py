@@ -14,23 +14,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from standard_names import DTYPE_NAMES
 
 import stridedarray as sa
 
-DTYPES = [
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "float32",
-    "float64",
-    "complex64",
-    "complex128",
-]
+DTYPES = list(DTYPE_NAMES[1:])  # every numeric dtype
 LAYOUTS = ["C", "F", "padded", "rev_inner", "rev_outer", "step2", "both", "zero_inner"]
 EPS = {"float32": 1.2e-7, "complex64": 1.2e-7, "float64": 2.3e-16, "complex128": 2.3e-16}
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from standard_names import STANDARD
+from standard_names import DTYPE_NAMES, STANDARD
 
 import stridedarray as sa
 from stridedarray._array import CPU_DEVICE
@@ -48,21 +48,7 @@ def test_info():
         "integral": sa.int64,
         "indexing": sa.int64,
     }
-    assert list(info.dtypes()) == [
-        "bool",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "uint16",
-        "uint32",
-        "uint64",
-        "float32",
-        "float64",
-        "complex64",
-        "complex128",
-    ]
+    assert list(info.dtypes()) == list(DTYPE_NAMES)
     assert list(info.dtypes(kind="real floating")) == ["float32", "float64"]
     assert list(info.dtypes(kind=("bool", "complex floating"))) == [
         "bool",
