@@ -234,7 +234,10 @@ static void record(sa_mm_explain *ex, const mm_plan *p)
  * `p` the plan on the caller's operands. */
 static int execute(const mm_plan *run, const mm_plan *p, int chosen, const sa_mm_policy *pol)
 {
-    if (is_empty(&p->f) && p->f.K != 0) return SA_MM_OK; /* nothing to write */
+    /* An empty output has nothing to write, whatever K is. (Only a non-empty output with
+     * K == 0 goes on, to be filled with zeros: an empty one may still have a batch count near
+     * 2**63, and looping over it doing nothing would not end.) */
+    if (p->f.C == 0 || p->f.M == 0 || p->f.N == 0) return SA_MM_OK;
     const int threads = sa_team_begin(route_threads(run, chosen, pol));
     int r;
     switch (chosen) {

@@ -67,6 +67,17 @@ def _same(a, b) -> None:
     np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
 
 
+def _like_numpy(got: np.ndarray, ref: np.ndarray) -> None:
+    """Equal to NumPy's answer; for inexact results within 4 ulps, because NumPy's own
+    contiguous (SIMD) and strided loops differ in the last bit (abs of complex64: hypot), and
+    our view of an extent-1 axis may be contiguous where the reference view is not."""
+    if ref.dtype.kind in "fc":
+        np.testing.assert_allclose(got, ref, rtol=4 * np.finfo(ref.dtype).eps, atol=0)
+        assert got.dtype == ref.dtype
+    else:
+        np.testing.assert_array_equal(got, ref)
+
+
 def test_the_operators_are_in_c():
     ops = [f"__{p}{s}__" for s in _elementwise._OPERATORS for p in ("", "r")]
     ops += [f"__{s}__" for s in (*_elementwise._COMPARISONS, *_elementwise._UNARY_OPERATORS)]
@@ -88,7 +99,7 @@ def test_binary_operators_match_the_python_path_and_numpy(pair, stem):
     if fast[0] == "ok":
         with np.errstate(all="ignore"):
             ref = BINARY[stem](p.ref, q.ref)
-        np.testing.assert_array_equal(np.asarray(fast[1]), ref)
+        _like_numpy(np.asarray(fast[1]), ref)
         assert np.asarray(fast[1]).dtype == np.asarray(ref).dtype
 
 
@@ -143,7 +154,7 @@ def test_unary_operators_match_the_python_path_and_numpy(p, stem):
     if fast[0] == "ok":
         with np.errstate(all="ignore"):
             ref = UNARY[stem](p.ref)
-        np.testing.assert_array_equal(np.asarray(fast[1]), ref)
+        _like_numpy(np.asarray(fast[1]), ref)
 
 
 def test_errors_and_fallbacks_keep_their_messages():

@@ -17,10 +17,14 @@ values assigned to it (all of them equal to the scalar when the value is a scala
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from math import prod
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -506,6 +510,35 @@ def _check_huge_matmul(case: tuple) -> None:
 
 
 test_huge_matmul, test_huge_matmul_slow = both_budgets(_huge_draw(), 100, 2000)(_check_huge_matmul)
+
+
+_EMPTY_HUGE_BATCH = """
+import stridedarray as sa
+x1 = sa.broadcast_to(sa.ones((1, 1, 0, 0), dtype=sa.int8), (4157779869, 2147483648, 0, 0))
+x2 = sa.ones((0, 0), dtype=sa.int8)
+for force in ("generic", "pack_blas", "reference", None):
+    with sa.matmul_policy(force=force):
+        assert (x1 @ x2).shape == (4157779869, 2147483648, 0, 0)
+print("ok")
+"""
+
+
+def test_an_empty_output_with_a_huge_batch_returns_at_once():
+    # M = N = K = 0 under a batch of ~2**63 items: nothing to write, so nothing is looped
+    # over (the hypothesis case above found it looping over the batch for ever). In a child
+    # with a timeout, so a regression fails the test instead of hanging the suite.
+    root = str(Path(sa.__file__).resolve().parent.parent)  # the child imports this checkout
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", _EMPTY_HUGE_BATCH],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr[-2000:]
 
 
 # -- views ------------------------------------------------------------------------------------
