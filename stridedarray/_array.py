@@ -76,17 +76,6 @@ def _fills_window(shape: tuple, strides: tuple) -> bool:
     return True
 
 
-def _repeats(shape: tuple, strides: tuple) -> bool:
-    """True when several indices name one element: a non-empty view with a zero stride on an
-    axis of extent > 1 (what broadcast_to makes). Such a view is read-only, as NumPy's
-    broadcast views are: a write through it would land on one element several times."""
-    return (
-        0 in strides
-        and 0 not in shape
-        and any(s == 0 and n > 1 for n, s in zip(shape, strides, strict=True))
-    )
-
-
 def _readonly_reason(x: Array) -> str:
     """The message of a refused write to read-only `x`, naming the cause."""
     if not x._st.arr.flags.writeable:
@@ -265,11 +254,8 @@ def _from_ndarray(arr: np.ndarray, copy: bool | None) -> Array:
         )
     ]
     flat = np.lib.stride_tricks.as_strided(corner, shape=(hi - lo + 1,), strides=(its,))
-    if _repeats(arr.shape, strides):
-        # A zero-stride view is read-only here (see `readonly`). (Not reading the flag first:
-        # NumPy warns when the writeable flag of a broadcast_arrays result is read.)
-        arr = arr.view()
-        arr.flags.writeable = False
+    # (A writable `arr` with a zero stride is not cached: the constructor caches only a view
+    # as writable as the array, and a view that repeats elements is read-only.)
     return _make(_Storage(flat), dt, arr.shape, strides, -lo, arr)
 
 
