@@ -273,7 +273,9 @@ assert_invariant(const ArrayObject *a)
 {
     const StorageObject *s = (const StorageObject *)a->st;
     assert(a->nd >= 0 && a->nd <= SA_MAXDIM);
-    assert(PyTuple_GET_SIZE(a->shape) == a->nd && PyTuple_GET_SIZE(a->strides) == a->nd);
+    assert(a->shape == NULL || PyTuple_GET_SIZE(a->shape) == a->nd);
+    assert(a->strides == NULL || PyTuple_GET_SIZE(a->strides) == a->nd);
+    assert(a->strides != NULL || !(a->flags & SA_F_INEXACT));
     if (a->flags & SA_F_EMPTY) {
         assert(a->corigin >= 0 && a->corigin <= s->nbuf);
         return;
@@ -326,6 +328,213 @@ npv_matches(const ArrayObject *a, PyObject *npv)
            || PyArray_BYTES(v) == PyArray_BYTES(base) + a->corigin * its;
 }
 
+/* A tuple of `n` C integers (a new reference). */
+static PyObject *
+int_tuple(int n, const int64_t *v)
+{
+    PyObject *t = PyTuple_New(n);
+    for (int k = 0; t != NULL && k < n; k++) {
+        PyObject *i = PyLong_FromLongLong(v[k]);
+        if (i == NULL) {
+            Py_CLEAR(t);
+            break;
+        }
+        PyTuple_SET_ITEM(t, k, i);
+    }
+    return t;
+}
+
+/* The descriptor's tuples, made from the C fields the first time they are asked for when the
+ * descriptor was built in C (which holds them exactly: see SA_F_INEXACT). Borrowed. */
+PyObject *
+sa_array_shape(ArrayObject *a)
+{
+    if (a->shape == NULL) {
+        a->shape = int_tuple(a->nd, a->cshape);
+    }
+    return a->shape;
+}
+
+PyObject *
+sa_array_strides(ArrayObject *a)
+{
+    if (a->strides == NULL) {
+        a->strides = int_tuple(a->nd, a->cstrides);
+    }
+    return a->strides;
+}
+
+PyObject *
+sa_array_origin(ArrayObject *a)
+{
+    if (a->origin == NULL) {
+        a->origin = PyLong_FromLongLong(a->corigin);
+    }
+    return a->origin;
+}
+
+/* The check every descriptor passes, on every path, and the object it makes (docs/array.md,
+ * "The array type"). `d` holds the descriptor as C values; `shape`, `strides` and `origin`
+ * (stolen, each may be NULL) are its exact Python values when it came from Python, which
+ * are kept: they may hold what int64 cannot (`d->wide`). A descriptor built in C keeps none
+ * and its tuples are made from the checked C fields when first read, except the strides when
+ * C must hold one of them as 0 (SA_F_INEXACT): they are made here, from `d`.
+ * `npv`: a NumPy view to cache when it matches the descriptor (`npv_known`: it does by
+ * construction). */
+static PyObject *
+construct(PyObject *st, PyObject *dtype, int code, const sa_desc *d, PyObject *shape,
+          PyObject *strides, PyObject *origin, PyObject *npv, int npv_known)
+{
+    StorageObject *s = (StorageObject *)st;
+    int nd = d->nd;
+    ArrayObject *a = NULL;
+    if (sa_array_class == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "stridedarray._arraytype: Array is not registered");
+        goto fail;
+    }
+    assert(nd >= 0 && nd <= SA_MAXDIM);
+    a = (ArrayObject *)sa_array_class->tp_alloc(sa_array_class, 0);
+    if (a == NULL) {
+        goto fail;
+    }
+    a->nd = nd;
+    a->code = code;
+    if (nd <= SA_INLINE_DIMS) {
+        a->cshape = a->inl;
+        a->cstrides = a->inl + SA_INLINE_DIMS;
+    }
+    else {
+        /* nd <= SA_MAXDIM: the size cannot overflow */
+        a->cshape = PyMem_Malloc(2 * (size_t)nd * sizeof(int64_t));
+        if (a->cshape == NULL) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+        a->cstrides = a->cshape + nd;
+    }
+    /* Extents: exact values or flagged beyond int64 (`big`), negative ones refused. */
+    int flags = 0;
+    for (int k = 0; k < nd; k++) {
+        int big = d->wide && d->big[k];
+        if (d->shape[k] < 0) {
+            if (shape == NULL) {
+                shape = int_tuple(nd, d->shape);
+            }
+            if (shape != NULL) {
+                PyErr_Format(PyExc_ValueError, "descriptor has a negative extent: shape %R",
+                             shape);
+            }
+            goto fail;
+        }
+        a->cshape[k] = d->shape[k];
+        if (!big && d->shape[k] == 0) {
+            flags |= SA_F_EMPTY;
+        }
+    }
+    /* Strides and the reachable offsets, overflow-checked (an overflow is beyond any buffer,
+     * so out of bounds, unless the array is empty). */
+    int64_t nbuf = s->nbuf;
+    int64_t org = d->origin;
+    int oob = d->wide && d->oovf;
+    int64_t lo = org, hi = org;
+    for (int k = 0; k < nd; k++) {
+        int64_t sv = d->strides[k], n = a->cshape[k];
+        int big = d->wide && d->big[k], sovf = d->wide && d->sovf[k];
+        int multiplies = !(flags & SA_F_EMPTY) && (big || n > 1);
+        if (!multiplies) {
+            /* No index multiplies this stride: keep it only when C can hold it safely. */
+            if (sovf || sv > nbuf || sv < -nbuf) {
+                a->cstrides[k] = 0;
+                flags |= SA_F_INEXACT;
+            }
+            else {
+                a->cstrides[k] = sv;
+            }
+            continue;
+        }
+        if (sovf) {
+            oob = 1;
+            a->cstrides[k] = 0;
+            continue;
+        }
+        a->cstrides[k] = sv;
+        if (sv == 0) {
+            flags |= SA_F_ALIASED;
+            continue;
+        }
+        if (big) {
+            oob = 1;
+            continue;
+        }
+        int64_t span;
+        if (__builtin_mul_overflow(n - 1, sv, &span)) {
+            oob = 1;
+            continue;
+        }
+        if (span < 0 ? __builtin_add_overflow(lo, span, &lo)
+                     : __builtin_add_overflow(hi, span, &hi)) {
+            oob = 1;
+        }
+    }
+    if (flags & SA_F_EMPTY) {
+        /* Never dereferenced; the origin stays inside [0, nbuf] so it names the storage. */
+        int below = d->wide && d->oovf ? d->oovf < 0 : org < 0;
+        if (below || (d->wide && d->oovf) || org > nbuf) {
+            org = below ? 0 : nbuf;
+            Py_CLEAR(origin);  /* made from the C field when read */
+        }
+    }
+    else if (oob || lo < 0 || hi >= nbuf) {
+        if (shape == NULL) {
+            shape = int_tuple(nd, d->shape);
+        }
+        if (strides == NULL) {
+            strides = int_tuple(nd, d->strides);
+        }
+        if (origin == NULL) {
+            origin = PyLong_FromLongLong(org);
+        }
+        if (shape != NULL && strides != NULL && origin != NULL) {
+            raise_out_of_bounds(shape, strides, origin, nbuf);
+        }
+        goto fail;
+    }
+    if ((flags & SA_F_INEXACT) && strides == NULL) {
+        strides = int_tuple(nd, d->strides);  /* the exact values C does not keep */
+        if (strides == NULL) {
+            goto fail;
+        }
+    }
+    /* Can NumPy and the C core hold it (every extent in int64, at most 2**63-1 bytes)? */
+    int64_t bytes = PyArray_ITEMSIZE((PyArrayObject *)s->arr);
+    for (int k = 0; k < nd; k++) {
+        if (d->wide && d->big[k]) {
+            flags |= SA_F_HUGE;
+        }
+        else if (a->cshape[k] && __builtin_mul_overflow(bytes, a->cshape[k], &bytes)) {
+            flags |= SA_F_HUGE;
+        }
+    }
+    a->flags = flags;
+    a->corigin = org;
+    a->st = Py_NewRef(st);
+    a->dtype = Py_NewRef(dtype);
+    a->shape = shape;
+    a->strides = strides;
+    a->origin = origin;
+    assert_invariant(a);
+    if (npv != NULL && npv != Py_None && (npv_known || npv_matches(a, npv))) {
+        a->npv = Py_NewRef(npv);
+    }
+    return (PyObject *)a;
+fail:
+    Py_XDECREF(a);  /* its fields are still NULL: the dealloc frees the extents only */
+    Py_XDECREF(shape);
+    Py_XDECREF(strides);
+    Py_XDECREF(origin);
+    return NULL;
+}
+
 PyObject *
 sa_make(PyObject *st, PyObject *dtype, PyObject *shape_in, PyObject *strides_in,
         PyObject *origin_in, PyObject *npv)
@@ -353,7 +562,6 @@ sa_make(PyObject *st, PyObject *dtype, PyObject *shape_in, PyObject *strides_in,
         return NULL;
     }
     PyObject *shape = NULL, *strides = NULL, *origin = NULL;
-    ArrayObject *a = NULL;
     shape = index_tuple(shape_in, "shape", 1);
     if (shape == NULL) {
         return NULL;
@@ -394,141 +602,49 @@ sa_make(PyObject *st, PyObject *dtype, PyObject *shape_in, PyObject *strides_in,
             goto fail;
         }
     }
-    a = (ArrayObject *)sa_array_class->tp_alloc(sa_array_class, 0);
-    if (a == NULL) {
-        goto fail;
-    }
-    a->nd = (int)nd;
-    a->code = code;
-    if (nd <= SA_INLINE_DIMS) {
-        a->cshape = a->inl;
-        a->cstrides = a->inl + SA_INLINE_DIMS;
-    }
-    else {
-        a->cshape = PyMem_Malloc(2 * nd * sizeof(int64_t));
-        if (a->cshape == NULL) {
-            PyErr_NoMemory();
-            goto fail;
-        }
-        a->cstrides = a->cshape + nd;
-    }
-    /* Pass 1: extents (exact values, or flagged), negative ones refused. */
-    int flags = 0;
-    int big_extent[SA_MAXDIM];
+    /* The Python ints as C values, those beyond int64 flagged (exact ints may be any size). */
+    sa_desc d;
+    d.nd = (int)nd;
+    d.wide = 0;
     for (Py_ssize_t k = 0; k < nd; k++) {
         int ovf;
         long long n = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(shape, k), &ovf);
         if (n == -1 && PyErr_Occurred()) {
             goto fail;
         }
-        if (ovf < 0 || (ovf == 0 && n < 0)) {
-            PyErr_Format(PyExc_ValueError, "descriptor has a negative extent: shape %R", shape);
+        if (ovf < 0) {
+            n = -1;  /* refused as negative */
+        }
+        d.big[k] = ovf > 0;
+        d.shape[k] = ovf > 0 ? 0 : n;
+        long long sv = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(strides, k), &ovf);
+        if (sv == -1 && PyErr_Occurred()) {
             goto fail;
         }
-        big_extent[k] = ovf > 0;
-        a->cshape[k] = ovf ? 0 : n;
-        if (!ovf && n == 0) {
-            flags |= SA_F_EMPTY;
-        }
+        d.sovf[k] = ovf != 0;
+        d.strides[k] = ovf ? 0 : sv;
+        d.wide |= d.big[k] | d.sovf[k];
     }
-    /* Pass 2: strides and the reachable offsets, overflow-checked (an overflow is beyond any
-     * buffer, so out of bounds, unless the array is empty). */
-    Py_ssize_t nbuf = s->nbuf;
-    int oob = 0;
     int ovf;
     long long org = PyLong_AsLongLongAndOverflow(origin, &ovf);
     if (org == -1 && PyErr_Occurred()) {
         goto fail;
     }
-    int ovf_origin = ovf;
-    if (ovf) {
-        oob = 1;
-    }
-    int64_t lo = org, hi = org;
-    for (Py_ssize_t k = 0; k < nd; k++) {
-        long long sv = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(strides, k), &ovf);
-        if (sv == -1 && PyErr_Occurred()) {
-            goto fail;
-        }
-        int64_t n = a->cshape[k];
-        int multiplies = !(flags & SA_F_EMPTY) && (big_extent[k] || n > 1);
-        if (!multiplies) {
-            /* No index multiplies this stride: keep it only when C can hold it safely. */
-            a->cstrides[k] = (ovf || sv > nbuf || sv < -(long long)nbuf) ? 0 : sv;
-            continue;
-        }
-        if (ovf) {
-            oob = 1;
-            a->cstrides[k] = 0;
-            continue;
-        }
-        a->cstrides[k] = sv;
-        if (sv == 0) {
-            flags |= SA_F_ALIASED;
-            continue;
-        }
-        if (big_extent[k]) {
-            oob = 1;
-            continue;
-        }
-        int64_t span;
-        if (__builtin_mul_overflow((int64_t)(n - 1), (int64_t)sv, &span)) {
-            oob = 1;
-            continue;
-        }
-        if (span < 0 ? __builtin_add_overflow(lo, span, &lo)
-                     : __builtin_add_overflow(hi, span, &hi)) {
-            oob = 1;
-        }
-    }
-    if (flags & SA_F_EMPTY) {
-        /* Never dereferenced; the origin stays inside [0, nbuf] so it names the storage. */
-        int below = PyObject_RichCompareBool(origin, zero, Py_LT);
-        if (below < 0) {
-            goto fail;
-        }
-        if (below || ovf_origin || org > nbuf) {
-            org = below ? 0 : nbuf;
-            Py_SETREF(origin, PyLong_FromLongLong(org));
-            if (origin == NULL) {
-                goto fail;
-            }
-        }
-    }
-    else if (oob || lo < 0 || hi >= nbuf) {
-        raise_out_of_bounds(shape, strides, origin, nbuf);
-        goto fail;
-    }
-    /* Can NumPy and the C core hold it (every extent in int64, at most 2**63-1 bytes)? */
-    int64_t bytes = PyArray_ITEMSIZE((PyArrayObject *)s->arr);
-    for (Py_ssize_t k = 0; k < nd; k++) {
-        if (big_extent[k]) {
-            flags |= SA_F_HUGE;
-        }
-        else if (a->cshape[k] && __builtin_mul_overflow(bytes, a->cshape[k], &bytes)) {
-            flags |= SA_F_HUGE;
-        }
-    }
-    a->flags = flags;
-    a->corigin = org;
-    a->st = Py_NewRef(st);
-    a->dtype = Py_NewRef(dtype);
-    a->shape = shape;
-    a->strides = strides;
-    a->origin = origin;
-    assert_invariant(a);
-    if (npv != NULL && npv != Py_None && npv_matches(a, npv)) {
-        a->npv = Py_NewRef(npv);
-    }
-    return (PyObject *)a;
+    d.origin = ovf ? 0 : org;
+    d.oovf = ovf;
+    d.wide |= ovf != 0;
+    return construct(st, dtype, code, &d, shape, strides, origin, npv, 0);
 fail:
-    if (a != NULL) {
-        Py_DECREF(a);  /* its fields are still NULL: the dealloc frees the extents only */
-    }
     Py_XDECREF(shape);
     Py_XDECREF(strides);
     Py_XDECREF(origin);
     return NULL;
+}
+
+PyObject *
+sa_make_view(ArrayObject *parent, const sa_desc *d, PyObject *npv)
+{
+    return construct(parent->st, parent->dtype, parent->code, d, NULL, NULL, NULL, npv, 1);
 }
 
 PyObject *
@@ -539,29 +655,21 @@ sa_make_c(PyObject *arr, int code)
         return NULL;
     }
     PyArrayObject *v = (PyArrayObject *)arr;
-    int nd = PyArray_NDIM(v);
-    PyObject *shape = PyTuple_New(nd), *strides = PyTuple_New(nd), *res = NULL;
-    if (shape == NULL || strides == NULL) {
-        goto done;
-    }
+    sa_desc d;
+    d.nd = PyArray_NDIM(v);
+    d.wide = 0;
+    d.origin = 0;
     int64_t step = 1;
-    for (int k = nd - 1; k >= 0; k--) {
+    for (int k = d.nd - 1; k >= 0; k--) {
         npy_intp n = PyArray_DIM(v, k);
-        PyObject *pn = PyLong_FromSsize_t(n), *ps = PyLong_FromLongLong(step);
-        if (pn == NULL || ps == NULL) {
-            Py_XDECREF(pn);
-            Py_XDECREF(ps);
-            goto done;
-        }
-        PyTuple_SET_ITEM(shape, k, pn);
-        PyTuple_SET_ITEM(strides, k, ps);
+        d.shape[k] = n;
+        d.strides[k] = step;
         step *= n > 1 ? n : 1;  /* <= the element count: cannot overflow */
     }
-    res = sa_make(st, sa_dtypes[code], shape, strides, zero, arr);
-done:
+    /* The whole of an exact ndarray is its own NumPy view (a subclass is not cached). */
+    PyObject *res = construct(st, sa_dtypes[code], code, &d, NULL, NULL, NULL,
+                              PyArray_CheckExact(arr) ? arr : NULL, 1);
     Py_DECREF(st);
-    Py_XDECREF(shape);
-    Py_XDECREF(strides);
     return res;
 }
 
@@ -621,13 +729,14 @@ raise_too_large(ArrayObject *a)
     if (mod == NULL) {
         return;
     }
-    PyObject *its = PyLong_FromLong((long)sa_descrs[a->code]->elsize);
-    PyObject *r = its ? PyObject_CallMethod(mod, "check_size", "OO", a->shape, its) : NULL;
+    PyObject *shape = sa_array_shape(a);
+    PyObject *its = shape ? PyLong_FromLong((long)sa_descrs[a->code]->elsize) : NULL;
+    PyObject *r = its ? PyObject_CallMethod(mod, "check_size", "OO", shape, its) : NULL;
     Py_XDECREF(its);
     Py_DECREF(mod);
     if (r != NULL) {
         Py_DECREF(r);
-        PyErr_Format(PyExc_ValueError, "shape %R is too large for an array", a->shape);
+        PyErr_Format(PyExc_ValueError, "shape %R is too large for an array", shape);
     }
 }
 
@@ -676,6 +785,24 @@ static PyObject *
 array_get_np(ArrayObject *a, void *closure)
 {
     return sa_array_np(a);
+}
+
+static PyObject *
+array_get_shape(ArrayObject *a, void *closure)
+{
+    return Py_XNewRef(sa_array_shape(a));
+}
+
+static PyObject *
+array_get_strides(ArrayObject *a, void *closure)
+{
+    return Py_XNewRef(sa_array_strides(a));
+}
+
+static PyObject *
+array_get_origin(ArrayObject *a, void *closure)
+{
+    return Py_XNewRef(sa_array_origin(a));
 }
 
 static PyObject *
@@ -755,15 +882,13 @@ array_view(ArrayObject *a, PyObject *const *args, Py_ssize_t nargs)
 static PyMemberDef array_members[] = {
     {"_st", T_OBJECT_EX, offsetof(ArrayObject, st), READONLY, "The storage (read-only)."},
     {"_dtype", T_OBJECT_EX, offsetof(ArrayObject, dtype), READONLY, "The dtype (read-only)."},
-    {"_shape", T_OBJECT_EX, offsetof(ArrayObject, shape), READONLY, "The shape (read-only)."},
-    {"_strides", T_OBJECT_EX, offsetof(ArrayObject, strides), READONLY,
-     "The element strides (read-only)."},
-    {"_origin", T_OBJECT_EX, offsetof(ArrayObject, origin), READONLY,
-     "The origin (read-only)."},
     {NULL},
 };
 
 static PyGetSetDef array_getset[] = {
+    {"_shape", (getter)array_get_shape, NULL, "The shape (read-only).", NULL},
+    {"_strides", (getter)array_get_strides, NULL, "The element strides (read-only).", NULL},
+    {"_origin", (getter)array_get_origin, NULL, "The origin (read-only).", NULL},
     {"_np", (getter)array_get_np, NULL, "The zero-copy NumPy view (made once, then cached).",
      NULL},
     {"_npv", (getter)array_get_npv, NULL, "The cached NumPy view, or None.", NULL},

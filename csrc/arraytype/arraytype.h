@@ -29,6 +29,8 @@ typedef struct {
 #define SA_F_ALIASED 1  /* a zero stride on an axis of extent > 1: several indices, one element */
 #define SA_F_HUGE 2     /* an extent beyond int64 or more than 2**63-1 bytes: no NumPy view */
 #define SA_F_EMPTY 4    /* an extent is 0 */
+#define SA_F_INEXACT 8  /* C holds a stride as 0 that is not (no index multiplies it, and it is
+                         * beyond what C holds safely): the strides tuple has its value */
 
 #define SA_INLINE_DIMS 4
 
@@ -36,9 +38,11 @@ typedef struct {
     PyObject_HEAD
     PyObject *st;         /* StorageObject */
     PyObject *dtype;      /* the DType object */
-    PyObject *shape;      /* tuple of exact ints */
-    PyObject *strides;    /* tuple of exact ints, in elements */
-    PyObject *origin;     /* exact int */
+    /* The exact Python values: kept when the descriptor came from Python; NULL when it was
+     * built in C (made from the C fields when first read: they hold them exactly). */
+    PyObject *shape;      /* tuple of exact ints, or NULL */
+    PyObject *strides;    /* tuple of exact ints, in elements, or NULL */
+    PyObject *origin;     /* exact int, or NULL */
     PyObject *npv;        /* the cached NumPy view, or NULL until asked for */
     PyObject *cd;         /* the cached cffi `sa_array *`, or NULL */
     PyObject *weaklist;
@@ -58,14 +62,37 @@ extern PyTypeObject *sa_array_class;            /* stridedarray.Array */
 extern PyObject *sa_dtypes[SA_NDTYPES];         /* the DType objects, by code */
 extern PyArray_Descr *sa_descrs[SA_NDTYPES];    /* their NumPy dtypes */
 
-/* The one validating constructor (see arraytype.c). Steals nothing. */
+/* A descriptor as C values, as the constructor checks it. Python input may hold values int64
+ * cannot (`wide` set): an extent beyond int64 (big[k]; shape[k] is then 0), a stride beyond
+ * it (sovf[k]), the origin beyond it (oovf, its sign). C callers give int64 values and leave
+ * `wide` 0: big, sovf and oovf are then not read. */
+typedef struct {
+    int nd;
+    int wide;
+    int oovf;
+    int64_t origin;
+    int64_t shape[SA_MAXDIM];
+    int64_t strides[SA_MAXDIM];
+    char big[SA_MAXDIM];
+    char sovf[SA_MAXDIM];
+} sa_desc;
+
+/* The constructor, from Python values (see arraytype.c). Steals nothing. */
 PyObject *sa_make(PyObject *st, PyObject *dtype, PyObject *shape, PyObject *strides,
                   PyObject *origin, PyObject *npv);
+/* A view over the storage of `parent` (same dtype), checked like any descriptor; `npv`, when
+ * not NULL, is its NumPy view (the caller made it for exactly this descriptor). */
+PyObject *sa_make_view(ArrayObject *parent, const sa_desc *d, PyObject *npv);
 /* A descriptor over the whole of a C-contiguous aligned native ndarray of a registered dtype
  * `code` (in bounds by construction); NULL with an exception otherwise. */
 PyObject *sa_make_c(PyObject *arr, int code);
 /* The code of a registered DType object, or -1. */
 int sa_dtype_code(PyObject *dtype);
+/* The descriptor's shape, strides and origin as Python values (borrowed; NULL with an
+ * exception when they had to be made and could not). */
+PyObject *sa_array_shape(ArrayObject *a);
+PyObject *sa_array_strides(ArrayObject *a);
+PyObject *sa_array_origin(ArrayObject *a);
 /* The NumPy view of an array (new reference). */
 PyObject *sa_array_np(ArrayObject *a);
 

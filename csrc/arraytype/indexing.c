@@ -1,41 +1,13 @@
 /* Basic indexing and the transposes in C (docs/array.md, "Views"): keys made of exact ints,
- * slices, None and one Ellipsis, and `.mT` / `.T`. Every view is built by sa_make, the one
- * validating constructor. Anything else (NumPy integers, 0-d arrays, bools, advanced keys,
+ * slices, None and one Ellipsis, and `.mT` / `.T`. Every view is checked by the one
+ * constructor (sa_make_view, from the C values here; sa_make where Python keeps the exact
+ * values). Anything else (NumPy integers, 0-d arrays, bools, advanced keys,
  * malformed keys and their specific errors, strides beyond 64 bits) goes to the Python path
  * registered by stridedarray._basic_indexing, which gives today's results and messages.
  */
 #include "arraytype.h"
 
 static PyObject *getitem_fallback = NULL;  /* _basic_indexing.getitem_general(x, key) */
-
-/* A view of `a` from C extents and strides (built as tuples, then validated by sa_make). */
-static PyObject *
-make_view(ArrayObject *a, int nd, const int64_t *shape, const int64_t *strides, int64_t origin)
-{
-    PyObject *sh = PyTuple_New(nd), *st = PyTuple_New(nd), *org = NULL, *res = NULL;
-    if (sh == NULL || st == NULL) {
-        goto done;
-    }
-    for (int k = 0; k < nd; k++) {
-        PyObject *n = PyLong_FromLongLong(shape[k]), *s = PyLong_FromLongLong(strides[k]);
-        if (n == NULL || s == NULL) {
-            Py_XDECREF(n);
-            Py_XDECREF(s);
-            goto done;
-        }
-        PyTuple_SET_ITEM(sh, k, n);
-        PyTuple_SET_ITEM(st, k, s);
-    }
-    org = PyLong_FromLongLong(origin);
-    if (org != NULL) {
-        res = sa_make(a->st, a->dtype, sh, st, org, NULL);
-    }
-done:
-    Py_XDECREF(sh);
-    Py_XDECREF(st);
-    Py_XDECREF(org);
-    return res;
-}
 
 static PyObject *
 fallback(PyObject *self, PyObject *key)
@@ -76,7 +48,8 @@ fast_view(ArrayObject *a, PyObject *const *items, Py_ssize_t nitems, PyObject **
     if (used > nd || ellipses > 1 || nd - used + added > SA_MAXDIM) {
         return 0;  /* the Python path raises the specific error */
     }
-    int64_t shape[SA_MAXDIM], strides[SA_MAXDIM];
+    sa_desc d;
+    int64_t *shape = d.shape, *strides = d.strides;
     int64_t origin = a->corigin;
     int empty = (a->flags & SA_F_EMPTY) != 0;
     int ax = 0, out_nd = 0;
@@ -145,23 +118,11 @@ fast_view(ArrayObject *a, PyObject *const *items, Py_ssize_t nitems, PyObject **
         shape[out_nd] = a->cshape[ax];
         strides[out_nd++] = a->cstrides[ax];
     }
-    *out = make_view(a, out_nd, shape, strides, empty ? a->corigin : origin);
+    d.nd = out_nd;
+    d.wide = 0;
+    d.origin = empty ? a->corigin : origin;
+    *out = sa_make_view(a, &d, NULL);
     return *out == NULL ? -1 : 1;
-}
-
-/* Do C's strides equal the Python ones (no stride beyond what C holds)? */
-static int
-strides_exact(ArrayObject *a)
-{
-    for (int k = 0; k < a->nd; k++) {
-        if (a->cstrides[k] == 0) {
-            PyObject *s = PyTuple_GET_ITEM(a->strides, k);
-            if (PyObject_IsTrue(s)) {  /* a non-zero stride C holds as 0 */
-                return 0;
-            }
-        }
-    }
-    return 1;
 }
 
 PyObject *
@@ -170,7 +131,7 @@ sa_array_subscript(PyObject *self, PyObject *key)
     ArrayObject *a = (ArrayObject *)self;
     PyObject *out = NULL;
     int r;
-    if (!strides_exact(a)) {
+    if (a->flags & SA_F_INEXACT) {  /* C holds a stride as 0: Python keeps it exactly */
         return fallback(self, key);
     }
     if (PyTuple_CheckExact(key)) {
@@ -194,19 +155,37 @@ sa_array_get_mT(PyObject *self, void *closure)
         PyErr_Format(PyExc_ValueError, "mT needs an array of rank >= 2, got rank %d", nd);
         return NULL;
     }
-    PyObject *sh = PyTuple_New(nd), *st = PyTuple_New(nd);
-    PyObject *res = NULL;
-    if (sh != NULL && st != NULL) {
-        for (int k = 0; k < nd; k++) {
-            int j = k < nd - 2 ? k : (k == nd - 2 ? nd - 1 : nd - 2);  /* swap the last two */
-            PyTuple_SET_ITEM(sh, k, Py_NewRef(PyTuple_GET_ITEM(a->shape, j)));
-            PyTuple_SET_ITEM(st, k, Py_NewRef(PyTuple_GET_ITEM(a->strides, j)));
+    if (a->flags & (SA_F_HUGE | SA_F_INEXACT)) {
+        /* C does not hold every extent or stride: permute the exact Python values. */
+        PyObject *shape = sa_array_shape(a), *strides = sa_array_strides(a);
+        PyObject *origin = sa_array_origin(a);
+        if (shape == NULL || strides == NULL || origin == NULL) {
+            return NULL;
         }
-        res = sa_make(a->st, a->dtype, sh, st, a->origin, NULL);
+        PyObject *sh = PyTuple_New(nd), *st = PyTuple_New(nd);
+        PyObject *res = NULL;
+        if (sh != NULL && st != NULL) {
+            for (int k = 0; k < nd; k++) {
+                int j = k < nd - 2 ? k : (k == nd - 2 ? nd - 1 : nd - 2);  /* swap last two */
+                PyTuple_SET_ITEM(sh, k, Py_NewRef(PyTuple_GET_ITEM(shape, j)));
+                PyTuple_SET_ITEM(st, k, Py_NewRef(PyTuple_GET_ITEM(strides, j)));
+            }
+            res = sa_make(a->st, a->dtype, sh, st, origin, NULL);
+        }
+        Py_XDECREF(sh);
+        Py_XDECREF(st);
+        return res;
     }
-    Py_XDECREF(sh);
-    Py_XDECREF(st);
-    return res;
+    sa_desc d;
+    d.nd = nd;
+    d.wide = 0;
+    d.origin = a->corigin;
+    for (int k = 0; k < nd; k++) {
+        int j = k < nd - 2 ? k : (k == nd - 2 ? nd - 1 : nd - 2);  /* swap the last two */
+        d.shape[k] = a->cshape[j];
+        d.strides[k] = a->cstrides[j];
+    }
+    return sa_make_view(a, &d, NULL);
 }
 
 PyObject *
