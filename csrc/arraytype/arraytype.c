@@ -15,6 +15,9 @@
 PyTypeObject *sa_array_class = NULL;
 PyObject *sa_dtypes[SA_NDTYPES];
 PyArray_Descr *sa_descrs[SA_NDTYPES];
+/* The lowest code whose NumPy dtype has each built-in type number (int64 and long long are
+ * two numbers of one size: only the registered one maps), -1 for the others. */
+signed char sa_code_of_type[NPY_NTYPES_LEGACY];
 static PyObject *cffi_cast = NULL;      /* ffi.cast */
 static PyObject *cffi_ctype = NULL;     /* ffi.typeof("sa_array *") */
 static PyObject *zero = NULL;           /* the int 0 */
@@ -1039,6 +1042,13 @@ mod_register_dtypes(PyObject *mod, PyObject *seq)
         Py_XSETREF(sa_descrs[k], d);
     }
     Py_DECREF(fast);
+    memset(sa_code_of_type, -1, sizeof(sa_code_of_type));
+    for (int k = SA_NDTYPES - 1; k >= 0; k--) {
+        int t = sa_descrs[k]->type_num;
+        if (t >= 0 && t < NPY_NTYPES_LEGACY) {
+            sa_code_of_type[t] = (signed char)k;
+        }
+    }
     Py_RETURN_NONE;
 }
 
@@ -1089,6 +1099,7 @@ PyMODINIT_FUNC
 PyInit__arraytype(void)
 {
     import_array();
+    memset(sa_code_of_type, -1, sizeof(sa_code_of_type));  /* until the dtypes are registered */
     zero = PyLong_FromLong(0);
     if (zero == NULL) {
         return NULL;

@@ -61,6 +61,7 @@ extern PyTypeObject sa_ArrayBaseType;
 extern PyTypeObject *sa_array_class;            /* stridedarray.Array */
 extern PyObject *sa_dtypes[SA_NDTYPES];         /* the DType objects, by code */
 extern PyArray_Descr *sa_descrs[SA_NDTYPES];    /* their NumPy dtypes */
+extern signed char sa_code_of_type[NPY_NTYPES_LEGACY];  /* code by NumPy type number, or -1 */
 
 /* A descriptor as C values, as the constructor checks it. Python input may hold values int64
  * cannot (`wide` set): an extent beyond int64 (big[k]; shape[k] is then 0), a stride beyond

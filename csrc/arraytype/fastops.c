@@ -52,12 +52,8 @@ sa_whole_code(PyObject *r)
     if (!PyArray_IS_C_CONTIGUOUS(v) || !PyArray_ISALIGNED(v) || !PyArray_ISNBO(d->byteorder)) {
         return -1;
     }
-    for (int k = 0; k < SA_NDTYPES; k++) {
-        if (sa_descrs[k] != NULL && (d == sa_descrs[k] || d->type_num == sa_descrs[k]->type_num)) {
-            return k;
-        }
-    }
-    return -1;
+    int t = d->type_num;
+    return t >= 0 && t < NPY_NTYPES_LEGACY ? sa_code_of_type[t] : -1;
 }
 
 /* Wrap a NumPy result: the fresh C-contiguous aligned native array in C, the rest by _wrap. */
