@@ -676,6 +676,65 @@ sa_make_c(PyObject *arr, int code)
     return res;
 }
 
+PyObject *
+sa_make_strided(PyObject *arr, int code)
+{
+    PyArrayObject *v = (PyArrayObject *)arr;
+    npy_intp its = PyArray_ITEMSIZE(v);
+    if (PyArray_SIZE(v) == 0) {
+        return NULL;  /* the Python path gives it an empty storage of its own */
+    }
+    sa_desc d;
+    d.nd = PyArray_NDIM(v);
+    d.wide = 0;
+    /* The element offsets it reaches, [lo, hi] from its data pointer: its memory exists, so
+     * the byte spans fit npy_intp. Strides of axes of extent 1 are 0, as in Python. */
+    npy_intp lo = 0, hi = 0;
+    for (int k = 0; k < d.nd; k++) {
+        npy_intp n = PyArray_DIM(v, k), s = PyArray_STRIDE(v, k);
+        d.shape[k] = n;
+        d.strides[k] = 0;
+        if (n > 1) {
+            if (s % its) {
+                return NULL;  /* a copy is needed: the Python path makes it */
+            }
+            d.strides[k] = s / its;
+            npy_intp span = (n - 1) * (s / its);
+            if (span < 0) {
+                lo += span;
+            }
+            else {
+                hi += span;
+            }
+        }
+    }
+    d.origin = -lo;
+    /* The window: a 1-D C-contiguous view of elements lo..hi, as writable as `arr`. */
+    npy_intp len = hi - lo + 1;
+    PyArray_Descr *descr = PyArray_DESCR(v);
+    Py_INCREF(descr);
+    PyObject *flat = PyArray_NewFromDescr(
+        &PyArray_Type, descr, 1, &len, &its, PyArray_BYTES(v) + lo * its,
+        PyArray_ISWRITEABLE(v) ? NPY_ARRAY_WRITEABLE : 0, NULL);
+    if (flat == NULL) {
+        return NULL;
+    }
+    if (PyArray_SetBaseObject((PyArrayObject *)flat, Py_NewRef(arr)) < 0) {
+        Py_DECREF(flat);
+        return NULL;
+    }
+    PyObject *st = storage_new_from(flat);
+    Py_DECREF(flat);
+    if (st == NULL) {
+        return NULL;
+    }
+    /* `arr` is cached as the NumPy view when it matches (not a writable one that repeats
+     * elements: the array is read-only then). */
+    PyObject *res = construct(st, sa_dtypes[code], code, &d, NULL, NULL, NULL, arr, 0);
+    Py_DECREF(st);
+    return res;
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* ArrayBase                                                                                */
 

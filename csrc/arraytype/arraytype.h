@@ -87,6 +87,11 @@ PyObject *sa_make_view(ArrayObject *parent, const sa_desc *d, PyObject *npv);
 /* A descriptor over the whole of a C-contiguous aligned native ndarray of a registered dtype
  * `code` (in bounds by construction); NULL with an exception otherwise. */
 PyObject *sa_make_c(PyObject *arr, int code);
+/* A descriptor over a window of the memory of an aligned native ndarray of dtype `code` that
+ * is not C-contiguous, as _array._from_ndarray makes it without a copy (the window as its
+ * storage, the ndarray as its NumPy view); NULL without an exception where that rule does
+ * not apply (a stride not a multiple of the item size, an empty array). */
+PyObject *sa_make_strided(PyObject *arr, int code);
 /* The code of a registered DType object, or -1. */
 int sa_dtype_code(PyObject *dtype);
 /* The descriptor's shape, strides and origin as Python values (borrowed; NULL with an
@@ -111,6 +116,7 @@ PyObject *sa_set_fpe(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 PyObject *sa_set_wrap_fallback(PyObject *mod, PyObject *func);
 PyObject *sa_wrap(PyObject *mod, PyObject *arr);
 PyObject *sa_view_ndarray(PyObject *mod, PyObject *arr);
+int sa_native_code(PyObject *arr);
 int sa_whole_code(PyObject *arr);
 
 /* buffer.c */

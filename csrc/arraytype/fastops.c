@@ -39,30 +39,46 @@ typedef struct {
 static const char kind_of[SA_NDTYPES] = {'b', 'i', 'i', 'i', 'i', 'u', 'u', 'u', 'u',
                                          'f', 'f', 'c', 'c'};
 
-/* The dtype code of an exact ndarray the constructor can take whole (C-contiguous, aligned,
- * native order, a registered dtype), or -1. */
+/* The dtype code of an exact ndarray whose memory the constructor can view as it is
+ * (aligned, native order, a registered dtype), or -1. */
 int
-sa_whole_code(PyObject *r)
+sa_native_code(PyObject *r)
 {
     if (!PyArray_CheckExact(r)) {
         return -1;
     }
     PyArrayObject *v = (PyArrayObject *)r;
     PyArray_Descr *d = PyArray_DESCR(v);
-    if (!PyArray_IS_C_CONTIGUOUS(v) || !PyArray_ISALIGNED(v) || !PyArray_ISNBO(d->byteorder)) {
+    if (!PyArray_ISALIGNED(v) || !PyArray_ISNBO(d->byteorder)) {
         return -1;
     }
     int t = d->type_num;
     return t >= 0 && t < NPY_NTYPES_LEGACY ? sa_code_of_type[t] : -1;
 }
 
-/* Wrap a NumPy result: the fresh C-contiguous aligned native array in C, the rest by _wrap. */
+/* The same for one the constructor can take whole (C-contiguous too), or -1. */
+int
+sa_whole_code(PyObject *r)
+{
+    int code = sa_native_code(r);
+    return code >= 0 && PyArray_IS_C_CONTIGUOUS((PyArrayObject *)r) ? code : -1;
+}
+
+/* Wrap a NumPy result: a fresh C-contiguous aligned native array whole, another aligned
+ * native layout (F order, transposed or reversed operands) over a window of its memory, both
+ * in C; the rest by _wrap. */
 PyObject *
 sa_wrap_result(PyObject *r)
 {
-    int code = sa_whole_code(r);
+    int code = sa_native_code(r);
     if (code >= 0) {
-        return sa_make_c(r, code);
+        if (PyArray_IS_C_CONTIGUOUS((PyArrayObject *)r)) {
+            return sa_make_c(r, code);
+        }
+        PyObject *w = sa_make_strided(r, code);
+        if (w != NULL || PyErr_Occurred()) {
+            return w;
+        }
     }
     if (wrap_fallback == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "stridedarray._arraytype: no wrap fallback");
