@@ -91,6 +91,12 @@ def _parser(prog: str = "python -m stridedarray.bench") -> argparse.ArgumentPars
         "cost of every function family on small arrays; clients: scikit-learn "
         "and SciPy array-API workloads end to end",
     )
+    p.add_argument(
+        "--callgrind",
+        action="store_true",
+        help="--suite overhead: also count instructions per call under valgrind's callgrind "
+        "(valgrind on PATH; a few minutes more), beside the times",
+    )
     d = p.add_argument_group("Dask scale-out (--dask)")
     d.add_argument(
         "--dask",
@@ -173,6 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser(prog_name("stridedarray.bench")).parse_args(argv)
     if args.threads < 1:
         raise SystemExit(f"--threads must be >= 1, got {args.threads}")
+    if args.callgrind and (args.dask or args.suite != "overhead"):
+        raise SystemExit("--callgrind counts the cases of --suite overhead only")
     if args.dask:
         return _dask_main(args)
     if args.suite != "matmul":

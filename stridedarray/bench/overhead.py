@@ -7,6 +7,10 @@ so what is timed is the per-call cost of the library, not the arithmetic. Before
 library's result is compared with NumPy's (bit for bit; within a rounding tolerance for matmul,
 where two BLAS builds may differ in the last bit). Outputs: overhead.md, overhead.csv,
 overhead.json and overhead.png in --out.
+
+With `--callgrind` (valgrind on PATH), each case is also counted in instructions per call
+under callgrind, beside the times (see callgrind.py): counts do not move with the load of the
+machine. It runs after the timing, one valgrind child per library, and adds a few minutes.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import os
 import sys
 import time
 import timeit
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,14 +30,24 @@ import numpy as np
 
 import stridedarray as sa
 
+from . import callgrind
 from .machine import busy_warning, header_lines, machine_info, set_threads
 from .report import fmt_time
 from .sampling import Budget, Timed, sample
 from .suites import plot_costs, select, write_results
 
-__all__ = ["Call", "calls", "run", "TARGETS", "CSV_FIELDS"]
+__all__ = ["Call", "calls", "run", "TARGETS", "INSTRUCTION_TARGETS", "CSV_FIELDS"]
 
-CSV_FIELDS = ["case", "family", "size", "variant", "repeat", "inner", "seconds_per_call"]
+CSV_FIELDS = [
+    "case",
+    "family",
+    "size",
+    "variant",
+    "repeat",
+    "inner",
+    "seconds_per_call",
+    "instructions_per_call",  # empty without --callgrind
+]
 SHAPES = {16: (4, 4), 1000: (25, 40)}  # element count -> shape of x and y
 BATCH_SIZES = (8, 12, 16, 24)
 
@@ -83,6 +97,9 @@ _SIZED = [
     ("indexing and views", "xp.flip(x, axis=0)", "exact"),
     ("indexing and views", "xp.reshape(xt, split)", "exact"),
     ("indexing and views", "xp.expand_dims(x, axis=0)", "exact"),
+    ("indexing and views", "x[1:3]", "exact"),
+    ("view then op", "x[1:3] + y[1:3]", "exact"),
+    ("view then op", "x.mT * y.mT", "exact"),
     ("creation", "xp.zeros(shape)", "exact"),
     ("creation", "xp.ones(shape)", "exact"),
     ("creation", "xp.empty(shape)", "shape"),
@@ -149,6 +166,21 @@ def _namespaces() -> dict[str, Any]:
     return libs
 
 
+def _torch() -> Any:
+    """PyTorch's Array API namespace (array_api_compat's wrapper when installed), or None:
+    counted under callgrind only (--callgrind), when it is installed."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    try:
+        from array_api_compat import torch as compat  # type: ignore[import-not-found]
+
+        return compat
+    except ImportError:
+        return torch
+
+
 def _globals(xp: Any, base: dict[str, Any]) -> dict[str, Any]:
     g = {
         "xp": xp,
@@ -178,9 +210,17 @@ def _agrees(call: Call, got: object, expected: np.ndarray) -> bool:
 
 @dataclass
 class Outcome(Timed):
-    """One case: samples per library, whether each library's result matched NumPy's."""
+    """One case: samples per library, whether each library's result matched NumPy's, and
+    instructions per call per library (with --callgrind)."""
 
     call: Call
+    instructions: dict[str, float] = field(default_factory=dict)
+
+    def instruction_ratio(self, lib: str = "stridedarray") -> float:
+        """The library's instructions per call over NumPy's (2.0: twice NumPy's); nan when
+        either was not counted."""
+        mine, numpy = self.instructions.get(lib), self.instructions.get("numpy")
+        return mine / numpy if mine is not None and numpy else math.nan
 
 
 def run_call(call: Call, libs: dict[str, Any], base: dict[str, Any], budget: Budget) -> Outcome:
@@ -223,6 +263,21 @@ TARGETS = [
     ("matmul (10,S,S)@(10,S,S), S < 32: speed-up >= 0.9", ("matmul batched",), 0.9, None),
 ]
 
+# Targets on the instruction counts (--callgrind): (label, families, most instructions per
+# call as a multiple of NumPy's).
+INSTRUCTION_TARGETS = [
+    (
+        "element-wise and comparisons: at most 2x NumPy's instructions",
+        ("elementwise unary", "elementwise binary", "elementwise scalar"),
+        2.0,
+    ),
+    ("views: at most 2x", ("indexing and views",), 2.0),
+    ("view then op: at most 2x", ("view then op",), 2.0),
+    ("creation: at most 2x", ("creation",), 2.0),
+    ("asarray(ndarray): at most 2x", ("asarray",), 2.0),
+    ("reductions: at most 2x", ("reduction",), 2.0),
+]
+
 
 def targets(outcomes: list[Outcome]) -> list[dict]:
     """Each target with its worst case (the least speed-up, or the longest time for an
@@ -254,8 +309,39 @@ def targets(outcomes: list[Outcome]) -> list[dict]:
     return rows
 
 
+def instruction_targets(outcomes: list[Outcome]) -> list[dict]:
+    """Each instruction target with its worst case (the highest ratio to NumPy's count) and
+    how many of the counted cases meet it; empty without counts."""
+    rows = []
+    for label, fams, most in INSTRUCTION_TARGETS:
+        vals = [
+            (o.instruction_ratio(), o)
+            for o in outcomes
+            if o.call.family in fams and math.isfinite(o.instruction_ratio())
+        ]
+        if not vals:
+            continue
+        worst_v, worst = max(vals, key=lambda t: t[0])
+        met = sum(1 for v, _ in vals if v <= most)
+        rows.append(
+            {
+                "target": label,
+                "cases": len(vals),
+                "met_cases": met,
+                "worst": worst_v,
+                "worst_case": worst.call.name,
+                "met": met == len(vals),
+            }
+        )
+    return rows
+
+
 def _ratio(v: float) -> str:
     return f"{v:.2f}x" if math.isfinite(v) else "-"
+
+
+def _count(v: float | None) -> str:
+    return f"{v:,.0f}" if v is not None and math.isfinite(v) else "-"
 
 
 def markdown(outcomes: list[Outcome], info: dict, libs: list[str], threads: int = 1) -> str:
@@ -267,20 +353,32 @@ def markdown(outcomes: list[Outcome], info: dict, libs: list[str], threads: int 
     ]
     lines += header_lines(info, threads)
     strict = "array-api-strict" in libs
+    counted = _counted(outcomes)
     head = "| call | family | NumPy | stridedarray | speed-up |"
     rule = "|---|---|---:|---:|---:|"
     if strict:
         head += " array-api-strict | strict speed-up |"
         rule += "---:|---:|"
+    for lib in counted:
+        head += f" {_LABEL.get(lib, lib)} instr |"
+        rule += "---:|"
+    if counted:
+        head += " instr / NumPy's |"
+        rule += "---:|"
     lines += [
         "",
         f"Median time per call, {threads} BLAS thread(s); speed-up = NumPy time / "
         "stridedarray time (1.00x: NumPy's cost; 0.50x: twice NumPy's time; above 1: "
         "cheaper than NumPy).",
-        "",
-        head + " check |",
-        rule + "---|",
     ]
+    if counted:
+        lines += [
+            "",
+            "instr: instructions per call under callgrind (--callgrind; "
+            f"{info.get('callgrind', '')}); instr / NumPy's = stridedarray's count over "
+            "NumPy's (2.00x: twice NumPy's instructions).",
+        ]
+    lines += ["", head + " check |", rule + "---|"]
     for o in outcomes:
         row = (
             f"| `{o.call.name}` | {o.call.family} | {fmt_time(o.time('numpy'))} | "
@@ -291,6 +389,10 @@ def markdown(outcomes: list[Outcome], info: dict, libs: list[str], threads: int 
                 f" {fmt_time(o.time('array-api-strict'))} | "
                 f"{_ratio(o.speedup('array-api-strict'))} |"
             )
+        for lib in counted:
+            row += f" {_count(o.instructions.get(lib))} |"
+        if counted:
+            row += f" {_ratio(o.instruction_ratio())} |"
         notes = [f"{k} differs from NumPy" for k in o.mismatch]
         notes += [f"{k}: {v[:60]}" for k, v in o.errors.items()]
         lines.append(row + f" {'; '.join(notes) or 'same as NumPy'} |")
@@ -307,10 +409,35 @@ def markdown(outcomes: list[Outcome], info: dict, libs: list[str], threads: int 
             f"| {t['target']} | {t['met_cases']}/{t['cases']} | {worst} | "
             f"`{t['worst_case']}` | {'yes' if t['met'] else 'NO'} |"
         )
+    itargets = instruction_targets(outcomes)
+    if itargets:
+        lines += [
+            "",
+            "## Instruction targets (callgrind)",
+            "",
+            "| target | cases meeting it | worst | worst case | met |",
+            "|---|---:|---:|---|---|",
+        ]
+        for t in itargets:
+            lines.append(
+                f"| {t['target']} | {t['met_cases']}/{t['cases']} | {_ratio(t['worst'])} | "
+                f"`{t['worst_case']}` | {'yes' if t['met'] else 'NO'} |"
+            )
     warning = busy_warning(info, threads)
     if warning:  # in the summary too, beside the targets it may have decided
         lines += ["", f"**{warning}**"]
     return "\n".join(lines) + "\n"
+
+
+_LABEL = {"numpy": "NumPy"}
+
+
+def _counted(outcomes: list[Outcome]) -> list[str]:
+    """The libraries with an instruction count in some case, in the order first met."""
+    seen: dict[str, None] = {}
+    for o in outcomes:
+        seen.update(dict.fromkeys(o.instructions))
+    return list(seen)
 
 
 def write_csv(outcomes: list[Outcome], path: Path) -> None:
@@ -320,9 +447,19 @@ def write_csv(outcomes: list[Outcome], path: Path) -> None:
         w.writerow(CSV_FIELDS)
         for o in outcomes:
             for variant, samples in o.samples.items():
+                instr = o.instructions.get(variant)
                 for i, t in enumerate(samples):
                     w.writerow(
-                        [o.call.name, o.call.family, o.call.size, variant, i, o.inner, f"{t:.6e}"]
+                        [
+                            o.call.name,
+                            o.call.family,
+                            o.call.size,
+                            variant,
+                            i,
+                            o.inner,
+                            f"{t:.6e}",
+                            "" if instr is None else f"{instr:.1f}",
+                        ]
                     )
 
 
@@ -343,6 +480,8 @@ def write_json(
             "mismatch": o.mismatch,
             "errors": o.errors,
             "inner": o.inner,
+            "instructions": o.instructions or None,
+            "instruction_ratio": o.instruction_ratio() if o.instructions else None,
         }
         for o in outcomes
     ]
@@ -354,6 +493,7 @@ def write_json(
                 "libraries": libs,
                 "cases": rows,
                 "targets": targets(outcomes),
+                "instruction_targets": instruction_targets(outcomes),
             },
             indent=1,
             allow_nan=True,
@@ -386,14 +526,18 @@ def run(
     seed: int,
     list_only: bool = False,
     progress: bool = True,
+    count_instructions: bool = False,
 ) -> int:
-    """Run the suite and write overhead.md/.csv/.json/.png into out_dir; print the tables."""
+    """Run the suite and write overhead.md/.csv/.json/.png into out_dir; print the tables.
+    `count_instructions` (--callgrind): also count instructions per call under callgrind."""
     selected = select(calls(quick), pattern, "name", "family")
     if list_only:
         print("\n".join(c.name for c in selected))
         return 0
     if not selected:
         raise SystemExit(f"--filter {pattern!r} matches no case (see --list)")
+    if count_instructions and not callgrind.available():
+        raise SystemExit("--callgrind: valgrind is not on PATH")
     set_threads(threads)
     info = machine_info()
     libs = _namespaces()
@@ -410,9 +554,12 @@ def run(
             print(f"[{i}/{len(selected)}] {c.name}", file=sys.stderr)
     info["wall_time"] = f"{time.perf_counter() - t0:.1f} s"
     info["load_average_at_end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    if count_instructions:
+        _count_instructions(outcomes, libs, seed, progress, info)
     bad = [
         o.call.name for o in outcomes if "stridedarray" in o.mismatch or "stridedarray" in o.errors
     ]
+
     return write_results(
         "overhead",
         outcomes,
@@ -426,4 +573,31 @@ def run(
         plot,
         bad,
         threads,
+    )
+
+
+def _count_instructions(
+    outcomes: list[Outcome], libs: dict[str, Any], seed: int, progress: bool, info: dict
+) -> None:
+    """Instructions per call of every case and library (PyTorch too when installed), into
+    each outcome; the method and the time it took into `info`."""
+    names = list(libs) + (["torch"] if _torch() is not None else [])
+    cases = [(o.call.stmt, o.call.size if o.call.size in SHAPES else 16) for o in outcomes]
+    if progress:
+        print(
+            f"callgrind: {len(cases)} case(s) x {len(names)} libraries "
+            f"({', '.join(names)}), about 1 s per case...",
+            file=sys.stderr,
+        )
+    t0 = time.perf_counter()
+    counts = callgrind.measure(names, cases, seed, n=callgrind.CALLS)
+    for lib, row in counts.items():
+        for o, v in zip(outcomes, row, strict=True):
+            if isinstance(v, str):
+                o.errors.setdefault(f"callgrind {lib}", v)
+            else:
+                o.instructions[lib] = v
+    info["callgrind"] = (
+        f"{callgrind.CALLS} calls per case in itertools.starmap, minus an empty function's; "
+        f"{time.perf_counter() - t0:.1f} s"
     )

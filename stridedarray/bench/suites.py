@@ -131,11 +131,20 @@ def plot_costs(
 
 def run_suite(args: argparse.Namespace) -> int:
     """Run the suite named by args.suite with the shared options (--quick, --out, --filter,
-    --list, --threads, --seed, --no-progress)."""
+    --list, --threads, --seed, --no-progress; --callgrind for the overhead suite)."""
     from . import clients, overhead
 
-    suite = overhead if args.suite == "overhead" else clients
-    return suite.run(
+    if args.suite != "overhead":
+        return clients.run(
+            args.out,
+            args.quick,
+            args.filter,
+            args.threads,
+            args.seed,
+            list_only=args.list,
+            progress=not args.no_progress,
+        )
+    return overhead.run(
         args.out,
         args.quick,
         args.filter,
@@ -143,4 +152,5 @@ def run_suite(args: argparse.Namespace) -> int:
         args.seed,
         list_only=args.list,
         progress=not args.no_progress,
+        count_instructions=getattr(args, "callgrind", False),
     )
