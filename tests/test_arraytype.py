@@ -3,11 +3,15 @@ built by one validating constructor and cannot be changed from Python afterwards
 
 from __future__ import annotations
 
+import math
 import pickle
 import pickletools
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import arrays, basic_indices, shapes, views
 
 import stridedarray as sa
 from stridedarray import _array
@@ -230,3 +234,119 @@ def test_c_code_sees_a_sequence_with_a_length():
     get.argtypes = [ctypes.py_object, ctypes.c_ssize_t]
     get.restype = ctypes.py_object
     assert float(get(x, 2)) == 2.0 and float(get(x, -1)) == 3.0
+
+
+# --- Descriptors built in C (views, wrapped results) against the Python path ---------------
+
+
+def _descriptor(x: sa.Array) -> tuple:
+    """Everything the constructor decides, and the memory the storage covers."""
+    st = x._st.arr
+    return (
+        x._shape,
+        x._strides,
+        x._origin,
+        x.dtype,
+        x.readonly,
+        st.__array_interface__["data"][0],
+        st.size,
+        st.flags.writeable,
+    )
+
+
+def _check_c_built(fast: sa.Array, slow: sa.Array) -> None:
+    """`fast` (built in C) is the descriptor the Python path built, the Python-facing
+    constructor remakes it from its values, and its NumPy view has its values and flags."""
+    assert _descriptor(fast) == _descriptor(slow)
+    again = _make(fast._st, fast.dtype, fast._shape, fast._strides, fast._origin)
+    assert _descriptor(again) == _descriptor(fast)
+    v = np.asarray(fast)
+    assert v.flags.writeable == (not fast.readonly)
+    np.testing.assert_array_equal(v, np.asarray(slow))
+    assert v.shape == fast.shape
+    if fast.size:
+        its = v.itemsize
+        for n, s, sb in zip(fast.shape, fast._strides, v.strides, strict=True):
+            assert n <= 1 or s * its == sb
+
+
+@settings(max_examples=300, deadline=None)
+@given(views(), st.data(), st.booleans())
+def test_c_views_equal_the_python_path(p, data, frozen):
+    from stridedarray import _basic_indexing
+
+    x = p.x
+    if frozen:  # the same layout over read-only storage
+        ro = p.base_np.copy()
+        ro.flags.writeable = False
+        x = _make(_Storage(ro.reshape(-1)), x.dtype, x._shape, x._strides, x._origin)
+    key = data.draw(basic_indices(x.shape, allow_none=x.ndim < 6))
+    view = x[key]
+    _check_c_built(view, _basic_indexing.getitem(x, key))
+    # a view of the view, and the transposes, from C values too
+    key2 = data.draw(basic_indices(view.shape, allow_none=view.ndim < 6))
+    _check_c_built(view[key2], _basic_indexing.getitem(view, key2))
+    if view.ndim >= 2:
+        t = view.mT
+        slow = _make(view._st, view.dtype, *_swap_last(view), view._origin)
+        _check_c_built(t, slow)
+        np.testing.assert_array_equal(np.asarray(t), np.swapaxes(np.asarray(view), -1, -2))
+
+
+def _swap_last(x: sa.Array) -> tuple[tuple, tuple]:
+    sh, sd = list(x._shape), list(x._strides)
+    sh[-2:], sd[-2:] = sh[:-3:-1], sd[:-3:-1]
+    return tuple(sh), tuple(sd)
+
+
+@pytest.mark.parametrize("step", [5, 2**40, 2**62, -(2**62), 2**63 - 1, -(2**63 - 1)])
+@pytest.mark.parametrize("shape", [(4,), (1, 3), (3, 1), (0, 2)])
+def test_c_views_with_strides_c_holds_as_zero_keep_them_exactly(step, shape):
+    # A step beyond the buffer on an axis of extent <= 1 is held as 0 in C; the strides
+    # tuple keeps its value, and views of it (the Python path then) and its .mT agree.
+    from stridedarray import _basic_indexing
+
+    x = sa.reshape(sa.arange(float(math.prod(shape))), shape)
+    key = (slice(None, None, step), ...)
+    v = x[key]
+    _check_c_built(v, _basic_indexing.getitem(x, key))
+    if v.size:
+        assert v._strides[0] == x._strides[0] * step
+    back = (Ellipsis, slice(None, None, -1))
+    _check_c_built(v[back], _basic_indexing.getitem(v, back))
+    if v.ndim >= 2:
+        _check_c_built(v.mT, _make(v._st, v.dtype, *_swap_last(v), v._origin))
+
+
+def _layouts(a: np.ndarray, draw) -> np.ndarray:
+    """A NumPy layout of `a`'s memory: permuted, reversed, stepped, broadcast or read-only."""
+    kind = draw(st.sampled_from(["permute", "reverse", "step", "broadcast", "frozen", "F"]))
+    if kind == "permute":
+        return a.transpose(draw(st.permutations(range(a.ndim))))
+    if kind == "reverse":
+        return a[(..., *(slice(None, None, draw(st.sampled_from([1, -1]))) for _ in a.shape))]
+    if kind == "step":
+        return a[(..., *(slice(None, None, draw(st.sampled_from([1, 2, -2]))) for _ in a.shape))]
+    if kind == "broadcast":
+        return np.broadcast_to(a, (draw(st.integers(0, 3)), *a.shape))
+    if kind == "frozen":
+        b = a.T
+        b.flags.writeable = False
+        return b
+    return np.asfortranarray(a)
+
+
+@settings(max_examples=300, deadline=None)
+@given(arrays(shape=shapes(0, 4)), st.data())
+def test_wrapping_other_layouts_in_c_equals_the_python_path(pair, data):
+    from stridedarray._array import _wrap_py
+    from stridedarray._arraytype import _wrap
+
+    arr = _layouts(pair[1], data.draw)
+    fast, slow = _wrap(arr), _wrap_py(arr)
+    assert _descriptor(fast) == _descriptor(slow)
+    assert (fast._npv is arr) == (slow._npv is arr)
+    np.testing.assert_array_equal(np.asarray(fast), arr)
+    assert np.asarray(fast).flags.writeable == (not fast.readonly)
+    if arr.size and arr.dtype.isnative:
+        assert np.shares_memory(np.asarray(fast), arr)

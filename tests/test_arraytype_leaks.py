@@ -16,20 +16,22 @@ import pytest
 
 import stridedarray as sa
 from stridedarray._array import _make, _Storage
-from stridedarray._arraytype import _make_c
+from stridedarray._arraytype import _make_c, _wrap
 
 BASE = np.arange(64.0)
 ST = _Storage(BASE)
 X = sa.reshape(sa.asarray(BASE), (4, 4, 4))
 X6 = sa.reshape(sa.asarray(BASE), (2, 2, 2, 2, 2, 2))  # rank > 4: extents on the heap
 RO = sa.asarray(bytes(64))
+XI = X[::5]  # a stride beyond the buffer on an axis of extent 1: held as 0 in C
+F_ORDER = np.asfortranarray(BASE.reshape(4, 16))
 
 
 def _raises(f: Callable[[], object]) -> Callable[[], None]:
     def g() -> None:
         try:
             f()
-        except (ValueError, TypeError, BufferError):
+        except (ValueError, TypeError, BufferError, IndexError):
             pass
         else:  # pragma: no cover
             raise AssertionError("expected an exception")
@@ -52,16 +54,27 @@ ENTRY_POINTS: dict[str, Callable[[], object]] = {
     "_view + _c": lambda: X6._view((2,) * 6, (1, 2, 4, 8, 16, 32), 0)._c,
     "too large": _raises(lambda: X._view((2**40, 2**40), (0, 0), 0)._np),
     "getitem": lambda: X[1:3, ::-1, None, 2],
+    "getitem out of range": _raises(lambda: X[7]),
+    "getitem held as 0": lambda: X[::5]._strides,
+    "view fields made on read": lambda: (lambda v: (v._shape, v._strides, v._origin))(X[1:3]),
+    "view of a view + _np": lambda: X[1:3][:, ::-1]._np,
     "mT": lambda: X.mT,
+    "mT, a stride held as 0": lambda: XI.mT,
+    "_make negative extent": _raises(lambda: _make(ST, sa.float64, (-1,), (1,), 0)),
     "readonly": lambda: RO.readonly,
     "memoryview": lambda: memoryview(X[:, ::-1]).tobytes(),
     "bytes": lambda: bytes(X[::2]),
     "memoryview refused": _raises(lambda: io.BytesIO(b"ab").readinto(RO)),
     "pickle": lambda: pickle.loads(pickle.dumps(X[::-1], protocol=5)),
     "x + y": lambda: X + X,
+    "x[1:3] + y[1:3]": lambda: X[1:3] + X[1:3],
+    "F-order result": lambda: X.mT * X.mT,
+    "_wrap F order": lambda: _wrap(F_ORDER),
+    "_wrap broadcast": lambda: _wrap(np.broadcast_to(BASE[:4], (3, 4))),
     "x * 2.0": lambda: X * 2.0,
     "exp": lambda: sa.exp(X),
-    "operator fallback": lambda: X + 1,  # int64 + Python int is C; float64 + int is not
+    "operator fallback": lambda: X + 2**60,  # float64 + an int beyond 2**53 is Python
+    "x + int": lambda: X + 1,
     "operator error": _raises(lambda: X + sa.ones(3)),
     "zeros": lambda: sa.zeros((3, 4)),
     "empty": lambda: sa.empty(5),

@@ -8,7 +8,8 @@
  * special-case fix-ups and every error message stay the Python path's. Taken here:
  * - two Arrays of the same dtype;
  * - an Array and an exact Python float, the array float64 or complex128;
- * - an Array and an exact Python int, the array int64 and the int inside int64;
+ * - an Array and an exact Python int, the array int64 and the int inside int64, or the array
+ *   float64 or complex128 and the int inside +-2**53 (as a float: float64 holds it exactly);
  * (these give the array's dtype, and NumPy's weak-scalar rule computes exactly what the Python
  * path's scalar conversion gives), and the result dtype's kind in the function's category.
  * A ufunc that raises (shapes that do not broadcast) is retried on the Python path, which
@@ -172,7 +173,7 @@ operand(PyObject *x, int code, PyObject **out)
         return 1;
     }
     if (PyLong_CheckExact(x)) {
-        if (code != SA_INT64) {
+        if (code != SA_INT64 && code != SA_FLOAT64 && code != SA_COMPLEX128) {
             return 0;
         }
         int ovf;
@@ -181,10 +182,20 @@ operand(PyObject *x, int code, PyObject **out)
             return -1;
         }
         if (ovf) {
-            return 0;  /* the Python path raises the range error */
+            return 0;  /* the Python path raises the range error (or converts it) */
         }
-        *out = Py_NewRef(x);
-        return 1;
+        if (code == SA_INT64) {
+            *out = Py_NewRef(x);
+            return 1;
+        }
+        /* Into float64 or complex128 the Python path makes it a float64 0-d array: as a
+         * Python float it is the same value when float64 holds it exactly, and then takes the
+         * float path's (NumPy's weak-scalar) rule. */
+        if (v > (1LL << 53) || v < -(1LL << 53)) {
+            return 0;
+        }
+        *out = PyFloat_FromDouble((double)v);
+        return *out == NULL ? -1 : 1;
     }
     return 0;
 }
