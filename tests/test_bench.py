@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -341,3 +342,96 @@ def test_multi_thread_run_times_int_gemm_on_one_thread_too_and_judges_the_target
     one = {t["target"] for t in targets([grid], threads=1)}
     assert "1 thread: grid median speed-up >= 1.10" in one
     assert not any(n.startswith("threads:") for n in one)
+
+
+# --- overhead suite: instruction counts under callgrind (--callgrind) -----------------------
+
+
+def _overhead_outcomes() -> list:
+    from stridedarray.bench.overhead import Call, Outcome
+
+    a = Outcome(Call("x + y [4x4]", "elementwise binary", 16, "x + y"))
+    a.samples = {"numpy": [4e-7], "stridedarray": [6e-7]}
+    a.instructions = {"numpy": 3600.0, "stridedarray": 6300.0}
+    b = Outcome(Call("xp.asarray(src) [4x4]", "asarray", 16, "xp.asarray(src)"))
+    b.samples = {"numpy": [5e-8], "stridedarray": [2e-7]}
+    b.instructions = {"numpy": 550.0, "stridedarray": 1350.0, "torch": 900.0}
+    return [a, b]
+
+
+def test_overhead_tables_carry_instruction_counts(tmp_path: Path) -> None:
+    from stridedarray.bench import overhead
+
+    outcomes = _overhead_outcomes()
+    text = overhead.markdown(outcomes, {"callgrind": "1000 calls"}, ["numpy", "stridedarray"])
+    assert "| NumPy instr | stridedarray instr | torch instr | instr / NumPy's |" in text
+    assert "| 3,600 | 6,300 | - | 1.75x |" in text
+    assert "| 550 | 1,350 | 900 | 2.45x |" in text
+    assert "## Instruction targets (callgrind)" in text
+    assert "| asarray(ndarray): at most 2x | 0/1 | 2.45x | `xp.asarray(src) [4x4]` | NO |" in text
+    overhead.write_csv(outcomes, tmp_path / "o.csv")
+    with open(tmp_path / "o.csv", newline="") as f:
+        rows = {(r["case"], r["variant"]): r for r in csv.DictReader(f)}
+    assert rows[("x + y [4x4]", "stridedarray")]["instructions_per_call"] == "6300.0"
+    overhead.write_json(outcomes, {}, ["numpy", "stridedarray"], tmp_path / "o.json")
+    data = json.loads((tmp_path / "o.json").read_text())
+    assert data["cases"][0]["instructions"] == {"numpy": 3600.0, "stridedarray": 6300.0}
+    assert data["cases"][1]["instruction_ratio"] == pytest.approx(1350 / 550)
+    assert [t["met"] for t in data["instruction_targets"]] == [True, False]
+    # without counts: no instruction columns, empty CSV field, null in JSON
+    for o in outcomes:
+        o.instructions = {}
+    assert "instr" not in overhead.markdown(outcomes, {}, ["numpy", "stridedarray"])
+
+
+def test_callgrind_is_for_the_overhead_suite_only() -> None:
+    for args in (["--callgrind"], ["--suite", "clients", "--callgrind"]):
+        proc = subprocess.run(
+            [sys.executable, "-m", "stridedarray.bench", *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode != 0 and "--suite overhead only" in proc.stderr
+
+
+@pytest.mark.slow  # about 30-60 s: every library's child imports under valgrind
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+def test_overhead_suite_counts_instructions_under_callgrind(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "stridedarray.bench",
+            "--suite",
+            "overhead",
+            "--quick",
+            "--callgrind",
+            "--no-progress",
+            "--filter",
+            r"^x \+ y",
+            "--out",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads((tmp_path / "overhead.json").read_text())
+    (case,) = data["cases"]
+    counts = case["instructions"]
+    # NumPy's x + y on 4x4 float64 is a few thousand instructions; ours is in C too.
+    assert 1000 < counts["numpy"] < 20000 and 1000 < counts["stridedarray"] < 40000
+    assert case["instruction_ratio"] == pytest.approx(counts["stridedarray"] / counts["numpy"])
+    assert "instr / NumPy's" in (tmp_path / "overhead.md").read_text()
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+@pytest.mark.slow
+def test_callgrind_measure_reports_a_missing_call() -> None:
+    from stridedarray.bench.callgrind import measure
+
+    got = measure(["numpy"], [("-x", 16), ("xp.nothing(x)", 16)], seed=0, n=50)
+    assert isinstance(got["numpy"][0], float) and got["numpy"][0] > 100
+    assert "AttributeError" in str(got["numpy"][1])

@@ -170,11 +170,11 @@ def _torch() -> Any:
     """PyTorch's Array API namespace (array_api_compat's wrapper when installed), or None:
     counted under callgrind only (--callgrind), when it is installed."""
     try:
-        import torch
+        import torch  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
         return None
     try:
-        from array_api_compat import torch as compat  # type: ignore[import-not-found]
+        from array_api_compat import torch as compat  # type: ignore[import-not-found, unused-ignore]
 
         return compat
     except ImportError:
