@@ -68,6 +68,8 @@ PyObject *sa_make_c(PyObject *arr, int code);
 int sa_dtype_code(PyObject *dtype);
 /* The NumPy view of an array (new reference). */
 PyObject *sa_array_np(ArrayObject *a);
+/* The C core's descriptor of an array (owned by it, made once); NULL with an exception. */
+sa_array *sa_array_cdesc(ArrayObject *a);
 
 /* indexing.c */
 PyObject *sa_array_subscript(PyObject *self, PyObject *key);
@@ -84,6 +86,10 @@ PyObject *sa_set_wrap_fallback(PyObject *mod, PyObject *func);
 PyObject *sa_wrap(PyObject *mod, PyObject *arr);
 PyObject *sa_view_ndarray(PyObject *mod, PyObject *arr);
 int sa_whole_code(PyObject *arr);
+
+/* matmul.c */
+extern PyTypeObject sa_FastMatmulType;
+PyObject *sa_set_matmul(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 
 /* buffer.c */
 extern PyBufferProcs sa_array_as_buffer;
