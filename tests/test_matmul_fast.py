@@ -304,3 +304,15 @@ def test_a_product_below_the_threshold_holds_the_gil():
 def test_the_default_threshold_holds_the_gil_for_small_products():
     with sa.matmul_policy() as policy:
         assert 8 * 8 * 8 < policy["gil_release_min_work"] <= BIG**3
+
+
+def test_the_tuner_measures_the_gil_threshold():
+    import dataclasses
+
+    from stridedarray import tune
+
+    (sweep,) = [s for s in tune.SWEEPS if s.key == "gil_release_min_work"]
+    r = tune.measure_sweep(dataclasses.replace(sweep, sizes=(2, 24), min_sample_s=0.002), repeats=3)
+    assert [p["value"] for p in r["points"]] == [8, 24**3]
+    assert all(p["hold"] > 0 and p["release"] > 0 for p in r["points"])
+    assert r["crossover"] in (8, 24**3, 2 * 24**3)
