@@ -114,7 +114,7 @@ arraytype_extension = Extension(
     "stridedarray._arraytype",
     sources=sorted(str(p.relative_to(ROOT)) for p in (CSRC / "arraytype").glob("*.c")),
     depends=sorted(str(p.relative_to(ROOT)) for p in (CSRC / "arraytype").glob("*.h"))
-    + ["csrc/sa_array.h"],
+    + ["csrc/sa_array.h", "csrc/sa_matmul.h"],
     include_dirs=[numpy.get_include()],
     # No OpenMP: the array type runs no threads of its own.
     extra_compile_args=[f for f in COMPILE_FLAGS if f not in OPENMP]

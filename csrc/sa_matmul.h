@@ -70,6 +70,8 @@ typedef struct {
     int64_t gemm_batch_strided;         /* 1: a uniform GEMM batch is one ?gemm_batch_strided
                                            call when OpenBLAS runs one thread */
     int64_t parallel_min_work;          /* a call of fewer multiply-adds runs on one thread */
+    int64_t gil_release_min_work;       /* `@` releases the GIL from this many multiply-adds on
+                                           (read by the array type, csrc/arraytype/matmul.c) */
     int64_t force;                      /* -1, or the backend to try alone (thresholds off) */
 } sa_mm_policy;
 

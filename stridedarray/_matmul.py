@@ -16,6 +16,7 @@ import numpy as np
 
 from . import _dtypes
 from ._array import Array, _from_ndarray, _make_c
+from ._arraytype import FastMatmul, _set_matmul
 from ._ffi import ffi, lib
 from ._policy import DEFAULT_POLICY, _current, current_policy, matmul_policy
 from ._validation import check_size
@@ -543,9 +544,23 @@ def matmul_explain(x1: Array, x2: Array, /) -> MatmulExplain:
     return MatmulExplain(d)
 
 
-# `x @ y` costs one Python call: the operators are bound to the functions that implement
-# them (the dunders in _array.py, which import this module lazily, are replaced here when
-# the namespace is imported). (Type checkers see the operators declared in _array_protocols.)
-Array.__matmul__ = matmul_operator  # type: ignore[method-assign]
+# `x @ y` and `matmul(x, y)` of two Arrays of one numeric dtype run in C (FastMatmul,
+# csrc/arraytype/matmul.c): the array type calls the C core's entry point through its address,
+# taken once here from the cffi module, with the policy struct of the ContextVar `_current`.
+# Every other call, and every error, takes the Python functions above, their fallback.
+_set_matmul(
+    int(ffi.cast("uintptr_t", ffi.addressof(lib, "sa_matmul_run"))),
+    _current,
+    lambda policy: int(ffi.cast("uintptr_t", policy)),
+    _raise,
+)
+# (Rebound through globals(): type checkers keep the function's signature. rmatmul_operator
+# and imatmul_operator call `matmul`, so they take the C path too.)
+globals().update(matmul=FastMatmul(matmul))
+
+# The operators are bound to the callables that implement them (the dunders in _array.py,
+# which import this module lazily, are replaced here when the namespace is imported). (Type
+# checkers see the operators declared in _array_protocols.)
+Array.__matmul__ = FastMatmul(matmul_operator)  # type: ignore[method-assign]
 Array.__rmatmul__ = rmatmul_operator  # type: ignore[method-assign,assignment]
 Array.__imatmul__ = imatmul_operator  # type: ignore[method-assign,assignment]

@@ -67,6 +67,11 @@ DEFAULT_POLICY: dict[str, int] = {
     # gets at least half this much (csrc/sa_threads.c). Measured here: waking the second
     # thread costs about as much as ~100k multiply-adds of the generic kernel.
     "parallel_min_work": 1 << 18,
+    # `x @ y` and matmul release the GIL for a product of at least this many multiply-adds
+    # (C*M*N*K) and hold it below, where releasing and taking it back costs more than another
+    # thread could gain (csrc/arraytype/matmul.c). Measured here (stridedarray.tune, two
+    # threads multiplying at once): 48**3; below it holding was 5-15% faster.
+    "gil_release_min_work": 110592,
 }
 
 # The range of every key, checked in one place (`_checked`) for the file and for matmul_policy.

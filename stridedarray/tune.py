@@ -2,15 +2,17 @@
 
 For each crossover constant of the policy table (stridedarray._policy.DEFAULT_POLICY), a sweep
 times the same product with the two competing routes forced through `matmul_policy(force=...)`
-(forcing switches the thresholds off), over increasing sizes, interleaved sample by sample.
+(forcing switches the thresholds off), over increasing sizes, interleaved sample by sample
+(`gil_release_min_work`: the product in two threads at once, the GIL released around each
+product or held).
 The crossover is the threshold with the least summed regret (log-time lost against always
 taking the faster route) over every round and workload of a key (see `joint_threshold`), ties
-within 3% going to BLAS. The result is printed next
-to the table in force and written as the JSON policy file the library loads at import:
-$STRIDEDARRAY_POLICY if set, else $XDG_CONFIG_HOME/stridedarray/policy.json (XDG_CONFIG_HOME
-defaults to ~/.config), or --out PATH. Output paths are checked before measuring; a file that
-still cannot be written afterwards is saved in the temporary directory instead (the exit status
-is then 1 and the message says where).
+within 3% going to BLAS (for `gil_release_min_work`, to releasing the GIL). The result is
+printed next to the table in force and written as the JSON policy file the library loads at
+import: $STRIDEDARRAY_POLICY if set, else $XDG_CONFIG_HOME/stridedarray/policy.json
+(XDG_CONFIG_HOME defaults to ~/.config), or --out PATH. Output paths are checked before
+measuring; a file that still cannot be written afterwards is saved in the temporary directory
+instead (the exit status is then 1 and the message says where).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ import math
 import os
 import sys
 import tempfile
+import threading
+import time
 import timeit
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -60,10 +64,53 @@ class Sweep:
     fast: str  # the route that should win at large sizes (BLAS or pack-once BLAS)
     slow: str  # the route below the crossover (generic)
     value: Callable[[int], int]  # the threshold value that corresponds to size s
+    # When the two sides are not routes: samplers(a, b) gives the sampler of `inner` units of
+    # work for each side, by name (by default each route is forced, `_forced_sample`), and a
+    # sample lasts at least min_sample_s.
+    samplers: Callable[[sa.Array, sa.Array], dict[str, Callable[[int], float]]] | None = None
+    min_sample_s: float = 0.0
 
 
 _SQ = lambda s: s * s  # noqa: E731  (threshold measured in matrix elements)
 _ID = lambda s: s  # noqa: E731
+_CUBE = lambda s: s * s * s  # noqa: E731  (threshold measured in multiply-adds)
+
+# gil_release_min_work: the two sides, as that key's value in force while sampling.
+_GIL = {"release": 0, "hold": 2**63 - 1}
+
+
+def _gil_samplers(a: sa.Array, b: sa.Array) -> dict[str, Callable[[int], float]]:
+    """Samplers of `a @ b` run in each of two Python threads at once, with the GIL released
+    around every product (side "release") or held ("hold"). Releasing it lets the other
+    thread compute meanwhile but costs a hand-over of the GIL per product, which products of
+    a few multiply-adds do not repay. One unit of `inner` is as many products as take about
+    a millisecond alone (the same count for both sides), so that starting the thread is a
+    small part of a sample, and the clock starts once both threads are running."""
+    t = timeit.Timer("a @ b", globals={"a": a, "b": b})
+    per = max(1, math.ceil(1e-3 / max(min(t.repeat(5, 1)), 1e-9)))
+
+    def products(side: str, count: int, start: threading.Barrier) -> None:
+        with sa.matmul_policy(gil_release_min_work=_GIL[side]):
+            start.wait()
+            for _ in range(count):
+                a @ b
+
+    def sampler(side: str) -> Callable[[int], float]:
+        def sample(inner: int) -> float:
+            start = threading.Barrier(2)
+            other = threading.Thread(target=products, args=(side, inner * per, start))
+            other.start()
+            with sa.matmul_policy(gil_release_min_work=_GIL[side]):
+                start.wait()
+                t0 = time.perf_counter()
+                for _ in range(inner * per):
+                    a @ b
+            other.join()
+            return time.perf_counter() - t0
+
+        return sample
+
+    return {side: sampler(side) for side in _GIL}
 
 
 def _sweeps() -> list[Sweep]:
@@ -178,6 +225,17 @@ def _sweeps() -> list[Sweep]:
             "generic",
             _SQ,
         ),
+        Sweep(
+            "gil_release_min_work",
+            "GIL (S,S)@(S,S) C-contiguous, float64, two threads (M*N*K)",
+            small,
+            lambda s: (_m(s, s), _m(s, s)),
+            "release",
+            "hold",
+            _CUBE,
+            samplers=_gil_samplers,
+            min_sample_s=0.01,
+        ),
     ]
 
 
@@ -263,22 +321,26 @@ def joint_threshold(point_sets: list[list[dict]]) -> int:
 
 
 def measure_sweep(sw: Sweep, target_s: float = 2.5e-4, repeats: int = 25) -> dict:
-    """Time both forced routes at every size; return the points and the crossover value."""
+    """Time both forced routes (or the sweep's own two sides) at every size; return the
+    points and the crossover value."""
     points: list[dict[str, Any]] = []
     for s in sw.sizes:
         x, y = sw.build(s)
         a, b = sa.asarray(x), sa.asarray(y)
-        samplers = {}
-        for route in (sw.fast, sw.slow):
-            with sa.matmul_policy(force=route):
-                got = _route(a, b)
-            if got != route:  # e.g. an extent-1 "reversed" matrix is BLAS-viewable: no pack
-                break
-            timer = timeit.Timer("a @ b", globals={"a": a, "b": b})
-            samplers[route] = _forced_sample(route, timer)
+        samplers: dict[str, Callable[[int], float]] = {}
+        if sw.samplers is not None:
+            samplers = sw.samplers(a, b)
+        else:
+            for route in (sw.fast, sw.slow):
+                with sa.matmul_policy(force=route):
+                    got = _route(a, b)
+                if got != route:  # e.g. an extent-1 "reversed" matrix is BLAS-viewable
+                    break
+                timer = timeit.Timer("a @ b", globals={"a": a, "b": b})
+                samplers[route] = _forced_sample(route, timer)
         if len(samplers) < 2:
             continue
-        t = _time(samplers, target_s, repeats)
+        t = _time(samplers, max(target_s, sw.min_sample_s), repeats)
         points.append(
             {
                 "size": s,

@@ -25,6 +25,14 @@ X6 = sa.reshape(sa.asarray(BASE), (2, 2, 2, 2, 2, 2))  # rank > 4: extents on th
 RO = sa.asarray(bytes(64))
 XI = X[::5]  # a stride beyond the buffer on an axis of extent 1: held as 0 in C
 F_ORDER = np.asfortranarray(BASE.reshape(4, 16))
+M32 = sa.ones((32, 32))  # 32**3 multiply-adds: above the default gil_release_min_work
+I8 = sa.ones((4, 4), dtype=sa.int8)
+HUGE_K = sa.ones((1, 1), dtype=sa.int8)._view((1, 2**62), (0, 0), 0)  # 2*M*N*K overflows
+
+
+def _in_policy_block() -> object:
+    with sa.matmul_policy(force="generic"):  # a new policy struct per call
+        return X @ X
 
 
 def _raises(f: Callable[[], object]) -> Callable[[], None]:
@@ -76,6 +84,13 @@ ENTRY_POINTS: dict[str, Callable[[], object]] = {
     "operator fallback": lambda: X + 2**60,  # float64 + an int beyond 2**53 is Python
     "x + int": lambda: X + 1,
     "operator error": _raises(lambda: X + sa.ones(3)),
+    "x @ y": lambda: X @ X,
+    "matmul rank 6": lambda: sa.matmul(X6, X6),
+    "x @ y releasing the GIL": lambda: M32 @ M32,
+    "x @ y in a policy block": _in_policy_block,
+    "x @ y fallback": lambda: X @ I8,  # mixed dtypes: the Python path
+    "x @ y shape error": _raises(lambda: X @ sa.ones(3)),
+    "x @ y core error": _raises(lambda: HUGE_K @ HUGE_K.mT),
     "zeros": lambda: sa.zeros((3, 4)),
     "empty": lambda: sa.empty(5),
     "asarray": lambda: sa.asarray(BASE),

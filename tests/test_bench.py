@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import shutil
 import subprocess
@@ -435,3 +436,36 @@ def test_callgrind_measure_reports_a_missing_call() -> None:
     got = measure(["numpy"], [("-x", 16), ("xp.nothing(x)", 16)], seed=0, n=50)
     assert isinstance(got["numpy"][0], float) and got["numpy"][0] > 100
     assert "AttributeError" in str(got["numpy"][1])
+
+
+def test_settled_sampling_groups_libraries_and_pauses_at_each_change(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """At 2+ threads, samples of one library never follow the other's without the pause, and
+    every variant still gets a sample per repeat."""
+    import timeit
+
+    from stridedarray.bench import sampling
+
+    log: list[str] = []
+    monkeypatch.setattr(sampling.time, "sleep", lambda s: log.append(f"sleep {s}"))
+
+    def timer(name: str) -> timeit.Timer:
+        return timeit.Timer(lambda: log.append(name))
+
+    names = ["numpy", "stridedarray", "limit", "stridedarray_1t"]
+    budget = sampling.Budget(
+        target_s=1e-9, min_repeats=4, max_repeats=4, case_budget_s=0, settle_s=0.25
+    )
+    inner, samples = sampling.sample({n: timer(n) for n in names}, budget)
+    assert inner == 1 and all(len(samples[n]) == 4 for n in names)
+    sampled = log[log.index("sleep 0.25") - 1 :]  # from the first timed sample on
+    for before, after in itertools.pairwise(sampled):
+        if "sleep" not in before and "sleep" not in after:
+            assert sampling._library(before) == sampling._library(after), (before, after)
+    # one library change per repeat: the groups swap order every repeat
+    assert sampled.count("sleep 0.25") == 4
+    # without settle_s: no pause, the plain rotation
+    log.clear()
+    sampling.sample({n: timer(n) for n in names}, sampling.Budget(1e-9, 2, 2, 0))
+    assert not any("sleep" in e for e in log)

@@ -240,9 +240,22 @@ def test_clients_suite_quick(tmp_path: Path) -> None:
     data = json.loads((tmp_path / "clients.json").read_text())
     names = {w["workload"] for w in data["workloads"]}
     assert names == {"zscore(axis=0)", "StandardScaler fit_transform"}
+    generic = "numpy (generic path)"
     for w in data["workloads"]:
         assert "stridedarray" not in w["errors"] and "stridedarray" not in w["mismatch"]
-        assert w["stridedarray"] > 0 and w["numpy"] > 0
+        assert generic not in w["errors"] and generic not in w["mismatch"]
+        assert w["stridedarray"] > 0 and w["numpy"] > 0 and w[generic] > 0
+        assert w["speedup_generic"] == pytest.approx(w[generic] / w["stridedarray"])
+    assert [t["bound"] for t in data["targets"]] == pytest.approx([1 / 1.15, 1 / 1.10])
+    assert "same-path NumPy" in data["targets"][1]["target"]
+    text = (tmp_path / "clients.md").read_text()
+    head = next(ln for ln in text.splitlines() if ln.startswith("| workload |"))
+    assert "| NumPy generic path |" in head and "| speed-up vs generic path |" in head
+    assert "within 1.10x of the same-path NumPy" in text and "## Targets" in text
+    assert "| NumPy generic path |" in proc.stdout  # the printed table
+    with open(tmp_path / "clients.csv", newline="") as f:
+        variants = {r["variant"] for r in csv.DictReader(f)}
+    assert {generic, generic + " cpu", "numpy", "stridedarray"} <= variants
 
 
 def test_suite_list_and_bad_filter() -> None:

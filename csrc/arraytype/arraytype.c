@@ -885,17 +885,10 @@ array_get_ndim(ArrayObject *a, void *closure)
     return PyLong_FromLong(a->nd);
 }
 
-/* The C core's descriptor, as a cffi `sa_array *` into memory this array owns. */
-static PyObject *
-array_get_c(ArrayObject *a, void *closure)
+/* The C core's descriptor of `a`, in memory it owns (made once); NULL with an exception. */
+sa_array *
+sa_array_cdesc(ArrayObject *a)
 {
-    if (a->cd != NULL) {
-        return Py_NewRef(a->cd);
-    }
-    if (cffi_cast == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "stridedarray._arraytype: cffi is not registered");
-        return NULL;
-    }
     if (a->flags & SA_F_HUGE) {
         raise_too_large(a);
         return NULL;
@@ -904,7 +897,8 @@ array_get_c(ArrayObject *a, void *closure)
     if (d == NULL) {
         d = PyMem_Calloc(1, sizeof(sa_array));
         if (d == NULL) {
-            return PyErr_NoMemory();
+            PyErr_NoMemory();
+            return NULL;
         }
         PyArrayObject *base = (PyArrayObject *)((StorageObject *)a->st)->arr;
         d->data = PyArray_BYTES(base);
@@ -917,6 +911,24 @@ array_get_c(ArrayObject *a, void *closure)
             d->strides[k] = a->cstrides[k];
         }
         a->cdesc = d;
+    }
+    return d;
+}
+
+/* The C core's descriptor, as a cffi `sa_array *` into memory this array owns. */
+static PyObject *
+array_get_c(ArrayObject *a, void *closure)
+{
+    if (a->cd != NULL) {
+        return Py_NewRef(a->cd);
+    }
+    if (cffi_cast == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "stridedarray._arraytype: cffi is not registered");
+        return NULL;
+    }
+    sa_array *d = sa_array_cdesc(a);
+    if (d == NULL) {
+        return NULL;
     }
     PyObject *addr = PyLong_FromVoidPtr(d);
     if (addr == NULL) {
@@ -1143,6 +1155,8 @@ static PyMethodDef mod_methods[] = {
     {"_register_dtypes", mod_register_dtypes, METH_O, "Register the 13 DTypes, by code."},
     {"_set_cffi", (PyCFunction)(void (*)(void))mod_set_cffi, METH_FASTCALL,
      "Register ffi.cast and the `sa_array *` ctype."},
+    {"_set_matmul", (PyCFunction)(void (*)(void))sa_set_matmul, METH_FASTCALL,
+     "Register the C core's matmul entry point, the policy ContextVar and the error path."},
     {NULL},
 };
 
@@ -1164,7 +1178,8 @@ PyInit__arraytype(void)
         return NULL;
     }
     if (PyType_Ready(&sa_StorageType) < 0 || PyType_Ready(&sa_ArrayBaseType) < 0
-        || PyType_Ready(&sa_FastOpType) < 0 || PyType_Ready(&sa_FastCreateType) < 0) {
+        || PyType_Ready(&sa_FastOpType) < 0 || PyType_Ready(&sa_FastCreateType) < 0
+        || PyType_Ready(&sa_FastMatmulType) < 0) {
         return NULL;
     }
     PyObject *m = PyModule_Create(&moduledef);
@@ -1174,7 +1189,8 @@ PyInit__arraytype(void)
     if (PyModule_AddObjectRef(m, "_Storage", (PyObject *)&sa_StorageType) < 0
         || PyModule_AddObjectRef(m, "ArrayBase", (PyObject *)&sa_ArrayBaseType) < 0
         || PyModule_AddObjectRef(m, "FastOp", (PyObject *)&sa_FastOpType) < 0
-        || PyModule_AddObjectRef(m, "FastCreate", (PyObject *)&sa_FastCreateType) < 0) {
+        || PyModule_AddObjectRef(m, "FastCreate", (PyObject *)&sa_FastCreateType) < 0
+        || PyModule_AddObjectRef(m, "FastMatmul", (PyObject *)&sa_FastMatmulType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -101,6 +101,8 @@ PyObject *sa_array_strides(ArrayObject *a);
 PyObject *sa_array_origin(ArrayObject *a);
 /* The NumPy view of an array (new reference). */
 PyObject *sa_array_np(ArrayObject *a);
+/* The C core's descriptor of an array (owned by it, made once); NULL with an exception. */
+sa_array *sa_array_cdesc(ArrayObject *a);
 
 /* indexing.c */
 PyObject *sa_array_subscript(PyObject *self, PyObject *key);
@@ -118,6 +120,10 @@ PyObject *sa_wrap(PyObject *mod, PyObject *arr);
 PyObject *sa_view_ndarray(PyObject *mod, PyObject *arr);
 int sa_native_code(PyObject *arr);
 int sa_whole_code(PyObject *arr);
+
+/* matmul.c */
+extern PyTypeObject sa_FastMatmulType;
+PyObject *sa_set_matmul(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 
 /* buffer.c */
 extern PyBufferProcs sa_array_as_buffer;

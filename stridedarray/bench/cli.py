@@ -16,8 +16,8 @@ import numpy as np
 from .._cli import add_version, emit, exits_cleanly_on_closed_pipe, prog_name
 from .._ffi import lib
 from . import report
-from .machine import busy_warning, machine_info, set_threads
-from .runner import BUDGET, QUICK, Result, run_case
+from .machine import busy_warning, machine_info, numpy_idle_spin, set_threads
+from .runner import BUDGET, BUDGET_THREADS, QUICK, Result, run_case
 from .suites import select
 from .workloads import Case, all_cases
 
@@ -196,7 +196,9 @@ def main(argv: list[str] | None = None) -> int:
     _make_out_dir(args.out)
     set_threads(args.threads)
     info = machine_info()
-    budget = QUICK if args.quick else BUDGET
+    budget = QUICK if args.quick else BUDGET if args.threads == 1 else BUDGET_THREADS
+    if budget.settle_s:
+        info["numpy_idle_spin"] = numpy_idle_spin(budget.settle_s)
     rng = np.random.default_rng(args.seed)
     progress = _Progress(len(cases), enabled=not args.no_progress)
     t0 = time.perf_counter()

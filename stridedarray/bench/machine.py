@@ -18,7 +18,14 @@ import numpy as np
 import stridedarray as sa
 from stridedarray._ffi import blas_info
 
-__all__ = ["set_threads", "machine_info", "numpy_blas", "header_lines", "busy_warning"]
+__all__ = [
+    "set_threads",
+    "machine_info",
+    "numpy_blas",
+    "numpy_idle_spin",
+    "header_lines",
+    "busy_warning",
+]
 
 _ENV_KEYS = (
     "OPENBLAS_CORETYPE",
@@ -88,6 +95,33 @@ def machine_info() -> dict:
         "env": {k: os.environ.get(k, "(unset)") for k in _ENV_KEYS},
         "matmul_policy": _policy_in_force(),
     }
+
+
+def numpy_idle_spin(settle_s: float, window_s: float = 0.05) -> str:
+    """The CPU time this process burns while it sleeps right after one NumPy 256x256 product,
+    and while it sleeps after first waiting `settle_s`: NumPy's idle OpenBLAS workers spinning
+    (the medians of 5; the second should be ~0 for the 2-thread sampling's pause to work)."""
+    import resource
+    import time
+
+    def cpu() -> float:
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        return r.ru_utime + r.ru_stime
+
+    a = np.ones((256, 256))
+    burned: dict[float, list[float]] = {0.0: [], settle_s: []}
+    for delay in burned:
+        for _ in range(5):
+            a @ a
+            time.sleep(delay)
+            c0 = cpu()
+            time.sleep(window_s)
+            burned[delay].append(cpu() - c0)
+    at_once, settled = (sorted(v)[2] * 1e3 for v in burned.values())
+    return (
+        f"{at_once:.0f} ms of CPU in the {window_s * 1e3:.0f} ms after a call, "
+        f"{settled:.1f} ms after a pause of {settle_s * 1e3:.0f} ms"
+    )
 
 
 def _describe_numpy_blas(libs: list[dict]) -> str:

@@ -25,11 +25,16 @@ import stridedarray as sa
 from .sampling import Budget, median, sample
 from .workloads import Case, Operands
 
-__all__ = ["BUDGET", "QUICK", "Result", "run_case", "route_of"]
+__all__ = ["BUDGET", "BUDGET_THREADS", "QUICK", "Result", "run_case", "route_of"]
 
 
 # The matmul workload's sampling: samples of 0.25 ms, up to 201 per variant (see the module doc).
 BUDGET = Budget(target_s=2.5e-4, min_repeats=15, max_repeats=201, case_budget_s=0.8, case_cap_s=3.0)
+# At 2+ threads: longer samples and a pause whenever the library changes, so that neither
+# library is timed beside the other's spinning BLAS workers (sampling.py's module doc).
+BUDGET_THREADS = Budget(
+    target_s=2e-3, min_repeats=9, max_repeats=41, case_budget_s=2.0, case_cap_s=5.0, settle_s=0.15
+)
 QUICK = Budget(target_s=2e-4, min_repeats=3, max_repeats=3, case_budget_s=0.02, case_cap_s=0.5)
 
 

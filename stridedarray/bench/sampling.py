@@ -5,6 +5,13 @@ statement). One inner count is calibrated so that a sample of the fastest varian
 `target_s`; all variants use it. After a warm-up, samples are taken in turn (the order rotated
 every repeat) until the case's budget is spent, so a slow phase of a shared machine hits every
 variant alike. A variant's time is the median seconds per call over its samples.
+
+With several threads, a library's idle BLAS workers keep spinning on a core for a while after
+its last call (NumPy's OpenBLAS ~0.1 s), so a sample taken right after another library's
+sample runs next to that spinning worker and measures one thread against two. `settle_s`
+handles this: each repeat takes one library's variants together, then the other's, and the
+sampler sleeps `settle_s` whenever the library changes, so every sample starts with the other
+library's pool asleep (docs/benchmark-method.md, "Two OpenBLAS pools in one process").
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ class Budget:
     max_repeats: int = 151
     case_budget_s: float = 0.4
     case_cap_s: float = 2.0
+    settle_s: float = 0.0  # sleep when the sampled library changes (0: no pause)
 
     @classmethod
     def quick(cls) -> Budget:
@@ -48,17 +56,38 @@ def sample(timers: dict[str, timeit.Timer], budget: Budget) -> tuple[int, dict[s
     samples: dict[str, list[float]] = {name: [] for name in names}
     start = time.perf_counter()
     rep = 0
+    previous: str | None = None
     while rep < budget.max_repeats:
         elapsed = time.perf_counter() - start
         if rep >= 3 and elapsed >= budget.case_cap_s:
             break
         if rep >= budget.min_repeats and elapsed >= budget.case_budget_s:
             break
-        k = rep % len(names)
-        for name in names[k:] + names[:k]:
+        for name in _order(names, rep, budget.settle_s > 0):
+            if budget.settle_s > 0 and previous is not None and _library(name) != previous:
+                time.sleep(budget.settle_s)
+            previous = _library(name)
             samples[name].append(timers[name].timeit(inner) / inner)
         rep += 1
     return inner, samples
+
+
+def _library(variant: str) -> str:
+    """Whose thread pool a variant runs on: ours for the "stridedarray..." variants, NumPy's
+    for every other (NumPy, the contiguous limit, array-api-strict)."""
+    return "stridedarray" if variant.startswith("stridedarray") else "numpy"
+
+
+def _order(names: list[str], rep: int, by_library: bool) -> list[str]:
+    """The variants' order in repeat `rep`: rotated by one every repeat, or, `by_library`,
+    grouped by library with the groups swapped every repeat (one library change per repeat)."""
+    k = rep % len(names)
+    rotated = names[k:] + names[:k]
+    if not by_library:
+        return rotated
+    ours = [n for n in rotated if _library(n) == "stridedarray"]
+    theirs = [n for n in rotated if _library(n) != "stridedarray"]
+    return ours + theirs if rep % 2 else theirs + ours
 
 
 def median(samples: list[float] | None) -> float:

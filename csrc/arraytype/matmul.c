@@ -1,0 +1,317 @@
+/* `x @ y` and `matmul(x, y)` in C (docs/array.md, "The array type"): for two Arrays of one
+ * numeric dtype, the output shape, the NumPy allocation, the C core's call and the wrapping of
+ * the result, without a Python frame or a cffi call.
+ *
+ * A FastMatmul is bound in place of the Python function (stridedarray._matmul), which it keeps
+ * as its fallback: every other call goes there unchanged (mixed dtypes, bool, NumPy operands
+ * and the NotImplemented rules, subclasses, keywords), and so does every shape the C path does
+ * not take (a 0-d operand, contracted lengths that differ, batch shapes that do not broadcast,
+ * an output NumPy cannot allocate), so each error is raised by the Python path with its own
+ * message. An error code of the C core goes to the Python `_raise`, which says what it means.
+ *
+ * The C core stays the cffi module stridedarray._core: its entry point `sa_matmul_run` is
+ * reached through a function pointer that Python registers once (_set_matmul), taken from the
+ * cffi module. cffi's call releases the GIL around every product; here it is released only
+ * from `gil_release_min_work` multiply-adds on (a key of the matmul policy, measured by the
+ * tuning tool): for a 2x2 product, releasing and taking back the GIL costs more than the
+ * product, and no other thread could do much in the time.
+ */
+#include "arraytype.h"
+
+#include <structmember.h>
+
+#include "../sa_matmul.h"
+
+/* Registered by _set_matmul (stridedarray._matmul, at import); NULL until then, when every
+ * call takes the fallback. */
+static __typeof__(sa_matmul_run) *run_matmul = NULL;  /* the C core's entry point */
+static PyObject *policy_var = NULL;    /* _policy._current: the ContextVar of the policy */
+static PyObject *policy_addr = NULL;   /* its value (a cffi `sa_mm_policy *`) -> address */
+static PyObject *raise_error = NULL;   /* _matmul._raise(x1, x2, rc) */
+/* The last policy object seen and its struct: a policy object changes only when a
+ * matmul_policy block starts, so this saves a Python call per product. The reference keeps
+ * the struct alive as long as its address is cached. */
+static PyObject *cached_policy = NULL;
+static const sa_mm_policy *cached_struct = NULL;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *fallback;  /* the Python function (same signature) */
+    PyObject *name;
+    vectorcallfunc vectorcall;
+} FastMatmulObject;
+
+/* The output's extents (the Array API matmul shape), its element count and the product's
+ * multiply-adds, all checked: 0 when the shapes do not multiply, an extent is beyond int64
+ * (SA_F_HUGE) or the output's byte size would not fit, which the Python path reports. */
+static int
+out_geometry(const ArrayObject *a, const ArrayObject *b, int *nd, npy_intp *dims,
+             int64_t *size, int64_t *work)
+{
+    int n1 = a->nd, n2 = b->nd;
+    if (n1 == 0 || n2 == 0 || ((a->flags | b->flags) & SA_F_HUGE)) {
+        return 0;
+    }
+    int64_t k = a->cshape[n1 - 1];
+    if (k != (n2 == 1 ? b->cshape[0] : b->cshape[n2 - 2])) {
+        return 0;
+    }
+    int nb1 = n1 > 2 ? n1 - 2 : 0, nb2 = n2 > 2 ? n2 - 2 : 0;
+    int nb = nb1 > nb2 ? nb1 : nb2;
+    int n = 0;
+    for (int i = 0; i < nb; i++) {
+        int64_t e1 = i < nb - nb1 ? 1 : a->cshape[i - (nb - nb1)];
+        int64_t e2 = i < nb - nb2 ? 1 : b->cshape[i - (nb - nb2)];
+        if (e1 != e2 && e1 != 1 && e2 != 1) {
+            return 0;
+        }
+        dims[n++] = (npy_intp)(e1 == 1 ? e2 : e1);
+    }
+    if (n1 > 1) {
+        dims[n++] = (npy_intp)a->cshape[n1 - 2];
+    }
+    if (n2 > 1) {
+        dims[n++] = (npy_intp)b->cshape[n2 - 1];
+    }
+    /* As the array constructor counts bytes: zero extents skipped, so an empty output whose
+     * other extents overflow goes to the Python path as well. */
+    int64_t bytes = sa_descrs[a->code]->elsize, count = 1;
+    for (int i = 0; i < n; i++) {
+        if (dims[i] && __builtin_mul_overflow(bytes, (int64_t)dims[i], &bytes)) {
+            return 0;
+        }
+        count *= dims[i];  /* <= bytes: cannot overflow */
+    }
+    *nd = n;
+    *size = count;
+    if (__builtin_mul_overflow(count, k, work)) {
+        *work = INT64_MAX;
+    }
+    return 1;
+}
+
+/* The policy struct in effect here (a new reference to its owner in *owner); NULL with an
+ * exception, or NULL without one when the ContextVar holds nothing. */
+static const sa_mm_policy *
+current_policy(PyObject **owner)
+{
+    PyObject *p;
+    if (PyContextVar_Get(policy_var, NULL, &p) < 0) {
+        return NULL;
+    }
+    *owner = p;
+    if (p == NULL) {
+        return NULL;
+    }
+    if (p == cached_policy) {
+        return cached_struct;
+    }
+    PyObject *addr = PyObject_CallOneArg(policy_addr, p);
+    if (addr == NULL) {
+        goto fail;
+    }
+    void *s = PyLong_AsVoidPtr(addr);
+    Py_DECREF(addr);
+    if (s == NULL) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_SystemError, "matmul: the policy has no address");
+        }
+        goto fail;
+    }
+    Py_XSETREF(cached_policy, Py_NewRef(p));
+    cached_struct = s;
+    return s;
+fail:
+    Py_CLEAR(*owner);
+    return NULL;
+}
+
+/* x1 @ x2 for two exact Arrays of one non-bool dtype: 1 with *out set, 0 when the Python path
+ * must take it, -1 with an exception. */
+static int
+product(PyObject *x1, PyObject *x2, PyObject **out)
+{
+    if (Py_TYPE(x1) != sa_array_class || Py_TYPE(x2) != sa_array_class) {
+        return 0;
+    }
+    ArrayObject *a = (ArrayObject *)x1, *b = (ArrayObject *)x2;
+    int code = a->code;
+    if (b->code != code || code == SA_BOOL) {
+        return 0;
+    }
+    int nd;
+    npy_intp dims[SA_MAXDIM];
+    int64_t size, work;
+    if (!out_geometry(a, b, &nd, dims, &size, &work)) {
+        return 0;
+    }
+    const sa_array *da = sa_array_cdesc(a);
+    const sa_array *db = da != NULL ? sa_array_cdesc(b) : NULL;
+    if (db == NULL) {
+        return -1;
+    }
+    PyArray_Descr *descr = sa_descrs[code];
+    Py_INCREF(descr);  /* stolen */
+    PyObject *arr = PyArray_Empty(nd, dims, descr, 0);
+    if (arr == NULL) {
+        /* Out of memory: the Python path's np.empty raises NumPy's own MemoryError. */
+        PyErr_Clear();
+        return 0;
+    }
+    PyObject *owner = NULL;
+    const sa_mm_policy *pol = current_policy(&owner);
+    if (pol == NULL) {
+        Py_DECREF(arr);
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    char *data = PyArray_BYTES((PyArrayObject *)arr);
+    int rc;
+    /* The operands' descriptors and storage, and the policy struct, stay alive: the caller
+     * holds the operands and `owner` the struct. */
+    if (work >= pol->gil_release_min_work) {
+        Py_BEGIN_ALLOW_THREADS
+        rc = run_matmul(da, db, code, data, size, pol);
+        Py_END_ALLOW_THREADS
+    }
+    else {
+        rc = run_matmul(da, db, code, data, size, pol);
+    }
+    Py_DECREF(owner);
+    if (rc != 0) {
+        Py_DECREF(arr);
+        PyObject *r = PyObject_CallFunction(raise_error, "OOi", x1, x2, rc);
+        if (r != NULL) {
+            Py_DECREF(r);
+            PyErr_Format(PyExc_SystemError, "matmul: C core error %d was not raised", rc);
+        }
+        return -1;
+    }
+    *out = sa_make_c(arr, code);
+    Py_DECREF(arr);
+    return *out == NULL ? -1 : 1;
+}
+
+static PyObject *
+fastmatmul_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    FastMatmulObject *fm = (FastMatmulObject *)self;
+    if (kwnames == NULL && PyVectorcall_NARGS(nargsf) == 2 && run_matmul != NULL) {
+        PyObject *r;
+        int rc = product(args[0], args[1], &r);
+        if (rc != 0) {
+            return rc > 0 ? r : NULL;
+        }
+    }
+    return PyObject_Vectorcall(fm->fallback, args, nargsf, kwnames);
+}
+
+static PyObject *
+fastmatmul_descr_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    if (obj == NULL || obj == Py_None) {
+        return Py_NewRef(self);
+    }
+    return PyMethod_New(self, obj);
+}
+
+static PyObject *
+fastmatmul_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"fallback", NULL};
+    PyObject *fallback;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O:FastMatmul", kwlist, &fallback)) {
+        return NULL;
+    }
+    if (!PyCallable_Check(fallback)) {
+        PyErr_SetString(PyExc_TypeError, "FastMatmul: the fallback must be callable");
+        return NULL;
+    }
+    FastMatmulObject *fm = PyObject_GC_New(FastMatmulObject, type);
+    if (fm == NULL) {
+        return NULL;
+    }
+    fm->fallback = Py_NewRef(fallback);
+    fm->name = PyObject_GetAttrString(fallback, "__name__");
+    if (fm->name == NULL) {
+        PyErr_Clear();
+        fm->name = PyUnicode_FromString("matmul");
+    }
+    fm->vectorcall = fastmatmul_vectorcall;
+    PyObject_GC_Track(fm);
+    return (PyObject *)fm;
+}
+
+static int
+fastmatmul_traverse(FastMatmulObject *fm, visitproc visit, void *arg)
+{
+    Py_VISIT(fm->fallback);
+    Py_VISIT(fm->name);
+    return 0;
+}
+
+static void
+fastmatmul_dealloc(FastMatmulObject *fm)
+{
+    PyObject_GC_UnTrack(fm);
+    Py_CLEAR(fm->fallback);
+    Py_CLEAR(fm->name);
+    PyObject_GC_Del(fm);
+}
+
+static PyObject *
+fastmatmul_get_doc(FastMatmulObject *fm, void *closure)
+{
+    return PyObject_GetAttrString(fm->fallback, "__doc__");
+}
+
+static PyMemberDef fastmatmul_members[] = {
+    {"__name__", T_OBJECT, offsetof(FastMatmulObject, name), READONLY},
+    {"__wrapped__", T_OBJECT, offsetof(FastMatmulObject, fallback), READONLY},
+    {NULL},
+};
+
+static PyGetSetDef fastmatmul_getset[] = {
+    {"__doc__", (getter)fastmatmul_get_doc, NULL, NULL, NULL},
+    {NULL},
+};
+
+PyTypeObject sa_FastMatmulType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "stridedarray._arraytype.FastMatmul",
+    .tp_basicsize = sizeof(FastMatmulObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL
+                | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_new = fastmatmul_new,
+    .tp_dealloc = (destructor)fastmatmul_dealloc,
+    .tp_traverse = (traverseproc)fastmatmul_traverse,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(FastMatmulObject, vectorcall),
+    .tp_descr_get = fastmatmul_descr_get,
+    .tp_members = fastmatmul_members,
+    .tp_getset = fastmatmul_getset,
+};
+
+PyObject *
+sa_set_matmul(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4 || !PyLong_Check(args[0]) || !PyContextVar_CheckExact(args[1])
+        || !PyCallable_Check(args[2]) || !PyCallable_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "_set_matmul(run_address, policy_var, policy_address, raise_)");
+        return NULL;
+    }
+    void *run = PyLong_AsVoidPtr(args[0]);
+    if (run == NULL) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_ValueError, "_set_matmul: a NULL entry point");
+        }
+        return NULL;
+    }
+    run_matmul = (__typeof__(sa_matmul_run) *)run;
+    Py_XSETREF(policy_var, Py_NewRef(args[1]));
+    Py_XSETREF(policy_addr, Py_NewRef(args[2]));
+    Py_XSETREF(raise_error, Py_NewRef(args[3]));
+    Py_CLEAR(cached_policy);
+    cached_struct = NULL;
+    Py_RETURN_NONE;
+}
