@@ -350,3 +350,22 @@ def test_wrapping_other_layouts_in_c_equals_the_python_path(pair, data):
     assert np.asarray(fast).flags.writeable == (not fast.readonly)
     if arr.size and arr.dtype.isnative:
         assert np.shares_memory(np.asarray(fast), arr)
+
+
+def test_the_storage_object_is_made_on_demand_and_shared_by_views():
+    # An array made in C holds its storage's ndarray; the _Storage Python sees is made when
+    # first read or when the array is first viewed, and every view derived from it shares it.
+    src = np.arange(12.0).reshape(3, 4)
+    x = sa.asarray(src)
+    v = x[1:]
+    w = v.mT[::-1]
+    u = x._view((2,), (1,), 0)
+    assert x._st is v._st is w._st is u._st
+    assert x._st.arr is src and x._st.nbuf == 12
+    r = x + x  # a result, never viewed
+    st0 = r._st
+    assert r._st is st0 and st0.arr is r._npv and r[0]._st is st0
+    y = sa.asarray(src)  # another array over the same memory: a storage of its own, as before
+    assert y._st is not x._st and y._st.arr is src
+    f = x.mT * x.mT  # F order: a window of the result's memory
+    assert f._st.arr.ndim == 1 and f._st.nbuf == 12 and np.shares_memory(f._st.arr, f._npv)

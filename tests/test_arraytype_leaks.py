@@ -75,6 +75,8 @@ ENTRY_POINTS: dict[str, Callable[[], object]] = {
     "memoryview refused": _raises(lambda: io.BytesIO(b"ab").readinto(RO)),
     "pickle": lambda: pickle.loads(pickle.dumps(X[::-1], protocol=5)),
     "x + y": lambda: X + X,
+    "_st of a result": lambda: (X + X)._st,
+    "view of a result": lambda: (X + X)[1:],
     "x[1:3] + y[1:3]": lambda: X[1:3] + X[1:3],
     "F-order result": lambda: X.mT * X.mT,
     "_wrap F order": lambda: _wrap(F_ORDER),

@@ -274,13 +274,16 @@ done:
 static void
 assert_invariant(const ArrayObject *a)
 {
-    const StorageObject *s = (const StorageObject *)a->st;
     assert(a->nd >= 0 && a->nd <= SA_MAXDIM);
+    assert(PyArray_IS_C_CONTIGUOUS((PyArrayObject *)a->buf));
+    assert(a->nbuf == PyArray_SIZE((PyArrayObject *)a->buf));
+    assert(a->storage == NULL || (((StorageObject *)a->storage)->arr == a->buf
+                                  && ((StorageObject *)a->storage)->nbuf == a->nbuf));
     assert(a->shape == NULL || PyTuple_GET_SIZE(a->shape) == a->nd);
     assert(a->strides == NULL || PyTuple_GET_SIZE(a->strides) == a->nd);
     assert(a->strides != NULL || !(a->flags & SA_F_INEXACT));
     if (a->flags & SA_F_EMPTY) {
-        assert(a->corigin >= 0 && a->corigin <= s->nbuf);
+        assert(a->corigin >= 0 && a->corigin <= a->nbuf);
         return;
     }
     int64_t lo = a->corigin, hi = a->corigin;
@@ -296,7 +299,7 @@ assert_invariant(const ArrayObject *a)
             hi += span;
         }
     }
-    assert(lo >= 0 && hi < s->nbuf);
+    assert(lo >= 0 && hi < a->nbuf);
 }
 #else
 #define assert_invariant(a) ((void)0)
@@ -310,7 +313,7 @@ npv_matches(const ArrayObject *a, PyObject *npv)
         return 0;
     }
     PyArrayObject *v = (PyArrayObject *)npv;
-    PyArrayObject *base = (PyArrayObject *)((StorageObject *)a->st)->arr;
+    PyArrayObject *base = (PyArrayObject *)a->buf;
     if (PyArray_NDIM(v) != a->nd || !PyArray_EquivTypes(PyArray_DESCR(v), PyArray_DESCR(base))
         || !PyArray_ISALIGNED(v)) {
         return 0;
@@ -350,6 +353,15 @@ int_tuple(int n, const int64_t *v)
 /* The descriptor's tuples, made from the C fields the first time they are asked for when the
  * descriptor was built in C (which holds them exactly: see SA_F_INEXACT). Borrowed. */
 PyObject *
+sa_array_storage(ArrayObject *a)
+{
+    if (a->storage == NULL) {
+        a->storage = storage_new_from(a->buf);  /* checked when the array was made */
+    }
+    return a->storage;
+}
+
+PyObject *
 sa_array_shape(ArrayObject *a)
 {
     if (a->shape == NULL) {
@@ -382,13 +394,15 @@ sa_array_origin(ArrayObject *a)
  * are kept: they may hold what int64 cannot (`d->wide`). A descriptor built in C keeps none
  * and its tuples are made from the checked C fields when first read, except the strides when
  * C must hold one of them as 0 (SA_F_INEXACT): they are made here, from `d`.
+ * `buf` and `nbuf`: the storage's ndarray (checked by storage_check) and its element count;
+ * `storage`: its StorageObject when there is one already (borrowed; may be NULL).
  * `npv`: a NumPy view to cache when it matches the descriptor (`npv_known`: it does by
  * construction). */
 static PyObject *
-construct(PyObject *st, PyObject *dtype, int code, const sa_desc *d, PyObject *shape,
-          PyObject *strides, PyObject *origin, PyObject *npv, int npv_known)
+construct(PyObject *buf, Py_ssize_t nbuf_, PyObject *storage, PyObject *dtype, int code,
+          const sa_desc *d, PyObject *shape, PyObject *strides, PyObject *origin, PyObject *npv,
+          int npv_known)
 {
-    StorageObject *s = (StorageObject *)st;
     int nd = d->nd;
     ArrayObject *a = NULL;
     if (sa_array_class == NULL) {
@@ -436,7 +450,7 @@ construct(PyObject *st, PyObject *dtype, int code, const sa_desc *d, PyObject *s
     }
     /* Strides and the reachable offsets, overflow-checked (an overflow is beyond any buffer,
      * so out of bounds, unless the array is empty). */
-    int64_t nbuf = s->nbuf;
+    int64_t nbuf = nbuf_;
     int64_t org = d->origin;
     int oob = d->wide && d->oovf;
     int64_t lo = org, hi = org;
@@ -509,7 +523,7 @@ construct(PyObject *st, PyObject *dtype, int code, const sa_desc *d, PyObject *s
         }
     }
     /* Can NumPy and the C core hold it (every extent in int64, at most 2**63-1 bytes)? */
-    int64_t bytes = PyArray_ITEMSIZE((PyArrayObject *)s->arr);
+    int64_t bytes = PyArray_ITEMSIZE((PyArrayObject *)buf);
     for (int k = 0; k < nd; k++) {
         if (d->wide && d->big[k]) {
             flags |= SA_F_HUGE;
@@ -520,7 +534,9 @@ construct(PyObject *st, PyObject *dtype, int code, const sa_desc *d, PyObject *s
     }
     a->flags = flags;
     a->corigin = org;
-    a->st = Py_NewRef(st);
+    a->buf = Py_NewRef(buf);
+    a->nbuf = nbuf_;
+    a->storage = Py_XNewRef(storage);
     a->dtype = Py_NewRef(dtype);
     a->shape = shape;
     a->strides = strides;
@@ -636,7 +652,7 @@ sa_make(PyObject *st, PyObject *dtype, PyObject *shape_in, PyObject *strides_in,
     d.origin = ovf ? 0 : org;
     d.oovf = ovf;
     d.wide |= ovf != 0;
-    return construct(st, dtype, code, &d, shape, strides, origin, npv, 0);
+    return construct(s->arr, s->nbuf, st, dtype, code, &d, shape, strides, origin, npv, 0);
 fail:
     Py_XDECREF(shape);
     Py_XDECREF(strides);
@@ -647,14 +663,20 @@ fail:
 PyObject *
 sa_make_view(ArrayObject *parent, const sa_desc *d, PyObject *npv)
 {
-    return construct(parent->st, parent->dtype, parent->code, d, NULL, NULL, NULL, npv, 1);
+    /* Views share their parent's StorageObject, made now if the parent has none yet (once
+     * per array that is viewed): every array derived from one array has the same `_st`. */
+    PyObject *st = sa_array_storage(parent);
+    if (st == NULL) {
+        return NULL;
+    }
+    return construct(parent->buf, parent->nbuf, st, parent->dtype, parent->code, d, NULL, NULL,
+                     NULL, npv, 1);
 }
 
 PyObject *
 sa_make_c(PyObject *arr, int code)
 {
-    PyObject *st = storage_new_from(arr);
-    if (st == NULL) {
+    if (storage_check(arr) < 0) {
         return NULL;
     }
     PyArrayObject *v = (PyArrayObject *)arr;
@@ -670,10 +692,8 @@ sa_make_c(PyObject *arr, int code)
         step *= n > 1 ? n : 1;  /* <= the element count: cannot overflow */
     }
     /* The whole of an exact ndarray is its own NumPy view (a subclass is not cached). */
-    PyObject *res = construct(st, sa_dtypes[code], code, &d, NULL, NULL, NULL,
-                              PyArray_CheckExact(arr) ? arr : NULL, 1);
-    Py_DECREF(st);
-    return res;
+    return construct(arr, PyArray_SIZE(v), NULL, sa_dtypes[code], code, &d, NULL, NULL, NULL,
+                     PyArray_CheckExact(arr) ? arr : NULL, 1);
 }
 
 PyObject *
@@ -723,15 +743,13 @@ sa_make_strided(PyObject *arr, int code)
         Py_DECREF(flat);
         return NULL;
     }
-    PyObject *st = storage_new_from(flat);
-    Py_DECREF(flat);
-    if (st == NULL) {
-        return NULL;
-    }
     /* `arr` is cached as the NumPy view when it matches (not a writable one that repeats
      * elements: the array is read-only then). */
-    PyObject *res = construct(st, sa_dtypes[code], code, &d, NULL, NULL, NULL, arr, 0);
-    Py_DECREF(st);
+    PyObject *res = storage_check(flat) < 0
+                        ? NULL
+                        : construct(flat, len, NULL, sa_dtypes[code], code, &d, NULL, NULL,
+                                    NULL, arr, 0);
+    Py_DECREF(flat);
     return res;
 }
 
@@ -741,7 +759,8 @@ sa_make_strided(PyObject *arr, int code)
 static int
 array_traverse(ArrayObject *a, visitproc visit, void *arg)
 {
-    Py_VISIT(a->st);
+    Py_VISIT(a->buf);
+    Py_VISIT(a->storage);
     Py_VISIT(a->dtype);
     Py_VISIT(a->npv);
     Py_VISIT(a->cd);
@@ -765,7 +784,8 @@ array_dealloc(ArrayObject *a)
     if (a->weaklist != NULL) {
         PyObject_ClearWeakRefs((PyObject *)a);
     }
-    Py_CLEAR(a->st);
+    Py_CLEAR(a->buf);
+    Py_CLEAR(a->storage);
     Py_CLEAR(a->dtype);
     Py_CLEAR(a->shape);
     Py_CLEAR(a->strides);
@@ -806,7 +826,7 @@ static int
 array_readonly_c(const ArrayObject *a)
 {
     return (a->flags & SA_F_ALIASED)
-           || !PyArray_ISWRITEABLE((PyArrayObject *)((StorageObject *)a->st)->arr);
+           || !PyArray_ISWRITEABLE((PyArrayObject *)a->buf);
 }
 
 PyObject *
@@ -819,7 +839,7 @@ sa_array_np(ArrayObject *a)
         raise_too_large(a);
         return NULL;
     }
-    PyArrayObject *base = (PyArrayObject *)((StorageObject *)a->st)->arr;
+    PyArrayObject *base = (PyArrayObject *)a->buf;
     npy_intp dims[SA_MAXDIM], bstrides[SA_MAXDIM];
     npy_intp its = PyArray_ITEMSIZE(base);
     for (int k = 0; k < a->nd; k++) {
@@ -847,6 +867,12 @@ static PyObject *
 array_get_np(ArrayObject *a, void *closure)
 {
     return sa_array_np(a);
+}
+
+static PyObject *
+array_get_storage(ArrayObject *a, void *closure)
+{
+    return Py_XNewRef(sa_array_storage(a));
 }
 
 static PyObject *
@@ -900,9 +926,8 @@ sa_array_cdesc(ArrayObject *a)
             PyErr_NoMemory();
             return NULL;
         }
-        PyArrayObject *base = (PyArrayObject *)((StorageObject *)a->st)->arr;
-        d->data = PyArray_BYTES(base);
-        d->nbuf = ((StorageObject *)a->st)->nbuf;
+        d->data = PyArray_BYTES((PyArrayObject *)a->buf);
+        d->nbuf = a->nbuf;
         d->origin = a->corigin;
         d->ndim = a->nd;
         d->dtype = a->code;
@@ -950,16 +975,17 @@ array_view(ArrayObject *a, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "_view(shape, strides, origin) takes 3 arguments");
         return NULL;
     }
-    return sa_make(a->st, a->dtype, args[0], args[1], args[2], NULL);
+    PyObject *st = sa_array_storage(a);
+    return st == NULL ? NULL : sa_make(st, a->dtype, args[0], args[1], args[2], NULL);
 }
 
 static PyMemberDef array_members[] = {
-    {"_st", T_OBJECT_EX, offsetof(ArrayObject, st), READONLY, "The storage (read-only)."},
     {"_dtype", T_OBJECT_EX, offsetof(ArrayObject, dtype), READONLY, "The dtype (read-only)."},
     {NULL},
 };
 
 static PyGetSetDef array_getset[] = {
+    {"_st", (getter)array_get_storage, NULL, "The storage (read-only).", NULL},
     {"_shape", (getter)array_get_shape, NULL, "The shape (read-only).", NULL},
     {"_strides", (getter)array_get_strides, NULL, "The element strides (read-only).", NULL},
     {"_origin", (getter)array_get_origin, NULL, "The origin (read-only).", NULL},

@@ -17,7 +17,8 @@
 
 #include "../sa_array.h"
 
-/* The storage: a C-contiguous, aligned, native-order NumPy array shared by every view of it. */
+/* The storage: a C-contiguous, aligned, native-order NumPy array, one StorageObject shared by
+ * an array and every view derived from it. */
 typedef struct {
     PyObject_HEAD
     PyObject *arr;        /* the ndarray (strong) */
@@ -36,7 +37,13 @@ typedef struct {
 
 typedef struct {
     PyObject_HEAD
-    PyObject *st;         /* StorageObject */
+    /* The storage: its ndarray and element count, held directly. The StorageObject Python
+     * sees (`_st`) is made when first asked for or when the array is first viewed (kept when
+     * the descriptor came from Python with one), so a C-built array that is never viewed
+     * (most results) allocates one object, not two. Views share the parent's. */
+    PyObject *buf;        /* the storage's ndarray (strong): checked by storage_check */
+    PyObject *storage;    /* its StorageObject, or NULL until `_st` is read */
+    Py_ssize_t nbuf;      /* buf's element count */
     PyObject *dtype;      /* the DType object */
     /* The exact Python values: kept when the descriptor came from Python; NULL when it was
      * built in C (made from the C fields when first read: they hold them exactly). */
@@ -94,6 +101,8 @@ PyObject *sa_make_c(PyObject *arr, int code);
 PyObject *sa_make_strided(PyObject *arr, int code);
 /* The code of a registered DType object, or -1. */
 int sa_dtype_code(PyObject *dtype);
+/* The array's StorageObject, made on first use (borrowed; NULL with an exception). */
+PyObject *sa_array_storage(ArrayObject *a);
 /* The descriptor's shape, strides and origin as Python values (borrowed; NULL with an
  * exception when they had to be made and could not). */
 PyObject *sa_array_shape(ArrayObject *a);

@@ -14,7 +14,6 @@ array_getbuffer(PyObject *self, Py_buffer *view, int flags)
 {
     ArrayObject *a = (ArrayObject *)self;
     if (flags & PyBUF_WRITABLE) {
-        StorageObject *s = (StorageObject *)a->st;
         if (a->flags & SA_F_ALIASED) {
             PyErr_SetString(PyExc_BufferError,
                             "a writable buffer was requested but this array is read-only: a "
@@ -22,7 +21,7 @@ array_getbuffer(PyObject *self, Py_buffer *view, int flags)
             view->obj = NULL;
             return -1;
         }
-        if (!PyArray_ISWRITEABLE((PyArrayObject *)s->arr)) {
+        if (!PyArray_ISWRITEABLE((PyArrayObject *)a->buf)) {
             PyErr_SetString(PyExc_BufferError,
                             "a writable buffer was requested but this array is read-only: its "
                             "storage is read-only");

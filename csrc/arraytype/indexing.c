@@ -158,8 +158,8 @@ sa_array_get_mT(PyObject *self, void *closure)
     if (a->flags & (SA_F_HUGE | SA_F_INEXACT)) {
         /* C does not hold every extent or stride: permute the exact Python values. */
         PyObject *shape = sa_array_shape(a), *strides = sa_array_strides(a);
-        PyObject *origin = sa_array_origin(a);
-        if (shape == NULL || strides == NULL || origin == NULL) {
+        PyObject *origin = sa_array_origin(a), *storage = sa_array_storage(a);
+        if (shape == NULL || strides == NULL || origin == NULL || storage == NULL) {
             return NULL;
         }
         PyObject *sh = PyTuple_New(nd), *st = PyTuple_New(nd);
@@ -170,7 +170,7 @@ sa_array_get_mT(PyObject *self, void *closure)
                 PyTuple_SET_ITEM(sh, k, Py_NewRef(PyTuple_GET_ITEM(shape, j)));
                 PyTuple_SET_ITEM(st, k, Py_NewRef(PyTuple_GET_ITEM(strides, j)));
             }
-            res = sa_make(a->st, a->dtype, sh, st, origin, NULL);
+            res = sa_make(storage, a->dtype, sh, st, origin, NULL);
         }
         Py_XDECREF(sh);
         Py_XDECREF(st);
