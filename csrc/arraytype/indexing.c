@@ -146,6 +146,13 @@ sa_array_subscript(PyObject *self, PyObject *key)
     return r ? out : fallback(self, key);
 }
 
+/* The axis of `a` that axis k of a.mT is: the last two swapped. */
+static inline int
+mT_axis(int k, int nd)
+{
+    return k < nd - 2 ? k : (k == nd - 2 ? nd - 1 : nd - 2);
+}
+
 PyObject *
 sa_array_get_mT(PyObject *self, void *closure)
 {
@@ -166,7 +173,7 @@ sa_array_get_mT(PyObject *self, void *closure)
         PyObject *res = NULL;
         if (sh != NULL && st != NULL) {
             for (int k = 0; k < nd; k++) {
-                int j = k < nd - 2 ? k : (k == nd - 2 ? nd - 1 : nd - 2);  /* swap last two */
+                int j = mT_axis(k, nd);
                 PyTuple_SET_ITEM(sh, k, Py_NewRef(PyTuple_GET_ITEM(shape, j)));
                 PyTuple_SET_ITEM(st, k, Py_NewRef(PyTuple_GET_ITEM(strides, j)));
             }
@@ -181,7 +188,7 @@ sa_array_get_mT(PyObject *self, void *closure)
     d.wide = 0;
     d.origin = a->corigin;
     for (int k = 0; k < nd; k++) {
-        int j = k < nd - 2 ? k : (k == nd - 2 ? nd - 1 : nd - 2);  /* swap the last two */
+        int j = mT_axis(k, nd);
         d.shape[k] = a->cshape[j];
         d.strides[k] = a->cstrides[j];
     }
