@@ -541,11 +541,3 @@ def matmul_explain(x1: Array, x2: Array, /) -> MatmulExplain:
         "policy": {k: v for k, v in current_policy().items() if v != DEFAULT_POLICY.get(k, None)},
     }
     return MatmulExplain(d)
-
-
-# `x @ y` costs one Python call: the operators are bound to the functions that implement
-# them (the dunders in _array.py, which import this module lazily, are replaced here when
-# the namespace is imported). (Type checkers see the operators declared in _array_protocols.)
-Array.__matmul__ = matmul_operator  # type: ignore[method-assign]
-Array.__rmatmul__ = rmatmul_operator  # type: ignore[method-assign,assignment]
-Array.__imatmul__ = imatmul_operator  # type: ignore[method-assign,assignment]
