@@ -4,9 +4,12 @@ The namespace is assembled from one module per chapter of the Array API standard
 module's `__all__` lists exactly the public names it contributes.
 """
 
-# fft, linalg: the extensions; _ndarray_methods binds NumPy's methods onto Array; _dask
-# registers Array with Dask; the chapter modules for their __all__ lists (below).
+import sys as _sys
+
+# fft, linalg: the extensions; _bind binds the members other modules implement onto Array;
+# _dask registers Array with Dask; the chapter modules for their __all__ lists (below).
 from . import (  # noqa: F401
+    _bind,
     _constants,
     _creation,
     _dask,
@@ -18,7 +21,6 @@ from . import (  # noqa: F401
     _linalg_functions,
     _manipulation,
     _matmul,
-    _ndarray_methods,
     _searching,
     _sets,
     _sorting,
@@ -60,6 +62,7 @@ from ._statistical import *  # noqa: F403
 from ._threads import get_num_threads, set_num_threads
 from ._utility import *  # noqa: F403
 
+_bind.install(_sys.modules[__name__])  # Array's operators, assignment, NumPy's methods, ...
 _dask.install()  # registers Array with Dask now or when dask.array is imported
 
 __version__ = "0.1.0"
@@ -95,4 +98,4 @@ __all__ = sorted(
     }
 )
 
-del _dask, _dtypes
+del _bind, _dask, _dtypes, _sys

@@ -3,18 +3,24 @@
 Every descriptor is validated once, in `_make`: all reachable element offsets must lie
 inside the storage. Views build new descriptors over the same storage and never copy.
 Computation that NumPy does well runs on `x._np`, a zero-copy NumPy view of the descriptor.
+
+Array's class statement declares the type's whole surface (the comment at its top says where
+each part is implemented). This module and those it imports (_array_convert, _array_pickle,
+_array_dlpack, _descriptor, _dtypes, _validation, _ffi) are the bottom of the package: none
+of them imports another of its modules, even inside a function, so every module can import
+Array. The members implemented higher up are bound onto the class by `_bind`, in one table.
 """
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 import numpy as np
 
-from . import _dtypes
-from ._array_protocols import CPU_DEVICE, Device, _ArrayProtocols
+from . import _array_convert as _convert
+from . import _array_dlpack, _array_pickle, _dtypes
+from ._array_convert import CPU_DEVICE, Device
 from ._arraytype import (
     ArrayBase,
     _make_c,
@@ -26,111 +32,12 @@ from ._arraytype import (
 from ._arraytype import _make as _c_make
 from ._arraytype import _Storage as _Storage
 from ._arraytype import _wrap as _wrap  # the one result wrapper (its Python path: _wrap_py)
+from ._descriptor import _offset_range
 from ._dtypes import DType
 from ._ffi import ffi, lib
 from ._validation import c_strides, check_size
 
 __all__ = ["Array", "Device", "CPU_DEVICE"]
-
-
-_new = object.__new__  # Array.__new__ refuses direct calls
-
-
-def _offset_range(shape: tuple[int, ...], strides: tuple[int, ...], origin: int) -> tuple[int, int]:
-    """Smallest and largest reachable element offset of a non-empty descriptor."""
-    lo = hi = origin
-    for n, s in zip(shape, strides, strict=True):
-        span = (n - 1) * s
-        if span < 0:
-            lo += span
-        else:
-            hi += span
-    return lo, hi
-
-
-def _bounded_strides(shape: tuple, strides: tuple, nbuf: int) -> tuple:
-    """The strides with those no index multiplies (an extent-1 axis's, and all of an empty
-    array's) set to 0 when they are larger than the buffer. Such strides can be anything
-    (slicing an extent-1 axis with a step again and again multiplies its stride; _make does
-    not bound them), beyond int64 or NumPy's reach, and C's stride arithmetic (negating a
-    stride, reversing an axis) would overflow on e.g. -2**63. Every other stride is at most
-    the buffer's size once the descriptor passed _make, and is kept: the BLAS layout checks
-    read strides as NumPy does."""
-    if 0 in shape:
-        return tuple(0 if abs(s) > nbuf else s for s in strides)
-    return tuple(0 if n == 1 and abs(s) > nbuf else s for n, s in zip(shape, strides, strict=True))
-
-
-def _fills_window(shape: tuple, strides: tuple) -> bool:
-    """True when a non-empty descriptor reaches every element of its offset window [lo, hi].
-
-    That holds when its axes of extent > 1 and non-zero stride, ordered by |stride|, nest
-    exactly: the smallest |stride| is 1 and each next one is the previous times its extent
-    (any transpose or reversal of a dense block). Step and overlapping views skip or repeat."""
-    axes = sorted((abs(s), n) for n, s in zip(shape, strides, strict=True) if n > 1 and s)
-    step = 1
-    for s, n in axes:
-        if s != step:
-            return False
-        step *= n
-    return True
-
-
-def _readonly_reason(x: Array) -> str:
-    """The message of a refused write to read-only `x`, naming the cause."""
-    if not x._st.arr.flags.writeable:
-        return "assignment destination is read-only (a view of read-only memory)"
-    axis = next(
-        k for k, (n, s) in enumerate(zip(x._shape, x._strides, strict=True)) if s == 0 and n > 1
-    )
-    return (
-        f"assignment destination is read-only: this view repeats elements (axis {axis} of "
-        f"extent {x._shape[axis]} has stride 0, as broadcast_to makes), so a write would "
-        "land on one element several times; write to a copy (x.to_row_major()) instead"
-    )
-
-
-_INT64_MAX = 2**63 - 1
-
-
-def _descriptor_ints(shape: Any, strides: Any, origin: Any) -> tuple[tuple, tuple, int]:
-    """Shape, strides and origin as exact Python ints (by `operator.index`), range-checked.
-
-    Descriptors hold Python ints only: NumPy integers would make the bounds arithmetic wrap
-    (an extent of np.int64(2**61 + 2) times a stride passes a check it should fail). Extents
-    lie in [0, 2**63 - 1]; strides and the origin fit a signed 64-bit integer."""
-    out = []
-    for name, values in (("shape", shape), ("strides", strides)):
-        if not isinstance(values, (tuple, list)):
-            raise TypeError(
-                f"descriptor {name} must be a tuple of integers, got {type(values).__name__}"
-            )
-        ints = []
-        for v in values:
-            if isinstance(v, bool):
-                raise TypeError(f"descriptor {name} must hold integers, not bools: {values!r}")
-            try:
-                v = operator.index(v)
-            except TypeError:
-                raise TypeError(
-                    f"descriptor {name} must hold integers, got {type(v).__name__} {v!r:.40}"
-                ) from None
-            low = 0 if name == "shape" else -_INT64_MAX
-            if not low <= v <= _INT64_MAX:
-                raise ValueError(f"descriptor {name} entry {v} is outside [{low}, 2**63 - 1]")
-            ints.append(v)
-        out.append(tuple(ints))
-    if isinstance(origin, bool):
-        raise TypeError("descriptor origin must be an integer, not a bool")
-    try:
-        origin = operator.index(origin)
-    except TypeError:
-        raise TypeError(
-            f"descriptor origin must be an integer, got {type(origin).__name__}"
-        ) from None
-    if not -_INT64_MAX <= origin <= _INT64_MAX:
-        raise ValueError(f"descriptor origin {origin} is outside the signed 64-bit range")
-    return out[0], out[1], origin
 
 
 def _make(
@@ -154,6 +61,8 @@ def _derive(parent: Array, shape: tuple, strides: tuple, origin: int) -> Array:
     """A view over `parent`'s storage, bounds-checked by the one constructor."""
     return parent._view(shape, strides, origin)
 
+
+_Operand: TypeAlias = "Array | bool | int | float | complex"  # the operators' `other`
 
 _ndarray = np.ndarray
 _asarray = np.asarray
@@ -259,7 +168,7 @@ def _from_ndarray(arr: np.ndarray, copy: bool | None) -> Array:
     return _make(_Storage(flat), dt, arr.shape, strides, -lo, arr)
 
 
-class Array(ArrayBase, _ArrayProtocols):
+class Array(ArrayBase):
     """A strided view over a buffer. Create arrays with `asarray`, `zeros`, `empty`, ...
 
     An array is a descriptor: its `buffer`, `dtype`, `shape`, signed `strides` counted in
@@ -298,8 +207,20 @@ class Array(ArrayBase, _ArrayProtocols):
     [7, 5, 3]
     """
 
-    # The descriptor (_st, _dtype, _shape, _strides, _origin) and its caches (_np, the NumPy
-    # view; _c, the C core's descriptor) live in ArrayBase (csrc/arraytype/), read-only.
+    # The class's whole surface is declared in this class statement, in four parts:
+    # - from the array type, ArrayBase (csrc/arraytype/, typed in _arraytype.pyi): the
+    #   descriptor (_st, _dtype, _shape, _strides, _origin) and its caches (_np and _npv, the
+    #   NumPy view; _c, the C core's descriptor), all read-only; `ndim`, `readonly`, reading
+    #   with a key (`x[key]`), `mT`, `T`, the buffer protocol and `_view`, the one constructor
+    #   of views;
+    # - defined here: the descriptor's public properties, contiguity, `to_row_major`,
+    #   `__array_interface__` and `__repr__`;
+    # - taken from the modules beside this one, which import nothing above it: conversions to
+    #   Python and NumPy (_array_convert), pickling and copying (_array_pickle), DLPack
+    #   (_array_dlpack);
+    # - bound at package import from the modules that implement them (the table in _bind.py),
+    #   and declared for type checkers at the end: the operators, assignment, the namespace,
+    #   NumPy's function protocols and NumPy's ndarray methods.
     __slots__ = ()
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Array:
@@ -475,25 +396,143 @@ class Array(ArrayBase, _ArrayProtocols):
             extra += f", strides={self._strides}, origin={self._origin}"
         return f"Array({body}, dtype={self._dtype.name}{extra})"
 
-    # -- views -------------------------------------------------------------------------------
-    def __setitem__(self, key: Any, value: Any) -> None:
-        """Assign `value` (broadcast) to the selected elements."""
-        if self.readonly:
-            raise ValueError(_readonly_reason(self))
-        from ._indexing import setitem
+    # -- conversions: the device, Python scalars, sequences, lists, NumPy (_array_convert) --
+    to_device = _convert.to_device
+    __bool__ = _convert.__bool__
+    __int__ = _convert.__int__
+    __index__ = _convert.__index__
+    __float__ = _convert.__float__
+    __complex__ = _convert.__complex__
+    __format__ = _convert.__format__
+    __len__ = _convert.__len__
+    __iter__ = _convert.__iter__
+    __contains__ = _convert.__contains__
+    tolist = _convert.tolist
+    __array__ = _convert.__array__
+    __dask_tokenize__ = _convert.__dask_tokenize__
+    # Dask's tensordot picks the chunk with the highest priority to choose the implementation:
+    # above ndarray's 0, so a product with a NumPy chunk runs on ours.
+    __array_priority__ = 10.0
 
-        setitem(self, key, value)
+    # -- pickling and copying (_array_pickle) -------------------------------------------------
+    __reduce_ex__ = _array_pickle.__reduce_ex__
+    __setstate__ = _array_pickle.__setstate__
+    __copy__ = _array_pickle.__copy__
+    __deepcopy__ = _array_pickle.__deepcopy__
 
-    # Bound onto the class by the modules that define them, when the package imports them:
-    # `__getitem__`, `mT` and `T` by _basic_indexing.py, the matmul operators (__matmul__,
-    # __rmatmul__, __imatmul__) by _matmul.py and the element-wise operators by
-    # _elementwise.py (`@` then calls `matmul` directly, with no wrapper frame).
+    # -- DLPack (_array_dlpack) -----------------------------------------------------------------
+    __dlpack__ = _array_dlpack.__dlpack__
+    __dlpack_device__ = _array_dlpack.__dlpack_device__
+
+    # -- bound at package import (_bind.MEMBERS), as type checkers see them ------------------
+    if TYPE_CHECKING:
+        # the namespace (_info) and NumPy's function protocols (_numpy_dispatch)
+        def __array_namespace__(self, /, *, api_version: str | None = None) -> Any: ...
+        def __array_ufunc__(
+            self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any
+        ) -> Any: ...
+        def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any: ...
+        # assignment (_indexing)
+        def __setitem__(self, key: Any, value: Any, /) -> None: ...
+        # the matrix product (_matmul)
+        def __matmul__(self, other: _Operand, /) -> Array: ...
+        def __rmatmul__(self, other: _Operand, /) -> Array: ...
+        def __imatmul__(self, other: _Operand, /) -> Array: ...
+        # the operators (_elementwise, as the standard's functions, with `other` an array or
+        # a Python scalar)
+        def __add__(self, other: _Operand, /) -> Array: ...
+        def __radd__(self, other: _Operand, /) -> Array: ...
+        def __iadd__(self, other: _Operand, /) -> Array: ...
+        def __sub__(self, other: _Operand, /) -> Array: ...
+        def __rsub__(self, other: _Operand, /) -> Array: ...
+        def __isub__(self, other: _Operand, /) -> Array: ...
+        def __mul__(self, other: _Operand, /) -> Array: ...
+        def __rmul__(self, other: _Operand, /) -> Array: ...
+        def __imul__(self, other: _Operand, /) -> Array: ...
+        def __truediv__(self, other: _Operand, /) -> Array: ...
+        def __rtruediv__(self, other: _Operand, /) -> Array: ...
+        def __itruediv__(self, other: _Operand, /) -> Array: ...
+        def __floordiv__(self, other: _Operand, /) -> Array: ...
+        def __rfloordiv__(self, other: _Operand, /) -> Array: ...
+        def __ifloordiv__(self, other: _Operand, /) -> Array: ...
+        def __mod__(self, other: _Operand, /) -> Array: ...
+        def __rmod__(self, other: _Operand, /) -> Array: ...
+        def __imod__(self, other: _Operand, /) -> Array: ...
+        def __pow__(self, other: _Operand, /) -> Array: ...
+        def __rpow__(self, other: _Operand, /) -> Array: ...
+        def __ipow__(self, other: _Operand, /) -> Array: ...
+        def __and__(self, other: _Operand, /) -> Array: ...
+        def __rand__(self, other: _Operand, /) -> Array: ...
+        def __iand__(self, other: _Operand, /) -> Array: ...
+        def __or__(self, other: _Operand, /) -> Array: ...
+        def __ror__(self, other: _Operand, /) -> Array: ...
+        def __ior__(self, other: _Operand, /) -> Array: ...
+        def __xor__(self, other: _Operand, /) -> Array: ...
+        def __rxor__(self, other: _Operand, /) -> Array: ...
+        def __ixor__(self, other: _Operand, /) -> Array: ...
+        def __lshift__(self, other: _Operand, /) -> Array: ...
+        def __rlshift__(self, other: _Operand, /) -> Array: ...
+        def __ilshift__(self, other: _Operand, /) -> Array: ...
+        def __rshift__(self, other: _Operand, /) -> Array: ...
+        def __rrshift__(self, other: _Operand, /) -> Array: ...
+        def __irshift__(self, other: _Operand, /) -> Array: ...
+        # Element-wise, as the standard says: an Array, not a bool (NumPy's stubs alike).
+        def __eq__(self, other: _Operand, /) -> Array: ...  # type: ignore[override]
+        def __ne__(self, other: _Operand, /) -> Array: ...  # type: ignore[override]
+        def __lt__(self, other: _Operand, /) -> Array: ...
+        def __le__(self, other: _Operand, /) -> Array: ...
+        def __gt__(self, other: _Operand, /) -> Array: ...
+        def __ge__(self, other: _Operand, /) -> Array: ...
+        def __neg__(self, /) -> Array: ...
+        def __pos__(self, /) -> Array: ...
+        def __abs__(self, /) -> Array: ...
+        def __invert__(self, /) -> Array: ...
+
+        __hash__: ClassVar[None]  # type: ignore[assignment]  # unhashable, as NumPy's
+        # NumPy's methods (_ndarray_methods): an Array or what NumPy returns (_numpy_dispatch).
+        all: Callable[..., Any]
+        any: Callable[..., Any]
+        argmax: Callable[..., Any]
+        argmin: Callable[..., Any]
+        argpartition: Callable[..., Any]
+        argsort: Callable[..., Any]
+        astype: Callable[..., Any]
+        clip: Callable[..., Any]
+        compress: Callable[..., Any]
+        conj: Callable[..., Any]
+        conjugate: Callable[..., Any]
+        copy: Callable[..., Any]
+        cumprod: Callable[..., Any]
+        cumsum: Callable[..., Any]
+        diagonal: Callable[..., Any]
+        dot: Callable[..., Any]
+        fill: Callable[..., Any]
+        flatten: Callable[..., Any]
+        item: Callable[..., Any]
+        max: Callable[..., Any]
+        mean: Callable[..., Any]
+        min: Callable[..., Any]
+        nonzero: Callable[..., Any]
+        partition: Callable[..., Any]
+        prod: Callable[..., Any]
+        ravel: Callable[..., Any]
+        repeat: Callable[..., Any]
+        reshape: Callable[..., Any]
+        round: Callable[..., Any]
+        searchsorted: Callable[..., Any]
+        sort: Callable[..., Any]
+        squeeze: Callable[..., Any]
+        std: Callable[..., Any]
+        sum: Callable[..., Any]
+        swapaxes: Callable[..., Any]
+        take: Callable[..., Any]
+        trace: Callable[..., Any]
+        transpose: Callable[..., Any]
+        var: Callable[..., Any]
+        view: Callable[..., Any]
 
 
 _set_array_class(Array)
 _register_dtypes(_dtypes.DTYPES)
 _set_wrap_fallback(_wrap_py)
 _set_cffi(ffi.cast, ffi.typeof("sa_array *"))
-
-# Index parsing and the transposes live in their own module, which binds them onto the class.
-from . import _basic_indexing  # noqa: E402,F401

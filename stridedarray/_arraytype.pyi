@@ -1,6 +1,6 @@
 # The array type (csrc/arraytype/): the descriptor fields and caches Array inherits, and the
 # one validating constructor. Read-only from Python.
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 
@@ -39,6 +39,11 @@ class ArrayBase:
     @property
     def ndim(self) -> int: ...
     def _view(self, shape: tuple, strides: tuple, origin: int, /) -> Any: ...
+    def __getitem__(self, key: Any, /) -> Self: ...
+    @property
+    def mT(self) -> Self: ...
+    @property
+    def T(self) -> Self: ...
     def __buffer__(self, flags: int, /) -> memoryview: ...
 
 def _make(

@@ -1,24 +1,25 @@
-"""Basic indexing and the transposes: ints, slices, '...' and None, `mT` and `T`, each a new
-descriptor over the same storage (a view).
+"""Reading with a key, `x[key]`: the Python path of the array type's indexing.
 
 The array type does keys of exact ints, slices, None and one '...' in C, and `mT` and `T`
-(csrc/arraytype/indexing.c). Every other key comes here, to `getitem`: NumPy integers, 0-d
-integer arrays, malformed keys (their specific errors), advanced keys, and parents whose
-strides C does not hold exactly. It handles a lone slice or int inline; tuples take
-`_simple_tuple_index`, anything else `_basic_index`.
+(csrc/arraytype/indexing.c). Every other key comes here, to `getitem`, which `_bind` registers
+with the type: NumPy integers, 0-d integer arrays, malformed keys (their specific errors),
+advanced keys, and parents whose strides C does not hold exactly. It handles a lone slice or
+int inline; tuples take `_simple_tuple_index`, anything else `_basic_index`.
 Every slice's first and last index is checked against its axis (for the specific
 IndexError); every view is then built, and bounds-checked, by the one constructor (`_view`).
+Advanced keys (integer arrays, boolean masks) take `getitem_advanced`: NumPy computes them on
+the zero-copy view and they return new arrays.
 """
 
 from __future__ import annotations
 
+import builtins
 import operator
 from typing import Any
 
 import numpy as np
 
-from ._array import Array
-from ._arraytype import ArrayBase, _set_getitem_fallback
+from ._array import Array, _wrap
 
 __all__: list[str] = []
 
@@ -202,15 +203,43 @@ def getitem(self: Array, key: Any) -> Array:
             return view
     view = _basic_index(self, key)
     if view is None:
-        from ._indexing import getitem_advanced
-
         return getitem_advanced(self, key)
     return view
 
 
-BOUND = ("__getitem__", "mT", "T")  # what this module binds onto Array (tests/test_typing.py)
-# The array type does ints, slices, None and '...' (and mT, T) in C and hands every other key
-# to `getitem`, the Python path. Binding the type's own slot keeps Array's indexing in C.
-_set_getitem_fallback(getitem)
-for _name in BOUND:
-    setattr(Array, _name, vars(ArrayBase)[_name])
+def _numpy_key(a: Array, key: Any) -> Any:
+    """Translate an advanced index to NumPy's form, checking what the standard allows:
+    ints, slices, Ellipsis, None, Python bools, and integer or boolean Arrays."""
+    parts = key if isinstance(key, tuple) else (key,)
+    out: list[Any] = []
+    for k in parts:
+        if isinstance(k, Array):
+            if k.dtype.kind not in "biu":
+                raise IndexError(
+                    f"array indices must have an integer or bool dtype, got {k.dtype.name}"
+                )
+            out.append(k._np)
+        elif isinstance(k, np.ndarray) and k.dtype.kind in "biu":
+            # A NumPy index array (scikit-learn's cross-validation splits, Dask's arg
+            # reductions): NumPy, torch and JAX all accept it, so we do.
+            out.append(k)
+        elif k is None or k is Ellipsis or isinstance(k, (slice, builtins.bool, np.bool_)):
+            out.append(k)
+        elif hasattr(k, "__index__") and not isinstance(k, np.ndarray):
+            out.append(operator.index(k))
+        else:
+            what = (
+                f"a NumPy array of dtype {k.dtype}"
+                if isinstance(k, np.ndarray)
+                else type(k).__name__
+            )
+            raise IndexError(
+                f"only integers, slices, '...', None, bools and integer or "
+                f"boolean arrays are valid indices; got {what}"
+            )
+    return tuple(out)
+
+
+def getitem_advanced(a: Array, key: Any) -> Array:
+    """Integer-array and boolean-mask indexing (a new array, computed by NumPy)."""
+    return _wrap(a._np[_numpy_key(a, key)])

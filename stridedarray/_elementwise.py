@@ -385,7 +385,7 @@ _FUNCS["clip"] = clip
 __all__ = sorted(_FUNCS)
 
 
-# -- operators on the Array class ----------------------------------------------------------
+# -- Array's operators ------------------------------------------------------------------------
 _BINARY_ROWS = {row[0]: row for row in _BINARY}
 
 
@@ -506,7 +506,9 @@ def _broadcasts_into(s: tuple, target: tuple) -> bool:
     return all(n == 1 or n == m for n, m in zip(s[::-1], target[::-1], strict=False))
 
 
-def _install_operators() -> None:
+def _operators() -> dict[str, Any]:
+    """Array's operators, dunder name -> the Python function (the FastOps below replace most)."""
+    ops: dict[str, Any] = {}
     for dunder, fname in _OPERATORS.items():
         op, rop, iop = _binary_operator(fname)
         for prefix, meth in (("", op), ("r", rop), ("i", iop)):
@@ -515,19 +517,19 @@ def _install_operators() -> None:
                 f"Operator form of {fname} ({'reflected' if prefix == 'r' else ''}"
                 f"{'in-place' if prefix == 'i' else ''})."
             )
-            setattr(Array, meth.__name__, meth)
+            ops[meth.__name__] = meth
     for dunder, fname in _COMPARISONS.items():
         op, _, _ = _binary_operator(fname)
         op.__name__ = op.__qualname__ = f"__{dunder}__"
         op.__doc__ = f"Operator form of {fname}."
-        setattr(Array, op.__name__, op)
+        ops[op.__name__] = op
     for dunder, fname in _UNARY_OPERATORS.items():
-        setattr(Array, f"__{dunder}__", _FUNCS[fname])
-    # Arrays compare element-wise, so they cannot be hashed (as NumPy's).
-    Array.__hash__ = None
+        ops[f"__{dunder}__"] = _FUNCS[fname]
+    return ops
 
 
-_install_operators()
+# Array's operators, bound onto the class by `_bind` (arithmetic, bitwise, comparisons, unary).
+OPERATORS = _operators()
 
 # The common operand pairs of those operators in C (the Python ones above stay their fallback).
 from ._fastops import install as _install_fast  # noqa: E402
@@ -539,6 +541,7 @@ _install_fast(
     _OPERATORS,
     _COMPARISONS,
     _UNARY_OPERATORS,
+    OPERATORS,
     _FUNCS,
 )
 globals().update(_FUNCS)

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from typing import Any
 
 from . import _dtypes, _fpe
-from ._array import Array
 from ._arraytype import FastOp, _set_fpe
 
 __all__ = ["install"]
@@ -29,30 +28,28 @@ def install(
     operators: dict,
     comparisons: dict,
     unary_ops: dict,
+    members: dict[str, Any],
     functions: dict[str, Any],
 ) -> None:
-    """Replace Array's operators (already bound by _elementwise) with FastOps around them, and
-    the element-wise functions in `functions` (the namespace's, by name) likewise."""
+    """Replace Array's operators in `members` (dunder -> the Python operator, which `_bind`
+    binds onto the class) with FastOps around them, and the element-wise functions in
+    `functions` (the namespace's, by name) likewise."""
     if _fpe._cv is not None:
         _set_fpe(_fpe._cv, _fpe._QUIET_OF, _fpe._learn)
 
     def fast(fname: str, row: tuple, dunder: str, nargs: int, reflected: bool) -> None:
         _, cat, uf, fix = row
-        fallback = vars(Array)[dunder]
+        fallback = members[dunder]
         if fix is not None or isinstance(fallback, FastOp):
             return
-        setattr(
-            Array,
-            dunder,
-            FastOp(
-                uf,
-                fallback,
-                kinds_of(fname, cat),
-                _fpe.can_warn(fname),
-                nargs,
-                reflected,
-                _via_float64(cat),
-            ),
+        members[dunder] = FastOp(
+            uf,
+            fallback,
+            kinds_of(fname, cat),
+            _fpe.can_warn(fname),
+            nargs,
+            reflected,
+            _via_float64(cat),
         )
 
     for stem, fname in operators.items():

@@ -1,20 +1,19 @@
 """Indexing (Array API chapters "Indexing" and "Indexing Functions").
 
-Basic indexing lives on the Array (it only makes descriptors); this module holds assignment,
-the data-dependent forms (integer-array and boolean-mask indexing, which NumPy computes on the
-zero-copy view and which return new arrays), and `take` / `take_along_axis`.
+Reading with a key (`x[key]`) is the array type's own, with `_basic_indexing` as its Python
+path; this module holds assignment (`Array.__setitem__`, bound onto the class by `_bind`) and
+`take` / `take_along_axis`.
 """
 
 from __future__ import annotations
 
 import builtins
-import operator
 from typing import Any
 
 import numpy as np
 
 from ._array import Array, _from_ndarray, _wrap
-from ._basic_indexing import _basic_index
+from ._basic_indexing import _basic_index, _numpy_key
 from ._dtypes import check_int_range, python_scalar, scalar_dtype, scalar_np
 from ._validation import normalize_axis
 
@@ -77,37 +76,25 @@ def _value_for(a: Array, value: Any) -> Any:
     )
 
 
-def _numpy_key(a: Array, key: Any) -> Any:
-    """Translate an advanced index to NumPy's form, checking what the standard allows:
-    ints, slices, Ellipsis, None, Python bools, and integer or boolean Arrays."""
-    parts = key if isinstance(key, tuple) else (key,)
-    out: list[Any] = []
-    for k in parts:
-        if isinstance(k, Array):
-            if k.dtype.kind not in "biu":
-                raise IndexError(
-                    f"array indices must have an integer or bool dtype, got {k.dtype.name}"
-                )
-            out.append(k._np)
-        elif isinstance(k, np.ndarray) and k.dtype.kind in "biu":
-            # A NumPy index array (scikit-learn's cross-validation splits, Dask's arg
-            # reductions): NumPy, torch and JAX all accept it, so we do.
-            out.append(k)
-        elif k is None or k is Ellipsis or isinstance(k, (slice, builtins.bool, np.bool_)):
-            out.append(k)
-        elif hasattr(k, "__index__") and not isinstance(k, np.ndarray):
-            out.append(operator.index(k))
-        else:
-            what = (
-                f"a NumPy array of dtype {k.dtype}"
-                if isinstance(k, np.ndarray)
-                else type(k).__name__
-            )
-            raise IndexError(
-                f"only integers, slices, '...', None, bools and integer or "
-                f"boolean arrays are valid indices; got {what}"
-            )
-    return tuple(out)
+def _readonly_reason(x: Array) -> str:
+    """The message of a refused write to read-only `x`, naming the cause."""
+    if not x._st.arr.flags.writeable:
+        return "assignment destination is read-only (a view of read-only memory)"
+    axis = next(
+        k for k, (n, s) in enumerate(zip(x._shape, x._strides, strict=True)) if s == 0 and n > 1
+    )
+    return (
+        f"assignment destination is read-only: this view repeats elements (axis {axis} of "
+        f"extent {x._shape[axis]} has stride 0, as broadcast_to makes), so a write would "
+        "land on one element several times; write to a copy (x.to_row_major()) instead"
+    )
+
+
+def __setitem__(self: Array, key: Any, value: Any) -> None:
+    """Assign `value` (broadcast) to the selected elements."""
+    if self.readonly:
+        raise ValueError(_readonly_reason(self))
+    setitem(self, key, value)
 
 
 def setitem(a: Array, key: Any, value: Any) -> None:
@@ -127,11 +114,6 @@ def setitem(a: Array, key: Any, value: Any) -> None:
         raise ValueError(
             f"value of shape {np.shape(v)} cannot be broadcast to the selection of shape {sel}"
         ) from None
-
-
-def getitem_advanced(a: Array, key: Any) -> Array:
-    """Integer-array and boolean-mask indexing (a new array, computed by NumPy)."""
-    return _wrap(a._np[_numpy_key(a, key)])
 
 
 def _check_indices(name: str, x: Any, indices: Any) -> None:

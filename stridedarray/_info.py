@@ -1,14 +1,18 @@
-"""Inspection (Array API chapter "Inspection"): `__array_namespace_info__()`."""
+"""Inspection (Array API chapter "Inspection"): `__array_namespace_info__()`, and the array's
+`__array_namespace__` with the namespaces of older versions of the standard."""
 
 from __future__ import annotations
 
 import functools
 import types
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _dtypes
 from ._array import CPU_DEVICE, Device
 from ._dtypes import DType
+
+if TYPE_CHECKING:
+    from ._array import Array
 
 __all__ = ["__array_namespace_info__"]
 
@@ -107,6 +111,22 @@ def _as_list(func: Any) -> Any:
     return f
 
 
+# Every published version of the standard, as NumPy and array-api-strict accept them. One
+# before 2025.12 gets a namespace whose `__array_api_version__` is that version and whose
+# sequences of arrays are lists (`namespace_for`); every other answer is 2025.12's, a superset
+# that code written for an older version runs on (the few answers that changed since, such as
+# the dtype of sum of float32 before 2023.12, follow the newer version).
+_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
+# The package itself, the namespace of the current version: set once, by `set_namespace` when
+# the package has imported its modules (this module is imported by it, so it cannot import it).
+_NAMESPACE: list[types.ModuleType] = []
+
+
+def set_namespace(package: types.ModuleType) -> None:
+    """Record the stridedarray package as the namespace `__array_namespace__` returns."""
+    _NAMESPACE[:] = [package]
+
+
 def namespace_for(version: str | None) -> types.ModuleType:
     """The namespace `x.__array_namespace__(api_version=version)` returns.
 
@@ -115,8 +135,7 @@ def namespace_for(version: str | None) -> types.ModuleType:
     `__array_api_version__`, and lists instead of tuples before 2025.12 from `devices()`,
     `meshgrid` and `broadcast_arrays`); it is made once per version. Nothing is global: a
     caller asking for 2023.12 leaves every other caller's namespace as it was."""
-    import stridedarray
-
+    (stridedarray,) = _NAMESPACE
     if version is None or version == stridedarray.__array_api_version__:
         return stridedarray
     ns = _NAMESPACES.get(version)
@@ -137,3 +156,14 @@ def namespace_for(version: str | None) -> types.ModuleType:
                 setattr(ns, name, _as_list(getattr(stridedarray, name)))
         _NAMESPACES[version] = ns
     return ns
+
+
+def __array_namespace__(self: Array, /, *, api_version: str | None = None) -> Any:
+    """The stridedarray namespace; api_version may be None or any published version
+    ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")."""
+    if api_version is None:  # array-API code asks on every call
+        return _NAMESPACE[0]
+    if api_version not in _API_VERSIONS:
+        raise ValueError(f"api_version must be None or one of {_API_VERSIONS}, got {api_version!r}")
+    # Per request: an older version gets its own namespace object; nothing global changes.
+    return namespace_for(api_version)

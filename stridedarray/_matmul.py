@@ -554,13 +554,7 @@ _set_matmul(
     lambda policy: int(ffi.cast("uintptr_t", policy)),
     _raise,
 )
-# (Rebound through globals(): type checkers keep the function's signature. rmatmul_operator
-# and imatmul_operator call `matmul`, so they take the C path too.)
-globals().update(matmul=FastMatmul(matmul))
-
-# The operators are bound to the callables that implement them (the dunders in _array.py,
-# which import this module lazily, are replaced here when the namespace is imported). (Type
-# checkers see the operators declared in _array_protocols.)
-Array.__matmul__ = FastMatmul(matmul_operator)  # type: ignore[method-assign]
-Array.__rmatmul__ = rmatmul_operator  # type: ignore[method-assign,assignment]
-Array.__imatmul__ = imatmul_operator  # type: ignore[method-assign,assignment]
+# (Rebound through globals(): type checkers keep the functions' signatures. rmatmul_operator
+# and imatmul_operator call `matmul`, so they take the C path too; _bind.MEMBERS sets the
+# operators on Array.)
+globals().update(matmul=FastMatmul(matmul), matmul_operator=FastMatmul(matmul_operator))

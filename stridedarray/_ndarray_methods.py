@@ -75,5 +75,5 @@ numpy.ndarray.{name}
 """
 
 
-for _name in NDARRAY_METHODS:
-    setattr(Array, _name, _method(_name))
+# name -> method, bound onto Array by `_bind`
+METHODS = {name: _method(name) for name in NDARRAY_METHODS}

@@ -29,7 +29,7 @@ import numpy as np
 from ._array import Array, _wrap
 from ._dtypes import from_numpy_dtype
 
-__all__ = ["array_ufunc", "array_function"]
+__all__: list[str] = []  # Array's two methods below, bound onto it by _bind
 
 # Types we convert ourselves; any other argument type that defines the protocol is deferred to.
 _OURS = (Array, np.ndarray, np.generic)
@@ -144,8 +144,19 @@ def _matmul_operands(inputs: tuple) -> tuple[Array, Array] | None:
     return a, b
 
 
-def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
-    """`Array.__array_ufunc__`: the ufunc on NumPy views, results as Arrays (module rule)."""
+def __array_ufunc__(self: Array, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+    """NEP 13: NumPy ufuncs on stridedarray arrays (rule in `_numpy_dispatch`).
+
+    The ufunc runs on zero-copy NumPy views of the operands; results of standard dtypes
+    come back as stridedarray arrays. docs/interop.md gives the whole rule.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import stridedarray as sa
+    >>> np.sqrt(sa.asarray([1.0, 4.0]))
+    Array([1., 2.], dtype=float64, shape=(2,))
+    """
     out = kwargs.get("out")
     outs = () if out is None else out if isinstance(out, tuple) else (out,)
     where = kwargs.get("where")
@@ -179,8 +190,19 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> An
     return _to_ours(r)
 
 
-def array_function(func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
-    """`Array.__array_function__`: NumPy's implementation on NumPy views (module rule)."""
+def __array_function__(self: Array, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+    """NEP 18: NumPy functions on stridedarray arrays (rule in `_numpy_dispatch`).
+
+    NumPy's implementation runs on zero-copy views; arrays of standard dtypes in the
+    result come back as stridedarray arrays (docs/interop.md).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import stridedarray as sa
+    >>> np.concatenate([sa.arange(2), sa.arange(3)])
+    Array([0, 1, 0, 1, 2], dtype=int64, shape=(5,))
+    """
     for t in types:
         if not issubclass(t, _OURS):
             return NotImplemented

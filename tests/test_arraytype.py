@@ -210,8 +210,8 @@ def test_no_module_builds_an_array_by_hand():
 
     pkg = pathlib.Path(_array.__file__).parent
     pat = re.compile(
-        r"object\.__new__\(Array\)|_new\(Array\)|\._(st|shape|strides|origin|"
-        r"dtype|npv|cd) = "
+        r"object\.__new__\(Array\)|_new\(Array\)|Array(Base)?\.__new__\(|__class__ = |"
+        r"\._(st|shape|strides|origin|dtype|npv|cd) = "
     )
     hits = [
         f"{p.name}:{i}"
@@ -220,6 +220,24 @@ def test_no_module_builds_an_array_by_hand():
         if pat.search(line)
     ]
     assert not hits
+
+
+def test_no_way_around_the_constructor():
+    # Every allocation of an array outside the constructor is refused by the type itself.
+    import copyreg
+
+    from stridedarray._arraytype import ArrayBase
+
+    attempts = (
+        lambda: object.__new__(sa.Array),
+        lambda: ArrayBase.__new__(sa.Array),
+        lambda: copyreg._reconstructor(sa.Array, object, None),  # pickle's protocol 0/1 path
+        lambda: copyreg.__newobj__(sa.Array),  # pickle's NEWOBJ
+        lambda: sa.Array(),
+    )
+    for make in attempts:
+        with pytest.raises(TypeError):
+            make()
 
 
 def test_c_code_sees_a_sequence_with_a_length():

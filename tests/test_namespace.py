@@ -114,6 +114,16 @@ def test_all_lists_exactly_the_standard_names_and_our_documented_extras():
     assert public <= set(sa.__all__), public - set(sa.__all__)
 
 
+def test_all_is_sorted_and_every_name_resolves():
+    assert sa.__all__ == sorted(sa.__all__)
+    missing = object()
+    for name in sa.__all__:  # (newaxis is None)
+        assert getattr(sa, name, missing) is not missing, name
+    # Every name of the standard's namespace that stridedarray implements is exported (all
+    # of them: 2025.12 has no optional names outside the extensions).
+    assert {n for n in STANDARD if hasattr(sa, n)} <= set(sa.__all__)
+
+
 def test_import_star_imports_exactly_all():
     ns: dict = {}
     exec("from stridedarray import *", ns)  # noqa: S102 - the statement under test

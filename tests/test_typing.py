@@ -1,9 +1,10 @@
 """What type checkers see of Array matches what exists at run time.
 
-The operators and NumPy's methods are bound onto Array when the package imports
-(_elementwise, _matmul, _ndarray_methods); `_ArrayProtocols` declares them for type checkers
-in an `if TYPE_CHECKING:` block. These tests keep the two lists equal, and check with mypy
-(when installed) that user code gets Arrays back from the operators."""
+The operators, assignment, the namespace, NumPy's protocols and NumPy's methods are bound onto
+Array when the package imports (the one table, `_bind.MEMBERS`); Array's class statement
+declares them for type checkers in an `if TYPE_CHECKING:` block. These tests keep the two
+lists equal, and check with mypy (when installed) that user code gets Arrays back from the
+operators."""
 
 from __future__ import annotations
 
@@ -16,24 +17,22 @@ from pathlib import Path
 import pytest
 
 import stridedarray as sa
-from stridedarray import _array_protocols, _basic_indexing, _elementwise
+from stridedarray import _array, _bind
 from stridedarray._arraytype import ArrayBase
-from stridedarray._ndarray_methods import NDARRAY_METHODS
 
 
 def _declared_for_type_checkers() -> set[str]:
-    """Names defined or annotated inside the TYPE_CHECKING blocks of _ArrayProtocols, except
-    the first block (Array's own fields and views, which the mixin reads)."""
-    tree = ast.parse(inspect.getsource(_array_protocols))
-    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "_ArrayProtocols")
+    """Names defined or annotated inside the TYPE_CHECKING block of Array's class statement."""
+    tree = ast.parse(inspect.getsource(_array))
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Array")
     blocks = [
         n
         for n in cls.body
         if isinstance(n, ast.If) and isinstance(n.test, ast.Name) and n.test.id == "TYPE_CHECKING"
     ]
-    assert len(blocks) == 2
+    assert len(blocks) == 1
     names = set()
-    for node in blocks[1].body:
+    for node in blocks[0].body:
         if isinstance(node, ast.FunctionDef):
             names.add(node.name)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
@@ -41,26 +40,25 @@ def _declared_for_type_checkers() -> set[str]:
     return names
 
 
-def _bound_at_import() -> set[str]:
-    binary = [f"__{p}{d}__" for d in (*_elementwise._OPERATORS, "matmul") for p in ("", "r", "i")]
-    compare = [f"__{d}__" for d in _elementwise._COMPARISONS]
-    unary = [f"__{d}__" for d in _elementwise._UNARY_OPERATORS]
-    return {*binary, *compare, *unary, "__hash__", *NDARRAY_METHODS, *_basic_indexing.BOUND}
-
-
 def test_declarations_match_what_is_bound() -> None:
-    assert _declared_for_type_checkers() == _bound_at_import()
+    assert _declared_for_type_checkers() == set(_bind.MEMBERS)
 
 
 def test_everything_declared_exists_on_array() -> None:
     for name in _declared_for_type_checkers():
+        assert name in vars(sa.Array), f"{name} is not bound onto Array itself"
+        assert vars(sa.Array)[name] is _bind.MEMBERS[name], name
         if name == "__hash__":
             assert sa.Array.__hash__ is None
-        elif name in ("mT", "T"):  # the array type's getters (C), bound onto Array
-            assert vars(sa.Array)[name] is vars(ArrayBase)[name], name
         else:
             assert callable(getattr(sa.Array, name)), name
-            assert name in vars(sa.Array), f"{name} is not bound onto Array itself"
+
+
+def test_indexing_and_the_transposes_are_the_array_types_own() -> None:
+    # Read in C, inherited from the array type (typed in _arraytype.pyi), never rebound.
+    for name in ("__getitem__", "mT", "T"):
+        assert name not in vars(sa.Array), name
+        assert getattr(sa.Array, name) is getattr(ArrayBase, name), name
 
 
 USER_CODE = """\

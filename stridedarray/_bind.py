@@ -1,0 +1,57 @@
+"""Array's members that the namespace's modules implement, bound onto the class in one table.
+
+`Array` (`_array.py`) declares its whole surface: what it defines, what it takes from the
+modules beside it (conversions, pickling, DLPack), and, for type checkers, the signatures of
+the members listed here. Their bodies belong to the chapters that define the operations: the
+operators to the element-wise table, `@` to matmul, assignment to indexing. Those modules
+import `_array`, so `_array` cannot import them; instead the package's `__init__` calls
+`install()` once all of them are imported, and this table sets each member on the class.
+
+A member is the implementing object itself, not a wrapper: `x + y` calls the FastOp (C) that
+`_elementwise` made, `x @ y` the function (or C callable) `_matmul` exports, with no Python
+frame in between. A new member is one line here and one declaration in `Array`'s class body;
+tests/test_import_graph.py keeps the two equal.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+from . import _basic_indexing, _elementwise, _indexing, _info, _matmul, _ndarray_methods
+from . import _numpy_dispatch as _nd
+from ._array import Array
+from ._arraytype import _set_getitem_fallback
+
+__all__: list[str] = []
+
+# name -> the object bound onto Array under that name (one line each; a C callable fits as is).
+MEMBERS: dict[str, Any] = {
+    # the namespace, and NumPy's function protocols (NEP 13, NEP 18)
+    "__array_namespace__": _info.__array_namespace__,
+    "__array_ufunc__": _nd.__array_ufunc__,
+    "__array_function__": _nd.__array_function__,
+    # assignment, `x[key] = value` (reading, `x[key]`, is the array type's own, in C)
+    "__setitem__": _indexing.__setitem__,
+    # the matrix product, `@`, `@=`
+    "__matmul__": _matmul.matmul_operator,
+    "__rmatmul__": _matmul.rmatmul_operator,
+    "__imatmul__": _matmul.imatmul_operator,
+    # arithmetic, bitwise, comparison and unary operators: FastOps (C) for the common
+    # operands, around the Python operators (see _fastops)
+    **_elementwise.OPERATORS,
+    # arrays compare element-wise, so they cannot be hashed (as NumPy's)
+    "__hash__": None,
+    # NumPy's ndarray methods (sum, astype, reshape, ...) on the zero-copy view
+    **_ndarray_methods.METHODS,
+}
+
+
+def install(package: types.ModuleType) -> None:
+    """Bind `MEMBERS` onto Array, register the array type's Python path of `x[key]`, and record
+    `package` (stridedarray) as the namespace arrays return from `__array_namespace__`."""
+    for name, member in MEMBERS.items():
+        setattr(Array, name, member)
+    # The array type's Python path for reading: C hands every key it does not do itself here.
+    _set_getitem_fallback(_basic_indexing.getitem)
+    _info.set_namespace(package)

@@ -1,0 +1,122 @@
+"""The package's module structure: no import cycles, the array type at the bottom, Array's
+members bound in one place.
+
+The import graph is read from the source with `ast` (tools/import_graph.py): an edge for every
+import of one of the package's modules, at module level or inside a function, and none for
+imports under `if TYPE_CHECKING:`, which never run."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import stridedarray as sa
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = Path(sa.__file__).resolve().parent
+
+
+def _tool() -> Any:
+    """tools/import_graph.py, the script that builds the graph and prints the measurements."""
+    path = ROOT / "tools" / "import_graph.py"
+    if not path.exists():
+        pytest.skip("needs tools/import_graph.py", allow_module_level=True)
+    spec = importlib.util.spec_from_file_location("import_graph", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("import_graph", mod)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+ig = _tool()
+
+# The array type and what it is made of: Array's class statement and the modules it takes its
+# methods from, with the dtypes, argument checks and the cffi core they use. They import only
+# each other; every other module of the package may import them.
+BOTTOM = {
+    "_array",
+    "_array_convert",
+    "_array_dlpack",
+    "_array_pickle",
+    "_descriptor",
+    "_dtypes",
+    "_ffi",
+    "_validation",
+}
+
+
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    return ig.import_graph(PACKAGE)
+
+
+def test_the_graph_sees_every_module(graph: dict[str, set[str]]) -> None:
+    assert set(graph) == {p.stem for p in PACKAGE.glob("*.py")}
+    assert {"_array", "_elementwise", "__init__"} <= set(graph)
+    assert "_array" in graph["_elementwise"]
+
+
+def test_no_import_cycles(graph: dict[str, set[str]]) -> None:
+    assert ig.cycles(graph) == []
+
+
+def test_the_array_type_is_at_the_bottom(graph: dict[str, set[str]]) -> None:
+    assert ig.reach(graph, {"_array"}) <= BOTTOM, ig.reach(graph, {"_array"}) - BOTTOM
+    for m in BOTTOM:
+        assert graph[m] <= BOTTOM, (m, graph[m] - BOTTOM)
+
+
+def test_the_array_types_c_code_imports_only_the_bottom() -> None:
+    sources = sorted((ROOT / "csrc" / "arraytype").glob("*.c"))
+    if not sources:
+        pytest.skip("needs the C sources (csrc/arraytype/)")
+    imports = re.compile(r'PyImport_ImportModule\("stridedarray\.(\w+)"')
+    imported = {m for p in sources for m in imports.findall(p.read_text())}
+    assert imported <= BOTTOM, imported - BOTTOM
+
+
+def test_array_is_changed_from_one_place_only() -> None:
+    # Only _bind sets attributes on Array after its class statement (one loop over its table).
+    assert ig.attribute_setters(PACKAGE) == {"_bind": 1}
+    surface = ig.runtime_surface(PACKAGE)
+    assert surface["set_later_undeclared"] == []
+    assert surface["declared_missing"] == []
+    # ... and never replaces what the class statement itself defines.
+    from stridedarray import _bind
+
+    tree = ast.parse((PACKAGE / "_array.py").read_text())
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Array")
+    assert not set(_bind.MEMBERS) & ig._class_names(cls.body, False)
+
+
+def test_the_checker_finds_deferred_cycles_and_skips_type_checking(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from . import a, b, c\n")
+    (pkg / "a.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "from . import b\n"
+        "if TYPE_CHECKING:\n"
+        "    from .c import C\n"
+    )
+    (pkg / "b.py").write_text("def f():\n    from .c import g\n    return g\n")
+    (pkg / "c.py").write_text(
+        "import typing\n"
+        "if typing.TYPE_CHECKING:\n"
+        "    from . import a\n"
+        "def g():\n"
+        "    import stridedarray\n"  # another package's name: not an edge
+        "    return stridedarray\n"
+    )
+    g = ig.import_graph(pkg)
+    assert g == {"__init__": {"a", "b", "c"}, "a": {"b"}, "b": {"c"}, "c": set()}
+    assert ig.cycles(g) == []
+    (pkg / "c.py").write_text("def g():\n    from . import a\n    return a\n")
+    assert ig.cycles(ig.import_graph(pkg)) == [["a", "b", "c"]]
