@@ -64,6 +64,10 @@ typedef struct {
 } ArrayObject;
 
 extern PyTypeObject sa_StorageType;
+/* storage.c: is `arr` usable as storage (a C-contiguous, aligned, native-order ndarray)?
+ * 0, or -1 with the TypeError/ValueError that says why; and a new storage object over it. */
+int sa_storage_check(PyObject *arr);
+PyObject *sa_storage_new(PyObject *arr);
 extern PyTypeObject sa_ArrayBaseType;
 extern PyTypeObject *sa_array_class;            /* stridedarray.Array */
 extern PyObject *sa_dtypes[SA_NDTYPES];         /* the DType objects, by code */
@@ -85,7 +89,7 @@ typedef struct {
     char sovf[SA_MAXDIM];
 } sa_desc;
 
-/* The constructor, from Python values (see arraytype.c). Steals nothing. */
+/* construct.c: the constructor, from Python values. Steals nothing. */
 PyObject *sa_make(PyObject *st, PyObject *dtype, PyObject *shape, PyObject *strides,
                   PyObject *origin, PyObject *npv);
 /* A view over the storage of `parent` (same dtype), checked like any descriptor; `npv`, when
