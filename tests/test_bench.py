@@ -465,6 +465,12 @@ def test_settled_sampling_groups_libraries_and_pauses_at_each_change(
             assert sampling._library(before) == sampling._library(after), (before, after)
     # one library change per repeat: the groups swap order every repeat
     assert sampled.count("sleep 0.25") == 4
+    # with warm_s, the variant after a pause first runs untimed: its name at least twice
+    log.clear()
+    warm = sampling.Budget(1e-9, 2, 2, 0, settle_s=0.25, warm_s=1e-3)
+    sampling.sample({n: timer(n) for n in names}, warm)
+    after_pause = [i + 1 for i, e in enumerate(log) if e == "sleep 0.25"]
+    assert after_pause and all(log[i] == log[i + 1] == log[i + 2] for i in after_pause)
     # without settle_s: no pause, the plain rotation
     log.clear()
     sampling.sample({n: timer(n) for n in names}, sampling.Budget(1e-9, 2, 2, 0))

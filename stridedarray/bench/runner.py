@@ -33,7 +33,13 @@ BUDGET = Budget(target_s=2.5e-4, min_repeats=15, max_repeats=201, case_budget_s=
 # At 2+ threads: longer samples and a pause whenever the library changes, so that neither
 # library is timed beside the other's spinning BLAS workers (sampling.py's module doc).
 BUDGET_THREADS = Budget(
-    target_s=2e-3, min_repeats=9, max_repeats=41, case_budget_s=2.0, case_cap_s=5.0, settle_s=0.15
+    target_s=2e-3,
+    min_repeats=9,
+    max_repeats=41,
+    case_budget_s=2.0,
+    case_cap_s=5.0,
+    settle_s=0.15,
+    warm_s=0.1,
 )
 QUICK = Budget(target_s=2e-4, min_repeats=3, max_repeats=3, case_budget_s=0.02, case_cap_s=0.5)
 

@@ -11,7 +11,10 @@ its last call (NumPy's OpenBLAS ~0.1 s), so a sample taken right after another l
 sample runs next to that spinning worker and measures one thread against two. `settle_s`
 handles this: each repeat takes one library's variants together, then the other's, and the
 sampler sleeps `settle_s` whenever the library changes, so every sample starts with the other
-library's pool asleep (docs/benchmark-method.md, "Two OpenBLAS pools in one process").
+library's pool asleep. The pause lets this library's workers fall asleep too, and waking them
+is slow (on the reference virtual machine up to ~12 ms over the first two calls, for NumPy's
+pool and ours alike), so the next variant then runs untimed for `warm_s` before its sample
+(docs/benchmark-method.md, "Two OpenBLAS pools in one process").
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ class Budget:
     case_budget_s: float = 0.4
     case_cap_s: float = 2.0
     settle_s: float = 0.0  # sleep when the sampled library changes (0: no pause)
+    warm_s: float = 0.0  # then run the next variant untimed this long
 
     @classmethod
     def quick(cls) -> Budget:
@@ -66,6 +70,9 @@ def sample(timers: dict[str, timeit.Timer], budget: Budget) -> tuple[int, dict[s
         for name in _order(names, rep, budget.settle_s > 0):
             if budget.settle_s > 0 and previous is not None and _library(name) != previous:
                 time.sleep(budget.settle_s)
+                warm_until = time.perf_counter() + budget.warm_s
+                while time.perf_counter() < warm_until:  # wake this library's sleeping workers
+                    timers[name].timeit(inner)
             previous = _library(name)
             samples[name].append(timers[name].timeit(inner) / inner)
         rep += 1
