@@ -18,9 +18,7 @@
  * call). The stall guard watches each region: when the caller spends more than twice its own
  * share of the work plus 0.2 ms starting the team and waiting for it, every call runs on one thread for a
  * spell (50 ms, doubling while stalls repeat, at most 2 s), then threads are tried again; a
- * region without a stall ends the doubling. On a quiet machine nothing changes. The first
- * region after an idle spell is not judged: its workers were asleep and waking them is slow
- * on any machine (SA_COLD_NS below).
+ * region without a stall ends the doubling. On a quiet machine nothing changes.
  *
  * Fork: GCC's OpenMP runtime (libgomp) keeps its worker pool across fork() but the workers do
  * not exist in the child, so a child that enters a parallel region after its parent ran one
@@ -120,7 +118,6 @@ static _Atomic int64_t backoff_until; /* clock value before which calls use one 
 static _Atomic int64_t backoff_len;   /* the current spell's length (0: no recent stall) */
 static _Atomic int64_t stalls;        /* stalls seen */
 static atomic_int guard_off;          /* the guard is switched off */
-static _Atomic int64_t last_region_end; /* clock value when the last region ended (0: none) */
 
 int sa_threads_set_guard(int on)
 {
@@ -130,17 +127,10 @@ int sa_threads_set_guard(int on)
 #define SA_STALL_SLACK_NS 200000
 #define SA_BACKOFF_FIRST_NS 50000000
 #define SA_BACKOFF_MAX_NS 2000000000
-/* A region that starts more than this after the previous one ended found its workers asleep
- * (a libgomp worker spins ~0.3 ms, then waits in the kernel), and on a virtual machine whose
- * idle processor was halted waking one took up to 8 ms on a quiet machine: a cold start, not
- * a sign of load, so it is not counted as a stall. */
-#define SA_COLD_NS 1000000
 
 void sa_threads_note_region(int64_t own_ns, int64_t wait_ns)
 {
     if (atomic_load_explicit(&guard_off, memory_order_relaxed)) return;
-    const int64_t now = sa_clock_ns(), before = atomic_exchange(&last_region_end, now);
-    if (before == 0 || now - own_ns - wait_ns - before > SA_COLD_NS) return; /* cold start */
     if (wait_ns > 2 * own_ns + SA_STALL_SLACK_NS) {
         atomic_fetch_add(&stalls, 1);
         int64_t len = atomic_load(&backoff_len);
