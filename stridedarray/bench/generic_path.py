@@ -49,6 +49,8 @@ _COMPAT = {
     "scikit-learn": ("sklearn.externals.array_api_compat", "common._helpers"),
     "scipy": ("scipy._lib.array_api_compat", "common._helpers"),
 }
+# Where a newer release vendors the same package (tried first).
+_MOVED = {"scipy._lib.array_api_compat": ["scipy._external.array_api_compat"]}
 # SciPy's array_namespace returns this module's global `np_compat` for NumPy arrays.
 _SCIPY_OVERRIDE = "scipy._lib._array_api_override"
 _SKIP = {"__name__", "__spec__", "__loader__", "__package__", "__file__", "__path__", "__cached__"}
@@ -68,13 +70,17 @@ def namespaces() -> dict[str, types.ModuleType]:
     """The renamed namespace per client library (scikit-learn, SciPy) that is installed: its
     vendored `array_api_compat.numpy` under NAME."""
     if not _renamed:
-        for lib, (pkg, _) in _COMPAT.items():
-            try:
-                compat = importlib.import_module(pkg)
-                importlib.import_module(pkg + ".numpy")
-            except ImportError:
-                continue
-            _renamed[lib] = _rename(compat.numpy)
+        for lib, (pkg, helpers) in list(_COMPAT.items()):
+            # SciPy >= 1.17 vendors array-api-compat as scipy._external.array_api_compat
+            for candidate in _MOVED.get(pkg, []) + [pkg]:
+                try:
+                    compat = importlib.import_module(candidate)
+                    importlib.import_module(candidate + ".numpy")
+                except ImportError:
+                    continue
+                _COMPAT[lib] = (candidate, helpers)
+                _renamed[lib] = _rename(compat.numpy)
+                break
     return _renamed
 
 
