@@ -216,9 +216,11 @@ def _describe(x: Any) -> str:
 # NumPy's floating-point warnings are not errors in the standard (inf and nan are the
 # answers): `_fpe.can_warn` says for which operand kinds a function needs them silenced, and
 # only those calls enter the quiet state (_fpe.enter/leave, cheaper than np.errstate).
-# `_fpe.enter()`, inlined in the two hot bodies below as
-# `_set(_quiet.get(_get()) or _learn())` (a Python call is a visible share of a small ufunc).
+# A lone ufunc call goes through `_fpe.call`; around a fix-up, `_fpe.enter()` is inlined in
+# the two hot bodies below as `_set(_quiet.get(_get()) or _learn())` (a Python call is a
+# visible share of a small ufunc).
 _get, _quiet, _learn, _set, _leave = _fpe.parts()
+_quiet_call = _fpe.call
 
 
 def _make_unary(name: str, cat: str, uf: Callable, fix: Callable | None) -> Callable:
@@ -237,11 +239,11 @@ def _make_unary(name: str, cat: str, uf: Callable, fix: Callable | None) -> Call
         if a is None:
             a = x._np
         if x._dtype.kind in loud:
+            if fix is None:
+                return _wrap(_quiet_call(uf, a))
             tok = _set(_quiet.get(_get()) or _learn())
             try:
-                r = uf(a)
-                if fix is not None:
-                    r = fix(a, r)
+                r = fix(a, uf(a))
             finally:
                 _leave(tok)
         else:
@@ -314,13 +316,14 @@ def _make_binary(
             n1, n2 = np.asarray(n1, dtype=np.float64), np.asarray(n2, dtype=np.float64)
         try:
             if k in loud:
-                tok = _set(_quiet.get(_get()) or _learn())
-                try:
-                    r = uf(n1, n2)
-                    if fix is not None:
-                        r = fix(n1, n2, r)
-                finally:
-                    _leave(tok)
+                if fix is None:
+                    r = _quiet_call(uf, n1, n2)
+                else:
+                    tok = _set(_quiet.get(_get()) or _learn())
+                    try:
+                        r = fix(n1, n2, uf(n1, n2))
+                    finally:
+                        _leave(tok)
             else:
                 r = uf(n1, n2) if fix is None else fix(n1, n2, uf(n1, n2))
         except ValueError:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import _dtypes, _fpe
-from ._arraytype import FastOp, _set_fpe
+from ._arraytype import FastOp
 
 __all__ = ["install"]
 
@@ -34,8 +34,6 @@ def install(
     """Replace Array's operators in `members` (dunder -> the Python operator, which `_bind`
     binds onto the class) with FastOps around them, and the element-wise functions in
     `functions` (the namespace's, by name) likewise."""
-    if _fpe._cv is not None:
-        _set_fpe(_fpe._cv, _fpe._QUIET_OF, _fpe._learn)
 
     def fast(fname: str, row: tuple, dunder: str, nargs: int, reflected: bool) -> None:
         _, cat, uf, fix = row

@@ -116,11 +116,7 @@ def _sumlike(
         return _wrap(uf.reduce(a, axis=axes, dtype=dt.np, keepdims=keepdims))
     # NaN (inf + -inf, inf * 0) and inf (overflow) are the IEEE answers, not warnings. The
     # ufunc's reduce is what np.sum/np.prod run for an ndarray, without their Python layer.
-    tok = _fpe.enter()
-    try:
-        return _wrap(uf.reduce(a, axis=axes, dtype=dt.np, keepdims=keepdims))
-    finally:
-        _fpe.leave(tok)
+    return _wrap(_fpe.call(uf.reduce, a, axis=axes, dtype=dt.np, keepdims=keepdims))
 
 
 def sum(

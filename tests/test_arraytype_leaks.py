@@ -16,7 +16,7 @@ import pytest
 
 import stridedarray as sa
 from stridedarray._array import _make, _Storage
-from stridedarray._arraytype import _make_c, _wrap
+from stridedarray._arraytype import _make_c, _quiet_call, _wrap
 
 BASE = np.arange(64.0)
 ST = _Storage(BASE)
@@ -28,6 +28,17 @@ F_ORDER = np.asfortranarray(BASE.reshape(4, 16))
 M32 = sa.ones((32, 32))  # 32**3 multiply-adds: above the default gil_release_min_work
 I8 = sa.ones((4, 4), dtype=sa.int8)
 HUGE_K = sa.ones((1, 1), dtype=sa.int8)._view((1, 2**62), (0, 0), 0)  # 2*M*N*K overflows
+
+
+def _in_errstate(f: Callable[[], object]) -> Callable[[], object]:
+    """f inside a fresh user error-state block each call: a new outer state every time, so
+    the prepared quiet contexts are made and dropped (their table is bounded)."""
+
+    def g() -> object:
+        with np.errstate(over="raise"):
+            return f()
+
+    return g
 
 
 def _in_policy_block() -> object:
@@ -82,6 +93,10 @@ ENTRY_POINTS: dict[str, Callable[[], object]] = {
     "_wrap F order": lambda: _wrap(F_ORDER),
     "_wrap broadcast": lambda: _wrap(np.broadcast_to(BASE[:4], (3, 4))),
     "x * 2.0": lambda: X * 2.0,
+    "x / y quiet": lambda: X / X,
+    "x / y quiet, another error state": _in_errstate(lambda: X / X),
+    "_quiet_call": lambda: _quiet_call(np.add.reduce, BASE, axis=0, keepdims=True),
+    "_quiet_call error": _raises(lambda: _quiet_call(np.add, BASE, BASE[:3])),
     "exp": lambda: sa.exp(X),
     "operator fallback": lambda: X + 2**60,  # float64 + an int beyond 2**53 is Python
     "x + int": lambda: X + 1,

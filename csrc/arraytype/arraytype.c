@@ -445,6 +445,9 @@ static PyMethodDef mod_methods[] = {
      "Register the Python path of _wrap (results C does not take)."},
     {"_set_fpe", (PyCFunction)(void (*)(void))sa_set_fpe, METH_FASTCALL,
      "Register NumPy's error-state ContextVar, the quiet states and their maker."},
+    {"_quiet_call", (PyCFunction)(void (*)(void))sa_quiet_call, METH_FASTCALL | METH_KEYWORDS,
+     "_quiet_call(f, *args, **kwargs): a NumPy ufunc (or ufunc method) call under the quiet "
+     "floating-point state."},
     {"_set_getitem_fallback", sa_set_getitem_fallback, METH_O,
      "Register the Python path of indexing (keys the C path does not take)."},
     {"_register_dtypes", mod_register_dtypes, METH_O, "Register the 13 DTypes, by code."},

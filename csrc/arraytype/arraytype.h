@@ -128,6 +128,7 @@ extern PyTypeObject sa_FastOpType;
 extern PyTypeObject sa_FastCreateType;
 PyObject *sa_wrap_result(PyObject *r);
 PyObject *sa_set_fpe(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
+PyObject *sa_quiet_call(PyObject *mod, PyObject *const *args, size_t nargsf, PyObject *kwnames);
 PyObject *sa_set_wrap_fallback(PyObject *mod, PyObject *func);
 PyObject *sa_wrap(PyObject *mod, PyObject *arr);
 PyObject *sa_view_ndarray(PyObject *mod, PyObject *arr);
