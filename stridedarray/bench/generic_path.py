@@ -34,6 +34,7 @@ lists where the suite's workloads meet them.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import timeit
 import types
@@ -43,18 +44,19 @@ from typing import Any
 __all__ = ["NAME", "GenericPathTimer", "generic_path", "namespaces"]
 
 NAME = "stridedarray.bench.numpy_generic"
-# The vendored array-api-compat of each client: (package, the module whose `_cls_to_namespace`
-# caches the class -> namespace lookup).
+# The vendored array-api-compat of each client: (the packages it may be vendored as, tried in
+# order, and the module whose `_cls_to_namespace` caches the class -> namespace lookup).
 _COMPAT = {
-    "scikit-learn": ("sklearn.externals.array_api_compat", "common._helpers"),
-    "scipy": ("scipy._lib.array_api_compat", "common._helpers"),
+    "scikit-learn": (("sklearn.externals.array_api_compat",), "common._helpers"),
+    # SciPy >= 1.17 vendors it as scipy._external.array_api_compat.
+    "scipy": (
+        ("scipy._external.array_api_compat", "scipy._lib.array_api_compat"),
+        "common._helpers",
+    ),
 }
-# Where a newer release vendors the same package (tried first).
-_MOVED = {"scipy._lib.array_api_compat": ["scipy._external.array_api_compat"]}
 # SciPy's array_namespace returns this module's global `np_compat` for NumPy arrays.
 _SCIPY_OVERRIDE = "scipy._lib._array_api_override"
 _SKIP = {"__name__", "__spec__", "__loader__", "__package__", "__file__", "__path__", "__cached__"}
-_renamed: dict[str, types.ModuleType] = {}
 
 
 def _rename(mod: types.ModuleType) -> types.ModuleType:
@@ -66,35 +68,44 @@ def _rename(mod: types.ModuleType) -> types.ModuleType:
     return ns
 
 
+@functools.cache
+def _vendored() -> dict[str, tuple[str, types.ModuleType]]:
+    """Per installed client library: the package its array-api-compat is vendored as, and
+    that package's `numpy` namespace renamed (made once: the same object in every block)."""
+    found: dict[str, tuple[str, types.ModuleType]] = {}
+    for lib, (packages, _) in _COMPAT.items():
+        for pkg in packages:
+            try:
+                compat = importlib.import_module(pkg)
+                importlib.import_module(pkg + ".numpy")
+            except ImportError:
+                continue
+            found[lib] = (pkg, _rename(compat.numpy))
+            break
+    return found
+
+
 def namespaces() -> dict[str, types.ModuleType]:
     """The renamed namespace per client library (scikit-learn, SciPy) that is installed: its
     vendored `array_api_compat.numpy` under NAME."""
-    if not _renamed:
-        for lib, (pkg, helpers) in list(_COMPAT.items()):
-            # SciPy >= 1.17 vendors array-api-compat as scipy._external.array_api_compat
-            for candidate in _MOVED.get(pkg, []) + [pkg]:
-                try:
-                    compat = importlib.import_module(candidate)
-                    importlib.import_module(candidate + ".numpy")
-                except ImportError:
-                    continue
-                _COMPAT[lib] = (candidate, helpers)
-                _renamed[lib] = _rename(compat.numpy)
-                break
-    return _renamed
+    return {lib: ns for lib, (_, ns) in _vendored().items()}
+
+
+def _helpers(lib: str) -> types.ModuleType:
+    """The vendored module of `lib` that holds the `_cls_to_namespace` cache."""
+    pkg, _ = _vendored()[lib]
+    return importlib.import_module(f"{pkg}.{_COMPAT[lib][1]}")
 
 
 def _targets() -> list[tuple[Any, str, Any]]:
-    """(object, attribute, renamed namespace) for every place the lookup reads, and the
-    lookup caches to clear. RuntimeError when an installed client has none of them (another
-    layout than this module knows: the variant would silently be plain NumPy)."""
+    """(object, attribute, renamed namespace) for every place the lookup reads. RuntimeError
+    when an installed client has none of them (another layout than this module knows: the
+    variant would silently be plain NumPy)."""
     out: list[tuple[Any, str, Any]] = []
-    for lib, ns in namespaces().items():
-        pkg, helpers = _COMPAT[lib]
-        compat = importlib.import_module(pkg)
-        if not hasattr(importlib.import_module(f"{pkg}.{helpers}"), "_cls_to_namespace"):
+    for lib, (pkg, ns) in _vendored().items():
+        if not hasattr(_helpers(lib), "_cls_to_namespace"):
             raise RuntimeError(f"{pkg} has no _cls_to_namespace: unknown array-api-compat")
-        out.append((compat, "numpy", ns))
+        out.append((importlib.import_module(pkg), "numpy", ns))
         if lib == "scipy":
             override = importlib.import_module(_SCIPY_OVERRIDE)
             if not hasattr(override, "np_compat"):
@@ -104,9 +115,8 @@ def _targets() -> list[tuple[Any, str, Any]]:
 
 
 def _clear_caches() -> None:
-    for lib in namespaces():
-        pkg, helpers = _COMPAT[lib]
-        importlib.import_module(f"{pkg}.{helpers}")._cls_to_namespace.cache_clear()
+    for lib in _vendored():
+        _helpers(lib)._cls_to_namespace.cache_clear()
 
 
 @contextlib.contextmanager
