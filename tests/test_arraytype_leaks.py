@@ -16,7 +16,7 @@ import pytest
 
 import stridedarray as sa
 from stridedarray._array import _make, _Storage
-from stridedarray._arraytype import _make_c, _quiet_call, _wrap
+from stridedarray._arraytype import FastMatmul, FastOp, _make_c, _quiet_call, _wrap
 
 BASE = np.arange(64.0)
 ST = _Storage(BASE)
@@ -28,6 +28,10 @@ F_ORDER = np.asfortranarray(BASE.reshape(4, 16))
 M32 = sa.ones((32, 32))  # 32**3 multiply-adds: above the default gil_release_min_work
 I8 = sa.ones((4, 4), dtype=sa.int8)
 HUGE_K = sa.ones((1, 1), dtype=sa.int8)._view((1, 2**62), (0, 0), 0)  # 2*M*N*K overflows
+
+
+def _add_py(x1: object, x2: object) -> object:
+    return NotImplemented
 
 
 def _in_errstate(f: Callable[[], object]) -> Callable[[], object]:
@@ -108,6 +112,9 @@ ENTRY_POINTS: dict[str, Callable[[], object]] = {
     "x @ y fallback": lambda: X @ I8,  # mixed dtypes: the Python path
     "x @ y shape error": _raises(lambda: X @ sa.ones(3)),
     "x @ y core error": _raises(lambda: HUGE_K @ HUGE_K.mT),
+    "FastOp made and freed": lambda: FastOp(np.add, _add_py, "f", "f", 2, False, False),
+    "FastOp refused": _raises(lambda: FastOp(np.add, None, "f", "f", 2, False, False)),
+    "FastMatmul refused": _raises(lambda: FastMatmul(None)),
     "zeros": lambda: sa.zeros((3, 4)),
     "empty": lambda: sa.empty(5),
     "asarray": lambda: sa.asarray(BASE),

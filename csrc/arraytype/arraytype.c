@@ -11,7 +11,6 @@
 #define SA_ARRAYTYPE_MAIN
 #include "arraytype.h"
 
-#include <structmember.h>
 
 PyTypeObject *sa_array_class = NULL;
 PyObject *sa_dtypes[SA_NDTYPES];

@@ -5,6 +5,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h> /* PyMemberDef (in Python.h only from 3.12) */
 #include <stdint.h>
 
 #define NPY_NO_DEPRECATED_API NPY_2_0_API_VERSION
@@ -122,6 +123,34 @@ PyObject *sa_array_subscript(PyObject *self, PyObject *key);
 PyObject *sa_array_get_mT(PyObject *self, void *closure);
 PyObject *sa_array_get_T(PyObject *self, void *closure);
 PyObject *sa_set_getitem_fallback(PyObject *mod, PyObject *func);
+
+/* fastcall.c: the plumbing of the C callables that stand in for a Python function. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *fallback;  /* the Python function: every call the C path does not take */
+    PyObject *name;      /* its __name__ */
+    vectorcallfunc vectorcall;
+} FastCallHead;
+/* The fallback (checked callable), its name (or `default_name`) and the vectorcall; -1 with
+ * an exception. */
+int sa_fastcall_init(FastCallHead *h, PyObject *fallback, const char *default_name,
+                     vectorcallfunc vectorcall);
+PyObject *sa_fastcall_call_fallback(PyObject *self, PyObject *const *args, size_t nargsf,
+                                    PyObject *kwnames);
+PyObject *sa_fastcall_descr_get(PyObject *self, PyObject *obj, PyObject *type);
+int sa_fastcall_traverse(PyObject *self, visitproc visit, void *arg);
+void sa_fastcall_clear_head(FastCallHead *h);
+void sa_fastcall_dealloc(PyObject *self);  /* for a type with no fields beyond the head */
+extern PyMemberDef sa_fastcall_members[];
+extern PyGetSetDef sa_fastcall_getset[];
+/* The slots every such type has; T: its struct, which begins with a FastCallHead. */
+#define SA_FASTCALL_SLOTS(T)                                                                  \
+    .tp_basicsize = sizeof(T),                                                                \
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL           \
+                | Py_TPFLAGS_METHOD_DESCRIPTOR,                                               \
+    .tp_call = PyVectorcall_Call, .tp_vectorcall_offset = offsetof(FastCallHead, vectorcall), \
+    .tp_descr_get = sa_fastcall_descr_get, .tp_members = sa_fastcall_members,                 \
+    .tp_getset = sa_fastcall_getset
 
 /* fastops.c */
 extern PyTypeObject sa_FastOpType;

@@ -17,24 +17,19 @@
  */
 #include "arraytype.h"
 
-#include <structmember.h>
-
 static PyObject *fpe_var = NULL;     /* NumPy's error-state ContextVar */
 static PyObject *fpe_quiet = NULL;   /* dict: outer state -> quiet state (_fpe._QUIET_OF) */
 static PyObject *fpe_learn = NULL;   /* _fpe._learn(): makes and records the quiet state */
 static PyObject *wrap_fallback = NULL;  /* _array._wrap */
 
 typedef struct {
-    PyObject_HEAD
+    FastCallHead head;   /* the fallback: the Python operator (same signature) */
     PyObject *uf;        /* the ufunc */
-    PyObject *fallback;  /* the Python operator (same signature) */
-    PyObject *name;
     char kinds[8];       /* accepted dtype kinds */
     char loud[8];        /* kinds that need the quiet floating-point state */
     int nargs;           /* 1 or 2 */
     int reflected;       /* x2 is self */
     int via_float64;     /* integer input goes through float64: leave those to Python */
-    vectorcallfunc vectorcall;
 } FastOpObject;
 
 static const char kind_of[SA_NDTYPES] = {'b', 'i', 'i', 'i', 'i', 'u', 'u', 'u', 'u',
@@ -258,7 +253,7 @@ sa_quiet_call(PyObject *mod, PyObject *const *args, size_t nargsf, PyObject *kwn
 static PyObject *
 go_fallback(FastOpObject *op, PyObject *const *args, size_t nargsf)
 {
-    return PyObject_Vectorcall(op->fallback, args, PyVectorcall_NARGS(nargsf), NULL);
+    return PyObject_Vectorcall(op->head.fallback, args, PyVectorcall_NARGS(nargsf), NULL);
 }
 
 /* The NumPy operand for one operand of an operation of dtype code `code`, or NULL (borrowed
@@ -315,7 +310,7 @@ fastop_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject
     FastOpObject *op = (FastOpObject *)self;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     if (kwnames != NULL || n != op->nargs) {
-        return PyObject_Vectorcall(op->fallback, args, nargsf, kwnames);
+        return sa_fastcall_call_fallback(self, args, nargsf, kwnames);
     }
     PyObject *self_arr = args[0];
     if (Py_TYPE(self_arr) != sa_array_class) {
@@ -364,32 +359,18 @@ done:
     return r;
 }
 
-static PyObject *
-fastop_descr_get(PyObject *self, PyObject *obj, PyObject *type)
-{
-    if (obj == NULL || obj == Py_None) {
-        return Py_NewRef(self);
-    }
-    return PyMethod_New(self, obj);
-}
-
 static int
-fastop_traverse(FastOpObject *op, visitproc visit, void *arg)
+fastop_traverse(PyObject *self, visitproc visit, void *arg)
 {
-    Py_VISIT(op->uf);
-    Py_VISIT(op->fallback);
-    Py_VISIT(op->name);
-    return 0;
+    Py_VISIT(((FastOpObject *)self)->uf);
+    return sa_fastcall_traverse(self, visit, arg);
 }
 
 static void
-fastop_dealloc(FastOpObject *op)
+fastop_dealloc(PyObject *self)
 {
-    PyObject_GC_UnTrack(op);
-    Py_CLEAR(op->uf);
-    Py_CLEAR(op->fallback);
-    Py_CLEAR(op->name);
-    PyObject_GC_Del(op);
+    Py_CLEAR(((FastOpObject *)self)->uf);
+    sa_fastcall_dealloc(self);
 }
 
 static PyObject *
@@ -405,7 +386,7 @@ fastop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         return NULL;
     }
     if (strlen(kinds) >= 8 || strlen(loud) >= 8 || (nargs != 1 && nargs != 2)
-        || (reflected && nargs != 2) || !PyCallable_Check(uf) || !PyCallable_Check(fallback)) {
+        || (reflected && nargs != 2) || !PyCallable_Check(uf)) {
         PyErr_SetString(PyExc_ValueError, "FastOp: bad arguments");
         return NULL;
     }
@@ -414,53 +395,27 @@ fastop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         return NULL;
     }
     op->uf = Py_NewRef(uf);
-    op->fallback = Py_NewRef(fallback);
-    op->name = PyObject_GetAttrString(fallback, "__name__");
-    if (op->name == NULL) {
-        PyErr_Clear();
-        op->name = PyUnicode_FromString("operator");
+    op->head.fallback = op->head.name = NULL;
+    if (sa_fastcall_init(&op->head, fallback, "operator", fastop_vectorcall) < 0) {
+        fastop_dealloc((PyObject *)op);
+        return NULL;
     }
     strcpy(op->kinds, kinds);
     strcpy(op->loud, loud);
     op->nargs = nargs;
     op->reflected = reflected;
     op->via_float64 = via;
-    op->vectorcall = fastop_vectorcall;
     PyObject_GC_Track(op);
     return (PyObject *)op;
 }
 
-static PyObject *
-fastop_get_doc(FastOpObject *op, void *closure)
-{
-    return PyObject_GetAttrString(op->fallback, "__doc__");
-}
-
-static PyMemberDef fastop_members[] = {
-    {"__name__", T_OBJECT, offsetof(FastOpObject, name), READONLY},
-    {"__wrapped__", T_OBJECT, offsetof(FastOpObject, fallback), READONLY},
-    {NULL},
-};
-
-static PyGetSetDef fastop_getset[] = {
-    {"__doc__", (getter)fastop_get_doc, NULL, NULL, NULL},
-    {NULL},
-};
-
 PyTypeObject sa_FastOpType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "stridedarray._arraytype.FastOp",
-    .tp_basicsize = sizeof(FastOpObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL
-                | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    SA_FASTCALL_SLOTS(FastOpObject),
     .tp_new = fastop_new,
-    .tp_dealloc = (destructor)fastop_dealloc,
-    .tp_traverse = (traverseproc)fastop_traverse,
-    .tp_call = PyVectorcall_Call,
-    .tp_vectorcall_offset = offsetof(FastOpObject, vectorcall),
-    .tp_descr_get = fastop_descr_get,
-    .tp_members = fastop_members,
-    .tp_getset = fastop_getset,
+    .tp_dealloc = fastop_dealloc,
+    .tp_traverse = fastop_traverse,
 };
 
 PyObject *
@@ -500,11 +455,8 @@ sa_wrap(PyObject *mod, PyObject *arr)
  * arguments, other objects, shapes it does not take here and every error). */
 
 typedef struct {
-    PyObject_HEAD
-    PyObject *fallback;
-    PyObject *name;
+    FastCallHead head;
     int kind;  /* 0 asarray, 1 zeros, 2 empty */
-    vectorcallfunc vectorcall;
 } FastCreateObject;
 
 /* `shape` as C extents when it is an exact non-negative int or an exact tuple of them
@@ -577,7 +529,7 @@ fastcreate_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyOb
             }
         }
     }
-    return PyObject_Vectorcall(fc->fallback, args, nargsf, kwnames);
+    return sa_fastcall_call_fallback(self, args, nargsf, kwnames);
 }
 
 static PyObject *
@@ -589,7 +541,7 @@ fastcreate_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "Oi:FastCreate", kwlist, &fallback, &kind)) {
         return NULL;
     }
-    if (kind < 0 || kind > 2 || !PyCallable_Check(fallback) || sa_descrs[SA_FLOAT64] == NULL) {
+    if (kind < 0 || kind > 2 || sa_descrs[SA_FLOAT64] == NULL) {
         PyErr_SetString(PyExc_ValueError, "FastCreate: bad arguments (or dtypes not registered)");
         return NULL;
     }
@@ -597,62 +549,21 @@ fastcreate_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (fc == NULL) {
         return NULL;
     }
-    fc->fallback = Py_NewRef(fallback);
-    fc->name = PyObject_GetAttrString(fallback, "__name__");
-    if (fc->name == NULL) {
-        PyErr_Clear();
-        fc->name = PyUnicode_FromString("create");
+    fc->head.fallback = fc->head.name = NULL;
+    if (sa_fastcall_init(&fc->head, fallback, "create", fastcreate_vectorcall) < 0) {
+        sa_fastcall_dealloc((PyObject *)fc);
+        return NULL;
     }
     fc->kind = kind;
-    fc->vectorcall = fastcreate_vectorcall;
     PyObject_GC_Track(fc);
     return (PyObject *)fc;
 }
 
-static int
-fastcreate_traverse(FastCreateObject *fc, visitproc visit, void *arg)
-{
-    Py_VISIT(fc->fallback);
-    Py_VISIT(fc->name);
-    return 0;
-}
-
-static void
-fastcreate_dealloc(FastCreateObject *fc)
-{
-    PyObject_GC_UnTrack(fc);
-    Py_CLEAR(fc->fallback);
-    Py_CLEAR(fc->name);
-    PyObject_GC_Del(fc);
-}
-
-static PyObject *
-fastcreate_get_doc(FastCreateObject *fc, void *closure)
-{
-    return PyObject_GetAttrString(fc->fallback, "__doc__");
-}
-
-static PyMemberDef fastcreate_members[] = {
-    {"__name__", T_OBJECT, offsetof(FastCreateObject, name), READONLY},
-    {"__wrapped__", T_OBJECT, offsetof(FastCreateObject, fallback), READONLY},
-    {NULL},
-};
-
-static PyGetSetDef fastcreate_getset[] = {
-    {"__doc__", (getter)fastcreate_get_doc, NULL, NULL, NULL},
-    {NULL},
-};
-
 PyTypeObject sa_FastCreateType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "stridedarray._arraytype.FastCreate",
-    .tp_basicsize = sizeof(FastCreateObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    SA_FASTCALL_SLOTS(FastCreateObject),
     .tp_new = fastcreate_new,
-    .tp_dealloc = (destructor)fastcreate_dealloc,
-    .tp_traverse = (traverseproc)fastcreate_traverse,
-    .tp_call = PyVectorcall_Call,
-    .tp_vectorcall_offset = offsetof(FastCreateObject, vectorcall),
-    .tp_members = fastcreate_members,
-    .tp_getset = fastcreate_getset,
+    .tp_dealloc = sa_fastcall_dealloc,
+    .tp_traverse = sa_fastcall_traverse,
 };

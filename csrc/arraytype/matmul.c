@@ -18,8 +18,6 @@
  */
 #include "arraytype.h"
 
-#include <structmember.h>
-
 #include "../sa_matmul.h"
 
 /* Registered by _set_matmul (stridedarray._matmul, at import); NULL until then, when every
@@ -35,10 +33,7 @@ static PyObject *cached_policy = NULL;
 static const sa_mm_policy *cached_struct = NULL;
 
 typedef struct {
-    PyObject_HEAD
-    PyObject *fallback;  /* the Python function (same signature) */
-    PyObject *name;
-    vectorcallfunc vectorcall;
+    FastCallHead head;  /* the fallback: the Python function (same signature) */
 } FastMatmulObject;
 
 /* The output's extents (the Array API matmul shape), its element count and the product's
@@ -194,7 +189,6 @@ product(PyObject *x1, PyObject *x2, PyObject **out)
 static PyObject *
 fastmatmul_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
-    FastMatmulObject *fm = (FastMatmulObject *)self;
     if (kwnames == NULL && PyVectorcall_NARGS(nargsf) == 2 && run_matmul != NULL) {
         PyObject *r;
         int rc = product(args[0], args[1], &r);
@@ -202,16 +196,7 @@ fastmatmul_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyOb
             return rc > 0 ? r : NULL;
         }
     }
-    return PyObject_Vectorcall(fm->fallback, args, nargsf, kwnames);
-}
-
-static PyObject *
-fastmatmul_descr_get(PyObject *self, PyObject *obj, PyObject *type)
-{
-    if (obj == NULL || obj == Py_None) {
-        return Py_NewRef(self);
-    }
-    return PyMethod_New(self, obj);
+    return sa_fastcall_call_fallback(self, args, nargsf, kwnames);
 }
 
 static PyObject *
@@ -222,73 +207,26 @@ fastmatmul_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O:FastMatmul", kwlist, &fallback)) {
         return NULL;
     }
-    if (!PyCallable_Check(fallback)) {
-        PyErr_SetString(PyExc_TypeError, "FastMatmul: the fallback must be callable");
-        return NULL;
-    }
     FastMatmulObject *fm = PyObject_GC_New(FastMatmulObject, type);
     if (fm == NULL) {
         return NULL;
     }
-    fm->fallback = Py_NewRef(fallback);
-    fm->name = PyObject_GetAttrString(fallback, "__name__");
-    if (fm->name == NULL) {
-        PyErr_Clear();
-        fm->name = PyUnicode_FromString("matmul");
+    fm->head.fallback = fm->head.name = NULL;
+    if (sa_fastcall_init(&fm->head, fallback, "matmul", fastmatmul_vectorcall) < 0) {
+        sa_fastcall_dealloc((PyObject *)fm);
+        return NULL;
     }
-    fm->vectorcall = fastmatmul_vectorcall;
     PyObject_GC_Track(fm);
     return (PyObject *)fm;
 }
 
-static int
-fastmatmul_traverse(FastMatmulObject *fm, visitproc visit, void *arg)
-{
-    Py_VISIT(fm->fallback);
-    Py_VISIT(fm->name);
-    return 0;
-}
-
-static void
-fastmatmul_dealloc(FastMatmulObject *fm)
-{
-    PyObject_GC_UnTrack(fm);
-    Py_CLEAR(fm->fallback);
-    Py_CLEAR(fm->name);
-    PyObject_GC_Del(fm);
-}
-
-static PyObject *
-fastmatmul_get_doc(FastMatmulObject *fm, void *closure)
-{
-    return PyObject_GetAttrString(fm->fallback, "__doc__");
-}
-
-static PyMemberDef fastmatmul_members[] = {
-    {"__name__", T_OBJECT, offsetof(FastMatmulObject, name), READONLY},
-    {"__wrapped__", T_OBJECT, offsetof(FastMatmulObject, fallback), READONLY},
-    {NULL},
-};
-
-static PyGetSetDef fastmatmul_getset[] = {
-    {"__doc__", (getter)fastmatmul_get_doc, NULL, NULL, NULL},
-    {NULL},
-};
-
 PyTypeObject sa_FastMatmulType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "stridedarray._arraytype.FastMatmul",
-    .tp_basicsize = sizeof(FastMatmulObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL
-                | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    SA_FASTCALL_SLOTS(FastMatmulObject),
     .tp_new = fastmatmul_new,
-    .tp_dealloc = (destructor)fastmatmul_dealloc,
-    .tp_traverse = (traverseproc)fastmatmul_traverse,
-    .tp_call = PyVectorcall_Call,
-    .tp_vectorcall_offset = offsetof(FastMatmulObject, vectorcall),
-    .tp_descr_get = fastmatmul_descr_get,
-    .tp_members = fastmatmul_members,
-    .tp_getset = fastmatmul_getset,
+    .tp_dealloc = sa_fastcall_dealloc,
+    .tp_traverse = sa_fastcall_traverse,
 };
 
 PyObject *

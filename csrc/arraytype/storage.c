@@ -3,7 +3,6 @@
  * elements as their C type. */
 #include "arraytype.h"
 
-#include <structmember.h>
 
 int
 sa_storage_check(PyObject *arr)
