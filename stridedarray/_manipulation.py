@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _dtypes
 from ._array import Array, _derive, _wrap
+from ._arraytype import FastPath
 from ._utility import check_array as _check_array
 from ._validation import (
     MAX_BYTES,
@@ -206,27 +207,6 @@ def _view_strides(shape: tuple, strides: tuple, new_shape: tuple) -> tuple | Non
 def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Array:
     """Give a new shape: a view when the strides allow, else a copy (never with copy=False)."""
     _check_array(x)
-    if type(shape) is tuple and copy is None:
-        # Fast path: a tuple of non-negative ints with the right size, and a layout that
-        # allows a view. The view still goes through the checking constructor (x._view).
-        size = 1
-        for n in x._shape:
-            size *= n
-        new_size = 1
-        for n in shape:
-            if type(n) is not int or n < 0:
-                break
-            new_size *= n
-        else:
-            if new_size == size and size:
-                # A C-contiguous x (the common case) reshapes to C strides; memoized per
-                # shape, this skips the general grouping below.
-                if x._strides == _c_strides_memo(x._shape):
-                    return x._view(shape, _c_strides_memo(shape), x._origin)
-                strides = _view_strides(x._shape, x._strides, shape)
-                if strides is not None:
-                    return x._view(shape, strides, x._origin)
-                return x._pack(x._dtype, shape)  # no view: a row-major copy
     dims = list(as_ints(shape if isinstance(shape, Sequence) else (shape,), "shape", "reshape"))
     if dims.count(-1) > 1:
         raise ValueError(f"shape {tuple(dims)} may contain at most one -1")
@@ -259,19 +239,6 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
             f"{x.strides} cannot be viewed as shape {new_shape}"
         )
     return _reshape_copy(x, new_shape)
-
-
-_C_MEMO: dict[tuple, tuple] = {}
-
-
-def _c_strides_memo(shape: tuple) -> tuple:
-    """c_strides(shape), memoized (bounded) for the reshape fast path."""
-    st = _C_MEMO.get(shape)
-    if st is None:
-        st = c_strides(shape)
-        if len(_C_MEMO) < 4096:
-            _C_MEMO[shape] = st
-    return st
 
 
 def _prod(shape: tuple) -> int:
@@ -495,3 +462,9 @@ def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
     if np.may_share_memory(out, x._np):
         out = out.copy()  # np.tile returns its input for all-ones repetitions
     return _wrap(out)
+
+
+# `reshape(x, shape)` (copy None or False) that has a view runs in C (csrc/arraytype/reshape.c);
+# every other call takes the function above, its fallback. (Rebound through globals(): type
+# checkers keep the function's signature.)
+globals().update(reshape=FastPath(reshape, 0))

@@ -11,6 +11,7 @@
                            strides, expand_dims, squeeze, reshape-as-view) from one base buffer,
                            sharing memory with it. `pair.ops` describes the chain for failures.
 * `basic_indices(shape)`   a basic index key (ints, slices of any step, ..., None) for a shape.
+* `reshape_targets(size)`  a shape of `size` elements for reshape (extent-1 axes, 0-d, one -1).
 
 Values come from a seeded NumPy generator rather than element-wise hypothesis draws: it is much
 faster and the seed still shrinks. Values are small (|v| <= 50 for integers and floats) so that
@@ -39,6 +40,7 @@ __all__ = [
     "arrays",
     "views",
     "basic_indices",
+    "reshape_targets",
     "dtype_list",
     "numpy_promote",
 ]
@@ -215,6 +217,24 @@ def _factor_shapes(size: int, ndim_max: int) -> st.SearchStrategy:
         return tuple(draw(st.permutations(out)))
 
     return build()
+
+
+@st.composite
+def reshape_targets(draw, size: int, max_dims: int = 4) -> tuple[int, ...]:
+    """A shape of `size` elements as reshape takes it: extent-1 axes inserted anywhere, () for
+    one element, and sometimes one extent given as -1 (where the others' product is not 0)."""
+    if size == 1 and draw(st.integers(0, 3)) == 0:
+        return ()
+    target = list(draw(_factor_shapes(size, max_dims)))
+    for _ in range(draw(st.integers(0, 2))):
+        target.insert(draw(st.integers(0, len(target))), 1)
+    k = draw(st.integers(0, len(target) - 1))
+    others = 1
+    for n in target[:k] + target[k + 1 :]:
+        others *= n
+    if others and draw(st.booleans()):
+        target[k] = -1
+    return tuple(target)
 
 
 @st.composite

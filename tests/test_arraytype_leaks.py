@@ -118,6 +118,17 @@ ENTRY_POINTS: dict[str, Callable[[], object]] = {
     "zeros": lambda: sa.zeros((3, 4)),
     "empty": lambda: sa.empty(5),
     "asarray": lambda: sa.asarray(BASE),
+    "reshape view": lambda: sa.reshape(X.mT, (2, 2, 4, 4)),
+    "reshape view, copy=False": lambda: sa.reshape(X6, (8, -1), copy=False),
+    "reshape view, a stride held as 0": lambda: sa.reshape(XI, (16,)),
+    "reshape 0-size": lambda: sa.reshape(X[:, :0], (0, 7)),
+    "reshape copy (fallback)": lambda: sa.reshape(X.mT, (64,)),
+    "reshape error": _raises(lambda: sa.reshape(X, (5,))),
+    "full": lambda: sa.full((3, 4), 1.5),
+    "full complex": lambda: sa.full(5, 1 - 2j),
+    "full without the GIL": lambda: sa.full(70000, True),
+    "full fallback": lambda: sa.full(3, 1.5, dtype=sa.float32),
+    "full error": _raises(lambda: sa.full(3, "x")),
 }
 
 

@@ -4,6 +4,7 @@ meshgrid, tril/triu, full with its dtype rules."""
 from __future__ import annotations
 
 import array
+import math
 
 import numpy as np
 import pytest
@@ -125,6 +126,54 @@ def test_zeros_ones_empty_full_and_like(dt):
         np.asarray(sa.full_like(base, fill)), np.full((3, 2), fill, dt.np)
     )
     assert sa.zeros_like(base, dtype=sa.float32).dtype is sa.float32
+
+
+def _full_expected(shape, value, dt):
+    """What full(shape, value, dtype=dt) gives by the documented rules: the exception type of
+    a value the dtype cannot take, else NumPy's np.full (a float into an integer dtype
+    truncated toward zero, as assignment does)."""
+    default = {bool: sa.bool, int: sa.int64, float: sa.float64, complex: sa.complex128}
+    target = dt or default[type(value)]
+    if isinstance(value, complex) and target.kind != "c":
+        return TypeError
+    if target.kind in "iu" and isinstance(value, float):
+        if math.isnan(value):
+            return ValueError
+        if math.isinf(value):
+            return OverflowError
+        value = math.trunc(value)
+    if target.kind in "iu" and not isinstance(value, bool):
+        info = np.iinfo(target.np)
+        if not info.min <= value <= info.max:
+            return OverflowError
+    with np.errstate(over="ignore"):  # a float beyond float32's range is inf, quietly
+        return np.full(shape, value, dtype=target.np)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    shape=st.one_of(st.integers(0, 4), st.lists(st.integers(0, 3), max_size=3).map(tuple)),
+    value=st.one_of(
+        st.booleans(),
+        st.integers(-(2**64), 2**64),
+        st.floats(),
+        st.complex_numbers(allow_nan=True, allow_infinity=True),
+    ),
+    dt=st.none() | st.sampled_from(dtype_list()),
+)
+def test_full_matches_numpy_for_every_dtype_and_fill_kind(shape, value, dt):
+    want = _full_expected(shape, value, dt)
+    if isinstance(want, type):
+        with pytest.raises(want, match="fill_value"):
+            sa.full(shape, value, dtype=dt)
+        return
+    got = sa.full(shape, value, dtype=dt)
+    assert got.dtype.np == want.dtype and got.shape == want.shape and not got.readonly
+    g = np.asarray(got)
+    np.testing.assert_array_equal(g, want)
+    if want.dtype.kind in "fc":  # -0.0 keeps its sign
+        assert (np.signbit(g.real) == np.signbit(want.real)).all()
+        assert (np.signbit(g.imag) == np.signbit(want.imag)).all()
 
 
 def test_full_infers_and_checks_dtype():

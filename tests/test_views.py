@@ -9,7 +9,16 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import ALL_DTYPES, arrays, basic_indices, dtypes, fill, shapes, views
+from strategies import (
+    ALL_DTYPES,
+    arrays,
+    basic_indices,
+    dtypes,
+    fill,
+    reshape_targets,
+    shapes,
+    views,
+)
 
 import stridedarray as sa
 from stridedarray._array import _make
@@ -190,6 +199,71 @@ def test_reshape_view_or_copy(p, data):
     np.testing.assert_array_equal(np.asarray(c), p.ref.reshape(target))
     if size:
         assert_same_view(sa.reshape(p.x, (-1,)), p.ref.reshape(-1))
+
+
+@settings(max_examples=300, deadline=None)
+@given(views(dtypes(), max_ops=4), st.data())
+def test_reshape_matches_numpy_in_every_copy_mode(p, data):
+    """Values and shape as NumPy's, for every dtype and random views (negative, step, zero
+    strides, transposed, 0-size, 0-d), targets with -1 and extent-1 axes: a view of the same
+    buffer with NumPy's strides exactly when NumPy has one (copy None or False), else a copy
+    (None) or a ValueError (False); copy=True never shares."""
+    target = data.draw(reshape_targets(p.ref.size), label="target")
+    want = p.ref.reshape(target)
+    try:
+        want_view = p.ref.reshape(target, copy=False)
+    except ValueError:
+        want_view = None
+    for copy in (None, False, True):
+        if copy is False and want_view is None:
+            with pytest.raises(ValueError, match=r"reshape\(copy=False\): an array of shape"):
+                sa.reshape(p.x, target, copy=False)
+            continue
+        y = sa.reshape(p.x, target, copy=copy)
+        assert y.dtype is p.x.dtype and y.shape == want.shape
+        np.testing.assert_array_equal(np.asarray(y), want)
+        if copy is True or want_view is None:
+            assert y.buffer is not p.x.buffer and y.is_c_contiguous and not y.readonly
+        else:
+            assert y.buffer is p.x.buffer, p.ops
+            assert y.readonly == p.x.readonly  # a view repeats elements exactly when x does
+            assert_same_view(y, want_view)
+
+
+@pytest.mark.parametrize(
+    "make, target, view",
+    [
+        (lambda: sa.broadcast_to(sa.arange(4.0), (3, 4)), (12,), False),
+        (lambda: sa.broadcast_to(sa.arange(4.0), (3, 4)), (3, 2, 2), True),
+        (lambda: sa.broadcast_to(sa.ones(1), (3, 4)), (2, 6), True),
+        (lambda: sa.broadcast_to(sa.ones(1), (3, 4)).mT, (-1,), True),
+        (lambda: sa.flip(sa.reshape(sa.arange(12.0), (3, 4))), (12,), True),
+        (lambda: sa.flip(sa.reshape(sa.arange(12.0), (3, 4)), axis=0), (12,), False),
+        (lambda: sa.reshape(sa.arange(24.0), (4, 6))[::2, ::-3], (2, 2, 1), True),
+        (lambda: sa.reshape(sa.arange(24.0), (4, 6))[::2, ::-3], (4,), False),
+        (lambda: sa.asarray(3.5), (1, 1), True),
+        (lambda: sa.asarray(3.5), (), True),
+        (lambda: sa.reshape(sa.arange(3.0), (3, 1))[1:2], (), True),
+        (lambda: sa.zeros((0, 3))[:, ::-1], (3, 0, 2), True),
+        (lambda: sa.zeros((0, 3)).mT, (-1, 2), True),
+    ],
+)
+def test_reshape_of_special_views(make, target, view):
+    """Zero strides (broadcast), reversed, step, 0-d and 0-size parents: NumPy's values and
+    its answer to "is there a view"."""
+    x = make()
+    ref = np.asarray(x)
+    y = sa.reshape(x, target)
+    np.testing.assert_array_equal(np.asarray(y), ref.reshape(target))
+    assert (y.buffer is x.buffer) == view
+    if view:
+        assert_same_view(sa.reshape(x, target, copy=False), ref.reshape(target, copy=False))
+        assert y.readonly == x.readonly
+    else:
+        with pytest.raises(ValueError, match="cannot be viewed"):
+            sa.reshape(x, target, copy=False)
+        with pytest.raises(ValueError):
+            ref.reshape(target, copy=False)
 
 
 def test_reshape_bad_input():

@@ -472,7 +472,7 @@ PyInit__arraytype(void)
     memset(sa_code_of_type, -1, sizeof(sa_code_of_type));  /* until the dtypes are registered */
     if (PyType_Ready(&sa_StorageType) < 0 || PyType_Ready(&sa_ArrayBaseType) < 0
         || PyType_Ready(&sa_FastOpType) < 0 || PyType_Ready(&sa_FastCreateType) < 0
-        || PyType_Ready(&sa_FastMatmulType) < 0) {
+        || PyType_Ready(&sa_FastMatmulType) < 0 || PyType_Ready(&sa_FastPathType) < 0) {
         return NULL;
     }
     PyObject *m = PyModule_Create(&moduledef);
@@ -483,7 +483,8 @@ PyInit__arraytype(void)
         || PyModule_AddObjectRef(m, "ArrayBase", (PyObject *)&sa_ArrayBaseType) < 0
         || PyModule_AddObjectRef(m, "FastOp", (PyObject *)&sa_FastOpType) < 0
         || PyModule_AddObjectRef(m, "FastCreate", (PyObject *)&sa_FastCreateType) < 0
-        || PyModule_AddObjectRef(m, "FastMatmul", (PyObject *)&sa_FastMatmulType) < 0) {
+        || PyModule_AddObjectRef(m, "FastMatmul", (PyObject *)&sa_FastMatmulType) < 0
+        || PyModule_AddObjectRef(m, "FastPath", (PyObject *)&sa_FastPathType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

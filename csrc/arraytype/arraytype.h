@@ -168,6 +168,17 @@ int sa_whole_code(PyObject *arr);
 extern PyTypeObject sa_FastMatmulType;
 PyObject *sa_set_matmul(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 
+/* fastpath.c: the FastPath type; its bodies (1: *out set, 0: take the Python fallback,
+ * -1: an exception) are in reshape.c and fill.c. */
+extern PyTypeObject sa_FastPathType;
+int sa_fast_reshape(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
+int sa_fast_full(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
+/* reshape.c: the strides that present (nd, shape, strides) as (new_nd, new_shape), both of
+ * the same non-zero size, without moving data (NumPy's _attempt_nocopy_reshape, as
+ * _manipulation._view_strides): 1 with new_strides filled in, 0 when there is no view. */
+int sa_reshape_strides(int nd, const int64_t *shape, const int64_t *strides, int new_nd,
+                       const int64_t *new_shape, int64_t *new_strides);
+
 /* buffer.c */
 extern PyBufferProcs sa_array_as_buffer;
 

@@ -1,0 +1,137 @@
+/* `full(shape, fill_value)` in C (docs/array.md, "What a call costs"): an exact Python bool,
+ * int, float or complex fills a new array of its default dtype (bool, int64, float64,
+ * complex128). Every other call (a dtype or device given, another fill value, an int beyond
+ * int64, a shape that is not an exact int or tuple of them, and every error) is left to the
+ * Python function, which gives the checks and the messages.
+ */
+#include "arraytype.h"
+
+#include "../sa_checked.h"
+
+/* A fill of this many elements or more runs without the GIL (NumPy's fill releases it too). */
+#define FILL_NOGIL_MIN 65536
+
+/* `shape` as C extents when it is an exact non-negative int or an exact tuple of at most 64
+ * of them whose array of `itemsize`-byte elements fits 2**63-1 bytes; else 0. */
+static int
+plain_full_shape(PyObject *shape, int64_t itemsize, int *nd, npy_intp *dims)
+{
+    PyObject *const *items;
+    Py_ssize_t n;
+    if (PyTuple_CheckExact(shape)) {
+        items = &PyTuple_GET_ITEM(shape, 0);
+        n = PyTuple_GET_SIZE(shape);
+    }
+    else if (PyLong_CheckExact(shape)) {
+        items = &shape;
+        n = 1;
+    }
+    else {
+        return 0;
+    }
+    if (n > SA_MAXDIM) {
+        return 0;
+    }
+    int64_t bytes = itemsize;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (!PyLong_CheckExact(items[k])) {
+            return 0;
+        }
+        int ovf;
+        long long v = PyLong_AsLongLongAndOverflow(items[k], &ovf);
+        if (ovf || v < 0 || (v && sa_mul_size(bytes, (int64_t)v, &bytes))) {
+            return 0;
+        }
+        dims[k] = (npy_intp)v;
+    }
+    *nd = (int)n;
+    return 1;
+}
+
+int
+sa_fast_full(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
+{
+    if (nargs != 2 || kwnames != NULL) {
+        return 0;
+    }
+    /* The fill value and its default dtype (bool before int: bool is an int subclass). */
+    PyObject *value = args[1];
+    int code;
+    long long ival = 0;
+    Py_complex cval = {0.0, 0.0};
+    if (PyFloat_CheckExact(value)) {
+        code = SA_FLOAT64;
+        cval.real = PyFloat_AS_DOUBLE(value);
+    }
+    else if (PyBool_Check(value)) {
+        code = SA_BOOL;
+        ival = value == Py_True;
+    }
+    else if (PyLong_CheckExact(value)) {
+        code = SA_INT64;
+        int ovf;
+        ival = PyLong_AsLongLongAndOverflow(value, &ovf);
+        if (ovf) {
+            return 0;  /* beyond int64: the Python path raises its OverflowError */
+        }
+    }
+    else if (PyComplex_CheckExact(value)) {
+        code = SA_COMPLEX128;
+        cval = PyComplex_AsCComplex(value);
+    }
+    else {
+        return 0;
+    }
+    PyArray_Descr *descr = sa_descrs[code];
+    if (descr == NULL) {
+        return 0;  /* dtypes not registered yet */
+    }
+    int nd;
+    npy_intp dims[SA_MAXDIM];
+    if (!plain_full_shape(args[0], PyDataType_ELSIZE(descr), &nd, dims)) {
+        return 0;
+    }
+    Py_INCREF(descr);  /* stolen */
+    PyObject *arr = PyArray_Empty(nd, dims, descr, 0);
+    if (arr == NULL) {
+        PyErr_Clear();  /* the Python path raises its own error */
+        return 0;
+    }
+    /* A fresh C-contiguous aligned array of n elements of the dtype's C type. */
+    npy_intp n = PyArray_SIZE((PyArrayObject *)arr);
+    void *data = PyArray_DATA((PyArrayObject *)arr);
+    PyThreadState *ts = n >= FILL_NOGIL_MIN ? PyEval_SaveThread() : NULL;
+    switch (code) {
+    case SA_BOOL:
+        memset(data, (int)ival, (size_t)n);
+        break;
+    case SA_INT64: {
+        int64_t *p = data;
+        for (npy_intp i = 0; i < n; i++) {
+            p[i] = (int64_t)ival;
+        }
+        break;
+    }
+    case SA_FLOAT64: {
+        double *p = data;
+        for (npy_intp i = 0; i < n; i++) {
+            p[i] = cval.real;
+        }
+        break;
+    }
+    default: {  /* SA_COMPLEX128: (real, imaginary) pairs of doubles */
+        double *p = data;
+        for (npy_intp i = 0; i < n; i++) {
+            p[2 * i] = cval.real;
+            p[2 * i + 1] = cval.imag;
+        }
+        break;
+    }
+    }
+    if (ts != NULL) {
+        PyEval_RestoreThread(ts);
+    }
+    *out = sa_make_c(arr, code);
+    Py_DECREF(arr);
+    return *out == NULL ? -1 : 1;
+}
