@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _dtypes
 from ._array import _DT_OF_NP, CPU_DEVICE, Array, Device, _alloc, _from_ndarray, _make_c, _wrap
-from ._arraytype import FastCreate, FastPath, _view_ndarray
+from ._arraytype import FastPath, _view_ndarray
 from ._dtypes import DType
 from ._validation import as_int, check_size, normalize_shape
 
@@ -557,13 +557,13 @@ def _import_dlpack(x: Any, copy: bool | None, func: str) -> np.ndarray:
         ) from None
 
 
-# `asarray(ndarray)`, `zeros(shape)` and `empty(shape)` with no other argument run in C
-# (csrc/arraytype/fastops.c), and so does `full(shape, fill_value)` with a Python scalar
-# (csrc/arraytype/fill.c); every other call takes the functions above, their fallback.
+# `asarray(ndarray)`, `zeros(shape)` and `empty(shape)` with no other argument run in C, and
+# so does `full(shape, fill_value)` with a Python scalar (csrc/arraytype/creation.c); every
+# other call takes the functions above, their fallback.
 # (Rebound through globals(): type checkers keep the functions' signatures.)
 globals().update(
-    asarray=FastCreate(asarray, 0),
-    zeros=FastCreate(zeros, 1),
-    empty=FastCreate(empty, 2),
-    full=FastPath(full, 1),
+    asarray=FastPath(asarray, "asarray"),
+    zeros=FastPath(zeros, "zeros"),
+    empty=FastPath(empty, "empty"),
+    full=FastPath(full, "full"),
 )

@@ -467,4 +467,4 @@ def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
 # `reshape(x, shape)` (copy None or False) that has a view runs in C (csrc/arraytype/reshape.c);
 # every other call takes the function above, its fallback. (Rebound through globals(): type
 # checkers keep the function's signature.)
-globals().update(reshape=FastPath(reshape, 0))
+globals().update(reshape=FastPath(reshape, "reshape"))

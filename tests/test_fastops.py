@@ -303,7 +303,7 @@ def test_functions_match_the_python_path(pair, name, scalar):
 @pytest.mark.parametrize("name", ["zeros", "empty"])
 def test_zeros_and_empty_in_c_match_the_python_path(name, shape):
     f = getattr(sa, name)
-    assert type(f).__name__ == "FastCreate"
+    assert type(f).__name__ == "FastPath"
     fast, slow = _outcome(lambda: f(shape)), _outcome(lambda: f.__wrapped__(shape))
     assert fast[0] == slow[0] and (fast[0] == "ok" or fast[1] is slow[1])
     if fast[0] == "ok":

@@ -1,4 +1,4 @@
-"""reshape and full in C (csrc/arraytype/reshape.c and fill.c, wrapped by FastPath) against
+"""reshape and full in C (csrc/arraytype/reshape.c and creation.c, wrapped by FastPath) against
 their Python functions: the same results (shape, strides, origin, bytes, read-only flag, shared
 buffer) and the same errors with the same messages; and which calls each C path takes itself
 (the others reach the Python function)."""
@@ -109,11 +109,11 @@ def test_reshape_in_c_takes_every_view_and_nothing_else(p, data):
     for copy in (ABSENT, None, False, True):
         spy = _Spy(RESHAPE_PY)
         args, kwargs = _reshape_args(p.x, target, copy)
-        _outcome(lambda: FastPath(spy, 0)(*args, **kwargs))  # noqa: B023
+        _outcome(lambda: FastPath(spy, "reshape")(*args, **kwargs))  # noqa: B023
         assert spy.calls == (0 if view and copy is not True else 1), (p.ops, target, copy)
     for other in (list(target), target + (np.int64(1),)):
         spy = _Spy(RESHAPE_PY)
-        FastPath(spy, 0)(p.x, other)
+        FastPath(spy, "reshape")(p.x, other)
         assert spy.calls == 1
 
 
@@ -201,7 +201,7 @@ def test_full_in_c_matches_the_python_path(shape, value):
 def test_full_in_c_takes_python_scalars_with_a_plain_shape(value, shape):
     """C fills (a (300, 300) array without the GIL), NumPy agrees; other calls go to Python."""
     spy = _Spy(FULL_PY)
-    got = FastPath(spy, 1)(shape, value)
+    got = FastPath(spy, "full")(shape, value)
     assert spy.calls == 0
     want = np.full(shape, value)
     assert got.dtype.np == want.dtype and got.shape == want.shape and not got.readonly
@@ -213,5 +213,5 @@ def test_full_in_c_takes_python_scalars_with_a_plain_shape(value, shape):
         ((shape, np.asarray(value)[()]), {}),
     ]:
         spy = _Spy(FULL_PY)
-        FastPath(spy, 1)(*args, **kwargs)
+        FastPath(spy, "full")(*args, **kwargs)
         assert spy.calls == 1, (args, kwargs)

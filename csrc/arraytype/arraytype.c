@@ -471,7 +471,7 @@ PyInit__arraytype(void)
     import_array();
     memset(sa_code_of_type, -1, sizeof(sa_code_of_type));  /* until the dtypes are registered */
     if (PyType_Ready(&sa_StorageType) < 0 || PyType_Ready(&sa_ArrayBaseType) < 0
-        || PyType_Ready(&sa_FastOpType) < 0 || PyType_Ready(&sa_FastCreateType) < 0
+        || PyType_Ready(&sa_FastOpType) < 0
         || PyType_Ready(&sa_FastMatmulType) < 0 || PyType_Ready(&sa_FastPathType) < 0) {
         return NULL;
     }
@@ -482,7 +482,6 @@ PyInit__arraytype(void)
     if (PyModule_AddObjectRef(m, "_Storage", (PyObject *)&sa_StorageType) < 0
         || PyModule_AddObjectRef(m, "ArrayBase", (PyObject *)&sa_ArrayBaseType) < 0
         || PyModule_AddObjectRef(m, "FastOp", (PyObject *)&sa_FastOpType) < 0
-        || PyModule_AddObjectRef(m, "FastCreate", (PyObject *)&sa_FastCreateType) < 0
         || PyModule_AddObjectRef(m, "FastMatmul", (PyObject *)&sa_FastMatmulType) < 0
         || PyModule_AddObjectRef(m, "FastPath", (PyObject *)&sa_FastPathType) < 0) {
         Py_DECREF(m);

@@ -154,7 +154,6 @@ extern PyGetSetDef sa_fastcall_getset[];
 
 /* fastops.c */
 extern PyTypeObject sa_FastOpType;
-extern PyTypeObject sa_FastCreateType;
 PyObject *sa_wrap_result(PyObject *r);
 PyObject *sa_set_fpe(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 PyObject *sa_quiet_call(PyObject *mod, PyObject *const *args, size_t nargsf, PyObject *kwnames);
@@ -168,11 +167,14 @@ int sa_whole_code(PyObject *arr);
 extern PyTypeObject sa_FastMatmulType;
 PyObject *sa_set_matmul(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 
-/* fastpath.c: the FastPath type; its bodies (1: *out set, 0: take the Python fallback,
- * -1: an exception) are in reshape.c and fill.c. */
+/* The FastPath type (fastcall.c) and its bodies (1: *out set, 0: take the Python fallback,
+ * -1: an exception), in creation.c and reshape.c. */
 extern PyTypeObject sa_FastPathType;
-int sa_fast_reshape(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
+int sa_fast_asarray(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
+int sa_fast_zeros(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
+int sa_fast_empty(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
 int sa_fast_full(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
+int sa_fast_reshape(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
 /* reshape.c: the strides that present (nd, shape, strides) as (new_nd, new_shape), both of
  * the same non-zero size, without moving data (NumPy's _attempt_nocopy_reshape, as
  * _manipulation._view_strides): 1 with new_strides filled in, 0 when there is no view. */

@@ -1,4 +1,4 @@
-/* What FastOp, FastCreate and FastMatmul share: each is a C callable bound in place of a
+/* What FastOp, FastPath and FastMatmul share: each is a C callable bound in place of a
  * Python function, which it keeps as its fallback for every call its C path does not take.
  * The fallback also gives it its name, `__doc__` and `__wrapped__` (so help() and
  * inspect.signature describe the Python function), and it binds as a method when it is a
@@ -83,4 +83,78 @@ PyMemberDef sa_fastcall_members[] = {
 PyGetSetDef sa_fastcall_getset[] = {
     {"__doc__", fastcall_get_doc, NULL, NULL, NULL},
     {NULL},
+};
+
+/* ---------------------------------------------------------------------------------------- */
+/* FastPath: a namespace function with a C body for its common call (creation.c, reshape.c).
+ * A body returns 1 with *out set, 0 to hand the call to the Python function, -1 with an
+ * exception. */
+
+typedef int (*fastpath_body)(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                             PyObject **out);
+
+static const struct {
+    const char *kind;
+    fastpath_body body;
+} fastpath_kinds[] = {
+    {"asarray", sa_fast_asarray}, {"zeros", sa_fast_zeros}, {"empty", sa_fast_empty},
+    {"full", sa_fast_full},       {"reshape", sa_fast_reshape},
+};
+
+typedef struct {
+    FastCallHead head;
+    fastpath_body body;
+} FastPathObject;
+
+static PyObject *
+fastpath_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    PyObject *out = NULL;
+    int r = ((FastPathObject *)self)->body(args, PyVectorcall_NARGS(nargsf), kwnames, &out);
+    if (r != 0) {
+        return r > 0 ? out : NULL;
+    }
+    return sa_fastcall_call_fallback(self, args, nargsf, kwnames);
+}
+
+static PyObject *
+fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"fallback", "kind", NULL};
+    PyObject *fallback;
+    const char *kind;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "Os:FastPath", kwlist, &fallback, &kind)) {
+        return NULL;
+    }
+    fastpath_body body = NULL;
+    for (size_t k = 0; k < sizeof(fastpath_kinds) / sizeof(fastpath_kinds[0]); k++) {
+        if (strcmp(kind, fastpath_kinds[k].kind) == 0) {
+            body = fastpath_kinds[k].body;
+        }
+    }
+    if (body == NULL) {
+        PyErr_Format(PyExc_ValueError, "FastPath: no C body for %.40R", PyTuple_GET_ITEM(args, 1));
+        return NULL;
+    }
+    FastPathObject *fp = PyObject_GC_New(FastPathObject, type);
+    if (fp == NULL) {
+        return NULL;
+    }
+    fp->head.fallback = fp->head.name = NULL;
+    if (sa_fastcall_init(&fp->head, fallback, kind, fastpath_vectorcall) < 0) {
+        sa_fastcall_dealloc((PyObject *)fp);
+        return NULL;
+    }
+    fp->body = body;
+    PyObject_GC_Track(fp);
+    return (PyObject *)fp;
+}
+
+PyTypeObject sa_FastPathType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "stridedarray._arraytype.FastPath",
+    SA_FASTCALL_SLOTS(FastPathObject),
+    .tp_new = fastpath_new,
+    .tp_dealloc = sa_fastcall_dealloc,
+    .tp_traverse = sa_fastcall_traverse,
 };

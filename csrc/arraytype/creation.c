@@ -1,6 +1,10 @@
-/* `full(shape, fill_value)` in C (docs/array.md, "What a call costs"): an exact Python bool,
- * int, float or complex fills a new array of its default dtype (bool, int64, float64,
- * complex128). Every other call (a dtype or device given, another fill value, an int beyond
+/* Creation in C (docs/array.md, "What a call costs"), the FastPath bodies of the plainest
+ * calls:
+ * - `asarray(ndarray)` of a whole C-contiguous aligned native ndarray: an array over it;
+ * - `zeros(shape)` and `empty(shape)`: float64, the default;
+ * - `full(shape, fill_value)`: an exact Python bool, int, float or complex fills a new array
+ *   of its default dtype (bool, int64, float64, complex128).
+ * Every other call (a dtype or device given, another object or fill value, an int beyond
  * int64, a shape that is not an exact int or tuple of them, and every error) is left to the
  * Python function, which gives the checks and the messages.
  */
@@ -14,7 +18,7 @@
 /* `shape` as C extents when it is an exact non-negative int or an exact tuple of at most 64
  * of them whose array of `itemsize`-byte elements fits 2**63-1 bytes; else 0. */
 static int
-plain_full_shape(PyObject *shape, int64_t itemsize, int *nd, npy_intp *dims)
+plain_shape(PyObject *shape, int64_t itemsize, int *nd, npy_intp *dims)
 {
     PyObject *const *items;
     Py_ssize_t n;
@@ -46,6 +50,52 @@ plain_full_shape(PyObject *shape, int64_t itemsize, int *nd, npy_intp *dims)
     }
     *nd = (int)n;
     return 1;
+}
+
+int
+sa_fast_asarray(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
+{
+    int code = nargs == 1 && kwnames == NULL ? sa_whole_code(args[0]) : -1;
+    if (code < 0) {
+        return 0;
+    }
+    *out = sa_make_c(args[0], code);
+    return *out == NULL ? -1 : 1;
+}
+
+/* zeros(shape) (zero = 1) or empty(shape) of the default float64. */
+static int
+zeros_or_empty(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out,
+               int zero)
+{
+    PyArray_Descr *d = sa_descrs[SA_FLOAT64];
+    int nd;
+    npy_intp dims[SA_MAXDIM];
+    if (nargs != 1 || kwnames != NULL || d == NULL
+        || !plain_shape(args[0], PyDataType_ELSIZE(d), &nd, dims)) {
+        return 0;
+    }
+    Py_INCREF(d);  /* stolen */
+    PyObject *arr = zero ? PyArray_Zeros(nd, dims, d, 0) : PyArray_Empty(nd, dims, d, 0);
+    if (arr == NULL) {
+        PyErr_Clear();  /* the Python path raises its own error */
+        return 0;
+    }
+    *out = sa_make_c(arr, SA_FLOAT64);
+    Py_DECREF(arr);
+    return *out == NULL ? -1 : 1;
+}
+
+int
+sa_fast_zeros(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
+{
+    return zeros_or_empty(args, nargs, kwnames, out, 1);
+}
+
+int
+sa_fast_empty(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
+{
+    return zeros_or_empty(args, nargs, kwnames, out, 0);
 }
 
 int
@@ -88,7 +138,7 @@ sa_fast_full(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObjec
     }
     int nd;
     npy_intp dims[SA_MAXDIM];
-    if (!plain_full_shape(args[0], PyDataType_ELSIZE(descr), &nd, dims)) {
+    if (!plain_shape(args[0], PyDataType_ELSIZE(descr), &nd, dims)) {
         return 0;
     }
     Py_INCREF(descr);  /* stolen */
