@@ -557,13 +557,14 @@ def _import_dlpack(x: Any, copy: bool | None, func: str) -> np.ndarray:
         ) from None
 
 
-# `asarray(ndarray)`, `zeros(shape)` and `empty(shape)` with no other argument run in C, and
-# so does `full(shape, fill_value)` with a Python scalar (csrc/arraytype/creation.c); every
-# other call takes the functions above, their fallback.
+# `asarray(ndarray)`, `zeros(shape)`, `ones(shape)` and `empty(shape)` with no other argument
+# run in C, and so does `full(shape, fill_value)` with a Python scalar
+# (csrc/arraytype/creation.c); every other call takes the functions above, their fallback.
 # (Rebound through globals(): type checkers keep the functions' signatures.)
 globals().update(
     asarray=FastPath(asarray, "asarray"),
     zeros=FastPath(zeros, "zeros"),
+    ones=FastPath(ones, "ones"),
     empty=FastPath(empty, "empty"),
     full=FastPath(full, "full"),
 )

@@ -116,6 +116,7 @@ ENTRY_POINTS: dict[str, Callable[[], object]] = {
     "FastOp refused": _raises(lambda: FastOp(np.add, None, "f", "f", 2, False, False)),
     "FastMatmul refused": _raises(lambda: FastMatmul(None)),
     "zeros": lambda: sa.zeros((3, 4)),
+    "ones": lambda: sa.ones((3, 4)),
     "empty": lambda: sa.empty(5),
     "asarray": lambda: sa.asarray(BASE),
     "reshape view": lambda: sa.reshape(X.mT, (2, 2, 4, 4)),

@@ -142,6 +142,8 @@ def _full_expected(shape, value, dt):
         if math.isinf(value):
             return OverflowError
         value = math.trunc(value)
+    if target.kind == "b":
+        value = bool(value)  # truthiness, as NumPy does within int64 (beyond it NumPy raises)
     if target.kind in "iu" and not isinstance(value, bool):
         info = np.iinfo(target.np)
         if not info.min <= value <= info.max:

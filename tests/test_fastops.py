@@ -300,8 +300,8 @@ def test_functions_match_the_python_path(pair, name, scalar):
         (np.int64(2),),
     ],
 )
-@pytest.mark.parametrize("name", ["zeros", "empty"])
-def test_zeros_and_empty_in_c_match_the_python_path(name, shape):
+@pytest.mark.parametrize("name", ["zeros", "ones", "empty"])
+def test_zeros_ones_and_empty_in_c_match_the_python_path(name, shape):
     f = getattr(sa, name)
     assert type(f).__name__ == "FastPath"
     fast, slow = _outcome(lambda: f(shape)), _outcome(lambda: f.__wrapped__(shape))
@@ -309,8 +309,9 @@ def test_zeros_and_empty_in_c_match_the_python_path(name, shape):
     if fast[0] == "ok":
         a, b = fast[1], slow[1]
         assert (a.shape, a.strides, a.dtype, a.readonly) == (b.shape, b.strides, b.dtype, False)
-        if name == "zeros":
-            assert not np.asarray(a).any()
+        if name != "empty":
+            assert np.array_equal(np.asarray(a), np.asarray(b))
+            assert np.all(np.asarray(a) == (0.0 if name == "zeros" else 1.0))
 
 
 @pytest.mark.parametrize(

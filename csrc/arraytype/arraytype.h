@@ -173,6 +173,7 @@ extern PyTypeObject sa_FastPathType;
 int sa_fast_asarray(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
 int sa_fast_zeros(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
 int sa_fast_empty(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
+int sa_fast_ones(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
 int sa_fast_full(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
 int sa_fast_reshape(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
 /* reshape.c: the strides that present (nd, shape, strides) as (new_nd, new_shape), both of

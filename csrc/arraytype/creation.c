@@ -1,7 +1,7 @@
 /* Creation in C (docs/array.md, "What a call costs"), the FastPath bodies of the plainest
  * calls:
  * - `asarray(ndarray)` of a whole C-contiguous aligned native ndarray: an array over it;
- * - `zeros(shape)` and `empty(shape)`: float64, the default;
+ * - `zeros(shape)`, `ones(shape)` and `empty(shape)`: float64, the default;
  * - `full(shape, fill_value)`: an exact Python bool, int, float or complex fills a new array
  *   of its default dtype (bool, int64, float64, complex128).
  * Every other call (a dtype or device given, another object or fill value, an int beyond
@@ -98,47 +98,19 @@ sa_fast_empty(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObje
     return zeros_or_empty(args, nargs, kwnames, out, 0);
 }
 
-int
-sa_fast_full(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
+/* A new array of `shape` and dtype `code` (bool, int64, float64 or complex128) filled with
+ * ival (bool, int64) or cval (float64 from its real part, complex128): 1 with *out set, 0
+ * when the shape is not plain or NumPy refuses it (the Python path says why), -1. */
+static int
+filled(PyObject *shape, int code, long long ival, Py_complex cval, PyObject **out)
 {
-    if (nargs != 2 || kwnames != NULL) {
-        return 0;
-    }
-    /* The fill value and its default dtype (bool before int: bool is an int subclass). */
-    PyObject *value = args[1];
-    int code;
-    long long ival = 0;
-    Py_complex cval = {0.0, 0.0};
-    if (PyFloat_CheckExact(value)) {
-        code = SA_FLOAT64;
-        cval.real = PyFloat_AS_DOUBLE(value);
-    }
-    else if (PyBool_Check(value)) {
-        code = SA_BOOL;
-        ival = value == Py_True;
-    }
-    else if (PyLong_CheckExact(value)) {
-        code = SA_INT64;
-        int ovf;
-        ival = PyLong_AsLongLongAndOverflow(value, &ovf);
-        if (ovf) {
-            return 0;  /* beyond int64: the Python path raises its OverflowError */
-        }
-    }
-    else if (PyComplex_CheckExact(value)) {
-        code = SA_COMPLEX128;
-        cval = PyComplex_AsCComplex(value);
-    }
-    else {
-        return 0;
-    }
     PyArray_Descr *descr = sa_descrs[code];
     if (descr == NULL) {
         return 0;  /* dtypes not registered yet */
     }
     int nd;
     npy_intp dims[SA_MAXDIM];
-    if (!plain_shape(args[0], PyDataType_ELSIZE(descr), &nd, dims)) {
+    if (!plain_shape(shape, PyDataType_ELSIZE(descr), &nd, dims)) {
         return 0;
     }
     Py_INCREF(descr);  /* stolen */
@@ -184,4 +156,48 @@ sa_fast_full(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObjec
     *out = sa_make_c(arr, code);
     Py_DECREF(arr);
     return *out == NULL ? -1 : 1;
+}
+
+int
+sa_fast_ones(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
+{
+    Py_complex one = {1.0, 0.0};
+    return nargs == 1 && kwnames == NULL ? filled(args[0], SA_FLOAT64, 0, one, out) : 0;
+}
+
+int
+sa_fast_full(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
+{
+    if (nargs != 2 || kwnames != NULL) {
+        return 0;
+    }
+    /* The fill value and its default dtype (bool before int: bool is an int subclass). */
+    PyObject *value = args[1];
+    int code;
+    long long ival = 0;
+    Py_complex cval = {0.0, 0.0};
+    if (PyFloat_CheckExact(value)) {
+        code = SA_FLOAT64;
+        cval.real = PyFloat_AS_DOUBLE(value);
+    }
+    else if (PyBool_Check(value)) {
+        code = SA_BOOL;
+        ival = value == Py_True;
+    }
+    else if (PyLong_CheckExact(value)) {
+        code = SA_INT64;
+        int ovf;
+        ival = PyLong_AsLongLongAndOverflow(value, &ovf);
+        if (ovf) {
+            return 0;  /* beyond int64: the Python path raises its OverflowError */
+        }
+    }
+    else if (PyComplex_CheckExact(value)) {
+        code = SA_COMPLEX128;
+        cval = PyComplex_AsCComplex(value);
+    }
+    else {
+        return 0;
+    }
+    return filled(args[0], code, ival, cval, out);
 }

@@ -97,8 +97,8 @@ static const struct {
     const char *kind;
     fastpath_body body;
 } fastpath_kinds[] = {
-    {"asarray", sa_fast_asarray}, {"zeros", sa_fast_zeros}, {"empty", sa_fast_empty},
-    {"full", sa_fast_full},       {"reshape", sa_fast_reshape},
+    {"asarray", sa_fast_asarray}, {"zeros", sa_fast_zeros}, {"ones", sa_fast_ones},
+    {"empty", sa_fast_empty},     {"full", sa_fast_full},   {"reshape", sa_fast_reshape},
 };
 
 typedef struct {
