@@ -205,13 +205,19 @@ def _view_strides(shape: tuple, strides: tuple, new_shape: tuple) -> tuple | Non
 
 def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Array:
     """Give a new shape: a view when the strides allow, else a copy (never with copy=False)."""
-    _check_array(x)
+    if type(x) is not Array:
+        _check_array(x)
     if type(shape) is tuple and copy is None:
         # Fast path: a tuple of non-negative ints with the right size, and a layout that
         # allows a view. The view still goes through the checking constructor (x._view).
         size = 1
         for n in x._shape:
             size *= n
+        if -1 in shape:
+            # Flattening, reshape(x, (-1,)), is what clients do most (array-api-compat's
+            # is_lazy_array on every unknown array type): its one -1 resolved here, when that
+            # is certain to succeed, keeps it on the fast path.
+            shape = _free_extent_filled(shape, size)
         new_size = 1
         for n in shape:
             if type(n) is not int or n < 0:
@@ -221,8 +227,9 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
             if new_size == size and size:
                 # A C-contiguous x (the common case) reshapes to C strides; memoized per
                 # shape, this skips the general grouping below.
-                if x._strides == _c_strides_memo(x._shape):
-                    return x._view(shape, _c_strides_memo(shape), x._origin)
+                # (The memo read inline first: reshape runs in clients' loops.)
+                if x._strides == (_C_MEMO.get(x._shape) or _c_strides_memo(x._shape)):
+                    return x._view(shape, _C_MEMO.get(shape) or _c_strides_memo(shape), x._origin)
                 strides = _view_strides(x._shape, x._strides, shape)
                 if strides is not None:
                     return x._view(shape, strides, x._origin)
@@ -262,6 +269,30 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
 
 
 _C_MEMO: dict[tuple, tuple] = {}
+
+
+def _free_extent_filled(shape: tuple, size: int) -> tuple:
+    """`shape` with its one -1 replaced by the extent that gives `size` elements, when every
+    other entry is an int >= 0 and that extent exists (size > 0); else `shape` unchanged, for
+    the general path to judge and word the error."""
+    if len(shape) == 1:  # (-1,) (not -1.0 or True: those are the general path's errors)
+        return (size,) if size and type(shape[0]) is int else shape
+    known = 1
+    free = -1
+    for i, n in enumerate(shape):
+        if type(n) is not int:
+            return shape
+        if n == -1:
+            if free >= 0:
+                return shape
+            free = i
+        elif n < 0:
+            return shape
+        else:
+            known *= n
+    if free < 0 or not size or not known or size % known:
+        return shape
+    return shape[:free] + (size // known,) + shape[free + 1 :]
 
 
 def _c_strides_memo(shape: tuple) -> tuple:
