@@ -228,3 +228,76 @@ def test_result_type_int_out_of_range_and_bad_arguments() -> None:
     assert sa.result_type(sa.ones(2, dtype=sa.float32), sa.ones(2, dtype=sa.int64)) is (
         sa.result_type(sa.float32, sa.int64)
     )
+
+
+# --- assignment of a Python float -------------------------------------------------------------
+
+_FLOATS = [0.0, -0.0, 2.5, -1e300, 1e300, 3.4e38, 5e-324, math.nan, math.inf, -math.inf]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("value", _FLOATS, ids=repr)
+def test_assigning_a_python_float_equals_numpy_and_the_general_path(dtype, value) -> None:
+    ref = np.arange(6.0).reshape(2, 3).astype(dtype)
+    mask = np.array([[True, False, True], [False, False, True]])
+    with np.errstate(over="ignore"):
+        ref[mask] = value
+        ref[1, 0] = value
+    x = sa.asarray(np.arange(6.0).reshape(2, 3).astype(dtype))
+    x[sa.asarray(mask)] = value
+    x[1, 0] = value
+    # np.float64 is a float subclass: the general path, with the same rule.
+    y = sa.asarray(np.arange(6.0).reshape(2, 3).astype(dtype))
+    y[sa.asarray(mask)] = np.float64(value)
+    y[1, 0] = np.float64(value)
+    np.testing.assert_array_equal(np.asarray(x), ref)
+    np.testing.assert_array_equal(np.asarray(y), ref)
+
+
+def test_assigning_a_python_float_elsewhere_keeps_its_errors() -> None:
+    x = sa.zeros(3, dtype=sa.int32)
+    with pytest.raises(ValueError, match="NaN cannot be assigned"):
+        x[0] = math.nan
+    x[0] = 2.7  # truncates, as NumPy
+    assert int(x[0]) == 2
+    ro = sa.broadcast_to(sa.ones(1), (3,))
+    with pytest.raises(ValueError, match="read-only"):
+        ro[0] = 1.0
+
+
+# --- iteration (csrc/arraytype/iterate.c) ---------------------------------------------------
+
+
+@settings(max_examples=100, deadline=None)
+@given(views(max_ops=4))
+def test_iteration_yields_the_views_along_the_first_axis(v) -> None:
+    if v.ref.ndim == 0:
+        with pytest.raises(TypeError, match="iteration over a 0-d array"):
+            iter(v.x)
+        assert not np.iterable(v.x)
+        return
+    rows = list(v.x)
+    assert len(rows) == v.ref.shape[0] == len(v.x)
+    for k, (row, want) in enumerate(zip(rows, v.ref, strict=True)):
+        assert type(row) is sa.Array and row.shape == want.shape
+        np.testing.assert_array_equal(np.asarray(row), want)
+        assert row.buffer is v.x.buffer  # a view, as x[k]
+        np.testing.assert_array_equal(np.asarray(row), np.asarray(v.x[k]))
+    assert np.iterable(v.x)
+
+
+def test_an_exhausted_iterator_stays_exhausted() -> None:
+    it = iter(sa.arange(2))
+    assert [int(a) for a in it] == [0, 1]
+    with pytest.raises(StopIteration):
+        next(it)
+    with pytest.raises(StopIteration):
+        next(it)
+
+
+def test_iter_method_is_documented_and_callable() -> None:
+    assert "Examples" in (sa.Array.__iter__.__doc__ or "")
+    x = sa.reshape(sa.arange(6), (3, 2))
+    assert [r.tolist() for r in sa.Array.__iter__(x)] == [[0, 1], [2, 3], [4, 5]]
+    with pytest.raises(TypeError, match="iteration over a 0-d array"):
+        sa.Array.__iter__(sa.asarray(1))
