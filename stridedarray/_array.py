@@ -405,7 +405,7 @@ class Array(ArrayBase):
     __complex__ = _convert.__complex__
     __format__ = _convert.__format__
     __len__ = _convert.__len__
-    __iter__ = _convert.__iter__
+    # __iter__: the array type's own (csrc/arraytype/iterate.c)
     __contains__ = _convert.__contains__
     tolist = _convert.tolist
     __array__ = _convert.__array__

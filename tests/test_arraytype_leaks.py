@@ -96,6 +96,10 @@ ENTRY_POINTS: dict[str, Callable[[], object]] = {
     "zeros": lambda: sa.zeros((3, 4)),
     "empty": lambda: sa.empty(5),
     "asarray": lambda: sa.asarray(BASE),
+    "iter": lambda: iter(X),
+    "iterate to the end": lambda: list(X[1]),
+    "iter of a 0-d array": _raises(lambda: iter(X[0, 0, 0])),
+    "__iter__ method": lambda: sa.Array.__iter__(X),
 }
 
 

@@ -141,4 +141,8 @@ PyObject *sa_set_matmul(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 /* buffer.c */
 extern PyBufferProcs sa_array_as_buffer;
 
+/* iterate.c: iter(x) over the first axis (tp_iter), and the same as the __iter__ method. */
+PyObject *sa_array_iter(PyObject *self);
+PyObject *sa_array_iter_method(PyObject *self, PyObject *ignored);
+
 #endif
