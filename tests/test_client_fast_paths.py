@@ -301,3 +301,47 @@ def test_iter_method_is_documented_and_callable() -> None:
     assert [r.tolist() for r in sa.Array.__iter__(x)] == [[0, 1], [2, 3], [4, 5]]
     with pytest.raises(TypeError, match="iteration over a 0-d array"):
         sa.Array.__iter__(sa.asarray(1))
+
+
+# --- wrapping a NumPy scalar result ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)
+def test_wrapping_a_numpy_scalar_gives_the_0d_array(dtype) -> None:
+    from stridedarray._array import _wrap_py
+    from stridedarray._arraytype import _wrap
+
+    value = np.ones((), dtype=dtype.np)[()]  # a NumPy scalar of the dtype
+    assert isinstance(value, np.generic)
+    for wrap in (_wrap, _wrap_py):
+        w = wrap(value)
+        assert type(w) is sa.Array and w.dtype is dtype and w.shape == ()
+        assert w._np == value
+        assert w.buffer.flags.writeable  # its own fresh memory
+
+
+@pytest.mark.parametrize("value", [np.float16(1.5), np.str_("a"), np.datetime64("2020-01-01")])
+def test_wrapping_a_numpy_scalar_of_an_unsupported_dtype_raises(value) -> None:
+    from stridedarray._array import _wrap_py
+    from stridedarray._arraytype import _wrap
+
+    for wrap in (_wrap, _wrap_py):
+        with pytest.raises(TypeError):
+            wrap(value)
+        with pytest.raises(TypeError):
+            wrap(np.asarray(value))
+
+
+@given(arrays(dtype=dtypes(["float32", "float64", "int64", "complex128"])))
+def test_full_reductions_and_0d_results_equal_numpy(pair) -> None:
+    x, ref = pair
+    if ref.size == 0:
+        return
+    for func in ("max", "min", "sum"):
+        if func in ("max", "min") and ref.dtype.kind == "c":
+            continue
+        got = getattr(sa, func)(x)
+        assert got.shape == ()
+        np.testing.assert_array_equal(np.asarray(got), getattr(np, func)(ref))
+    zero_d = sa.max(x) if ref.dtype.kind != "c" else sa.sum(x)
+    np.testing.assert_array_equal(np.asarray(sa.isnan(zero_d)), np.isnan(np.asarray(zero_d)))
