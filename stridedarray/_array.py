@@ -79,6 +79,10 @@ def _wrap_py(arr: np.ndarray | np.generic) -> Array:
     dtypes take `_wrap_general`."""
     if type(arr) is not _ndarray:
         arr = _asarray(arr)
+        if type(arr) is _ndarray:
+            # A NumPy scalar (a full reduction's or a 0-d operand's result) is now a fresh
+            # 0-d array: the C wrapper takes it whole (back here only for a dtype it lacks).
+            return _wrap(arr)
     dt = _DT_OF_NP(arr.dtype)
     if dt is not None:
         flags = arr.flags
@@ -405,7 +409,7 @@ class Array(ArrayBase):
     __complex__ = _convert.__complex__
     __format__ = _convert.__format__
     __len__ = _convert.__len__
-    __iter__ = _convert.__iter__
+    # __iter__: the array type's own (csrc/arraytype/iterate.c)
     __contains__ = _convert.__contains__
     tolist = _convert.tolist
     __array__ = _convert.__array__

@@ -1,6 +1,6 @@
 """Array's conversions: the device, Python scalars (`bool(x)`, `int(x)`, `format(x, spec)`),
-the sequence protocol (`len`, iteration, `in`), lists (`tolist`) and NumPy (`__array__`, Dask's
-token).
+the sequence protocol (`len`, `in`; iteration is the array type's own, in C), lists
+(`tolist`) and NumPy (`__array__`, Dask's token).
 
 Plain functions of an Array, which the class statement in `_array.py` takes as its methods
 (`__bool__ = _array_convert.__bool__`): they read only the descriptor and the zero-copy NumPy
@@ -8,7 +8,6 @@ view, and import nothing of the package above the array type."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -144,21 +143,6 @@ def __len__(self: Array) -> int:
     if not self._shape:
         raise TypeError("len() of a 0-d array")
     return self._shape[0]
-
-
-def __iter__(self: Array) -> Iterator[Array]:
-    """Iterate over the first axis, yielding views (TypeError for a 0-d array).
-
-    Examples
-    --------
-    >>> import stridedarray as sa
-    >>> x = sa.reshape(sa.arange(6), (3, 2))
-    >>> [row.tolist() for row in x]
-    [[0, 1], [2, 3], [4, 5]]
-    """
-    if not self._shape:
-        raise TypeError("iteration over a 0-d array")  # at iter(), not at the first next()
-    return map(self.__getitem__, range(self._shape[0]))
 
 
 def __contains__(self: Array, value: object, /) -> bool:

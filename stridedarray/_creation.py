@@ -136,6 +136,15 @@ def asarray(
         # native ndarray is viewed in C (_from_ndarray's first case).
         a = _view_ndarray(obj)
         return a if a is not None else _from_ndarray(obj, copy)
+    if (
+        type(obj) is Array
+        and device is None
+        and not copy
+        and (dtype is None or dtype is obj._dtype)
+    ):
+        # One of our own arrays, asked for as it is (clients convert every argument, often
+        # with its own dtype): the array itself, as the general path below returns it.
+        return obj
     _check_device(device)
     dtype = _check_dtype(dtype)
     if isinstance(obj, Array):

@@ -113,6 +113,11 @@ _INFO: dict[DType, finfo_object | iinfo_object] = {}
 
 def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> builtins.bool:
     """True when `dtype` is `kind` (a dtype or a category name) or any of a tuple of them."""
+    if type(kind) is str and type(dtype) is DType:
+        # The common call, one category by name (clients ask on every call): one lookup.
+        members = KIND_OF.get(kind)
+        if members is not None:
+            return dtype in members
     if not isinstance(dtype, DType):
         raise TypeError(f"dtype must be a stridedarray dtype, got {dtype!r}")
     kinds = kind if isinstance(kind, tuple) else (kind,)
@@ -136,9 +141,16 @@ def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> builti
 def result_type(*arrays_and_dtypes: Array | DType | builtins.bool | int | float | complex) -> DType:
     """The dtype the standard's promotion gives these arrays, dtypes and Python scalars."""
     dts = []
-    scalars = []
+    scalars: list[builtins.bool | int | float | complex] = []
     for a in arrays_and_dtypes:
-        if isinstance(a, (DType, Array)):
+        # Exact types first (clients pass arrays, dtypes and Python floats): no isinstance.
+        if type(a) is Array:
+            dts.append(a._dtype)
+        elif type(a) is DType:
+            dts.append(a)
+        elif type(a) is float or type(a) is int:
+            scalars.append(a)
+        elif isinstance(a, (DType, Array)):
             dts.append(_dtype_of(a, "arrays_and_dtypes"))
         elif _dtypes.numpy_value(a):  # a NumPy scalar or 0-d array: a 0-d array of its dtype
             dts.append(_dtypes.from_numpy_dtype(np.asarray(a).dtype))

@@ -31,7 +31,11 @@ def _value_for(a: Array, value: Any) -> Any:
     drop its imaginary part, which NumPy only warns about; we refuse it. A NumPy scalar
     assigns as the Python scalar of its value (an integer that does not fit raises, where
     NumPy would wrap it), a 0-d NumPy array as the equal 0-d Array."""
-    dt = a.dtype
+    dt = a._dtype
+    if type(value) is float and dt.kind in "fc":
+        # A Python float into a floating array (clients' `x[mask] = nan`): it takes the
+        # array's dtype (scalar_dtype's rule for these kinds), so no check can fail.
+        return scalar_np(value, dt)
     if isinstance(value, np.ndarray):
         if value.ndim:
             raise TypeError(

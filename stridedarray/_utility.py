@@ -19,6 +19,11 @@ from ._validation import as_int, normalize_axes, normalize_axis
 
 __all__ = ["all", "any", "diff"]
 
+# What np.all/np.any run for an ndarray (numpy/_core/fromnumeric.py, _wrapreduction_any_all),
+# without their Python layer: clients call any() on every 0-d flag they test.
+_and_reduce: Any = np.logical_and.reduce
+_or_reduce: Any = np.logical_or.reduce
+
 
 def check_array(x: object, name: str = "x") -> Array:
     """`x` itself if it is an Array, else a TypeError naming the argument."""
@@ -89,8 +94,12 @@ def all(
     keepdims: bool = False,
 ) -> Array:
     """Test whether all elements along the axes are true (non-zero)."""
-    check_array(x)
-    return _wrap(np.all(x._np, axis=reduce_axes(axis, x.ndim, "all"), keepdims=keepdims))
+    if type(x) is not Array:
+        check_array(x)
+    if not x._shape and axis is None:  # one 0-d flag: as in any()
+        return _wrap(np.array(bool(x._np)))
+    axes = None if axis is None else reduce_axes(axis, len(x._shape), "all")
+    return _wrap(_and_reduce(x._np, axes, bool, None, keepdims=keepdims))
 
 
 def any(
@@ -101,8 +110,14 @@ def any(
     keepdims: bool = False,
 ) -> Array:
     """Test whether any element along the axes is true (non-zero)."""
-    check_array(x)
-    return _wrap(np.any(x._np, axis=reduce_axes(axis, x.ndim, "any"), keepdims=keepdims))
+    if type(x) is not Array:
+        check_array(x)
+    if not x._shape and axis is None:
+        # One 0-d flag (clients test them one at a time): its truth value is the answer, and
+        # the reduction machinery costs several times more.
+        return _wrap(np.array(bool(x._np)))
+    axes = None if axis is None else reduce_axes(axis, len(x._shape), "any")
+    return _wrap(_or_reduce(x._np, axes, bool, None, keepdims=keepdims))
 
 
 def diff(

@@ -130,6 +130,10 @@ ENTRY_POINTS: dict[str, Callable[[], object]] = {
     "full without the GIL": lambda: sa.full(70000, True),
     "full fallback": lambda: sa.full(3, 1.5, dtype=sa.float32),
     "full error": _raises(lambda: sa.full(3, "x")),
+    "iter": lambda: iter(X),
+    "iterate to the end": lambda: list(X[1]),
+    "iter of a 0-d array": _raises(lambda: iter(X[0, 0, 0])),
+    "__iter__ method": lambda: sa.Array.__iter__(X),
 }
 
 

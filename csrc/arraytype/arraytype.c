@@ -288,6 +288,18 @@ static PyGetSetDef array_getset[] = {
 static PyMethodDef array_methods[] = {
     {"_view", (PyCFunction)(void (*)(void))array_view, METH_FASTCALL,
      "_view(shape, strides, origin): a bounds-checked descriptor over the same storage."},
+    /* METH_COEXIST: this method, with its docstring, stands in the class dict in place of
+     * the tp_iter slot's wrapper; iter() still calls tp_iter directly. */
+    {"__iter__", (PyCFunction)sa_array_iter_method, METH_NOARGS | METH_COEXIST,
+     "__iter__($self, /)\n--\n\n"
+     "Iterate over the first axis, yielding views (TypeError for a 0-d array).\n"
+     "\n"
+     "Examples\n"
+     "--------\n"
+     ">>> import stridedarray as sa\n"
+     ">>> x = sa.reshape(sa.arange(6), (3, 2))\n"
+     ">>> [row.tolist() for row in x]\n"
+     "[[0, 1], [2, 3], [4, 5]]\n"},
     {NULL},
 };
 
@@ -329,6 +341,7 @@ PyTypeObject sa_ArrayBaseType = {
     .tp_as_buffer = &sa_array_as_buffer,
     .tp_as_mapping = &array_as_mapping,
     .tp_as_sequence = &array_as_sequence,
+    .tp_iter = sa_array_iter,
 };
 
 /* ---------------------------------------------------------------------------------------- */

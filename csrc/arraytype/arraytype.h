@@ -185,4 +185,8 @@ int sa_reshape_strides(int nd, const int64_t *shape, const int64_t *strides, int
 /* buffer.c */
 extern PyBufferProcs sa_array_as_buffer;
 
+/* iterate.c: iter(x) over the first axis (tp_iter), and the same as the __iter__ method. */
+PyObject *sa_array_iter(PyObject *self);
+PyObject *sa_array_iter_method(PyObject *self, PyObject *ignored);
+
 #endif
