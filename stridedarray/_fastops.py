@@ -35,7 +35,9 @@ def install(
     binds onto the class) with FastOps around them, and the element-wise functions in
     `functions` (the namespace's, by name) likewise."""
 
-    def fast(fname: str, row: tuple, dunder: str, nargs: int, reflected: bool) -> None:
+    def fast(
+        fname: str, row: tuple, dunder: str, nargs: int, reflected: bool, elide: bool = False
+    ) -> None:
         _, cat, uf, fix = row
         fallback = members[dunder]
         if fix is not None or isinstance(fallback, FastOp):
@@ -48,11 +50,15 @@ def install(
             nargs,
             reflected,
             _via_float64(cat),
+            elide=elide,
         )
 
+    # An arithmetic operator's result has its operands' dtype, so a temporary first operand
+    # can take it (csrc/arraytype/elide.c); a comparison's is bool, and a function call's
+    # arguments are not the interpreter's temporaries.
     for stem, fname in operators.items():
-        fast(fname, binary_rows[fname], f"__{stem}__", 2, False)
-        fast(fname, binary_rows[fname], f"__r{stem}__", 2, True)
+        fast(fname, binary_rows[fname], f"__{stem}__", 2, False, elide=True)
+        fast(fname, binary_rows[fname], f"__r{stem}__", 2, True, elide=True)
     for stem, fname in comparisons.items():
         fast(fname, binary_rows[fname], f"__{stem}__", 2, False)
     for stem, fname in unary_ops.items():

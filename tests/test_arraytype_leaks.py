@@ -30,6 +30,14 @@ I8 = sa.ones((4, 4), dtype=sa.int8)
 HUGE_K = sa.ones((1, 1), dtype=sa.int8)._view((1, 2**62), (0, 0), 0)  # 2*M*N*K overflows
 
 
+BIG = sa.ones(40_000)  # 320 KB: large enough for temporary elision (csrc/arraytype/elide.c)
+
+
+def _hold_view(a: sa.Array) -> sa.Array:
+    a[::2]  # a view made (and dropped): the temporary's storage is shared from then on
+    return a
+
+
 def _add_py(x1: object, x2: object) -> object:
     return NotImplemented
 
@@ -98,6 +106,8 @@ ENTRY_POINTS: dict[str, Callable[[], object]] = {
     "_wrap broadcast": lambda: _wrap(np.broadcast_to(BASE[:4], (3, 4))),
     "x * 2.0": lambda: X * 2.0,
     "x / y quiet": lambda: X / X,
+    "elided (x + 0.0) * 2.0": lambda: (BIG + 0.0) * 2.0,
+    "elision refused: a view held": lambda: _hold_view(BIG + 0.0) * 2.0,
     "x / y quiet, another error state": _in_errstate(lambda: X / X),
     "_quiet_call": lambda: _quiet_call(np.add.reduce, BASE, axis=0, keepdims=True),
     "_quiet_call error": _raises(lambda: _quiet_call(np.add, BASE, BASE[:3])),

@@ -457,6 +457,8 @@ static PyMethodDef mod_methods[] = {
      "Register the Python path of _wrap (results C does not take)."},
     {"_set_fpe", (PyCFunction)(void (*)(void))sa_set_fpe, METH_FASTCALL,
      "Register NumPy's error-state ContextVar, the quiet states and their maker."},
+    {"_elided", sa_elided_count, METH_NOARGS,
+     "_elided(): how many operations so far wrote their result into a temporary operand."},
     {"_quiet_call", (PyCFunction)(void (*)(void))sa_quiet_call, METH_FASTCALL | METH_KEYWORDS,
      "_quiet_call(f, *args, **kwargs): a NumPy ufunc (or ufunc method) call under the quiet "
      "floating-point state."},

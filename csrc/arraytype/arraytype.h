@@ -75,6 +75,31 @@ extern PyObject *sa_dtypes[SA_NDTYPES];         /* the DType objects, by code */
 extern PyArray_Descr *sa_descrs[SA_NDTYPES];    /* their NumPy dtypes */
 extern signed char sa_code_of_type[NPY_NTYPES_LEGACY];  /* code by NumPy type number, or -1 */
 
+/* The dtype code of an exact ndarray whose memory the constructor can view as it is
+ * (aligned, native order, a registered dtype), or -1. */
+static inline int
+sa_native_code(PyObject *r)
+{
+    if (!PyArray_CheckExact(r)) {
+        return -1;
+    }
+    PyArrayObject *v = (PyArrayObject *)r;
+    PyArray_Descr *d = PyArray_DESCR(v);
+    if (!PyArray_ISALIGNED(v) || !PyArray_ISNBO(d->byteorder)) {
+        return -1;
+    }
+    int t = d->type_num;
+    return t >= 0 && t < NPY_NTYPES_LEGACY ? sa_code_of_type[t] : -1;
+}
+
+/* The same for one the constructor can take whole (C-contiguous too), or -1. */
+static inline int
+sa_whole_code(PyObject *r)
+{
+    int code = sa_native_code(r);
+    return code >= 0 && PyArray_IS_C_CONTIGUOUS((PyArrayObject *)r) ? code : -1;
+}
+
 /* A descriptor as C values, as the constructor checks it. Python input may hold values int64
  * cannot (`wide` set): an extent beyond int64 (big[k]; shape[k] is then 0), a stride beyond
  * it (sovf[k]), the origin beyond it (oovf, its sign). C callers give int64 values and leave
@@ -160,8 +185,11 @@ PyObject *sa_quiet_call(PyObject *mod, PyObject *const *args, size_t nargsf, PyO
 PyObject *sa_set_wrap_fallback(PyObject *mod, PyObject *func);
 PyObject *sa_wrap(PyObject *mod, PyObject *arr);
 PyObject *sa_view_ndarray(PyObject *mod, PyObject *arr);
-int sa_native_code(PyObject *arr);
-int sa_whole_code(PyObject *arr);
+
+/* elide.c: may the array (the first operand) take the operation's result in place? */
+int sa_can_elide(ArrayObject *a, PyObject *other);
+void sa_note_elided(void);
+PyObject *sa_elided_count(PyObject *mod, PyObject *unused);
 
 /* matmul.c */
 extern PyTypeObject sa_FastMatmulType;

@@ -21,6 +21,7 @@ static PyObject *fpe_var = NULL;     /* NumPy's error-state ContextVar */
 static PyObject *fpe_quiet = NULL;   /* dict: outer state -> quiet state (_fpe._QUIET_OF) */
 static PyObject *fpe_learn = NULL;   /* _fpe._learn(): makes and records the quiet state */
 static PyObject *wrap_fallback = NULL;  /* _array._wrap */
+static PyObject *out_kwnames = NULL;    /* ("out",): a ufunc call that writes into an operand */
 
 typedef struct {
     FastCallHead head;   /* the fallback: the Python operator (same signature) */
@@ -30,35 +31,11 @@ typedef struct {
     int nargs;           /* 1 or 2 */
     int reflected;       /* x2 is self */
     int via_float64;     /* integer input goes through float64: leave those to Python */
+    int elide;           /* an operator whose first operand may take the result (elide.c) */
 } FastOpObject;
 
 static const char kind_of[SA_NDTYPES] = {'b', 'i', 'i', 'i', 'i', 'u', 'u', 'u', 'u',
                                          'f', 'f', 'c', 'c'};
-
-/* The dtype code of an exact ndarray whose memory the constructor can view as it is
- * (aligned, native order, a registered dtype), or -1. */
-int
-sa_native_code(PyObject *r)
-{
-    if (!PyArray_CheckExact(r)) {
-        return -1;
-    }
-    PyArrayObject *v = (PyArrayObject *)r;
-    PyArray_Descr *d = PyArray_DESCR(v);
-    if (!PyArray_ISALIGNED(v) || !PyArray_ISNBO(d->byteorder)) {
-        return -1;
-    }
-    int t = d->type_num;
-    return t >= 0 && t < NPY_NTYPES_LEGACY ? sa_code_of_type[t] : -1;
-}
-
-/* The same for one the constructor can take whole (C-contiguous too), or -1. */
-int
-sa_whole_code(PyObject *r)
-{
-    int code = sa_native_code(r);
-    return code >= 0 && PyArray_IS_C_CONTIGUOUS((PyArrayObject *)r) ? code : -1;
-}
 
 /* Wrap a NumPy result: a fresh C-contiguous aligned native array whole, another aligned
  * native layout (F order, transposed or reversed operands) over a window of its memory, both
@@ -325,6 +302,9 @@ fastop_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject
     if (quiet && fpe_var == NULL) {
         return go_fallback(op, args, nargsf);
     }
+    /* Judged before the operands hold references of their own. */
+    int elide = op->elide && n == 2 && out_kwnames != NULL
+                && sa_can_elide((ArrayObject *)self_arr, args[1]);
     PyObject *ops[2] = {NULL, NULL};
     PyObject *r = NULL;
     int rc = operand(self_arr, code, &ops[0]);
@@ -342,6 +322,19 @@ fastop_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject
         PyObject *t = ops[0];
         ops[0] = ops[1];
         ops[1] = t;
+    }
+    if (elide) {
+        /* The result goes into the operand's memory; a failure leaves that temporary, which
+         * nothing else sees, half written, so it is not retried on the Python path. */
+        PyObject *argv[3] = {ops[0], ops[1], ((ArrayObject *)self_arr)->buf};
+        PyObject *res = quiet ? call_quietly(op->uf, argv, 2, out_kwnames)
+                              : PyObject_Vectorcall(op->uf, argv, 2, out_kwnames);
+        if (res != NULL) {
+            Py_DECREF(res);
+            sa_note_elided();
+            r = Py_NewRef(self_arr);
+        }
+        goto done;
     }
     PyObject *res = call_ufunc(op->uf, ops, n, quiet);
     if (res == NULL) {
@@ -377,16 +370,19 @@ static PyObject *
 fastop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"ufunc", "fallback", "kinds", "loud", "nargs", "reflected",
-                             "via_float64", NULL};
+                             "via_float64", "elide", NULL};
     PyObject *uf, *fallback;
     const char *kinds, *loud;
-    int nargs, reflected, via;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOssipp:FastOp", kwlist, &uf, &fallback,
-                                     &kinds, &loud, &nargs, &reflected, &via)) {
+    int nargs, reflected, via, elide = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOssipp|$p:FastOp", kwlist, &uf, &fallback,
+                                     &kinds, &loud, &nargs, &reflected, &via, &elide)) {
+        return NULL;
+    }
+    if (out_kwnames == NULL && (out_kwnames = Py_BuildValue("(s)", "out")) == NULL) {
         return NULL;
     }
     if (strlen(kinds) >= 8 || strlen(loud) >= 8 || (nargs != 1 && nargs != 2)
-        || (reflected && nargs != 2) || !PyCallable_Check(uf)) {
+        || (reflected && nargs != 2) || (elide && nargs != 2) || !PyCallable_Check(uf)) {
         PyErr_SetString(PyExc_ValueError, "FastOp: bad arguments");
         return NULL;
     }
@@ -405,6 +401,7 @@ fastop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     op->nargs = nargs;
     op->reflected = reflected;
     op->via_float64 = via;
+    op->elide = elide;
     PyObject_GC_Track(op);
     return (PyObject *)op;
 }
