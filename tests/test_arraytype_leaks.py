@@ -129,6 +129,7 @@ ENTRY_POINTS: dict[str, Callable[[], object]] = {
     "ones": lambda: sa.ones((3, 4)),
     "empty": lambda: sa.empty(5),
     "asarray": lambda: sa.asarray(BASE),
+    "asarray of an Array as it is": lambda: sa.asarray(X, dtype=sa.float64, copy=False),
     "reshape view": lambda: sa.reshape(X.mT, (2, 2, 4, 4)),
     "reshape view, copy=False": lambda: sa.reshape(X6, (8, -1), copy=False),
     "reshape view, a stride held as 0": lambda: sa.reshape(XI, (16,)),

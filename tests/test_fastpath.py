@@ -215,3 +215,33 @@ def test_full_in_c_takes_python_scalars_with_a_plain_shape(value, shape):
         spy = _Spy(FULL_PY)
         FastPath(spy, "full")(*args, **kwargs)
         assert spy.calls == 1, (args, kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "in_c"),
+    [
+        ({}, True),
+        ({"dtype": None, "copy": None, "device": None}, True),
+        ({"dtype": sa.float64, "copy": False}, True),
+        ({"dtype": sa.float32}, False),  # a conversion
+        ({"copy": True}, False),  # a copy
+        ({"copy": 0}, False),  # not the bool False: the Python function judges it
+        ({"device": sa.ones(1).device}, False),
+        ({"dtype": "float64"}, False),  # refused by the Python function
+        ({"bogus": None}, False),
+    ],
+)
+def test_asarray_of_an_array_as_it_is_returns_it_in_c(kwargs, in_c):
+    x = sa.ones((3, 2))[:, ::-1]
+    spy = _Spy(sa.asarray.__wrapped__)
+    fast, slow = (
+        _outcome(lambda: FastPath(spy, "asarray")(x, **kwargs)),
+        _outcome(lambda: sa.asarray.__wrapped__(x, **kwargs)),
+    )
+    assert spy.calls == (0 if in_c else 1)
+    assert fast[0] == slow[0]
+    if fast[0] == "ok":
+        assert (fast[1] is x) == (slow[1] is x)
+        assert fast[1].dtype == slow[1].dtype
+    else:
+        assert fast[1:] == slow[1:]  # the same exception type and message

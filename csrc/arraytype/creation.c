@@ -1,6 +1,7 @@
 /* Creation in C (docs/array.md, "What a call costs"), the FastPath bodies of the plainest
  * calls:
- * - `asarray(ndarray)` of a whole C-contiguous aligned native ndarray: an array over it;
+ * - `asarray(ndarray)` of a whole C-contiguous aligned native ndarray: an array over it, and
+ *   `asarray(x)` of one of our arrays asked for as it is: x;
  * - `zeros(shape)`, `ones(shape)` and `empty(shape)`: float64, the default;
  * - `full(shape, fill_value)`: an exact Python bool, int, float or complex fills a new array
  *   of its default dtype (bool, int64, float64, complex128).
@@ -52,9 +53,41 @@ plain_shape(PyObject *shape, int64_t itemsize, int *nd, npy_intp *dims)
     return 1;
 }
 
+/* asarray(x) of one of our arrays asked for as it is (dtype None or its own, copy None or
+ * False, device None): x itself. Clients convert every argument, often naming its dtype. */
+static int
+array_as_it_is(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
+{
+    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    for (Py_ssize_t k = 0; k < nkw; k++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, k), *v = args[nargs + k];
+        int ok;
+        if (PyUnicode_CompareWithASCIIString(name, "dtype") == 0) {
+            ok = v == Py_None || v == ((ArrayObject *)args[0])->dtype;
+        }
+        else if (PyUnicode_CompareWithASCIIString(name, "copy") == 0) {
+            ok = v == Py_None || v == Py_False;
+        }
+        else if (PyUnicode_CompareWithASCIIString(name, "device") == 0) {
+            ok = v == Py_None;
+        }
+        else {
+            ok = 0; /* another keyword: the Python function names it */
+        }
+        if (!ok) {
+            return 0;
+        }
+    }
+    *out = Py_NewRef(args[0]);
+    return 1;
+}
+
 int
 sa_fast_asarray(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
 {
+    if (nargs == 1 && Py_TYPE(args[0]) == sa_array_class) {
+        return array_as_it_is(args, nargs, kwnames, out);
+    }
     int code = nargs == 1 && kwnames == NULL ? sa_whole_code(args[0]) : -1;
     if (code < 0) {
         return 0;
