@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from outcomes import assert_same_descriptor
 from strategies import ALL_DTYPES, views
 
 import stridedarray as sa
@@ -334,13 +335,7 @@ def test_asarray_in_c_matches_the_python_path(obj):
     assert fast[0] == slow[0] and (fast[0] == "ok" or fast[1] is slow[1])
     if fast[0] == "ok":
         a, b = fast[1], slow[1]
-        assert (a.shape, a.strides, a.origin, a.dtype, a.readonly) == (
-            b.shape,
-            b.strides,
-            b.origin,
-            b.dtype,
-            b.readonly,
-        )
+        assert_same_descriptor(a, b)
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
         if isinstance(obj, np.ndarray) and obj.flags.c_contiguous and obj.dtype.isnative:
             assert np.shares_memory(np.asarray(a), obj) or obj.size == 0

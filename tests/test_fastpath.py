@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from outcomes import assert_same_descriptor, outcome
 from strategies import reshape_targets, views
 
 import stridedarray as sa
@@ -21,14 +22,6 @@ FULL_PY = sa.full.__wrapped__
 ABSENT = object()  # copy not passed at all
 
 
-def _outcome(f):
-    try:
-        r = f()
-    except Exception as e:  # noqa: BLE001 - the exception type and message are compared
-        return ("raises", type(e), str(e))
-    return ("ok", r)
-
-
 def _same(fast, slow, parent=None) -> None:
     """Both raised the same exception with the same message, or made equal arrays (descriptor,
     bytes, read-only flag; and both share `parent`'s buffer or neither does)."""
@@ -37,13 +30,7 @@ def _same(fast, slow, parent=None) -> None:
         assert fast[1:] == slow[1:]
         return
     a, b = fast[1], slow[1]
-    assert (a.shape, a.strides, a.origin, a.dtype, a.readonly) == (
-        b.shape,
-        b.strides,
-        b.origin,
-        b.dtype,
-        b.readonly,
-    )
+    assert_same_descriptor(a, b)
     if a.size <= 10**6:  # (the huge broadcast views have the equal descriptors checked above)
         assert np.asarray(a).tobytes() == np.asarray(b).tobytes()  # NaN and -0.0 bit for bit
     if parent is not None:
@@ -91,8 +78,8 @@ def test_reshape_in_c_matches_the_python_path(p, data):
     target = data.draw(reshape_targets(p.ref.size) | _BAD_TARGETS, label="target")
     copy = data.draw(st.sampled_from([ABSENT, None, False, True, 0]), label="copy")
     args, kwargs = _reshape_args(p.x, target, copy)
-    fast = _outcome(lambda: sa.reshape(*args, **kwargs))
-    slow = _outcome(lambda: RESHAPE_PY(*args, **kwargs))
+    fast = outcome(lambda: sa.reshape(*args, **kwargs))
+    slow = outcome(lambda: RESHAPE_PY(*args, **kwargs))
     _same(fast, slow, p.x)
 
 
@@ -109,7 +96,7 @@ def test_reshape_in_c_takes_every_view_and_nothing_else(p, data):
     for copy in (ABSENT, None, False, True):
         spy = _Spy(RESHAPE_PY)
         args, kwargs = _reshape_args(p.x, target, copy)
-        _outcome(lambda: FastPath(spy, "reshape")(*args, **kwargs))  # noqa: B023
+        outcome(lambda: FastPath(spy, "reshape")(*args, **kwargs))  # noqa: B023
         assert spy.calls == (0 if view and copy is not True else 1), (p.ops, target, copy)
     for other in (list(target), target + (np.int64(1),)):
         spy = _Spy(RESHAPE_PY)
@@ -149,16 +136,16 @@ _X = sa.reshape(sa.arange(64.0), (4, 4, 4))
 def test_reshape_edge_cases_in_c_match_the_python_path(x, target):
     for copy in (ABSENT, None, False):
         args, kwargs = _reshape_args(x, target, copy)
-        fast = _outcome(lambda: sa.reshape(*args, **kwargs))  # noqa: B023
-        _same(fast, _outcome(lambda: RESHAPE_PY(*args, **kwargs)), x)  # noqa: B023
+        fast = outcome(lambda: sa.reshape(*args, **kwargs))  # noqa: B023
+        _same(fast, outcome(lambda: RESHAPE_PY(*args, **kwargs)), x)  # noqa: B023
 
 
 def test_reshape_keywords_the_c_path_leaves_to_python():
     for kwargs in ({"shape": (16, 4)}, {"copy": None, "order": "C"}, {"copy": 1}):
-        fast = _outcome(lambda: sa.reshape(_X, **kwargs))  # noqa: B023
-        _same(fast, _outcome(lambda: RESHAPE_PY(_X, **kwargs)), _X)  # noqa: B023
+        fast = outcome(lambda: sa.reshape(_X, **kwargs))  # noqa: B023
+        _same(fast, outcome(lambda: RESHAPE_PY(_X, **kwargs)), _X)  # noqa: B023
     _same(
-        _outcome(lambda: sa.reshape(_X, (64,), None)), _outcome(lambda: RESHAPE_PY(_X, (64,), None))
+        outcome(lambda: sa.reshape(_X, (64,), None)), outcome(lambda: RESHAPE_PY(_X, (64,), None))
     )
 
 
@@ -193,7 +180,7 @@ SHAPES += [[2, 3], (np.int64(2),), (2**31, 2**31, 0)]
 @pytest.mark.parametrize("shape", SHAPES, ids=repr)
 @pytest.mark.parametrize("value", FILL_VALUES, ids=repr)
 def test_full_in_c_matches_the_python_path(shape, value):
-    _same(_outcome(lambda: sa.full(shape, value)), _outcome(lambda: FULL_PY(shape, value)))
+    _same(outcome(lambda: sa.full(shape, value)), outcome(lambda: FULL_PY(shape, value)))
 
 
 @pytest.mark.parametrize("value", [1.5, -0.0, True, False, 0, 2**63 - 1, -(2**63), 1 - 1j])
@@ -235,8 +222,8 @@ def test_asarray_of_an_array_as_it_is_returns_it_in_c(kwargs, in_c):
     x = sa.ones((3, 2))[:, ::-1]
     spy = _Spy(sa.asarray.__wrapped__)
     fast, slow = (
-        _outcome(lambda: FastPath(spy, "asarray")(x, **kwargs)),
-        _outcome(lambda: sa.asarray.__wrapped__(x, **kwargs)),
+        outcome(lambda: FastPath(spy, "asarray")(x, **kwargs)),
+        outcome(lambda: sa.asarray.__wrapped__(x, **kwargs)),
     )
     assert spy.calls == (0 if in_c else 1)
     assert fast[0] == slow[0]

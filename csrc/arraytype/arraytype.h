@@ -195,6 +195,26 @@ PyObject *sa_elided_count(PyObject *mod, PyObject *unused);
 extern PyTypeObject sa_FastMatmulType;
 PyObject *sa_set_matmul(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 
+/* A shape argument's entries, when it is an exact int (*shape itself: one entry) or an exact
+ * tuple of at most SA_MAXDIM entries: 1 with *items and *n set, else 0. The entries are not
+ * checked. */
+static inline int
+sa_shape_entries(PyObject *const *shape, PyObject *const **items, Py_ssize_t *n)
+{
+    if (PyTuple_CheckExact(*shape)) {
+        *items = &PyTuple_GET_ITEM(*shape, 0);
+        *n = PyTuple_GET_SIZE(*shape);
+    }
+    else if (PyLong_CheckExact(*shape)) {
+        *items = shape;
+        *n = 1;
+    }
+    else {
+        return 0;
+    }
+    return *n <= SA_MAXDIM;
+}
+
 /* The FastPath type (fastcall.c) and its bodies (1: *out set, 0: take the Python fallback,
  * -1: an exception), in creation.c and reshape.c. */
 extern PyTypeObject sa_FastPathType;

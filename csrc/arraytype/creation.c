@@ -23,18 +23,7 @@ plain_shape(PyObject *shape, int64_t itemsize, int *nd, npy_intp *dims)
 {
     PyObject *const *items;
     Py_ssize_t n;
-    if (PyTuple_CheckExact(shape)) {
-        items = &PyTuple_GET_ITEM(shape, 0);
-        n = PyTuple_GET_SIZE(shape);
-    }
-    else if (PyLong_CheckExact(shape)) {
-        items = &shape;
-        n = 1;
-    }
-    else {
-        return 0;
-    }
-    if (n > SA_MAXDIM) {
+    if (!sa_shape_entries(&shape, &items, &n)) {
         return 0;
     }
     int64_t bytes = itemsize;

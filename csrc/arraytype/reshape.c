@@ -67,18 +67,7 @@ plain_reshape_shape(PyObject *shape, int *nd, int64_t *dims, int *infer)
 {
     PyObject *const *items;
     Py_ssize_t n;
-    if (PyTuple_CheckExact(shape)) {
-        items = &PyTuple_GET_ITEM(shape, 0);
-        n = PyTuple_GET_SIZE(shape);
-    }
-    else if (PyLong_CheckExact(shape)) {
-        items = &shape;
-        n = 1;
-    }
-    else {
-        return 0;
-    }
-    if (n > SA_MAXDIM) {
+    if (!sa_shape_entries(&shape, &items, &n)) {
         return 0;
     }
     *infer = -1;
