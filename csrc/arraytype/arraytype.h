@@ -156,10 +156,11 @@ typedef struct {
     PyObject *name;      /* its __name__ */
     vectorcallfunc vectorcall;
 } FastCallHead;
-/* The fallback (checked callable), its name (or `default_name`) and the vectorcall; -1 with
- * an exception. */
-int sa_fastcall_init(FastCallHead *h, PyObject *fallback, const char *default_name,
-                     vectorcallfunc vectorcall);
+/* A new object of `type` (whose struct begins with a FastCallHead) around `fallback` (checked
+ * callable), named as it is (or `default_name`), its own fields zeroed and not yet tracked by
+ * the collector: the caller sets them and calls PyObject_GC_Track. NULL with an exception. */
+PyObject *sa_fastcall_new(PyTypeObject *type, PyObject *fallback, const char *default_name,
+                          vectorcallfunc vectorcall);
 PyObject *sa_fastcall_call_fallback(PyObject *self, PyObject *const *args, size_t nargsf,
                                     PyObject *kwnames);
 PyObject *sa_fastcall_descr_get(PyObject *self, PyObject *obj, PyObject *type);

@@ -7,25 +7,35 @@
  * PyTypeObject with SA_FASTCALL_SLOTS (arraytype.h). */
 #include "arraytype.h"
 
-int
-sa_fastcall_init(FastCallHead *h, PyObject *fallback, const char *default_name,
-                 vectorcallfunc vectorcall)
+#include <string.h>
+
+PyObject *
+sa_fastcall_new(PyTypeObject *type, PyObject *fallback, const char *default_name,
+                vectorcallfunc vectorcall)
 {
     if (!PyCallable_Check(fallback)) {
-        PyErr_Format(PyExc_TypeError, "%s: the fallback must be callable", Py_TYPE(h)->tp_name);
-        return -1;
+        PyErr_Format(PyExc_TypeError, "%s: the fallback must be callable", type->tp_name);
+        return NULL;
     }
+    FastCallHead *h = PyObject_GC_New(FastCallHead, type); /* type->tp_basicsize bytes */
+    if (h == NULL) {
+        return NULL;
+    }
+    /* The type's own fields after the head start zeroed (NULL references). */
+    memset((char *)h + sizeof(FastCallHead), 0, (size_t)type->tp_basicsize - sizeof(FastCallHead));
     h->fallback = Py_NewRef(fallback);
+    h->vectorcall = vectorcall;
     h->name = PyObject_GetAttrString(fallback, "__name__");
     if (h->name == NULL) {
         PyErr_Clear();
         h->name = PyUnicode_FromString(default_name);
         if (h->name == NULL) {
-            return -1;
+            Py_DECREF(h->fallback);
+            PyObject_GC_Del(h);
+            return NULL;
         }
     }
-    h->vectorcall = vectorcall;
-    return 0;
+    return (PyObject *)h;
 }
 
 PyObject *
@@ -136,13 +146,9 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         PyErr_Format(PyExc_ValueError, "FastPath: no C body for %.40R", PyTuple_GET_ITEM(args, 1));
         return NULL;
     }
-    FastPathObject *fp = PyObject_GC_New(FastPathObject, type);
+    FastPathObject *fp =
+        (FastPathObject *)sa_fastcall_new(type, fallback, kind, fastpath_vectorcall);
     if (fp == NULL) {
-        return NULL;
-    }
-    fp->head.fallback = fp->head.name = NULL;
-    if (sa_fastcall_init(&fp->head, fallback, kind, fastpath_vectorcall) < 0) {
-        sa_fastcall_dealloc((PyObject *)fp);
         return NULL;
     }
     fp->body = body;

@@ -386,16 +386,12 @@ fastop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_ValueError, "FastOp: bad arguments");
         return NULL;
     }
-    FastOpObject *op = PyObject_GC_New(FastOpObject, type);
+    FastOpObject *op =
+        (FastOpObject *)sa_fastcall_new(type, fallback, "operator", fastop_vectorcall);
     if (op == NULL) {
         return NULL;
     }
     op->uf = Py_NewRef(uf);
-    op->head.fallback = op->head.name = NULL;
-    if (sa_fastcall_init(&op->head, fallback, "operator", fastop_vectorcall) < 0) {
-        fastop_dealloc((PyObject *)op);
-        return NULL;
-    }
     strcpy(op->kinds, kinds);
     strcpy(op->loud, loud);
     op->nargs = nargs;

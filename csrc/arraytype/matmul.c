@@ -207,17 +207,11 @@ fastmatmul_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O:FastMatmul", kwlist, &fallback)) {
         return NULL;
     }
-    FastMatmulObject *fm = PyObject_GC_New(FastMatmulObject, type);
-    if (fm == NULL) {
-        return NULL;
+    PyObject *fm = sa_fastcall_new(type, fallback, "matmul", fastmatmul_vectorcall);
+    if (fm != NULL) {
+        PyObject_GC_Track(fm);
     }
-    fm->head.fallback = fm->head.name = NULL;
-    if (sa_fastcall_init(&fm->head, fallback, "matmul", fastmatmul_vectorcall) < 0) {
-        sa_fastcall_dealloc((PyObject *)fm);
-        return NULL;
-    }
-    PyObject_GC_Track(fm);
-    return (PyObject *)fm;
+    return fm;
 }
 
 PyTypeObject sa_FastMatmulType = {
