@@ -80,7 +80,7 @@ def _wrap_py(arr: np.ndarray | np.generic) -> Array:
     if type(arr) is not _ndarray:
         arr = _asarray(arr)
         if type(arr) is _ndarray:
-            # A NumPy scalar (a full reduction's or a 0-d operand's result) is now a fresh
+            # A NumPy scalar (a full reduction's or a 0-d operand's result) has become a fresh
             # 0-d array: the C wrapper takes it whole (back here only for a dtype it lacks).
             return _wrap(arr)
     dt = _DT_OF_NP(arr.dtype)

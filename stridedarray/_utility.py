@@ -19,11 +19,6 @@ from ._validation import as_int, normalize_axes, normalize_axis
 
 __all__ = ["all", "any", "diff"]
 
-# What np.all/np.any run for an ndarray (numpy/_core/fromnumeric.py, _wrapreduction_any_all),
-# without their Python layer: clients call any() on every 0-d flag they test.
-_and_reduce: Any = np.logical_and.reduce
-_or_reduce: Any = np.logical_or.reduce
-
 
 def check_array(x: object, name: str = "x") -> Array:
     """`x` itself if it is an Array, else a TypeError naming the argument."""
@@ -86,6 +81,23 @@ def sum_dtype(x: Array, dtype: DType | None, func: str) -> DType:
     return x.dtype
 
 
+# What np.all/np.any run for an ndarray (numpy/_core/fromnumeric.py, _wrapreduction_any_all),
+# without their Python layer: clients call any() on every 0-d flag they test.
+_TRUTH_REDUCE: dict[str, Any] = {"all": np.logical_and.reduce, "any": np.logical_or.reduce}
+
+
+def _truth_reduction(name: str, x: Array, axis: Any, keepdims: bool) -> Array:
+    """all(x) or any(x) (`name`) along `axis`."""
+    if type(x) is not Array:
+        check_array(x)
+    if not x._shape and axis is None:
+        # One 0-d flag (clients test them one at a time): its truth value is the answer, and
+        # the reduction machinery costs several times more.
+        return _wrap(np.array(bool(x._np)))
+    axes = None if axis is None else reduce_axes(axis, len(x._shape), name)
+    return _wrap(_TRUTH_REDUCE[name](x._np, axes, bool, None, keepdims=keepdims))
+
+
 def all(
     x: Array,
     /,
@@ -94,12 +106,7 @@ def all(
     keepdims: bool = False,
 ) -> Array:
     """Test whether all elements along the axes are true (non-zero)."""
-    if type(x) is not Array:
-        check_array(x)
-    if not x._shape and axis is None:  # one 0-d flag: as in any()
-        return _wrap(np.array(bool(x._np)))
-    axes = None if axis is None else reduce_axes(axis, len(x._shape), "all")
-    return _wrap(_and_reduce(x._np, axes, bool, None, keepdims=keepdims))
+    return _truth_reduction("all", x, axis, keepdims)
 
 
 def any(
@@ -110,14 +117,7 @@ def any(
     keepdims: bool = False,
 ) -> Array:
     """Test whether any element along the axes is true (non-zero)."""
-    if type(x) is not Array:
-        check_array(x)
-    if not x._shape and axis is None:
-        # One 0-d flag (clients test them one at a time): its truth value is the answer, and
-        # the reduction machinery costs several times more.
-        return _wrap(np.array(bool(x._np)))
-    axes = None if axis is None else reduce_axes(axis, len(x._shape), "any")
-    return _wrap(_or_reduce(x._np, axes, bool, None, keepdims=keepdims))
+    return _truth_reduction("any", x, axis, keepdims)
 
 
 def diff(
