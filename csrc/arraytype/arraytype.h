@@ -216,6 +216,19 @@ sa_shape_entries(PyObject *const *shape, PyObject *const **items, Py_ssize_t *n)
     return *n <= SA_MAXDIM;
 }
 
+/* Row-major element strides for `shape` (an extent of 0 or 1 counts as 1, so an empty array
+ * gets the strides of its other extents). The caller knows that the product of the extents
+ * above 1 fits int64. */
+static inline void
+sa_row_major_strides(int nd, const int64_t *shape, int64_t *strides)
+{
+    int64_t step = 1;
+    for (int k = nd - 1; k >= 0; k--) {
+        strides[k] = step;
+        step *= shape[k] > 1 ? shape[k] : 1;
+    }
+}
+
 /* The FastPath type (fastcall.c) and its bodies (1: *out set, 0: take the Python fallback,
  * -1: an exception), in creation.c and reshape.c. */
 extern PyTypeObject sa_FastPathType;

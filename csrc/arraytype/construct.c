@@ -568,13 +568,10 @@ sa_make_c(PyObject *arr, int code)
     d.nd = PyArray_NDIM(v);
     d.wide = 0;
     d.origin = 0;
-    int64_t step = 1;
-    for (int k = d.nd - 1; k >= 0; k--) {
-        npy_intp n = PyArray_DIM(v, k);
-        d.shape[k] = n;
-        d.strides[k] = step;
-        step *= n > 1 ? n : 1;  /* <= the element count: cannot overflow */
+    for (int k = 0; k < d.nd; k++) {
+        d.shape[k] = PyArray_DIM(v, k);
     }
+    sa_row_major_strides(d.nd, d.shape, d.strides);  /* an ndarray's extents: no overflow */
     /* The whole of an exact ndarray is its own NumPy view (a subclass is not cached). */
     return construct(arr, PyArray_SIZE(v), NULL, sa_dtypes[code], code, &d, NULL, NULL, NULL,
                      PyArray_CheckExact(arr) ? arr : NULL, 1);

@@ -150,11 +150,7 @@ sa_fast_reshape(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyOb
     d.origin = a->corigin;
     if (size == 0) {
         /* Nothing is reached: row-major strides (each fits, by the byte check above). */
-        int64_t step = 1;
-        for (int k = d.nd - 1; k >= 0; k--) {
-            d.strides[k] = step;
-            step *= d.shape[k] > 1 ? d.shape[k] : 1;
-        }
+        sa_row_major_strides(d.nd, d.shape, d.strides);
     }
     else if (!sa_reshape_strides(a->nd, a->cshape, a->cstrides, d.nd, d.shape, d.strides)) {
         return 0;  /* no view: the Python path copies, or raises for copy=False */
