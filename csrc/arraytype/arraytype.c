@@ -68,7 +68,9 @@ array_dealloc(ArrayObject *a)
         PyMem_Free(a->cshape);
     }
     a->cshape = a->cstrides = NULL;
-    Py_TYPE(a)->tp_free((PyObject *)a);
+    if (!sa_freelist_keep(a)) {
+        Py_TYPE(a)->tp_free((PyObject *)a);
+    }
 }
 
 /* The ValueError of a descriptor NumPy and the C core cannot hold: _validation.check_size's. */
@@ -391,6 +393,7 @@ mod_set_array_class(PyObject *mod, PyObject *cls)
         return NULL;
     }
     Py_XSETREF(sa_array_class, (PyTypeObject *)Py_NewRef(cls));
+    sa_freelist_register(sa_array_class);
     Py_RETURN_NONE;
 }
 

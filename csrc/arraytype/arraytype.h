@@ -64,6 +64,13 @@ typedef struct {
     int64_t inl[2 * SA_INLINE_DIMS];
 } ArrayObject;
 
+/* freelist.c: a new array of the registered class, every field zero, tracked (a freed one
+ * when some are kept); its dealloc's last step: 1 when it kept `a` instead of freeing it. The
+ * class is judged once, when registered. */
+ArrayObject *sa_array_alloc(void);
+int sa_freelist_keep(ArrayObject *a);
+void sa_freelist_register(PyTypeObject *cls);
+
 extern PyTypeObject sa_StorageType;
 /* storage.c: is `arr` usable as storage (a C-contiguous, aligned, native-order ndarray)?
  * 0, or -1 with the TypeError/ValueError that says why; and a new storage object over it. */
@@ -217,9 +224,9 @@ sa_shape_entries(PyObject *const *shape, PyObject *const **items, Py_ssize_t *n)
 }
 
 /* Row-major element strides for `shape` (an extent of 0 or 1 counts as 1, so an empty array
- * gets the strides of its other extents). The caller knows that the product of the extents
- * above 1 fits int64. */
-static inline void
+ * gets the strides of its other extents); returns the product of the extents above 1 (the
+ * element count when none is 0), which the caller knows fits int64. */
+static inline int64_t
 sa_row_major_strides(int nd, const int64_t *shape, int64_t *strides)
 {
     int64_t step = 1;
@@ -227,6 +234,7 @@ sa_row_major_strides(int nd, const int64_t *shape, int64_t *strides)
         strides[k] = step;
         step *= shape[k] > 1 ? shape[k] : 1;
     }
+    return step;
 }
 
 /* The FastPath type (fastcall.c) and its bodies (1: *out set, 0: take the Python fallback,

@@ -294,7 +294,7 @@ construct(PyObject *buf, Py_ssize_t nbuf_, PyObject *storage, PyObject *dtype, i
         goto fail;
     }
     assert(nd >= 0 && nd <= SA_MAXDIM);
-    a = (ArrayObject *)sa_array_class->tp_alloc(sa_array_class, 0);
+    a = sa_array_alloc();
     if (a == NULL) {
         goto fail;
     }
@@ -313,10 +313,15 @@ construct(PyObject *buf, Py_ssize_t nbuf_, PyObject *storage, PyObject *dtype, i
         }
         a->cstrides = a->cshape + nd;
     }
-    /* Extents: exact values or flagged beyond int64 (`big`), negative ones refused. */
+    /* Extents: exact values or flagged beyond int64 (`big`), negative ones refused. Can
+     * NumPy and the C core hold the array (every extent in int64, at most 2**63-1 bytes)? */
     int flags = 0;
+    int64_t bytes = PyArray_ITEMSIZE((PyArrayObject *)buf);
     for (int k = 0; k < nd; k++) {
         int big = d->wide && d->big[k];
+        if (big || (d->shape[k] && __builtin_mul_overflow(bytes, d->shape[k], &bytes))) {
+            flags |= SA_F_HUGE;
+        }
         if (d->shape[k] < 0) {
             if (shape == NULL) {
                 shape = int_tuple(nd, d->shape);
@@ -404,16 +409,6 @@ construct(PyObject *buf, Py_ssize_t nbuf_, PyObject *storage, PyObject *dtype, i
         strides = int_tuple(nd, d->strides);  /* the exact values C does not keep */
         if (strides == NULL) {
             goto fail;
-        }
-    }
-    /* Can NumPy and the C core hold it (every extent in int64, at most 2**63-1 bytes)? */
-    int64_t bytes = PyArray_ITEMSIZE((PyArrayObject *)buf);
-    for (int k = 0; k < nd; k++) {
-        if (d->wide && d->big[k]) {
-            flags |= SA_F_HUGE;
-        }
-        else if (a->cshape[k] && __builtin_mul_overflow(bytes, a->cshape[k], &bytes)) {
-            flags |= SA_F_HUGE;
         }
     }
     a->flags = flags;
@@ -568,12 +563,18 @@ sa_make_c(PyObject *arr, int code)
     d.nd = PyArray_NDIM(v);
     d.wide = 0;
     d.origin = 0;
+    int empty = 0;
     for (int k = 0; k < d.nd; k++) {
         d.shape[k] = PyArray_DIM(v, k);
+        empty |= d.shape[k] == 0;
     }
-    sa_row_major_strides(d.nd, d.shape, d.strides);  /* an ndarray's extents: no overflow */
+    /* An ndarray's extents: no overflow. */
+    int64_t size = sa_row_major_strides(d.nd, d.shape, d.strides);
+    if (empty) {
+        size = 0;
+    }
     /* The whole of an exact ndarray is its own NumPy view (a subclass is not cached). */
-    return construct(arr, PyArray_SIZE(v), NULL, sa_dtypes[code], code, &d, NULL, NULL, NULL,
+    return construct(arr, size, NULL, sa_dtypes[code], code, &d, NULL, NULL, NULL,
                      PyArray_CheckExact(arr) ? arr : NULL, 1);
 }
 

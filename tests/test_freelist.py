@@ -1,0 +1,53 @@
+"""Freed arrays kept for reuse (csrc/arraytype/freelist.c): an array made from a kept object
+is as new (no field, cache or weak reference of the one before), tracked by the collector, and
+the class's reference count balances however many arrays are made and freed at once."""
+
+from __future__ import annotations
+
+import gc
+import sys
+import weakref
+
+import numpy as np
+
+import stridedarray as sa
+
+
+def _churn(batch: int) -> None:
+    held = [sa.asarray(np.full((2, 3), float(k))) for k in range(batch)]
+    for k, a in enumerate(held):
+        assert np.asarray(a).tolist() == [[float(k)] * 3] * 2
+    del held
+
+
+def test_the_class_reference_count_balances_over_made_and_freed_arrays():
+    _churn(8)
+    before = sys.getrefcount(sa.Array)
+    for batch in (1, 3, 16, 17, 100):  # within, at and beyond the number of kept objects
+        for _ in range(20):
+            _churn(batch)
+    after = sys.getrefcount(sa.Array)  # not inside the assert: pytest's rewrite holds a ref
+    assert after == before
+
+
+def test_an_array_made_after_others_were_freed_has_nothing_of_theirs():
+    for _ in range(50):
+        old = sa.reshape(sa.arange(12, dtype=sa.int16), (3, 4))[::-1, 1::2]
+        np.asarray(old)  # caches its NumPy view
+        old.__array_interface__  # noqa: B018
+        ref = weakref.ref(old)
+        del old
+        assert ref() is None
+        new = sa.ones((5,), dtype=sa.float32)
+        assert (new.shape, new._strides, new._origin, new.dtype) == ((5,), (1,), 0, sa.float32)
+        assert np.asarray(new).tolist() == [1.0] * 5
+        assert weakref.ref(new)() is new
+        assert gc.is_tracked(new)
+
+
+def test_arrays_kept_across_a_collection_stay_whole():
+    views = [sa.arange(6.0)[k % 3 :: 2] for k in range(40)]
+    del views[::2]
+    gc.collect()
+    for k, v in zip(range(1, 40, 2), views, strict=True):
+        assert np.asarray(v).tolist() == np.arange(6.0)[k % 3 :: 2].tolist()
