@@ -1,11 +1,12 @@
 /* A few freed arrays kept for reuse.
  *
  * Almost every call makes one array and frees one (a result, a temporary, a view): through
- * the interpreter's allocator that is about 250 instructions per array, a fifth of a small
- * element-wise call, and more when the array is the only live object of its size class (the
- * allocator then sets up and releases a whole pool every time). CPython keeps its floats,
- * tuples and frames the same way. Only the exact registered class is kept (a user's subclass
- * may add state), up to FREELIST_MAX objects, their references all released.
+ * the interpreter's allocator that costs over 100 instructions per array (under callgrind,
+ * `asarray(ndarray)` takes 970 with the list and 1,079 without), and more when the array is
+ * the only live object of its size class (the allocator then sets up and releases a whole
+ * pool every time). CPython keeps its floats, tuples and frames the same way. Only the exact
+ * registered class is kept (a user's subclass may add state), up to FREELIST_MAX objects,
+ * their references all released.
  *
  * Off in the sanitizer build, so that AddressSanitizer sees every array's memory freed and
  * reports any use after free, and in a free-threaded build, where the list would need a lock.
