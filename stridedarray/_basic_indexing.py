@@ -28,17 +28,21 @@ def _simple_tuple_index(a: Array, key: tuple) -> Array | None:
     """The view for a tuple of ints, slices, None and one '...', else None (general path)."""
     shape, strides = a._shape, a._strides
     nd = len(shape)
-    # One cheap pass over the types: axes consumed (to expand '...') and axes added.
-    used = added = 0
+    # One cheap pass over the types: axes consumed (to expand '...'), axes dropped (ints; a
+    # slice keeps its axis) and axes added (None).
+    used = removed = added = 0
     for k in key:
         tk = type(k)
-        if tk is slice or tk is int:
+        if tk is slice:
             used += 1
+        elif tk is int:
+            used += 1
+            removed += 1
         elif k is None:
             added += 1
         elif k is not Ellipsis:
             return None
-    if used > nd or nd - used + added > 64:
+    if used > nd or nd - removed + added > 64:
         return None  # _basic_index raises the specific error
     origin = a._origin
     new_shape: list = []
@@ -126,8 +130,11 @@ def _basic_index(a: Array, key: Any) -> Array | None:
         raise IndexError(f"too many indices: {consumed} for an array of rank {a.ndim}")
     view = _simple_tuple_index(a, tuple(items))
     if view is None:  # the only case left: the result would exceed the rank limit
-        rank = a.ndim - consumed + sum(k is None for k in items)
-        raise ValueError(f"arrays have at most 64 dimensions, got {rank}")
+        # NumPy's error and words (csrc/arraytype/indexing.c raises the same).
+        rank = a.ndim - sum(type(k) is int for k in items) + sum(k is None for k in items)
+        raise IndexError(
+            f"number of dimensions must be within [0, 64], indexing result would have {rank}"
+        )
     return view
 
 

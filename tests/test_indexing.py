@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from strategies import ALL_DTYPES as DTYPES
 from strategies import basic_indices, views
@@ -219,3 +219,70 @@ def test_numpy_index_arrays_index_as_in_numpy(pair, data):
     with pytest.raises(IndexError, match="float64"):
         pair.x[np.asarray([0.5])]
     np.testing.assert_array_equal(pair.base_np, before)
+
+
+# -- the rank limit: a basic key whose result has more than 64 axes is refused as NumPy refuses
+# it (IndexError), on the C path (exact ints, slices, None, '...') and on the Python path (NumPy
+# integers in the key), and never writes past the 64-axis descriptor (docs/reliability.md).
+def _limit_case(data):
+    """(NumPy base array, key) with a result rank near 64: small extents, few above 1."""
+    r = data.draw(st.integers(0, 64), label="rank")
+    big = data.draw(st.sets(st.integers(0, max(r - 1, 0)), max_size=min(r, 3)), label="big axes")
+    shape = tuple(3 if k in big else 1 for k in range(r))
+    base = np.arange(float(np.prod(shape, dtype=np.int64))).reshape(shape)
+    n_int = data.draw(st.integers(0, min(r + 1, 64)), label="ints")
+    n_slice = data.draw(st.integers(0, max(r - n_int + 1, 0)), label="slices")
+    target = data.draw(st.integers(60, 68), label="result rank aimed at")
+    n_none = max(0, target - (r - n_int))
+    ellipsis = data.draw(st.integers(0, 2), label="ellipses")
+    as_np_int = data.draw(st.booleans(), label="NumPy integers (the Python path)")
+    items = []
+    for _ in range(n_int):
+        i = data.draw(st.integers(-3, 2))
+        items.append(np.int64(i) if as_np_int else i)
+    for _ in range(n_slice):
+        start = data.draw(st.none() | st.integers(-4, 4))
+        stop = data.draw(st.none() | st.integers(-4, 4))
+        step = data.draw(st.none() | st.sampled_from([-2, -1, 1, 2]))
+        items.append(slice(start, stop, step))
+    items += [None] * n_none + [Ellipsis] * ellipsis
+    key = tuple(data.draw(st.permutations(items), label="key"))
+    # NumPy refuses keys of more than 128 entries whatever they give ("too many indices");
+    # this library refuses only what it cannot hold. Compared here below that length.
+    assume(len(key) <= 128)
+    return base, key
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), reverse=st.booleans())
+def test_keys_near_the_rank_limit_match_numpy(data, reverse):
+    base, key = _limit_case(data)
+    if reverse and base.ndim:
+        base = base[::-1]  # a negative stride on axis 0: the strided view is indexed
+    x = sa.asarray(base)
+    try:
+        expected = base[key]
+    except IndexError:
+        with pytest.raises(IndexError):
+            x[key]
+        return
+    got = x[key]
+    assert got.shape == expected.shape
+    np.testing.assert_array_equal(np.asarray(got), expected)
+
+
+def test_slices_keep_their_axis_in_the_rank_count():
+    X = sa.asarray(np.arange(30.0).reshape(2, 3, 5))
+    key = (slice(None),) * 3 + (None,) * 62  # 65 axes: refused, the strides left intact
+    with pytest.raises(IndexError, match=r"within \[0, 64\], indexing result would have 65"):
+        X[key]
+    with pytest.raises(IndexError, match="would have 65"):
+        X[(np.int64(0),) + key[1:] + (None,)]  # the Python path counts the same way
+    assert X.strides == (15, 5, 1)
+    ok = X[key[:-1]]
+    assert ok.shape == (2, 3, 5) + (1,) * 61 and ok.strides[:3] == (15, 5, 1)
+    # Far past the limit (64 axes kept, 64 added): refused before the descriptor is written.
+    y = sa.reshape(sa.arange(1.0), (1,) * 64)
+    with pytest.raises(IndexError, match="would have 128"):
+        y[(slice(None),) * 64 + (None,) * 64]
+    assert y[(0,) * 64 + (None,) * 64].shape == (1,) * 64

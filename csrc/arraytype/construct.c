@@ -272,6 +272,19 @@ sa_array_origin(ArrayObject *a)
     return a->origin;
 }
 
+/* 0 when a descriptor of `nd` axes fits sa_desc and sa_array (SA_MAXDIM entries each), else
+ * -1 with the ValueError: checked before any writer fills one of their arrays. */
+static int
+check_rank(Py_ssize_t nd)
+{
+    if (nd < 0 || nd > SA_MAXDIM) {
+        PyErr_Format(PyExc_ValueError, "arrays have at most %d dimensions, got %zd", SA_MAXDIM,
+                     nd);
+        return -1;
+    }
+    return 0;
+}
+
 /* The check every descriptor passes, on every path, and the object it makes (docs/array.md,
  * "The array type"). `d` holds the descriptor as C values; `shape`, `strides` and `origin`
  * (stolen, each may be NULL) are its exact Python values when it came from Python, which
@@ -293,7 +306,12 @@ construct(PyObject *buf, Py_ssize_t nbuf_, PyObject *storage, PyObject *dtype, i
         PyErr_SetString(PyExc_RuntimeError, "stridedarray._arraytype: Array is not registered");
         goto fail;
     }
-    assert(nd >= 0 && nd <= SA_MAXDIM);
+    /* Every array's rank fits the C core's descriptor (sa_array's SA_MAXDIM-entry arrays,
+     * filled from this one by sa_array_cdesc) and NumPy's: a caller that built a longer
+     * descriptor gets this error, in every build (docs/reliability.md). */
+    if (check_rank(nd) < 0) {
+        goto fail;
+    }
     a = sa_array_alloc();
     if (a == NULL) {
         goto fail;
@@ -473,8 +491,7 @@ sa_make(PyObject *st, PyObject *dtype, PyObject *shape_in, PyObject *strides_in,
         PyErr_Format(PyExc_ValueError, "descriptor has shape %R but strides %R", shape, strides);
         goto fail;
     }
-    if (nd > SA_MAXDIM) {
-        PyErr_Format(PyExc_ValueError, "arrays have at most 64 dimensions, got %zd", nd);
+    if (check_rank(nd) < 0) {
         goto fail;
     }
     if (PyLong_CheckExact(origin_in)) {
@@ -559,6 +576,9 @@ sa_make_c(PyObject *arr, int code)
         return NULL;
     }
     PyArrayObject *v = (PyArrayObject *)arr;
+    if (check_rank(PyArray_NDIM(v)) < 0) {  /* NumPy's own limit is the same today */
+        return NULL;
+    }
     sa_desc d;
     d.nd = PyArray_NDIM(v);
     d.wide = 0;
@@ -585,6 +605,9 @@ sa_make_strided(PyObject *arr, int code)
     npy_intp its = PyArray_ITEMSIZE(v);
     if (PyArray_SIZE(v) == 0) {
         return NULL;  /* the Python path gives it an empty storage of its own */
+    }
+    if (check_rank(PyArray_NDIM(v)) < 0) {
+        return NULL;
     }
     sa_desc d;
     d.nd = PyArray_NDIM(v);

@@ -29,10 +29,16 @@ fast_view(ArrayObject *a, PyObject *const *items, Py_ssize_t nitems, PyObject **
     }
     /* The parent's strides must be its exact values (a stride no index uses may exceed
      * int64 in Python; C holds 0 for it): else the Python path keeps them exactly. */
-    int used = 0, added = 0, ellipses = 0;
+    /* used: axes the key consumes (ints and slices); removed: those it drops (ints); added:
+     * the new axes (None). The result has nd - removed + added axes: a slice keeps its axis. */
+    Py_ssize_t used = 0, removed = 0, added = 0, ellipses = 0;
     for (Py_ssize_t i = 0; i < nitems; i++) {
         PyObject *k = items[i];
-        if (PyLong_CheckExact(k) || PySlice_Check(k)) {
+        if (PyLong_CheckExact(k)) {
+            used++;
+            removed++;
+        }
+        else if (PySlice_Check(k)) {
             used++;
         }
         else if (k == Py_None) {
@@ -45,8 +51,19 @@ fast_view(ArrayObject *a, PyObject *const *items, Py_ssize_t nitems, PyObject **
             return 0;
         }
     }
-    if (used > nd || ellipses > 1 || nd - used + added > SA_MAXDIM) {
+    if (used > nd || ellipses > 1) {
         return 0;  /* the Python path raises the specific error */
+    }
+    /* The result's axes are written into sa_desc's SA_MAXDIM-entry arrays below: a rank past
+     * the limit is refused before any is written, as NumPy refuses it (docs/reliability.md).
+     * The counts are Py_ssize_t, as the key's length is. */
+    Py_ssize_t out_rank = nd - removed + added;
+    if (out_rank > SA_MAXDIM) {
+        PyErr_Format(PyExc_IndexError,
+                     "number of dimensions must be within [0, %d], indexing result would have "
+                     "%zd",
+                     SA_MAXDIM, out_rank);
+        return -1;
     }
     sa_desc d;
     int64_t *shape = d.shape, *strides = d.strides;
@@ -61,7 +78,7 @@ fast_view(ArrayObject *a, PyObject *const *items, Py_ssize_t nitems, PyObject **
             continue;
         }
         if (k == Py_Ellipsis) {
-            int m = ax + nd - used;
+            int m = ax + nd - (int)used;  /* used <= nd */
             for (; ax < m; ax++) {
                 shape[out_nd] = a->cshape[ax];
                 strides[out_nd++] = a->cstrides[ax];
