@@ -227,7 +227,10 @@ def __array__(self: Array, dtype: Any = None, copy: bool | None = None) -> np.nd
                 f"{np.dtype(dtype)} needs a copy"
             )
         return v.astype(dtype)
-    return v.copy() if copy else v
+    # Not the cached view itself but a new one of it: the caller may assign the result's
+    # .shape or .dtype, and this array's own view must not change with them
+    # (docs/reliability.md).
+    return v.copy() if copy else v.view()
 
 
 def __dask_tokenize__(self: Array) -> tuple:

@@ -135,7 +135,7 @@ def asarray(
         # The common conversion, no other argument to check: a whole C-contiguous aligned
         # native ndarray is viewed in C (_from_ndarray's first case).
         a = _view_ndarray(obj)
-        return a if a is not None else _from_ndarray(obj, copy)
+        return a if a is not None else _from_ndarray(np.ndarray.view(obj, np.ndarray), copy)
     if (
         type(obj) is Array
         and device is None
@@ -157,7 +157,10 @@ def asarray(
             return obj._pack(dtype)
         return obj.to_row_major() if copy else obj
     if isinstance(obj, np.ndarray):
-        arr = obj
+        # The array keeps a base-class view of obj, not obj: the caller may assign obj.shape,
+        # obj.dtype or obj.strides later, and the array must not change with them
+        # (docs/reliability.md); the view shares obj's memory and has its geometry of now.
+        arr = np.ndarray.view(obj, np.ndarray)
     elif isinstance(obj, np.generic):
         arr = np.asarray(obj)
     elif hasattr(obj, "__dlpack__") and not hasattr(obj, "__array_interface__"):

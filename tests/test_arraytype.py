@@ -379,11 +379,12 @@ def test_the_storage_object_is_made_on_demand_and_shared_by_views():
     w = v.mT[::-1]
     u = x._view((2,), (1,), 0)
     assert x._st is v._st is w._st is u._st
-    assert x._st.arr is src and x._st.nbuf == 12
+    # Not src itself but a view of it asarray made (src's shape and dtype stay the caller's).
+    assert x._st.arr is not src and np.shares_memory(x._st.arr, src) and x._st.nbuf == 12
     r = x + x  # a result, never viewed
     st0 = r._st
     assert r._st is st0 and st0.arr is r._npv and r[0]._st is st0
     y = sa.asarray(src)  # another array over the same memory: a storage of its own, as before
-    assert y._st is not x._st and y._st.arr is src
+    assert y._st is not x._st and y._st.arr is not x._st.arr and np.shares_memory(y._st.arr, src)
     f = x.mT * x.mT  # F order: a window of the result's memory
     assert f._st.arr.ndim == 1 and f._st.nbuf == 12 and np.shares_memory(f._st.arr, f._npv)

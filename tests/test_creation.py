@@ -366,3 +366,110 @@ def test_tril_triu_match_numpy_on_views(pair, k):
         return
     np.testing.assert_array_equal(np.asarray(sa.tril(pair.x, k=k)), np.tril(pair.ref, k))
     np.testing.assert_array_equal(np.asarray(sa.triu(pair.x, k=k)), np.triu(pair.ref, k))
+
+
+# -- the caller's ndarray after asarray: the array keeps a view of it of its own, so assigning
+# the ndarray's .shape, .dtype or .strides later (NumPy allows it) changes nothing the array
+# means, as it changes nothing in NumPy's own view taken at the same moment
+# (docs/reliability.md); the memory stays shared.
+def _set_shape(a):
+    a.shape = (2, 4)
+
+
+def _set_dtype(a):
+    a.dtype = np.complex128  # 8 float64 become 4 complex128: a view of 128 bytes of 64 if kept
+
+
+def _set_strides(a):
+    import warnings
+
+    a.shape = (4, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # NumPy 2.4 deprecates it
+        a.strides = (8, 32)
+
+
+def _made(kind, a):
+    """(array made from `a` at this moment, NumPy's own view of it made then)."""
+    if kind == "asarray":
+        return sa.asarray(a), a.view()
+    if kind == "asarray_copy_false":
+        return sa.asarray(a, copy=False), a.view()
+    if kind == "view":
+        return sa.asarray(a)[::-1], a.view()[::-1]
+    if kind == "reshape":
+        return sa.reshape(sa.asarray(a), (2, 4)), a.view().reshape(2, 4)
+    if kind == "round_trip":  # through __array__ and back
+        return sa.asarray(sa.asarray(a).__array__()), a.view()
+    if kind == "np_asarray_round_trip":  # np.asarray takes the buffer protocol
+        return sa.asarray(np.asarray(sa.asarray(a))), a.view()
+    if kind == "dunder_array":  # an ndarray given out by __array__, then changed
+        x = sa.asarray(a)
+        return x, x.__array__().view()
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize("change", [_set_shape, _set_dtype, _set_strides])
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "asarray",
+        "asarray_copy_false",
+        "view",
+        "reshape",
+        "round_trip",
+        "np_asarray_round_trip",
+        "dunder_array",
+    ],
+)
+def test_array_ignores_later_changes_to_the_callers_ndarray(kind, change):
+    a = np.arange(8.0)
+    x, ref = _made(kind, a)
+    victim = x.__array__() if kind == "dunder_array" else a
+    change(victim)
+    assert x.shape == ref.shape and x.strides == tuple(s // 8 for s in ref.strides)
+    np.testing.assert_array_equal(np.asarray(x), ref)
+    np.testing.assert_array_equal(np.asarray(x + 1.0), ref + 1.0)
+    np.testing.assert_array_equal(np.asarray(x[::-1]), ref[::-1])
+    assert np.asarray(x[::-1]).nbytes == ref.nbytes
+    assert np.shares_memory(np.asarray(x), ref)  # still a view of the caller's memory
+    x[...] = -1.0  # writes land in the 64 bytes of the caller's memory, nowhere else
+    np.testing.assert_array_equal(ref, np.full(ref.shape, -1.0))
+
+
+def test_strided_ndarray_changed_after_asarray():
+    # The Python path (a layout C does not take whole): reversed rows, contiguous last axis.
+    m = np.arange(16.0).reshape(4, 4)[::-1]
+    x = sa.asarray(m)
+    ref = m.view()
+    m.dtype = np.complex128  # shape (4, 2) now
+    assert x.shape == (4, 4)
+    np.testing.assert_array_equal(np.asarray(x), ref)
+    np.testing.assert_array_equal(np.asarray(x[:, ::-1] * 2.0), ref[:, ::-1] * 2.0)
+
+
+def test_subclass_ndarray_is_viewed_as_a_plain_one():
+    class Sub(np.ndarray):
+        pass
+
+    s = np.arange(6.0).view(Sub)
+    x = sa.asarray(s)
+    assert type(x.buffer) is np.ndarray and np.shares_memory(x.buffer, s)
+    s.shape = (2, 3)
+    assert x.shape == (6,)
+    np.testing.assert_array_equal(np.asarray(x), np.arange(6.0))
+
+
+@pytest.mark.parametrize("change", [_set_shape, _set_dtype])
+def test_views_ignore_later_changes_to_the_buffer_ndarray(change):
+    # x.buffer is the storage itself (views share it): assigning its shape or dtype must not
+    # change what views over it read, nor let a NumPy view reach past its 64 bytes. (x itself
+    # reads x.buffer as its NumPy view; docs/reliability.md says not to assign its attributes.)
+    x = sa.asarray(np.arange(8.0))
+    before = x[::-1]
+    change(x.buffer)
+    after = x[1::2]
+    np.testing.assert_array_equal(np.asarray(before), np.arange(8.0)[::-1])
+    assert np.asarray(before).nbytes == 64 and np.asarray(before).dtype == np.float64
+    np.testing.assert_array_equal(np.asarray(after), np.arange(1.0, 8.0, 2.0))
+    np.testing.assert_array_equal(np.asarray(after + 1.0), np.arange(2.0, 9.0, 2.0))

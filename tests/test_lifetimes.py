@@ -174,8 +174,13 @@ def test_random_view_chain_outlives_everything(data, dt, shape, seed, nops):
             v, ref = _step(data, v, ref)
         expected = ref.copy()
         del ref
-        wr = weakref.ref(owner)
-        del owner, x  # intermediate views were rebound away already
+        # The ndarray that owns the memory: asarray keeps a view of `owner` of its own (as
+        # owner.view() would, it refers to the memory's owner, not to a view in between).
+        root = owner
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        wr = weakref.ref(root)
+        del owner, x, root  # intermediate views were rebound away already
         assert wr() is not None
         _churn()
         np.testing.assert_array_equal(np.asarray(v), expected)

@@ -110,14 +110,18 @@ sa_array_np(ArrayObject *a)
         return NULL;
     }
     PyArrayObject *base = (PyArrayObject *)a->buf;
+    /* The element type is the array's registered dtype, not the storage's live one: whoever
+     * holds the storage ndarray (x.buffer) can assign its .dtype, and a view of another item
+     * size would reach beyond the memory (docs/reliability.md). Its data pointer cannot be
+     * assigned; nd <= SA_MAXDIM (the constructor's check). */
+    PyArray_Descr *descr = sa_descrs[a->code];
     npy_intp dims[SA_MAXDIM], bstrides[SA_MAXDIM];
-    npy_intp its = PyArray_ITEMSIZE(base);
+    npy_intp its = PyDataType_ELSIZE(descr);
     for (int k = 0; k < a->nd; k++) {
         dims[k] = (npy_intp)a->cshape[k];
         /* |stride| <= nbuf on every multiplied axis: the byte stride fits. */
         bstrides[k] = (a->cshape[k] > 1 && !(a->flags & SA_F_EMPTY)) ? a->cstrides[k] * its : 0;
     }
-    PyArray_Descr *descr = PyArray_DESCR(base);
     Py_INCREF(descr);
     PyObject *v = PyArray_NewFromDescr(
         &PyArray_Type, descr, a->nd, dims, bstrides, PyArray_BYTES(base) + a->corigin * its,
@@ -454,8 +458,9 @@ static PyMethodDef mod_methods[] = {
     {"_set_array_class", mod_set_array_class, METH_O, "Register stridedarray.Array."},
     {"_wrap", sa_wrap, METH_O,
      "_wrap(result): a NumPy result as an array (fresh C-contiguous ones in C)."},
-    {"_view_ndarray", sa_view_ndarray, METH_O,
-     "_view_ndarray(arr): an array over a whole C-contiguous aligned native ndarray, or None."},
+    {"_view_ndarray", sa_asarray_view, METH_O,
+     "_view_ndarray(arr): an array over a whole C-contiguous aligned native ndarray (through "
+     "a base-class view of it the array owns), or None."},
     {"_set_wrap_fallback", sa_set_wrap_fallback, METH_O,
      "Register the Python path of _wrap (results C does not take)."},
     {"_set_fpe", (PyCFunction)(void (*)(void))sa_set_fpe, METH_FASTCALL,

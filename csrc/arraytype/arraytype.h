@@ -76,6 +76,9 @@ extern PyTypeObject sa_StorageType;
  * 0, or -1 with the TypeError/ValueError that says why; and a new storage object over it. */
 int sa_storage_check(PyObject *arr);
 PyObject *sa_storage_new(PyObject *arr);
+/* A storage object over `arr`, checked before, with the element count recorded then (not
+ * read again: whoever holds the ndarray may have assigned its shape or dtype since). */
+PyObject *sa_storage_of(PyObject *arr, Py_ssize_t nbuf);
 extern PyTypeObject sa_ArrayBaseType;
 extern PyTypeObject *sa_array_class;            /* stridedarray.Array */
 extern PyObject *sa_dtypes[SA_NDTYPES];         /* the DType objects, by code */
@@ -240,6 +243,11 @@ sa_row_major_strides(int nd, const int64_t *shape, int64_t *strides)
 /* The FastPath type (fastcall.c) and its bodies (1: *out set, 0: take the Python fallback,
  * -1: an exception), in creation.c and reshape.c. */
 extern PyTypeObject sa_FastPathType;
+/* creation.c: an array over the whole of a caller's ndarray, through a base-class view of it
+ * the array owns; the same for Python's asarray (`_view_ndarray`: None where it does not
+ * apply). */
+PyObject *sa_asarray_ndarray(PyObject *arr, int code);
+PyObject *sa_asarray_view(PyObject *mod, PyObject *arr);
 int sa_fast_asarray(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
 int sa_fast_zeros(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
 int sa_fast_empty(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);

@@ -158,9 +158,9 @@ done:
 static void
 assert_invariant(const ArrayObject *a)
 {
+    /* The storage ndarray's own shape and flags are not compared: whoever holds it
+     * (x.buffer) may assign them after the check; what counts is nbuf, recorded then. */
     assert(a->nd >= 0 && a->nd <= SA_MAXDIM);
-    assert(PyArray_IS_C_CONTIGUOUS((PyArrayObject *)a->buf));
-    assert(a->nbuf == PyArray_SIZE((PyArrayObject *)a->buf));
     assert(a->storage == NULL || (((StorageObject *)a->storage)->arr == a->buf
                                   && ((StorageObject *)a->storage)->nbuf == a->nbuf));
     assert(a->shape == NULL || PyTuple_GET_SIZE(a->shape) == a->nd);
@@ -198,14 +198,16 @@ npv_matches(const ArrayObject *a, PyObject *npv)
     }
     PyArrayObject *v = (PyArrayObject *)npv;
     PyArrayObject *base = (PyArrayObject *)a->buf;
-    if (PyArray_NDIM(v) != a->nd || !PyArray_EquivTypes(PyArray_DESCR(v), PyArray_DESCR(base))
+    /* The array's registered dtype, not the storage's live one (see sa_array_np). */
+    PyArray_Descr *descr = sa_descrs[a->code];
+    if (PyArray_NDIM(v) != a->nd || !PyArray_EquivTypes(PyArray_DESCR(v), descr)
         || !PyArray_ISALIGNED(v)) {
         return 0;
     }
     if ((a->flags & SA_F_ALIASED || !PyArray_ISWRITEABLE(base)) && PyArray_ISWRITEABLE(v)) {
         return 0;
     }
-    int64_t its = PyArray_ITEMSIZE(base);
+    int64_t its = PyDataType_ELSIZE(descr);
     for (int k = 0; k < a->nd; k++) {
         if (PyArray_DIM(v, k) != a->cshape[k]) {
             return 0;
@@ -240,7 +242,8 @@ PyObject *
 sa_array_storage(ArrayObject *a)
 {
     if (a->storage == NULL) {
-        a->storage = sa_storage_new(a->buf);  /* checked when the array was made */
+        /* checked when the array was made; its element count as recorded then */
+        a->storage = sa_storage_of(a->buf, a->nbuf);
     }
     return a->storage;
 }
@@ -334,7 +337,7 @@ construct(PyObject *buf, Py_ssize_t nbuf_, PyObject *storage, PyObject *dtype, i
     /* Extents: exact values or flagged beyond int64 (`big`), negative ones refused. Can
      * NumPy and the C core hold the array (every extent in int64, at most 2**63-1 bytes)? */
     int flags = 0;
-    int64_t bytes = PyArray_ITEMSIZE((PyArrayObject *)buf);
+    int64_t bytes = PyDataType_ELSIZE(sa_descrs[code]);  /* the storage's is assignable */
     for (int k = 0; k < nd; k++) {
         int big = d->wide && d->big[k];
         if (big || (d->shape[k] && __builtin_mul_overflow(bytes, d->shape[k], &bytes))) {

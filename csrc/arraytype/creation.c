@@ -71,6 +71,23 @@ array_as_it_is(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObj
     return 1;
 }
 
+/* An array over the whole of the caller's ndarray `arr` (sa_whole_code gave `code`). Its
+ * storage and NumPy view are a base-class view of `arr` made here, not `arr`: the caller may
+ * later assign arr.shape, arr.dtype or arr.strides, and the array's meaning must not follow
+ * (docs/reliability.md). The view shares arr's memory (np.shares_memory, copy=False) and has
+ * its geometry of this moment, as NumPy's own `arr.view()` does. */
+PyObject *
+sa_asarray_ndarray(PyObject *arr, int code)
+{
+    PyObject *own = PyArray_View((PyArrayObject *)arr, NULL, &PyArray_Type);
+    if (own == NULL) {
+        return NULL;
+    }
+    PyObject *res = sa_make_c(own, code);
+    Py_DECREF(own);
+    return res;
+}
+
 int
 sa_fast_asarray(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
 {
@@ -81,8 +98,20 @@ sa_fast_asarray(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyOb
     if (code < 0) {
         return 0;
     }
-    *out = sa_make_c(args[0], code);
+    *out = sa_asarray_ndarray(args[0], code);
     return *out == NULL ? -1 : 1;
+}
+
+/* _view_ndarray(arr): asarray's common case from Python, an array over a whole ndarray it can
+ * view as it is (through sa_asarray_ndarray), else None. */
+PyObject *
+sa_asarray_view(PyObject *mod, PyObject *arr)
+{
+    int code = sa_whole_code(arr);
+    if (code < 0) {
+        Py_RETURN_NONE;
+    }
+    return sa_asarray_ndarray(arr, code);
 }
 
 /* zeros(shape) (zero = 1) or empty(shape) of the default float64. */

@@ -27,20 +27,26 @@ sa_storage_check(PyObject *arr)
 }
 
 PyObject *
-sa_storage_new(PyObject *arr)
+sa_storage_of(PyObject *arr, Py_ssize_t nbuf)
 {
-    if (sa_storage_check(arr) < 0) {
-        return NULL;
-    }
     StorageObject *s = PyObject_GC_New(StorageObject, &sa_StorageType);
     if (s == NULL) {
         return NULL;
     }
     s->arr = Py_NewRef(arr);
-    s->nbuf = PyArray_SIZE((PyArrayObject *)arr);
+    s->nbuf = nbuf;
     s->weaklist = NULL;
     PyObject_GC_Track(s);
     return (PyObject *)s;
+}
+
+PyObject *
+sa_storage_new(PyObject *arr)
+{
+    if (sa_storage_check(arr) < 0) {
+        return NULL;
+    }
+    return sa_storage_of(arr, PyArray_SIZE((PyArrayObject *)arr));
 }
 
 static PyObject *
