@@ -552,20 +552,72 @@ def from_dlpack(x: Any, /, *, device: Device | None = None, copy: bool | None = 
     return _from_ndarray(arr, copy=None)
 
 
+class _Producer:
+    """`x` as NumPy's from_dlpack sees it, keeping what x.__dlpack__() returned, so that an
+    import NumPy refuses can be explained by what was given."""
+
+    __slots__ = ("x", "returned")
+
+    def __init__(self, x: Any) -> None:
+        self.x = x
+        self.returned: list[Any] = []
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        cap = self.x.__dlpack__(*args, **kwargs)
+        self.returned.append(cap)
+        return cap
+
+    def __dlpack_device__(self) -> Any:
+        return self.x.__dlpack_device__()
+
+
+_CAPSULE_NAMES = ("dltensor", "dltensor_versioned")
+_USED_NAMES = ("used_dltensor", "used_dltensor_versioned")  # NumPy renames what it imports
+
+
+def _capsule_name(cap: Any) -> str | None:
+    """The name of a PyCapsule (None when it has none)."""
+    import ctypes
+
+    get_name = ctypes.pythonapi.PyCapsule_GetName
+    get_name.restype = ctypes.c_char_p
+    get_name.argtypes = [ctypes.py_object]
+    name = get_name(cap)
+    return None if name is None else name.decode("utf-8", "replace")
+
+
 def _import_dlpack(x: Any, copy: bool | None, func: str) -> np.ndarray:
-    """np.from_dlpack(x), with NumPy's capsule error put in terms of the argument."""
+    """np.from_dlpack(x), with NumPy's capsule error put in terms of the argument: what
+    x.__dlpack__() returned and what is accepted."""
+    producer = _Producer(x)
     try:
-        return np.from_dlpack(x, copy=copy)
+        return np.from_dlpack(producer, copy=copy)
     except ValueError as e:
-        if "PyCapsule" not in str(e):
+        if "PyCapsule" not in str(e) or not producer.returned:
             raise
-        # NumPy renames a capsule it imports ("used_dltensor"): a producer that hands out
-        # the same capsule twice gives one NumPy cannot open.
+        cap = producer.returned[-1]
+        what = f"{type(x).__name__}.__dlpack__()"
+        accepted = "a DLPack capsule is a PyCapsule named 'dltensor' or 'dltensor_versioned'"
+        if type(cap).__name__ != "PyCapsule":
+            raise ValueError(
+                f"{func}: {what} returned an object of type {type(cap).__name__}, not a "
+                f"DLPack capsule ({accepted})"
+            ) from None
+        name = _capsule_name(cap)
+        if name in _USED_NAMES:
+            # A producer that hands out the same capsule twice: the first import renamed it.
+            raise ValueError(
+                f"{func}: the capsule that {what} returned was consumed already (it is named "
+                f"{name!r}; a capsule can be imported once, so ask the producer for a new one)"
+            ) from None
+        if name not in _CAPSULE_NAMES:
+            raise ValueError(
+                f"{func}: {what} returned "
+                f"{'an unnamed capsule' if name is None else f'a capsule named {name!r}'}, "
+                f"not a DLPack capsule ({accepted})"
+            ) from None
         raise ValueError(
-            f"{func}: the capsule that {type(x).__name__}.__dlpack__() returned "
-            "is not an unused DLPack capsule (a capsule can be imported once; "
-            "it was probably consumed already, so ask the producer for a new "
-            f"one): {e}"
+            f"{func}: the capsule that {what} returned cannot be imported: {e}"
         ) from None
 
 

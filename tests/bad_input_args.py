@@ -157,8 +157,26 @@ for rid, call, exc, frag in [
     ("dlpack_device_huge_id", "x.__dlpack__(dl_device=(1, 2**70))", BufferError, "not supported"),
     ("dlpack_device_float", "x.__dlpack__(dl_device=(1.0, 0))", TypeError, "dl_device[0]"),
     ("dlpack_max_version_str", "x.__dlpack__(max_version='1.0')", TypeError, "max_version"),
-    ("dlpack_capsule_consumed_twice", "sa.from_dlpack(p)", ValueError, "consumed already"),
+    (
+        "dlpack_capsule_consumed_twice",
+        "sa.from_dlpack(p)",
+        ValueError,
+        "the capsule that P.__dlpack__() returned was consumed already (it is named "
+        "'used_dltensor'",
+    ),
     ("dlpack_capsule_consumed_asarray", "sa.asarray(p)", ValueError, "consumed already"),
+    (
+        "dlpack_not_a_capsule",
+        "sa.from_dlpack(P(42))",
+        ValueError,
+        "from_dlpack: P.__dlpack__() returned an object of type int, not a DLPack capsule",
+    ),
+    (
+        "dlpack_not_a_capsule_asarray",
+        "sa.asarray(P([1.0]))",
+        ValueError,
+        "asarray: P.__dlpack__() returned an object of type list, not a DLPack capsule",
+    ),
     ("shape_memoryview_2d_zeros", "sa.zeros(mv2)", TypeError, "2-d memoryview"),
     ("shape_memoryview_2d_reshape", "sa.reshape(x, mv2)", TypeError, "reshape: shape"),
     ("shape_memoryview_2d_broadcast", "sa.broadcast_to(x, mv2)", TypeError, "2-d memoryview"),
@@ -201,6 +219,13 @@ for rid, call, exc, frag in [
     ),
 ]:
     row(rid, SE, call, exc, frag)
+row(
+    "index_result_over_64_axes",
+    "X = sa.asarray(np.arange(30.0).reshape(2, 3, 5))",
+    "X[(slice(None),) * 3 + (None,) * 62]",
+    IndexError,
+    "number of dimensions must be within [0, 64], indexing result would have 65",
+)
 row(
     "dlpack_max_version_huge",
     "x = sa.ones(3)",

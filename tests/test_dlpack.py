@@ -69,3 +69,58 @@ def test_read_only_arrays_export_a_copy_to_legacy_consumers():
     cap = ro.__dlpack__()
     assert "dltensor" in repr(cap)
     np.testing.assert_array_equal(np.from_dlpack(ro), [1, 2, 3])
+
+
+class _Producer:
+    """A producer whose __dlpack__ returns `out`, whatever it is."""
+
+    def __init__(self, out):
+        self.out = out
+
+    def __dlpack__(self, **kwargs):
+        return self.out
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+def _capsule(name):
+    """A PyCapsule over 8 bytes (kept alive by the returned tuple) named `name` (bytes)."""
+    import ctypes
+
+    new = ctypes.pythonapi.PyCapsule_New
+    new.restype = ctypes.py_object
+    new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    mem = ctypes.create_string_buffer(8)
+    return new(ctypes.addressof(mem), name, None), mem
+
+
+@pytest.mark.parametrize("func", [sa.from_dlpack, sa.asarray])
+def test_from_dlpack_says_what_was_given(func):
+    name = func.__name__
+    accepted = r"a DLPack capsule is a PyCapsule named 'dltensor' or 'dltensor_versioned'"
+    for out, what in [(42, "an object of type int"), ("cap", "an object of type str")]:
+        with pytest.raises(
+            ValueError,
+            match=rf"^{name}: _Producer.__dlpack__\(\) returned {what}, "
+            rf"not a DLPack capsule \({accepted}\)$",
+        ):
+            func(_Producer(out))
+    cap, _mem = _capsule(b"not_dltensor")
+    with pytest.raises(
+        ValueError, match=r"returned a capsule named 'not_dltensor', not a DLPack"
+    ) as e:
+        func(_Producer(cap))
+    assert "consumed" not in str(e.value)
+    cap, _mem = _capsule(None)
+    with pytest.raises(ValueError, match=r"returned an unnamed capsule, not a DLPack capsule"):
+        func(_Producer(cap))
+    # A used capsule (NumPy renames the capsules it imports), of either DLPack version.
+    for kw, used in [({}, "used_dltensor"), ({"max_version": (1, 0)}, "used_dltensor_versioned")]:
+        cap = np.arange(3.0).__dlpack__(**kw)
+        np.from_dlpack(_Producer(cap))
+        with pytest.raises(
+            ValueError,
+            match=rf"was consumed already \(it is named '{used}'; .*ask the producer for a new one",
+        ):
+            func(_Producer(cap))
