@@ -288,3 +288,21 @@ def test_slices_keep_their_axis_in_the_rank_count():
     with pytest.raises(IndexError, match="would have 128"):
         y[(slice(None),) * 64 + (None,) * 64]
     assert y[(0,) * 64 + (None,) * 64].shape == (1,) * 64
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda m, a: m.reshape(a, (1,) * 65),
+        lambda m, a: m.expand_dims(a, axis=0),
+        lambda m, a: m.broadcast_to(a, (1,) * 65),
+        lambda m, a: m.zeros((1,) * 65),
+    ],
+    ids=["reshape", "expand_dims", "broadcast_to", "zeros"],
+)
+def test_other_routes_past_64_axes_raise_valueerror_as_numpy(make):
+    # The same limit on the routes that are not indexing: NumPy's ValueError, ours names it.
+    with pytest.raises(ValueError):
+        make(np, np.ones((1,) * 64))
+    with pytest.raises(ValueError, match="64 dimensions"):
+        make(sa, sa.reshape(sa.arange(1.0), (1,) * 64))
