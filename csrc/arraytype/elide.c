@@ -1,4 +1,4 @@
-/* Temporary elision for the operators (docs/array.md, "Temporary elision"): in `(a - m) / s`
+/* Temporary elision for the operators (docs/array.md, "What a call costs"): in `(a - m) / s`
  * the result of `a - m` is referenced by nothing but the interpreter's stack while it is
  * divided, so the quotient can be written into its memory instead of into a new array, as
  * NumPy does for its own arrays. On large arrays that saves an allocation and a pass through
