@@ -51,3 +51,40 @@ def test_arrays_kept_across_a_collection_stay_whole():
     gc.collect()
     for k, v in zip(range(1, 40, 2), views, strict=True):
         assert np.asarray(v).tolist() == np.arange(6.0)[k % 3 :: 2].tolist()
+
+
+def _count_finalized(cls: type, make) -> list[int]:
+    """Give `cls` a __del__ counting its calls; free 5 arrays made by `make`, three times
+    over (the later rounds made from freed ones); the counts after each round."""
+    calls: list[int] = []
+    cls.__del__ = lambda self: calls.append(1)  # type: ignore[attr-defined]
+    try:
+        counts = []
+        for _ in range(3):
+            held = [make() for _ in range(5)]
+            del held
+            counts.append(len(calls))
+        return counts
+    finally:
+        del cls.__del__  # type: ignore[attr-defined]
+
+
+def test_a_del_method_given_to_the_class_later_runs_for_every_freed_array():
+    _churn(20)  # the list holds freed arrays from before __del__ existed
+    assert _count_finalized(sa.Array, lambda: sa.zeros(3)) == [5, 10, 15]
+
+
+def test_a_del_method_on_a_registered_subclass_runs_for_every_freed_array():
+    from stridedarray._arraytype import _set_array_class
+
+    class Sub(sa.Array):
+        __slots__ = ()
+
+    _set_array_class(Sub)
+    try:
+        _churn(20)
+        assert type(sa.zeros(3)) is Sub
+        assert _count_finalized(Sub, lambda: sa.zeros(3)) == [5, 10, 15]
+    finally:
+        _set_array_class(sa.Array)
+    assert type(sa.zeros(3)) is sa.Array

@@ -467,6 +467,8 @@ static PyMethodDef mod_methods[] = {
      "Register NumPy's error-state ContextVar, the quiet states and their maker."},
     {"_elided", sa_elided_count, METH_NOARGS,
      "_elided(): how many operations so far wrote their result into a temporary operand."},
+    {"_elision_available", sa_elision_available, METH_NOARGS,
+     "_elision_available(): whether this build can tell a temporary operand (CPython 3.14+)."},
     {"_quiet_call", (PyCFunction)(void (*)(void))sa_quiet_call, METH_FASTCALL | METH_KEYWORDS,
      "_quiet_call(f, *args, **kwargs): a NumPy ufunc (or ufunc method) call under the quiet "
      "floating-point state."},

@@ -197,10 +197,12 @@ PyObject *sa_set_wrap_fallback(PyObject *mod, PyObject *func);
 PyObject *sa_wrap(PyObject *mod, PyObject *arr);
 PyObject *sa_view_ndarray(PyObject *mod, PyObject *arr);
 
-/* elide.c: may the array (the first operand) take the operation's result in place? */
+/* elide.c: may the array (the first operand) take the operation's result in place? Asked
+ * before the operator takes references of its own to its operands. */
 int sa_can_elide(ArrayObject *a, PyObject *other);
 void sa_note_elided(void);
 PyObject *sa_elided_count(PyObject *mod, PyObject *unused);
+PyObject *sa_elision_available(PyObject *mod, PyObject *unused);
 
 /* matmul.c */
 extern PyTypeObject sa_FastMatmulType;

@@ -4,128 +4,64 @@
  * NumPy does for its own arrays. On large arrays that saves an allocation and a pass through
  * memory the cache no longer holds.
  *
- * The operand may be reused only when nothing else can see it:
- * - the array object is referenced once, by its caller;
+ * A reference count of 1 never proves a temporary: C code may hold the only reference to an
+ * array it goes on using and call the operator with it borrowed (functools.partial's stored
+ * arguments, the tuple of `operator.add(*pair)`, itertools.starmap's tuples, a bound method's
+ * self, a dict value that collections.Counter.update adds to), and from CPython 3.14 a named
+ * local is pushed onto the stack without a reference of its own. The operand may be reused
+ * only when all of these hold:
+ * - the interpreter says the object is a temporary: it is referenced once, and that reference
+ *   is a strong one on the stack of the frame running (CPython 3.14's
+ *   PyUnstable_Object_IsUniqueReferencedTemporary, which looks at the stack itself);
+ * - no weak reference to it exists (a WeakValueDictionary can hand it out again);
  * - no view of it was ever made (its storage object was never created), and its memory is
  *   one C-contiguous ndarray that owns its data, is writable and is referenced only by the
- *   array itself (no NumPy view, memoryview or DLPack export handed out);
- * - the caller is the interpreter running the operator: a C extension may hold the only
- *   reference to an array it goes on using, and calls the operator with the same reference
- *   count. As NumPy does, the C call stack is walked: every frame between this library and
- *   CPython's evaluation loop must be in CPython itself (the operator dispatch, or a builtin
- *   such as sum() that drops its running value). Where that cannot be established (no glibc
- *   backtrace, symbols not found) nothing is elided.
+ *   array itself (no NumPy view, memoryview or DLPack export handed out).
+ * Before 3.14 the interpreter has no such test, and no rule built from the reference count and
+ * a walk of the C stack refuses every borrowed caller (a C function that tail-calls the
+ * operator leaves no frame to see), so nothing is elided there.
  * Only floating and complex operands of at least ELIDE_MIN_BYTES take it: their ufunc loops
- * never fail part way, and below that size the walk costs more than the allocation. */
+ * never fail part way, and below that size the allocation saved is not worth the test. */
 #include "arraytype.h"
 
-#include <string.h>
-
-#if defined(__GLIBC__)
-#include <dlfcn.h>
-#include <execinfo.h>
-#define SA_CAN_WALK_STACK 1
-#endif
+#include <stdatomic.h>
 
 #define ELIDE_MIN_BYTES (256 * 1024) /* NumPy's threshold, NPY_MIN_ELIDE_BYTES */
 
-static Py_ssize_t elided = 0; /* how many operations reused an operand: tests read it */
+/* How many operations reused an operand (tests read it). Atomic, so that it stays exact when
+ * threads run operators at once without the GIL (free-threaded CPython); it is the file's only
+ * state, so nothing here needs the GIL. */
+static atomic_llong elided = 0;
 
-#ifdef SA_CAN_WALK_STACK
-static int walk_state = 0;  /* 0 unknown, 1 ready, -1 unusable here */
-static void *python_base = NULL, *own_base = NULL;
-
+/* Is the interpreter's own test available, and does it call `a` a temporary? */
 static int
-walk_init(void)
+is_temporary(ArrayObject *a)
 {
-    Dl_info py, own;
-    if (!dladdr((void *)&PyNumber_Add, &py) || !dladdr((void *)&sa_elided_count, &own)
-        || py.dli_fbase == NULL || own.dli_fbase == NULL || py.dli_fbase == own.dli_fbase) {
-        return -1;
-    }
-    python_base = py.dli_fbase;
-    own_base = own.dli_fbase;
-    return 1;
-}
-
-/* Return addresses already classified, so that dladdr (a search of the symbol tables) runs
- * once per call site: frames of CPython or this module that are not the evaluation loop,
- * and frames inside the loop. A foreign frame ends the walk and is not kept. */
-#define KNOWN_MAX 128
-static void *known_through[KNOWN_MAX], *known_loop[KNOWN_MAX];
-static int n_through = 0, n_loop = 0;
-
-enum { FOREIGN, THROUGH, LOOP };
-
-static int
-classify(void *pc)
-{
-    for (int i = 0; i < n_loop; i++) {
-        if (known_loop[i] == pc) {
-            return LOOP;
-        }
-    }
-    for (int i = 0; i < n_through; i++) {
-        if (known_through[i] == pc) {
-            return THROUGH;
-        }
-    }
-    Dl_info info;
-    if (!dladdr(pc, &info)
-        || (info.dli_fbase != own_base && info.dli_fbase != python_base)) {
-        return FOREIGN;
-    }
-    if (info.dli_fbase == python_base && info.dli_sname != NULL
-        && strcmp(info.dli_sname, "_PyEval_EvalFrameDefault") == 0) {
-        if (n_loop < KNOWN_MAX) {
-            known_loop[n_loop++] = pc;
-        }
-        return LOOP;
-    }
-    if (n_through < KNOWN_MAX) {
-        known_through[n_through++] = pc;
-    }
-    return THROUGH;
-}
-
-/* Is every caller between here and CPython's evaluation loop CPython itself or this
- * module? (Called with the GIL held: the tables above need no lock.) */
-static int
-called_by_the_interpreter(void)
-{
-    if (walk_state == 0) {
-        walk_state = walk_init();
-    }
-    if (walk_state < 0) {
-        return 0;
-    }
-    void *frames[32];
-    int n = backtrace(frames, 32);
-    for (int i = 1; i < n; i++) {
-        int c = classify(frames[i]);
-        if (c != THROUGH) {
-            return c == LOOP;
-        }
-    }
-    return 0;
-}
+#if PY_VERSION_HEX >= 0x030E0000
+    return PyUnstable_Object_IsUniqueReferencedTemporary((PyObject *)a);
 #else
-static int
-called_by_the_interpreter(void)
-{
+    (void)a;
     return 0;
-}
 #endif
+}
+
+PyObject *
+sa_elision_available(PyObject *mod, PyObject *unused)
+{
+    return PyBool_FromLong(PY_VERSION_HEX >= 0x030E0000);
+}
 
 /* May `a` (the operation's first operand, dtype code `code`) receive the result of an
  * operation with `other` (an Array of the same dtype or a Python scalar)? The result has
- * a's dtype; it has a's shape when `other` broadcasts into it. */
+ * a's dtype; it has a's shape when `other` broadcasts into it. Called before the operator
+ * takes references of its own to its operands. */
 int
 sa_can_elide(ArrayObject *a, PyObject *other)
 {
-    if (Py_REFCNT(a) != 1 || a->storage != NULL || a->flags != 0
-        || a->corigin != 0 || (a->code != SA_FLOAT32 && a->code != SA_FLOAT64
-                               && a->code != SA_COMPLEX64 && a->code != SA_COMPLEX128)) {
+    if (PY_VERSION_HEX < 0x030E0000 || Py_REFCNT(a) != 1 || a->weaklist != NULL
+        || a->storage != NULL || a->flags != 0 || a->corigin != 0
+        || (a->code != SA_FLOAT32 && a->code != SA_FLOAT64 && a->code != SA_COMPLEX64
+            && a->code != SA_COMPLEX128)) {
         return 0;
     }
     PyObject *buf = a->buf;
@@ -157,17 +93,17 @@ sa_can_elide(ArrayObject *a, PyObject *other)
             }
         }
     }
-    return called_by_the_interpreter();
+    return is_temporary(a);
 }
 
 void
 sa_note_elided(void)
 {
-    elided++;
+    atomic_fetch_add_explicit(&elided, 1, memory_order_relaxed);
 }
 
 PyObject *
 sa_elided_count(PyObject *mod, PyObject *unused)
 {
-    return PyLong_FromSsize_t(elided);
+    return PyLong_FromLongLong(atomic_load_explicit(&elided, memory_order_relaxed));
 }

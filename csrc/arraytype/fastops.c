@@ -305,6 +305,13 @@ fastop_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject
     /* Judged before the operands hold references of their own. */
     int elide = op->elide && n == 2 && out_kwnames != NULL
                 && sa_can_elide((ArrayObject *)self_arr, args[1]);
+    /* The arguments are borrowed: the caller may be C code holding them borrowed in turn (a
+     * dict value collections.Counter.update adds to), and the ufunc call can run a gc
+     * callback or, with the GIL released, another thread that drops the last reference. A
+     * reference of our own to each keeps them alive until this call returns: the elided
+     * result is the operand itself, and the fallback takes the arguments after the call. */
+    PyObject *held[2] = {Py_NewRef(args[0]), n == 2 ? Py_NewRef(args[1]) : NULL};
+    args = held;
     PyObject *ops[2] = {NULL, NULL};
     PyObject *r = NULL;
     int rc = operand(self_arr, code, &ops[0]);
@@ -349,6 +356,8 @@ fastop_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject
 done:
     Py_XDECREF(ops[0]);
     Py_XDECREF(ops[1]);
+    Py_DECREF(held[0]);
+    Py_XDECREF(held[1]);
     return r;
 }
 

@@ -8,6 +8,13 @@
  * registered class is kept (a user's subclass may add state), up to FREELIST_MAX objects,
  * their references all released.
  *
+ * An object is kept only while its class has no finalizer (no tp_finalize or tp_del: a
+ * `__del__` assigned to the class at any time sets them, so this is asked at each free) and
+ * the collector's "finalized" bit is clear on it. That bit, set when a finalizer ran, stays
+ * with the memory: a reused object carrying it would never have its finalizer called again.
+ * So every kept object has it clear, and a class given a `__del__` later finalizes every
+ * array it frees.
+ *
  * Off in the sanitizer build, so that AddressSanitizer sees every array's memory freed and
  * reports any use after free, and in a free-threaded build, where the list would need a lock.
  */
@@ -52,7 +59,9 @@ sa_array_alloc(void)
 int
 sa_freelist_keep(ArrayObject *a)
 {
-    if (!reusable || nfree >= FREELIST_MAX || Py_TYPE(a) != sa_array_class) {
+    PyTypeObject *t = Py_TYPE(a);
+    if (!reusable || nfree >= FREELIST_MAX || t != sa_array_class || t->tp_finalize != NULL
+        || t->tp_del != NULL || PyObject_GC_IsFinalized((PyObject *)a)) {
         return 0;
     }
     freelist[nfree++] = a;

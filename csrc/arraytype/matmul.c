@@ -162,7 +162,7 @@ product(PyObject *x1, PyObject *x2, PyObject **out)
     char *data = PyArray_BYTES((PyArrayObject *)arr);
     int rc;
     /* The operands' descriptors and storage, and the policy struct, stay alive: the caller
-     * holds the operands and `owner` the struct. */
+     * (fastmatmul_vectorcall) holds references to the operands and `owner` the struct. */
     if (work >= pol->gil_release_min_work) {
         Py_BEGIN_ALLOW_THREADS
         rc = run_matmul(da, db, code, data, size, pol);
@@ -190,11 +190,18 @@ static PyObject *
 fastmatmul_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     if (kwnames == NULL && PyVectorcall_NARGS(nargsf) == 2 && run_matmul != NULL) {
+        /* The arguments are borrowed and may be borrowed by a C caller too; reading the
+         * policy runs Python code, and the product releases the GIL: a reference of our own
+         * keeps each operand, its descriptor and its memory alive until the call returns. */
+        PyObject *held[2] = {Py_NewRef(args[0]), Py_NewRef(args[1])};
         PyObject *r;
-        int rc = product(args[0], args[1], &r);
-        if (rc != 0) {
-            return rc > 0 ? r : NULL;
+        int rc = product(held[0], held[1], &r);
+        if (rc == 0) {
+            r = sa_fastcall_call_fallback(self, held, 2, NULL);
         }
+        Py_DECREF(held[0]);
+        Py_DECREF(held[1]);
+        return rc < 0 ? NULL : r;
     }
     return sa_fastcall_call_fallback(self, args, nargsf, kwnames);
 }
