@@ -98,4 +98,7 @@ __all__ = sorted(
     }
 )
 
+# Every public callable pickles by reference and copies to itself (docs/reliability.md).
+_bind.publish([_sys.modules[__name__], linalg, fft])
+
 del _bind, _dask, _dtypes, _sys

@@ -15,13 +15,15 @@ tests/test_import_graph.py keeps the two equal.
 
 from __future__ import annotations
 
+import importlib
 import types
+from collections.abc import Iterable
 from typing import Any
 
 from . import _basic_indexing, _elementwise, _indexing, _info, _matmul, _ndarray_methods
 from . import _numpy_dispatch as _nd
 from ._array import Array
-from ._arraytype import _set_getitem_fallback
+from ._arraytype import FastMatmul, FastOp, FastPath, _set_getitem_fallback
 
 __all__: list[str] = []
 
@@ -55,3 +57,48 @@ def install(package: types.ModuleType) -> None:
     # The array type's Python path for reading: C hands every key it does not do itself here.
     _set_getitem_fallback(_basic_indexing.getitem)
     _info.set_namespace(package)
+
+
+# The C callables that stand in for Python functions (csrc/arraytype/fastcall.c): their
+# `__module__` and `__qualname__` start as their Python function's and are set here.
+_FAST_TYPES = (FastOp, FastPath, FastMatmul)
+
+
+def _resolves(f: Any) -> bool:
+    """Whether `f.__module__` and `f.__qualname__` name `f` itself (what pickle checks)."""
+    try:
+        obj: Any = importlib.import_module(f.__module__)
+        for part in f.__qualname__.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError, TypeError):
+        return False
+    return obj is f
+
+
+def _needs_name(f: Any) -> bool:
+    return isinstance(f, _FAST_TYPES) or (isinstance(f, types.FunctionType) and not _resolves(f))
+
+
+def publish(namespaces: Iterable[types.ModuleType]) -> None:
+    """Give every public callable the name that pickle and copy resolve back to it.
+
+    A function of the namespace pickles by reference, as `__module__`.`__qualname__`: for the
+    C callables (FastOp, FastPath, FastMatmul) that is the public module and name where it is
+    first found in `namespaces` (`stridedarray.add`, as NumPy's ufuncs are `numpy.add`); a
+    Python function keeps its own when they already name it (its source stays findable) and
+    takes the public ones otherwise. Array's members that do not resolve become
+    `Array.<name>` of Array's module. docs/reliability.md states the rule.
+    """
+    named: set[int] = set()
+    for mod in namespaces:
+        for name in mod.__all__:
+            f = getattr(mod, name)
+            if id(f) in named or not _needs_name(f):
+                continue
+            f.__module__ = mod.__name__
+            f.__qualname__ = name
+            named.add(id(f))
+    for name, member in MEMBERS.items():
+        if id(member) not in named and _needs_name(member):
+            member.__module__ = Array.__module__
+            member.__qualname__ = f"Array.{name}"

@@ -9,6 +9,7 @@ set and returns what the planner and selector decided. See docs/matmul.md.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from math import prod
 from typing import Any
 
@@ -310,11 +311,13 @@ def imatmul_operator(x1: Array, x2: Any) -> Array:
     return x1
 
 
-class MatmulExplain:
+class MatmulExplain(Mapping[str, Any]):
     """What the planner and selector decided for one matmul (from the C core itself).
 
     Returned by `matmul_explain`; not created directly. ``str()`` (and ``print``) gives a
-    readable report, ``x[key]`` one fact, ``to_dict()`` all of them.
+    readable report, ``x[key]`` one fact, ``to_dict()`` all of them. It is a read-only
+    mapping: ``key in x``, ``len(x)``, ``keys()``, ``items()``, iteration, and ``==`` with a
+    dict of the same facts work as for a dict.
 
     The keys: ``role`` ("DOT", "GEVM", "GEMV" or "GEMM"), ``dtype`` (of the computation),
     ``lhs_shape``, ``rhs_shape``, ``out_shape``, ``M``, ``N``, ``K``, ``batch_shape``,
@@ -341,6 +344,8 @@ class MatmulExplain:
     ['blas', 'pack_blas', 'generic', 'reference']
     >>> e.to_dict()["flops"] == 2 * 2 * 3 * 5 * 4
     True
+    >>> "flops" in e, len(e) == len(e.to_dict()), e == e.to_dict()
+    (True, True, True)
     """
 
     __slots__ = ("_d",)
@@ -369,6 +374,14 @@ class MatmulExplain:
     def __getitem__(self, key: str) -> Any:
         """One fact of the report by key (KeyError for an unknown key)."""
         return self._d[key]
+
+    def __iter__(self) -> Iterator[str]:
+        """The keys, in the report's order."""
+        return iter(self._d)
+
+    def __len__(self) -> int:
+        """The number of facts."""
+        return len(self._d)
 
     def __repr__(self) -> str:
         """The report as ``MatmulExplain({...})``, every key and value."""

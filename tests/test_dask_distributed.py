@@ -95,3 +95,28 @@ def test_distributed_serialization_ships_the_payload_out_of_band():
     y = deserialize(header, frames)
     assert isinstance(y, sa.Array) and y.strides == x.strides
     np.testing.assert_array_equal(np.asarray(y), np.asarray(x))
+
+
+def test_documented_map_blocks_asarray_pattern_on_the_cluster(client):
+    # docs/scale-out.md: NumPy chunks become ours with `map_blocks(sa.asarray)`; the graph
+    # ships sa.asarray (a C callable) and the operations' functions to the worker processes,
+    # which needs them to pickle (by reference, docs/reliability.md)
+    rng = np.random.default_rng(3)
+    a_np = rng.standard_normal((8, 6, 6))
+    b_np = rng.standard_normal((6, 5))
+    a = da.from_array(a_np, chunks=(2, 6, 6)).map_blocks(sa.asarray)
+    b = da.from_array(b_np, chunks=(6, 5)).map_blocks(sa.asarray)
+    # the functions themselves travel too, as task arguments
+    exp = a.map_blocks(sa.exp)
+    summed = (a * 2 + 1).sum(axis=0)
+    prod = a @ b
+    got_exp, got_sum, got_prod = client.compute([exp, summed, prod], sync=True)
+    for got, want in (
+        (got_exp, np.exp(a_np)),
+        (got_sum, (a_np * 2 + 1).sum(axis=0)),
+        (got_prod, a_np @ b_np),
+    ):
+        assert isinstance(got, sa.Array)
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12, atol=1e-12)
+    (back,) = client.gather([client.submit(sa.add, sa.asarray([1.0]), 2.0, pure=False)])
+    assert np.asarray(back).tolist() == [3.0]

@@ -466,3 +466,28 @@ def test_explain_fields_and_str():
     assert d["mapped_strides"]["out"] == (105, 35)
     text = str(sa.matmul_explain(x1, x2))
     assert "GEMM" in text and "route" in text and "backends" in text
+
+
+def test_explain_is_a_read_only_mapping():
+    from collections.abc import Mapping
+
+    e = sa.matmul_explain(sa.ones((2, 3, 4)), sa.ones((4, 5)))
+    d = e.to_dict()
+    assert isinstance(e, Mapping)
+    # `in` looks keys up (it iterated with integer indices: KeyError: 0)
+    assert "flops" in e and "route" in e and "no such key" not in e and 0 not in e
+    assert len(e) == len(d) and list(e) == list(d) and list(e.keys()) == list(d.keys())
+    assert list(e.items()) == list(d.items()) and list(e.values()) == list(d.values())
+    assert e == d and d == e and e != {**d, "flops": -1} and e != {}
+    assert e.get("M") == 3 and e.get("no such key", 7) == 7
+    with pytest.raises(KeyError):
+        e["no such key"]
+    with pytest.raises(TypeError):
+        e["flops"] = 0  # type: ignore[index]
+    assert not hasattr(e, "pop") and not hasattr(e, "update")
+    # to_dict() is a copy: changing it changes nothing in the report
+    d["flops"] = -1
+    assert e["flops"] == 2 * 2 * 3 * 5 * 4
+    # the report's repr and printed form are unchanged
+    assert repr(e) == f"MatmulExplain({e.to_dict()!r})"
+    assert str(e).startswith("matmul (2, 3, 4) @ (4, 5) -> (2, 3, 5) (float64): GEMM")

@@ -165,6 +165,10 @@ typedef struct {
     PyObject *fallback;  /* the Python function: every call the C path does not take */
     PyObject *name;      /* its __name__ */
     vectorcallfunc vectorcall;
+    /* Where pickle finds it: the fallback's own until the package sets the public module
+     * and name (a str each, never NULL). */
+    PyObject *module;
+    PyObject *qualname;
 } FastCallHead;
 /* A new object of `type` (whose struct begins with a FastCallHead) around `fallback` (checked
  * callable), named as it is (or `default_name`), its own fields zeroed and not yet tracked by
@@ -179,6 +183,7 @@ void sa_fastcall_clear_head(FastCallHead *h);
 void sa_fastcall_dealloc(PyObject *self);  /* for a type with no fields beyond the head */
 extern PyMemberDef sa_fastcall_members[];
 extern PyGetSetDef sa_fastcall_getset[];
+extern PyMethodDef sa_fastcall_methods[];
 /* The slots every such type has; T: its struct, which begins with a FastCallHead. */
 #define SA_FASTCALL_SLOTS(T)                                                                  \
     .tp_basicsize = sizeof(T),                                                                \
@@ -186,7 +191,7 @@ extern PyGetSetDef sa_fastcall_getset[];
                 | Py_TPFLAGS_METHOD_DESCRIPTOR,                                               \
     .tp_call = PyVectorcall_Call, .tp_vectorcall_offset = offsetof(FastCallHead, vectorcall), \
     .tp_descr_get = sa_fastcall_descr_get, .tp_members = sa_fastcall_members,                 \
-    .tp_getset = sa_fastcall_getset
+    .tp_getset = sa_fastcall_getset, .tp_methods = sa_fastcall_methods
 
 /* fastops.c */
 extern PyTypeObject sa_FastOpType;

@@ -1,13 +1,35 @@
 /* What FastOp, FastPath and FastMatmul share: each is a C callable bound in place of a
  * Python function, which it keeps as its fallback for every call its C path does not take.
- * The fallback also gives it its name, `__doc__` and `__wrapped__` (so help() and
- * inspect.signature describe the Python function), and it binds as a method when it is a
- * class attribute (Array's operators), without a bound-method object on the fast calls
- * (Py_TPFLAGS_METHOD_DESCRIPTOR). Each type's struct begins with a FastCallHead and its
- * PyTypeObject with SA_FASTCALL_SLOTS (arraytype.h). */
+ * The fallback also gives it its name, `__doc__`, `__signature__` and `__wrapped__` (so
+ * help() and inspect.signature describe the Python function), and it binds as a method when
+ * it is a class attribute (Array's operators), without a bound-method object on the fast
+ * calls (Py_TPFLAGS_METHOD_DESCRIPTOR). Like a Python function it pickles by reference, as
+ * `__module__`.`__qualname__`, and copies to itself: the package sets those two to the public
+ * name (stridedarray/_bind.py, docs/reliability.md), so a namespace function travels to
+ * worker processes (multiprocessing, Dask). Each type's struct begins with a FastCallHead
+ * and its PyTypeObject with SA_FASTCALL_SLOTS (arraytype.h). */
 #include "arraytype.h"
 
 #include <string.h>
+
+/* obj.attr when it is a str, else `otherwise` as a str (NULL: a NULL result with no
+ * exception set); NULL with an exception on a memory error. */
+static PyObject *
+fastcall_str_attr(PyObject *obj, const char *attr, const char *otherwise)
+{
+    PyObject *v = PyObject_GetAttrString(obj, attr);
+    if (v != NULL && PyUnicode_Check(v)) {
+        return v;
+    }
+    Py_XDECREF(v);
+    if (v == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            return NULL;
+        }
+        PyErr_Clear();
+    }
+    return otherwise == NULL ? NULL : PyUnicode_FromString(otherwise);
+}
 
 PyObject *
 sa_fastcall_new(PyTypeObject *type, PyObject *fallback, const char *default_name,
@@ -25,17 +47,29 @@ sa_fastcall_new(PyTypeObject *type, PyObject *fallback, const char *default_name
     memset((char *)h + sizeof(FastCallHead), 0, (size_t)type->tp_basicsize - sizeof(FastCallHead));
     h->fallback = Py_NewRef(fallback);
     h->vectorcall = vectorcall;
-    h->name = PyObject_GetAttrString(fallback, "__name__");
+    h->name = NULL;
+    h->module = NULL;
+    h->qualname = NULL;
+    h->name = fastcall_str_attr(fallback, "__name__", default_name);
     if (h->name == NULL) {
-        PyErr_Clear();
-        h->name = PyUnicode_FromString(default_name);
-        if (h->name == NULL) {
-            Py_DECREF(h->fallback);
-            PyObject_GC_Del(h);
-            return NULL;
+        goto fail;
+    }
+    h->module = fastcall_str_attr(fallback, "__module__", "stridedarray");
+    if (h->module == NULL) {
+        goto fail;
+    }
+    h->qualname = fastcall_str_attr(fallback, "__qualname__", NULL);
+    if (h->qualname == NULL) {
+        if (PyErr_Occurred()) {
+            goto fail;
         }
+        h->qualname = Py_NewRef(h->name);
     }
     return (PyObject *)h;
+fail:
+    sa_fastcall_clear_head(h);
+    PyObject_GC_Del(h);
+    return NULL;
 }
 
 PyObject *
@@ -60,6 +94,8 @@ sa_fastcall_traverse(PyObject *self, visitproc visit, void *arg)
     FastCallHead *h = (FastCallHead *)self;
     Py_VISIT(h->fallback);
     Py_VISIT(h->name);
+    Py_VISIT(h->module);
+    Py_VISIT(h->qualname);
     return 0;
 }
 
@@ -68,6 +104,8 @@ sa_fastcall_clear_head(FastCallHead *h)
 {
     Py_CLEAR(h->fallback);
     Py_CLEAR(h->name);
+    Py_CLEAR(h->module);
+    Py_CLEAR(h->qualname);
 }
 
 void
@@ -84,6 +122,58 @@ fastcall_get_doc(PyObject *self, void *closure)
     return PyObject_GetAttrString(((FastCallHead *)self)->fallback, "__doc__");
 }
 
+/* The fallback's signature, so inspect.signature reads it without following __wrapped__;
+ * None (inspect's "no signature") when the fallback has none it can read. */
+static PyObject *
+fastcall_get_signature(PyObject *self, void *closure)
+{
+    PyObject *inspect = PyImport_ImportModule("inspect");
+    if (inspect == NULL) {
+        return NULL;
+    }
+    PyObject *sig =
+        PyObject_CallMethod(inspect, "signature", "O", ((FastCallHead *)self)->fallback);
+    Py_DECREF(inspect);
+    if (sig == NULL && (PyErr_ExceptionMatches(PyExc_ValueError)
+                        || PyErr_ExceptionMatches(PyExc_TypeError))) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    return sig;
+}
+
+/* `__module__` and `__qualname__`: the name pickle and copy resolve, settable to a str (the
+ * package sets the public one, stridedarray/_bind.py). The offset of the field is the
+ * closure. */
+static PyObject *
+fastcall_get_str(PyObject *self, void *closure)
+{
+    return Py_NewRef(*(PyObject **)((char *)self + (size_t)closure));
+}
+
+static int
+fastcall_set_str(PyObject *self, PyObject *value, void *closure)
+{
+    if (value == NULL || !PyUnicode_Check(value)) {
+        PyErr_Format(PyExc_TypeError, "%s must be set to a str, not %.80s",
+                     closure == (void *)offsetof(FastCallHead, module) ? "__module__"
+                                                                         : "__qualname__",
+                     value == NULL ? "deleted" : Py_TYPE(value)->tp_name);
+        return -1;
+    }
+    Py_SETREF(*(PyObject **)((char *)self + (size_t)closure), Py_NewRef(value));
+    return 0;
+}
+
+/* Pickled by reference, as a function is: the name that `__module__` resolves to this object
+ * (pickle checks it does, and raises PicklingError otherwise). copy.copy and copy.deepcopy
+ * return the object itself for such a name. */
+static PyObject *
+fastcall_reduce(PyObject *self, PyObject *unused)
+{
+    return Py_NewRef(((FastCallHead *)self)->qualname);
+}
+
 PyMemberDef sa_fastcall_members[] = {
     {"__name__", T_OBJECT, offsetof(FastCallHead, name), READONLY},
     {"__wrapped__", T_OBJECT, offsetof(FastCallHead, fallback), READONLY},
@@ -92,6 +182,16 @@ PyMemberDef sa_fastcall_members[] = {
 
 PyGetSetDef sa_fastcall_getset[] = {
     {"__doc__", fastcall_get_doc, NULL, NULL, NULL},
+    {"__signature__", fastcall_get_signature, NULL, NULL, NULL},
+    {"__module__", fastcall_get_str, fastcall_set_str, NULL,
+     (void *)offsetof(FastCallHead, module)},
+    {"__qualname__", fastcall_get_str, fastcall_set_str, NULL,
+     (void *)offsetof(FastCallHead, qualname)},
+    {NULL},
+};
+
+PyMethodDef sa_fastcall_methods[] = {
+    {"__reduce__", fastcall_reduce, METH_NOARGS, NULL},
     {NULL},
 };
 
