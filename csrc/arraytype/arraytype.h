@@ -200,7 +200,6 @@ PyObject *sa_set_fpe(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 PyObject *sa_quiet_call(PyObject *mod, PyObject *const *args, size_t nargsf, PyObject *kwnames);
 PyObject *sa_set_wrap_fallback(PyObject *mod, PyObject *func);
 PyObject *sa_wrap(PyObject *mod, PyObject *arr);
-PyObject *sa_view_ndarray(PyObject *mod, PyObject *arr);
 
 /* elide.c: may the array (the first operand) take the operation's result in place? Asked
  * before the operator takes references of its own to its operands. */

@@ -60,17 +60,6 @@ sa_wrap_result(PyObject *r)
     return PyObject_CallOneArg(wrap_fallback, r);
 }
 
-/* asarray's common case: an array over a whole ndarray it can view as it is, else None. */
-PyObject *
-sa_view_ndarray(PyObject *mod, PyObject *arr)
-{
-    int code = sa_whole_code(arr);
-    if (code < 0) {
-        Py_RETURN_NONE;
-    }
-    return sa_make_c(arr, code);
-}
-
 /* The quiet floating-point state, two ways.
  *
  * Setting NumPy's error-state variable in the caller's context and resetting it afterwards
