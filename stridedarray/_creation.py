@@ -75,11 +75,12 @@ def asarray(
         (``bytes``, ``bytearray``, ``memoryview``, ``array.array``) or a DLPack producer (a
         CPU tensor of another library) is wrapped without a copy; read-only memory gives a
         read-only array. Python scalars and nested sequences of them are copied.
-    dtype : DType or Python type, optional
+    dtype : DType, optional
         The result's dtype. None: the source's, or for Python values the default of their
-        kind (bool, int64, float64, complex128). Python's ``bool``, ``int``, ``float`` and
-        ``complex`` stand for the default dtype of their kind. Another dtype than the
-        source's converts, which copies.
+        kind (bool, int64, float64, complex128). A NumPy dtype or scalar type, a dtype name or
+        Python's ``bool``, ``int``, ``float`` and ``complex`` name one too
+        (:doc:`/dtypes`, "What names a dtype"). Another dtype than the source's converts,
+        which copies.
     device : optional
         None or the CPU device, the only one.
     copy : bool, optional

@@ -10,24 +10,37 @@ import numpy as np
 
 from . import _dtypes
 from ._array import CPU_DEVICE, Array, Device
-from ._dtypes import KIND_OF, DType, promote, promote_standard, scalar_dtype
+from ._dtypes import (
+    KIND_OF,
+    DType,
+    as_dtype,
+    dtype_named,
+    promote,
+    promote_standard,
+    scalar_dtype,
+)
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
 
 def _dtype_of(arg: Any, name: str) -> DType:
-    if isinstance(arg, DType):
-        return arg
+    """The dtype of an Array, or the dtype a dtype argument names (_dtypes.as_dtype's rule)."""
     if isinstance(arg, Array):
         return arg.dtype
-    raise TypeError(f"{name} must be a stridedarray dtype or Array, got {type(arg).__name__}")
+    d = dtype_named(arg)
+    if d is None:
+        raise TypeError(
+            f"{name} must be an Array or name a supported dtype: {_dtypes.ACCEPTED}; "
+            f"got {_dtypes.refused(arg)}"
+        )
+    return d
 
 
 def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Device | None = None) -> Array:
     """Cast `x` to `dtype` (the C core casts while packing); `copy=False` may return `x`."""
     if not isinstance(x, Array):
         raise TypeError(f"x must be a stridedarray.Array, got {type(x).__name__}")
-    dtype = _dtypes.as_dtype(dtype)
+    dtype = as_dtype(dtype)
     if device is not None and device != CPU_DEVICE:
         raise ValueError(f"device must be None or {CPU_DEVICE!r}, got {device!r}")
     if not copy and dtype is x.dtype:
@@ -45,8 +58,7 @@ def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Device | Non
 def can_cast(from_: DType | Array, to: DType, /) -> builtins.bool:
     """True when `from_` promotes to `to` under the standard's promotion table."""
     f = _dtype_of(from_, "from_")
-    if not isinstance(to, DType):
-        raise TypeError(f"to must be a stridedarray dtype, got {to!r}")
+    to = as_dtype(to, "to")
     # Only the standard's own table: cross-kind casts (int -> float, bool -> int) are not
     # promotions it defines, so they are False here even though `promote` gives NumPy's
     # answer for them (NumPy's can_cast calls some of them "safe").
@@ -118,23 +130,30 @@ def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> builti
         members = KIND_OF.get(kind)
         if members is not None:
             return dtype in members
-    if not isinstance(dtype, DType):
-        raise TypeError(f"dtype must be a stridedarray dtype, got {dtype!r}")
+    dtype = as_dtype(dtype)
     kinds = kind if isinstance(kind, tuple) else (kind,)
     for k in kinds:
-        if isinstance(k, DType):
-            if k is dtype:
-                return True
-        elif isinstance(k, str):
-            members = KIND_OF.get(k)
-            if members is None:
-                raise ValueError(
-                    f"kind: unknown dtype category {k!r}; expected one of {sorted(KIND_OF)}"
-                )
+        # A string is a category name first (the standard's); one that is not names a dtype
+        # ("float32") by the rule of every dtype argument. The two sets of names share only
+        # "bool", which means the same in both.
+        members = KIND_OF.get(k) if isinstance(k, str) else None
+        if members is not None:
             if dtype in members:
                 return True
-        else:
-            raise TypeError(f"kind must be a dtype, a category name or a tuple of them, got {k!r}")
+            continue
+        d = dtype_named(k)
+        if d is None:
+            if isinstance(k, str):
+                raise ValueError(
+                    f"kind: {_dtypes.refused(k)} is neither a dtype category "
+                    f"({', '.join(sorted(KIND_OF))}) nor a name of a supported dtype"
+                )
+            raise TypeError(
+                f"kind must be a dtype category name, or name a supported dtype "
+                f"({_dtypes.ACCEPTED}), or be a tuple of them; got {_dtypes.refused(k)}"
+            )
+        if d is dtype:
+            return True
     return False
 
 
@@ -156,10 +175,12 @@ def result_type(*arrays_and_dtypes: Array | DType | builtins.bool | int | float 
             dts.append(_dtypes.from_numpy_dtype(np.asarray(a).dtype))
         elif isinstance(a, (builtins.bool, int, float, complex)):
             scalars.append(a)
+        elif (d := dtype_named(a)) is not None:  # np.dtype("float32"), "float32", np.float32
+            dts.append(d)
         else:
             raise TypeError(
-                f"result_type: arguments must be arrays, dtypes, Python or NumPy "
-                f"scalars, got {type(a).__name__}"
+                f"result_type: arguments must be arrays, Python or NumPy scalars, or name a "
+                f"supported dtype ({_dtypes.ACCEPTED}); got {_dtypes.refused(a)}"
             )
     if not dts:
         raise ValueError("result_type needs at least one array or dtype")

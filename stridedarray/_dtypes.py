@@ -43,6 +43,9 @@ __all__ = [
     "scalar_np",
     "scalar_operand",
     "as_dtype",
+    "dtype_named",
+    "refused",
+    "ACCEPTED",
     "INTEGERS_AS_FLOAT64",
 ]
 
@@ -154,20 +157,63 @@ _BY_NP = {d.np: d for d in DTYPES}
 # Python's own types as dtype arguments (`zeros(3, dtype=bool)`, as SciPy writes it): NumPy,
 # PyTorch and JAX all take them as the default dtype of their kind, and so do we.
 _OF_PYTHON_TYPE = {builtins.bool: "bool", int: "int64", float: "float64", complex: "complex128"}
+ACCEPTED = (
+    "a stridedarray dtype (stridedarray.float64), a NumPy dtype or scalar type of one "
+    "(numpy.dtype('float64'), numpy.float64), a name NumPy gives one ('float64', 'f8'), "
+    "or one of Python's bool, int, float, complex"
+)
+
+
+def dtype_named(dtype: object) -> DType | None:
+    """Which of our dtypes `dtype` names (docs/dtypes.md, "What names a dtype"), or None."""
+    if isinstance(dtype, DType):
+        return dtype
+    if isinstance(dtype, type):
+        name = _OF_PYTHON_TYPE.get(dtype)
+        if name is not None:
+            return _BY_NAME[name]
+        if not issubclass(dtype, np.generic):
+            return None
+    elif not isinstance(dtype, str | np.dtype):
+        # Nothing else: np.dtype() would also read a `.dtype` attribute, a list of fields, ...
+        return None
+    try:
+        npdt = np.dtype(dtype)
+    except (TypeError, ValueError):
+        return None
+    # A native dtype of ours only: a non-native byte order (">f8") or a structured, object,
+    # float16 or datetime dtype is not one of ours; _BY_NP keys are the native dtypes.
+    return _BY_NP.get(npdt) if npdt.fields is None else None
 
 
 def as_dtype(dtype: object, what: str = "dtype") -> DType:
-    """A dtype argument as one of ours: our dtypes as they are, Python's bool, int, float and
-    complex as the default dtype of their kind; TypeError naming `what` for anything else."""
-    if isinstance(dtype, DType):
+    """A dtype argument as one of ours, by the one rule every function taking a dtype uses
+    (docs/dtypes.md, "What names a dtype"); TypeError naming `what` for anything else."""
+    if dtype.__class__ is DType:
         return dtype
-    name = _OF_PYTHON_TYPE.get(dtype) if isinstance(dtype, type) else None
-    if name is None:
-        raise TypeError(
-            f"{what} must be a stridedarray dtype (e.g. stridedarray.float64) or "
-            f"one of Python's bool, int, float, complex, got {dtype!r}"
-        )
-    return _BY_NAME[name]
+    d = dtype_named(dtype)
+    if d is None:
+        raise TypeError(f"{what} must name a supported dtype: {ACCEPTED}; got {refused(dtype)}")
+    return d
+
+
+def refused(dtype: object) -> str:
+    """What the refusal message says the argument was, with why where NumPy knows the dtype."""
+    npdt = None
+    if isinstance(dtype, np.dtype):
+        npdt = dtype
+    elif isinstance(dtype, str) or (isinstance(dtype, type) and issubclass(dtype, np.generic)):
+        try:
+            npdt = np.dtype(dtype)
+        except (TypeError, ValueError):
+            pass
+    if npdt is None:
+        return repr(dtype)
+    if not npdt.isnative:
+        why = "a non-native byte order; arrays are stored in the native one"
+    else:
+        why = f"not one of the supported dtypes ({', '.join(d.name for d in DTYPES)})"
+    return f"{dtype!r} (NumPy's {npdt}: {why})"
 
 
 bool = _BY_NAME["bool"]  # noqa: A001 - the standard names it so

@@ -180,9 +180,8 @@ def _freq_dtype(dtype: DType | None, device: object, name: str) -> DType:
         raise ValueError(f"fft.{name}: device must be None or {CPU_DEVICE!r}, got {device!r}")
     if dtype is None:
         return _dtypes.float64
-    if isinstance(dtype, type):  # Python's float (or another of its types): see as_dtype
-        dtype = _dtypes.as_dtype(dtype, f"fft.{name}: dtype")
-    if not isinstance(dtype, DType) or dtype.kind != "f":
+    dtype = _dtypes.as_dtype(dtype, f"fft.{name}: dtype")
+    if dtype.kind != "f":
         raise TypeError(f"fft.{name}: dtype must be a real floating-point dtype, got {dtype!r}")
     return dtype
 

@@ -412,8 +412,10 @@ for rid, call, frag in [
         "broadcast_to: shape[0] must be",
     ),
     ("shape_int_broadcast_to", "sa.broadcast_to(sa.ones(1), 2)", "shape must be"),
-    ("dtype_str_zeros", "sa.zeros(2, dtype='float64')", "dtype must be"),
-    ("dtype_numpy_asarray", "sa.asarray([1], dtype=np.float64)", "dtype must be"),
+    ("dtype_str_zeros", "sa.zeros(2, dtype='float16')", "dtype must name a supported dtype"),
+    ("dtype_numpy_asarray", "sa.asarray([1], dtype=np.float16)", "dtype must name a supported"),
+    ("dtype_object_asarray", "sa.asarray([1], dtype=object)", "dtype must name a supported"),
+    ("dtype_unknown_name_ones", "sa.ones(2, dtype='float65')", "'float65'"),
 ]:
     row(rid, "", call, TypeError, frag)
 row("rank_65_zeros", "", "sa.zeros((1,) * 65)", ValueError, "64 dimensions")
@@ -793,7 +795,7 @@ for rid, call, exc, frag in [
         TypeError,
         "complex",
     ),
-    ("astype_not_dtype", "sa.astype(x, 'float32')", TypeError, "dtype"),
+    ("astype_not_dtype", "sa.astype(x, 'float16')", TypeError, "dtype"),
     (
         "policy_force_unknown",
         "sa.matmul_policy(force='fast').__enter__()",

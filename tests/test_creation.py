@@ -71,7 +71,7 @@ def test_asarray_python_defaults_and_nesting():
     with pytest.raises(TypeError):
         sa.asarray("abc")
     with pytest.raises(TypeError, match="dtype"):
-        sa.asarray([1], dtype="int8")
+        sa.asarray([1], dtype="int4")
 
 
 def test_asarray_buffer_protocol_shares_memory():
