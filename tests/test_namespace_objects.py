@@ -114,6 +114,15 @@ def test_c_callables_carry_their_python_functions_identity(name):
     assert f.__signature__ == inspect.signature(py)
 
 
+@pytest.mark.parametrize(
+    "name", sorted(n for n, f in PUBLIC.items() if isinstance(f, _FAST)), ids=str
+)
+def test_c_callables_repr_names_them(name):
+    # as a builtin's does (repr(len) is "<built-in function len>"): logs and engines that
+    # print a function (Cubed's error messages) say which one it is
+    assert repr(PUBLIC[name]) == f"<built-in function {name}>"
+
+
 def test_namespace_names_are_the_public_ones():
     assert (sa.add.__module__, sa.add.__qualname__) == ("stridedarray", "add")
     assert (sa.asarray.__module__, sa.asarray.__qualname__) == ("stridedarray", "asarray")

@@ -178,6 +178,7 @@ PyObject *sa_fastcall_new(PyTypeObject *type, PyObject *fallback, const char *de
 PyObject *sa_fastcall_call_fallback(PyObject *self, PyObject *const *args, size_t nargsf,
                                     PyObject *kwnames);
 PyObject *sa_fastcall_descr_get(PyObject *self, PyObject *obj, PyObject *type);
+PyObject *sa_fastcall_repr(PyObject *self);
 int sa_fastcall_traverse(PyObject *self, visitproc visit, void *arg);
 void sa_fastcall_clear_head(FastCallHead *h);
 void sa_fastcall_dealloc(PyObject *self);  /* for a type with no fields beyond the head */
@@ -190,8 +191,8 @@ extern PyMethodDef sa_fastcall_methods[];
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL           \
                 | Py_TPFLAGS_METHOD_DESCRIPTOR,                                               \
     .tp_call = PyVectorcall_Call, .tp_vectorcall_offset = offsetof(FastCallHead, vectorcall), \
-    .tp_descr_get = sa_fastcall_descr_get, .tp_members = sa_fastcall_members,                 \
-    .tp_getset = sa_fastcall_getset, .tp_methods = sa_fastcall_methods
+    .tp_descr_get = sa_fastcall_descr_get, .tp_repr = sa_fastcall_repr,                       \
+    .tp_members = sa_fastcall_members, .tp_getset = sa_fastcall_getset, .tp_methods = sa_fastcall_methods
 
 /* fastops.c */
 extern PyTypeObject sa_FastOpType;

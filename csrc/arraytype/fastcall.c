@@ -79,6 +79,15 @@ sa_fastcall_call_fallback(PyObject *self, PyObject *const *args, size_t nargsf,
     return PyObject_Vectorcall(((FastCallHead *)self)->fallback, args, nargsf, kwnames);
 }
 
+/* Named as a function written in C is: <built-in function stridedarray.add>, so a log or an
+ * error message that prints one says which function it is. */
+PyObject *
+sa_fastcall_repr(PyObject *self)
+{
+    FastCallHead *h = (FastCallHead *)self;
+    return PyUnicode_FromFormat("<built-in function %U.%U>", h->module, h->qualname);
+}
+
 PyObject *
 sa_fastcall_descr_get(PyObject *self, PyObject *obj, PyObject *type)
 {
