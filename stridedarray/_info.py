@@ -100,15 +100,38 @@ def __array_namespace_info__() -> Info:
 _NAMESPACES: dict[str, types.ModuleType] = {}
 
 
-def _as_list(func: Any) -> Any:
-    """`func` returning a list of its tuple result: sequences of arrays were lists before
-    2025.12."""
+def _versioned(version: str, name: str) -> Any:
+    """The function `name` of the namespace of `version`: what an older namespace's own
+    functions unpickle to, so that they travel to other processes as the package's do."""
+    return getattr(namespace_for(version), name)
 
-    @functools.wraps(func)  # keeps the signature (inspect follows __wrapped__)
-    def f(*args: Any, **kwargs: Any) -> Any:
-        return list(func(*args, **kwargs))
 
-    return f
+class _OlderFunction:
+    """A function of an older version's namespace (`namespace_for`): `func`, or, for the
+    sequences of arrays that were lists before 2025.12, `func` returning a list; it pickles by
+    reference to the same function of that version's namespace and copies to itself."""
+
+    __slots__ = ("__dict__", "_func", "_name", "_to_list", "_version")
+
+    def __init__(self, version: str, func: Any, to_list: bool) -> None:
+        functools.update_wrapper(self, func)  # name, doc, and the signature via __wrapped__
+        self._func, self._name, self._to_list, self._version = func, func.__name__, to_list, version
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        r = self._func(*args, **kwargs)
+        return list(r) if self._to_list else r
+
+    def __repr__(self) -> str:
+        return f"<function {self._name} of stridedarray as Array API {self._version} sees it>"
+
+    def __reduce__(self) -> tuple[Any, tuple[str, str]]:
+        return _versioned, (self._version, self._name)
+
+    def __copy__(self) -> Any:
+        return self
+
+    def __deepcopy__(self, memo: Any) -> Any:
+        return self
 
 
 # Every published version of the standard, as NumPy and array-api-strict accept them. One
@@ -148,12 +171,15 @@ def namespace_for(version: str | None) -> types.ModuleType:
                 if not k.startswith("__") or k == "__version__"
             }
         )
-        info = Info(version)
         setattr(ns, "__array_api_version__", version)  # noqa: B010  (a module's own names)
-        setattr(ns, "__array_namespace_info__", lambda: info)  # noqa: B010
+        info = Info(version)
+        info_of_version = functools.update_wrapper(
+            lambda: info, vars(stridedarray)["__array_namespace_info__"]
+        )  # its name, doc and signature; it pickles as _OlderFunction's name
+        ns.__array_namespace_info__ = _OlderFunction(version, info_of_version, to_list=False)
         if version < "2025.12":
             for name in ("meshgrid", "broadcast_arrays"):
-                setattr(ns, name, _as_list(getattr(stridedarray, name)))
+                setattr(ns, name, _OlderFunction(version, getattr(stridedarray, name), True))
         _NAMESPACES[version] = ns
     return ns
 

@@ -240,3 +240,23 @@ def test_partial_of_a_c_callable_runs_in_a_spawned_process():
         (prod,) = pool.starmap(_square_via, [(sa.matmul, sa.asarray([[1.0, 2.0], [3.0, 4.0]]))])
     np.testing.assert_array_equal(np.asarray(got), np.array([11.0, 22.0, 33.0]))
     np.testing.assert_array_equal(np.asarray(prod), np.array([[7.0, 10.0], [15.0, 22.0]]))
+
+
+@pytest.mark.parametrize("version", ["2021.12", "2022.12", "2023.12", "2024.12"])
+def test_older_namespaces_functions_pickle_and_copy_to_themselves(version):
+    # an older version's namespace has functions of its own (its inspection object, and list
+    # results before 2025.12); code written for it hands them to other processes too
+    ns = sa.ones(1).__array_namespace__(api_version=version)
+    for name in ("__array_namespace_info__", "meshgrid", "broadcast_arrays"):
+        f = getattr(ns, name)
+        for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+            assert pickle.loads(pickle.dumps(f, protocol)) is f
+        assert copy.copy(f) is f and copy.deepcopy(f) is f
+        assert f.__name__ == name and f.__doc__ == getattr(sa, name).__doc__
+        assert inspect.signature(f) == inspect.signature(getattr(sa, name))
+    # and they still answer as that version does
+    assert ns.__array_namespace_info__() is ns.__array_namespace_info__()
+    a, b = ns.broadcast_arrays(sa.ones((2, 1)), sa.ones(3))
+    assert type(ns.broadcast_arrays(a, b)) is list and a.shape == b.shape == (2, 3)
+    x, y = ns.meshgrid(sa.arange(2), sa.arange(3))
+    np.testing.assert_array_equal(np.asarray(x), np.meshgrid(np.arange(2), np.arange(3))[0])
