@@ -176,7 +176,8 @@ def namespace_for(version: str | None) -> types.ModuleType:
         info_of_version = functools.update_wrapper(
             lambda: info, vars(stridedarray)["__array_namespace_info__"]
         )  # its name, doc and signature; it pickles as _OlderFunction's name
-        ns.__array_namespace_info__ = _OlderFunction(version, info_of_version, to_list=False)
+        older_info = _OlderFunction(version, info_of_version, to_list=False)
+        setattr(ns, "__array_namespace_info__", older_info)  # noqa: B010
         if version < "2025.12":
             for name in ("meshgrid", "broadcast_arrays"):
                 setattr(ns, name, _OlderFunction(version, getattr(stridedarray, name), True))
