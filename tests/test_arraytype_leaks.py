@@ -21,6 +21,10 @@ from stridedarray._array import _make, _Storage
 from stridedarray._arraytype import FastMatmul, FastOp, _make_c, _quiet_call, _wrap
 from stridedarray._diagnostics import c_alloc_stats
 
+# Process-wide measurements (traced memory, RSS, the C core's allocation counters): another
+# thread's calls in the loop would show as growth.
+pytestmark = pytest.mark.thread_unsafe(reason="measures process-wide memory over a loop")
+
 BASE = np.arange(64.0)
 ST = _Storage(BASE)
 X = sa.reshape(sa.asarray(BASE), (4, 4, 4))
