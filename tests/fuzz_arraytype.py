@@ -304,6 +304,13 @@ def show(text: str) -> None:
 
 
 def describe(obj: Any) -> str:
+    try:
+        return _describe(obj)
+    except Exception as e:
+        return f"<{type(obj).__name__}, not printable: {e}>"
+
+
+def _describe(obj: Any) -> str:
     if isinstance(obj, _Interface):
         return f"<__array_interface__ {obj._iface!r}>"
     if isinstance(obj, memoryview):
@@ -511,7 +518,8 @@ def target_asarray(data: bytes) -> None:
     fn = sa.from_dlpack if fdp.ConsumeIntInRange(0, 3) == 0 else sa.asarray
     if fn is sa.from_dlpack:
         kwargs.pop("dtype", None)
-    show(f"{fn.__name__}({describe(obj)}, **{kwargs!r})")
+    if VERBOSE:  # describing is not free, and repr can fail (array.array("u") of bad code points)
+        show(f"{fn.__name__}({describe(obj)}, **{kwargs!r})")
     try:
         got = fn(obj, **kwargs)
     except ALLOWED:
