@@ -29,6 +29,12 @@ Environment switch:
         tools/sanitize counts them. Such an extension only loads with the ASan runtime preloaded
         (LD_PRELOAD=$(gcc -print-file-name=libasan.so)); tools/sanitize does all of this in a
         scratch virtual environment.
+    STRIDEDARRAY_FUZZ=1       with STRIDEDARRAY_SANITIZE=1 and CC=clang, as tools/fuzz builds
+        it and nothing else does: the sanitizer build above plus `-fsanitize=fuzzer-no-link`, so
+        that libFuzzer (in atheris) sees the C code's edges and comparisons, and without OpenMP
+        (the sources build serially without it; Clang's OpenMP runtime is not needed). It loads
+        with atheris's `asan_with_fuzzer.so` preloaded, an ASan+UBSan+libFuzzer runtime of its
+        own, instead of GCC's libasan.
 """
 
 import os
@@ -60,6 +66,13 @@ SANITIZE_COMPILE = [
     "-DSA_SANITIZE_BUILD",
 ]
 SANITIZE_LINK = [SANITIZES, "-fopenmp"]
+FUZZ = SANITIZE and os.environ.get("STRIDEDARRAY_FUZZ", "") == "1"
+if FUZZ:
+    SANITIZE_COMPILE = [
+        f"{SANITIZES},fuzzer-no-link",
+        *(f for f in SANITIZE_COMPILE[1:] if f != "-fno-var-tracking-assignments"),  # GCC's
+    ]
+    SANITIZE_LINK = [f"{SANITIZES},fuzzer-no-link"]
 
 # -O3: the generic kernels are written for it (docs/install.md has the -O2/-O3 measurements).
 # -g0: no debug information (it was 6 MB of an 8.8 MB extension). -fwrapv: the interpreter's
@@ -69,7 +82,7 @@ SANITIZE_LINK = [SANITIZES, "-fopenmp"]
 # -fopenmp: the generic kernel, the BLAS batches and the packs split large work over threads
 # (csrc/sa_threads.c); it links GCC's OpenMP runtime, libgomp, which a wheel carries
 # (auditwheel repair copies it in under a name of its own).
-OPENMP = ["-fopenmp"]
+OPENMP = [] if FUZZ else ["-fopenmp"]
 COMPILE_FLAGS = ["-O3", "-g0", "-DNDEBUG", "-fwrapv", "-fvisibility=hidden", *OPENMP]
 LINK_FLAGS = ["-Wl,--strip-all", *OPENMP]
 

@@ -200,8 +200,44 @@ def asarray(
 _NUMBER = (bool, int, float, complex, np.bool_, np.number)
 
 
+class _InterfaceOf:
+    """Hands NumPy the one `__array_interface__` dict that `_checked_interface` looked at."""
+
+    def __init__(self, iface: dict) -> None:
+        self.__array_interface__ = iface
+
+
+def _checked_interface(obj: Any) -> Any:
+    """`obj`, or, when its `__array_interface__` gives the memory as a buffer object (`data`
+    not a pointer tuple), a stand-in with that same dict once its extent is checked to fit in
+    the buffer: NumPy makes such a view without that check (shape `()`, typestr `'<f8'` and
+    6 bytes of data give an array reading 2 bytes past the buffer)."""
+    iface = getattr(obj, "__array_interface__", None)
+    if not isinstance(iface, dict) or iface.get("data") is None:
+        return obj
+    data = iface["data"]
+    if isinstance(data, tuple):
+        return obj  # a raw pointer: its size is the producer's word
+    stand_in = _InterfaceOf(iface)
+    try:
+        view, buf = np.asarray(stand_in), np.frombuffer(data, np.uint8)
+    except Exception:
+        return stand_in  # NumPy refuses it again, in the caller's error handling
+    if view.size:
+        lo, hi = np.lib.array_utils.byte_bounds(view)
+        start = buf.ctypes.data
+        if lo < start or hi > start + buf.size:
+            raise ValueError(
+                f"asarray: obj's __array_interface__ describes {view.dtype} elements of shape "
+                f"{view.shape} at byte {lo - start} to {hi - start} of its data buffer, which "
+                f"holds {buf.size} bytes; give a shape, strides and offset that fit the buffer"
+            )
+    return stand_in
+
+
 def _from_python(obj: Any, dtype: DType | None) -> np.ndarray:
     """A fresh ndarray from a Python scalar or nested sequence, with the standard's defaults."""
+    obj = _checked_interface(obj)
     default = _default_dtype_for(obj)
     target = dtype or default
     try:

@@ -88,6 +88,34 @@ def test_asarray_buffer_protocol_shares_memory():
     assert d.dtype is sa.float64 and list(np.asarray(d)) == [1.0, 2.0]
 
 
+class _Interface:
+    def __init__(self, iface):
+        self.__array_interface__ = iface
+
+
+@pytest.mark.parametrize("make", [bytes, bytearray, memoryview])
+@pytest.mark.parametrize(
+    ("shape", "typestr", "extra"),
+    [((), "<f8", {}), ((2,), "<i4", {}), ((4,), "<u2", {}), ((1,), "|u1", {"offset": 6})],
+)
+def test_asarray_of_an_array_interface_larger_than_its_buffer(make, shape, typestr, extra):
+    # Found by tools/fuzz (asarray target): NumPy views 8 bytes of a 6-byte `data` buffer;
+    # reading the array ran past the buffer under AddressSanitizer.
+    buf = make(bytearray(b"\x01" * 6))
+    obj = _Interface({"shape": shape, "typestr": typestr, "version": 3, "data": buf, **extra})
+    with pytest.raises(ValueError, match="holds 6 bytes"):
+        sa.asarray(obj)
+    assert bytes(buf) == b"\x01" * 6
+
+
+def test_asarray_of_an_array_interface_that_fits_its_buffer():
+    buf = bytearray(np.arange(3, dtype="<i2").tobytes())
+    obj = _Interface({"shape": (1,), "typestr": "<i2", "version": 3, "data": buf, "offset": 4})
+    assert np.asarray(sa.asarray(obj)).tolist() == np.asarray(obj).tolist() == [2]
+    obj = _Interface({"shape": (3,), "typestr": "<i2", "version": 3, "data": bytes(buf)})
+    np.testing.assert_array_equal(np.asarray(sa.asarray(obj)), np.asarray(obj))
+
+
 def test_asarray_from_a_dlpack_producer():
     class Producer:  # DLPack only, no buffer protocol or array interface
         def __init__(self, a):
