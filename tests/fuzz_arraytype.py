@@ -26,7 +26,8 @@ The fuzzer's bytes are decoded with `atheris.FuzzedDataProvider`. An exception o
 kind (`ALLOWED`) is a refusal and fine; a crash, a sanitizer report, any other exception or a
 value that differs from NumPy's is a finding: atheris stops and saves the input.
 
-Keys are kept to at most `STRIDEDARRAY_FUZZ_MAX_AXES` (default 64, NumPy's limit) result axes.
+Keys make up to `STRIDEDARRAY_FUZZ_MAX_AXES` (default 128) result axes, past the 64-axis limit, so
+that the refusal of too many axes is fuzzed too.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ PICKLE_ALLOWED = ALLOWED + (
     LookupError,  # a mutated codec name in a protocol 0-2 pickle of bytes
     RecursionError,
 )
-MAX_AXES = int(os.environ.get("STRIDEDARRAY_FUZZ_MAX_AXES", "64"))
+MAX_AXES = int(os.environ.get("STRIDEDARRAY_FUZZ_MAX_AXES", "128"))
 
 EDGE_INTS = [
     0, 1, -1, 2, -2, 3, 5, -5, 7, 2**31 - 1, 2**31, 2**32 + 1, 2**62, 2**63 - 2, 2**63 - 1,
