@@ -15,13 +15,39 @@
 
 #include "sa_kernels.h"
 
-#if defined(__x86_64__) || defined(__i386__)
+/* The kernels are written on GCC/Clang vector extensions (a vector type, element-wise
+ * arithmetic on it, lane subscripts). A compiler without them (MSVC) gets the scalar path: the
+ * same templates with a one-element "vector" that is the element type itself, so every vector
+ * loop becomes a plain scalar loop, the baseline target only and no run-time choice
+ * (docs/install.md, "Platforms and ports"). -DSA_GENERIC_SCALAR forces that path on GCC or
+ * Clang, which is how it is tested (tools/generic-scalar-check). */
+#if !defined(__GNUC__) && !defined(SA_GENERIC_SCALAR)
+#define SA_GENERIC_SCALAR 1
+#endif
+
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(SA_GENERIC_SCALAR)
 #define SA_X86 1
 #include <immintrin.h>
 #endif
 
-#if !defined(__GNUC__)
-#error "the generic kernels use GCC/Clang vector extensions"
+/* The vector type of element type T and VB bytes, and lane l of a vector v. */
+#if defined(SA_GENERIC_SCALAR)
+#define SA_VEC_TYPEDEF(T, VB, name) typedef T name
+#define SA_VEC_NR(T, VB) ((int64_t)1)
+#define SA_LANE(v, l) (v)
+#else
+#define SA_VEC_TYPEDEF(T, VB, name) typedef T name __attribute__((vector_size(VB)))
+#define SA_VEC_NR(T, VB) ((int64_t)((VB) / (int)sizeof(T)))
+#define SA_LANE(v, l) (v)[l]
+#endif
+
+/* Inlining hints; only GCC and Clang spell them this way, other compilers choose alone. */
+#if defined(__GNUC__)
+#define SA_ALWAYS_INLINE __attribute__((always_inline))
+#define SA_NOINLINE __attribute__((noinline))
+#else
+#define SA_ALWAYS_INLINE
+#define SA_NOINLINE
 #endif
 
 #define SA_CAT2_(a, b) a##_##b

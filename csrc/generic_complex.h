@@ -11,8 +11,8 @@
  * recovery is a slow library call.
  */
 
-typedef SA_R SA_FN(vec) __attribute__((vector_size(SA_VB)));
-#define SA_NR ((int64_t)(SA_VB / (int)sizeof(SA_R)))
+SA_VEC_TYPEDEF(SA_R, SA_VB, SA_FN(vec));
+#define SA_NR SA_VEC_NR(SA_R, SA_VB)
 
 /* Panels of w rows (SA_MRC, then 4, 2, 1); the panel at row r holds, for each k, w real parts
  * then w imaginary parts at dst[2*(r*kc + k*w)]. */
@@ -59,11 +59,11 @@ SA_ATTR void SA_FN(store)(const SA_FN(vec) *re, const SA_FN(vec) *im, int64_t w,
         for (int64_t l = 0; l < n; ++l) {
             SA_R *p = c + 2 * (i * rs + l * cs);
             if (accumulate) {
-                p[0] += re[i][l];
-                p[1] += im[i][l];
+                p[0] += SA_LANE(re[i], l);
+                p[1] += SA_LANE(im[i], l);
             } else {
-                p[0] = re[i][l];
-                p[1] = im[i][l];
+                p[0] = SA_LANE(re[i], l);
+                p[1] = SA_LANE(im[i], l);
             }
         }
 }
@@ -147,8 +147,8 @@ SA_KATTR int SA_FN(gemv)(const sa_contraction *g, int64_t count, const SA_R *a,
             }
             SA_R tr = 0, ti = 0;
             for (int64_t l = 0; l < SA_NR; ++l) {
-                tr += sr0[l] - sr1[l];
-                ti += si0[l] + si1[l];
+                tr += SA_LANE(sr0, l) - SA_LANE(sr1, l);
+                ti += SA_LANE(si0, l) + SA_LANE(si1, l);
             }
             ct[2 * i * g->c_row] = tr;
             ct[2 * i * g->c_row + 1] = ti;

@@ -27,8 +27,8 @@
  * would waste the vector.
  */
 
-typedef SA_U SA_FN(vec) __attribute__((vector_size(SA_VB)));
-#define SA_NR ((int64_t)(SA_VB / (int)sizeof(SA_U)))
+SA_VEC_TYPEDEF(SA_U, SA_VB, SA_FN(vec));
+#define SA_NR SA_VEC_NR(SA_U, SA_VB)
 
 /* Load/store one vector from possibly unaligned memory of either signedness. */
 SA_ATTR SA_FN(vec) SA_FN(loadu)(const void *p)
@@ -250,7 +250,9 @@ SA_ATTR int SA_FN(fits32_strided)(const SA_T *a, int64_t M, int64_t K, int64_t a
 /* Lanes in reverse order (one permute instruction). */
 SA_ATTR SA_FN(vec) SA_FN(reverse)(SA_FN(vec) v)
 {
-#if defined(__clang__)
+#if defined(SA_GENERIC_SCALAR)
+    return v; /* one lane */
+#elif defined(__clang__)
     SA_FN(vec) r;
     for (int64_t l = 0; l < SA_NR; ++l) r[l] = v[SA_NR - 1 - l];
     return r;
@@ -404,7 +406,7 @@ SA_ATTR void SA_FN(tile)(int64_t w, int64_t kc, const SA_U *ap, const SA_U *bp, 
 SA_ATTR SA_U SA_FN(hsum)(SA_FN(vec) v)
 {
     SA_U s = 0;
-    for (int64_t l = 0; l < SA_NR; ++l) s += v[l];
+    for (int64_t l = 0; l < SA_NR; ++l) s += SA_LANE(v, l);
     return s;
 }
 
@@ -569,7 +571,7 @@ SA_KATTR int SA_FN(gemv)(const sa_contraction *g, int64_t count, const SA_T *a,
  * or a run of items sharing one, is packed once). A is packed the same way when the first two
  * items share it (a broadcast lhs), and otherwise read in place through its strides. Kept out
  * of line so that its tile loops get the registers to themselves. */
-SA_KATTR __attribute__((noinline)) int SA_FN(gemm_small)(const sa_contraction *g, int64_t count, const SA_T *a,
+SA_KATTR SA_NOINLINE int SA_FN(gemm_small)(const sa_contraction *g, int64_t count, const SA_T *a,
                               const int64_t *a_off, int64_t da, const SA_T *b,
                               const int64_t *b_off, int64_t db, SA_T *c, const int64_t *c_off,
                               int64_t dc)

@@ -24,7 +24,7 @@
 #ifdef SA_SANITIZE_BUILD
 #define SA_ATTR static inline SA_TGT
 #else
-#define SA_ATTR static inline __attribute__((always_inline)) SA_TGT
+#define SA_ATTR static inline SA_ALWAYS_INLINE SA_TGT
 #endif
 #define SA_KATTR static SA_TGT
 #define SA_FN(x) SA_CAT3(x, SA_PRE, SA_SUF)

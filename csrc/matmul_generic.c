@@ -18,12 +18,12 @@
 
 static const sa_generic_entry *sa_generic_pick(void)
 {
-#if defined(SA_GENERIC_TARGET) && (defined(__x86_64__) || defined(__i386__))
+#if defined(SA_GENERIC_TARGET) && defined(SA_X86)
     /* Build-time override so the narrower targets can be tested on an AVX-512 machine
      * (-DSA_GENERIC_TARGET=1 for AVX2, 2 for the baseline). */
     return SA_GENERIC_TARGET == 1 ? sa_generic_table_avx2 : sa_generic_table_base;
 #endif
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(SA_X86) /* (not in the scalar build, generic_common.h) */
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
         __builtin_cpu_supports("fma"))

@@ -109,9 +109,12 @@ static inline uint64_t sa_f2uint64(double x)
 /* The copy loops are built for AVX2 and AVX-512 too, picked at load time by the CPU (GCC's
  * function multiversioning): a reversed run is loads plus lane shuffles, twice or four times
  * as wide there as in the baseline SSE2 build. No compiler flag is involved. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
-/* (Not under ThreadSanitizer: an instrumented ifunc resolver runs before TSan's runtime is
- * ready and crashes the program; tools/tsan/run checks the baseline copy loops.) */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__ELF__) &&     \
+    !defined(__SANITIZE_THREAD__)
+/* (Only on ELF: target_clones dispatches through an ifunc, which Windows' PE format lacks, so
+ * MinGW-w64 builds the baseline loops; docs/install.md. Not under ThreadSanitizer: an
+ * instrumented ifunc resolver runs before TSan's runtime is ready and crashes the program;
+ * tools/tsan/run checks the baseline copy loops.) */
 #define SA_PACK_TARGETS __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define SA_PACK_TARGETS
