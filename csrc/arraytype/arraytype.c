@@ -102,8 +102,9 @@ array_readonly_c(const ArrayObject *a)
 PyObject *
 sa_array_np(ArrayObject *a)
 {
-    if (a->npv != NULL) {
-        return Py_NewRef(a->npv);
+    PyObject *known = SA_LAZY_LOAD(a->npv);
+    if (known != NULL) {
+        return Py_NewRef(known);
     }
     if (a->flags & SA_F_HUGE) {
         raise_too_large(a);
@@ -133,8 +134,8 @@ sa_array_np(ArrayObject *a)
         Py_DECREF(v);
         return NULL;
     }
-    a->npv = Py_NewRef(v);
-    return v;
+    /* another thread may have made one meanwhile: theirs is kept (sa_lazy_publish) */
+    return Py_NewRef(sa_lazy_publish(&a->npv, v));
 }
 
 static PyObject *
@@ -170,7 +171,8 @@ array_get_origin(ArrayObject *a, void *closure)
 static PyObject *
 array_get_npv(ArrayObject *a, void *closure)
 {
-    return Py_NewRef(a->npv != NULL ? a->npv : Py_None);
+    PyObject *v = SA_LAZY_LOAD(a->npv);
+    return Py_NewRef(v != NULL ? v : Py_None);
 }
 
 static PyObject *
@@ -193,7 +195,7 @@ sa_array_cdesc(ArrayObject *a)
         raise_too_large(a);
         return NULL;
     }
-    sa_array *d = a->cdesc;
+    sa_array *d = SA_LAZY_LOAD(a->cdesc);
     if (d == NULL) {
         d = PyMem_Calloc(1, sizeof(sa_array));
         if (d == NULL) {
@@ -209,7 +211,12 @@ sa_array_cdesc(ArrayObject *a)
             d->shape[k] = a->cshape[k];
             d->strides[k] = a->cstrides[k];
         }
-        a->cdesc = d;
+        /* published once, like the lazy objects (arraytype.h): a loser frees its copy */
+        sa_array *seen = NULL;
+        if (!SA_LAZY_CAS(a->cdesc, &seen, d)) {
+            PyMem_Free(d);
+            d = seen;
+        }
     }
     return d;
 }
@@ -218,8 +225,9 @@ sa_array_cdesc(ArrayObject *a)
 static PyObject *
 array_get_c(ArrayObject *a, void *closure)
 {
-    if (a->cd != NULL) {
-        return Py_NewRef(a->cd);
+    PyObject *known = SA_LAZY_LOAD(a->cd);
+    if (known != NULL) {
+        return Py_NewRef(known);
     }
     if (cffi_cast == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "stridedarray._arraytype: cffi is not registered");
@@ -238,8 +246,7 @@ array_get_c(ArrayObject *a, void *closure)
     if (p == NULL) {
         return NULL;
     }
-    a->cd = Py_NewRef(p);
-    return p;
+    return Py_NewRef(sa_lazy_publish(&a->cd, p));
 }
 
 static PyObject *

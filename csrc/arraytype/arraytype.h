@@ -64,6 +64,38 @@ typedef struct {
     int64_t inl[2 * SA_INLINE_DIMS];
 } ArrayObject;
 
+/* Fields of an array filled on first use (storage, shape, strides, origin, npv, cd, cdesc):
+ * each goes once from NULL to its final value, kept until the array is freed, so a value read
+ * from one stays valid while the reader holds the array (docs/array.md, "Free-threaded
+ * CPython"). Two threads may build one at once: the first to publish wins and the other drops
+ * its own and takes the winner's. With the GIL a plain check-and-store is atomic (nothing in
+ * it runs Python code); without it, a C11 compare-and-swap. SA_LAZY_CAS(field, &seen, v):
+ * 1 when `v` was stored, else 0 with `seen` set to the value found. */
+#ifdef Py_GIL_DISABLED
+#include <stdatomic.h>
+#define SA_LAZY_LOAD(field) \
+    atomic_load_explicit((_Atomic(__typeof__(field)) *)&(field), memory_order_acquire)
+#define SA_LAZY_CAS(field, seen, v) \
+    atomic_compare_exchange_strong((_Atomic(__typeof__(field)) *)&(field), (seen), (v))
+#else
+#define SA_LAZY_LOAD(field) (field)
+#define SA_LAZY_CAS(field, seen, v) \
+    ((field) == *(seen) ? ((field) = (v), 1) : (*(seen) = (field), 0))
+#endif
+
+/* Publish `v` (a new reference, or NULL with an exception) into the lazy field `*field`:
+ * returns the field's value (borrowed from the array), `v` or the one published first. */
+static inline PyObject *
+sa_lazy_publish(PyObject **field, PyObject *v)
+{
+    PyObject *seen = NULL;
+    if (v != NULL && !SA_LAZY_CAS(*field, &seen, v)) {
+        Py_DECREF(v);
+        return seen;
+    }
+    return v;
+}
+
 /* freelist.c: a new array of the registered class, every field zero, tracked (a freed one
  * when some are kept); its dealloc's last step: 1 when it kept `a` instead of freeing it. The
  * class is judged once, when registered. */

@@ -237,42 +237,38 @@ int_tuple(int n, const int64_t *v)
 }
 
 /* The descriptor's tuples, made from the C fields the first time they are asked for when the
- * descriptor was built in C (which holds them exactly: see SA_F_INEXACT). Borrowed. */
+ * descriptor was built in C (which holds them exactly: see SA_F_INEXACT). Borrowed: published
+ * once (sa_lazy_publish), so two threads asking at once get one object and nothing leaks. */
 PyObject *
 sa_array_storage(ArrayObject *a)
 {
-    if (a->storage == NULL) {
+    PyObject *st = SA_LAZY_LOAD(a->storage);
+    if (st == NULL) {
         /* checked when the array was made; its element count as recorded then */
-        a->storage = sa_storage_of(a->buf, a->nbuf);
+        st = sa_lazy_publish(&a->storage, sa_storage_of(a->buf, a->nbuf));
     }
-    return a->storage;
+    return st;
 }
 
 PyObject *
 sa_array_shape(ArrayObject *a)
 {
-    if (a->shape == NULL) {
-        a->shape = int_tuple(a->nd, a->cshape);
-    }
-    return a->shape;
+    PyObject *t = SA_LAZY_LOAD(a->shape);
+    return t != NULL ? t : sa_lazy_publish(&a->shape, int_tuple(a->nd, a->cshape));
 }
 
 PyObject *
 sa_array_strides(ArrayObject *a)
 {
-    if (a->strides == NULL) {
-        a->strides = int_tuple(a->nd, a->cstrides);
-    }
-    return a->strides;
+    PyObject *t = SA_LAZY_LOAD(a->strides);
+    return t != NULL ? t : sa_lazy_publish(&a->strides, int_tuple(a->nd, a->cstrides));
 }
 
 PyObject *
 sa_array_origin(ArrayObject *a)
 {
-    if (a->origin == NULL) {
-        a->origin = PyLong_FromLongLong(a->corigin);
-    }
-    return a->origin;
+    PyObject *o = SA_LAZY_LOAD(a->origin);
+    return o != NULL ? o : sa_lazy_publish(&a->origin, PyLong_FromLongLong(a->corigin));
 }
 
 /* 0 when a descriptor of `nd` axes fits sa_desc and sa_array (SA_MAXDIM entries each), else
