@@ -96,6 +96,20 @@ sa_lazy_publish(PyObject **field, PyObject *v)
     return v;
 }
 
+/* PyDict_GetItemRef (3.13): a new reference, so another thread's deletion from the dict cannot
+ * free the value under us (a borrowed one from PyDict_GetItemWithError could, without the
+ * GIL). 1 found, 0 absent (*result NULL), -1 with an exception. */
+#if PY_VERSION_HEX < 0x030D0000
+static inline int
+sa_dict_get_ref(PyObject *d, PyObject *key, PyObject **result)
+{
+    *result = Py_XNewRef(PyDict_GetItemWithError(d, key));
+    return *result != NULL ? 1 : PyErr_Occurred() ? -1 : 0;
+}
+#else
+#define sa_dict_get_ref PyDict_GetItemRef
+#endif
+
 /* freelist.c: a new array of the registered class, every field zero, tracked (a freed one
  * when some are kept); its dealloc's last step: 1 when it kept `a` instead of freeing it. The
  * class is judged once, when registered. */

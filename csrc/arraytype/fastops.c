@@ -79,20 +79,19 @@ static PyObject *fpe_contexts = NULL;  /* dict: outer state -> its prepared quie
 static PyObject *
 quiet_state(PyObject *outer)
 {
-    PyObject *q = PyDict_GetItemWithError(fpe_quiet, outer);
-    if (q != NULL) {
-        return Py_NewRef(q);
-    }
-    return PyErr_Occurred() ? NULL : PyObject_CallNoArgs(fpe_learn);
+    PyObject *q;
+    int found = sa_dict_get_ref(fpe_quiet, outer, &q);
+    return found != 0 ? q : PyObject_CallNoArgs(fpe_learn);
 }
 
-/* The prepared context for `outer` (borrowed from fpe_contexts), made on first use. */
+/* The prepared context for `outer` (a new reference: the dict may drop it, by its bound
+ * below or from another thread, while the caller is inside), made on first use. */
 static PyObject *
 quiet_context(PyObject *outer)
 {
-    PyObject *ctx = PyDict_GetItemWithError(fpe_contexts, outer);
-    if (ctx != NULL || PyErr_Occurred()) {
-        return ctx;
+    PyObject *ctx;
+    if (sa_dict_get_ref(fpe_contexts, outer, &ctx) != 0) {
+        return ctx;  /* found, or NULL with the exception */
     }
     PyObject *q = quiet_state(outer);
     if (q == NULL) {
@@ -115,9 +114,11 @@ quiet_context(PyObject *outer)
     if (PyDict_GET_SIZE(fpe_contexts) >= 64) {
         PyDict_Clear(fpe_contexts);
     }
-    int rc = PyDict_SetItem(fpe_contexts, outer, ctx);
-    Py_DECREF(ctx);
-    return rc < 0 ? NULL : ctx;
+    if (PyDict_SetItem(fpe_contexts, outer, ctx) < 0) {
+        Py_DECREF(ctx);
+        return NULL;
+    }
+    return ctx;
 }
 
 /* uf(args) with NumPy's error-state variable set to `q` in the caller's context. */
@@ -163,7 +164,6 @@ call_quietly(PyObject *uf, PyObject *const *args, size_t nargsf, PyObject *kwnam
         Py_DECREF(outer);
         return NULL;
     }
-    Py_INCREF(ctx);  /* the dict may drop it while we are inside */
     PyObject *r;
     if (PyContext_Enter(ctx) == 0) {
         r = PyObject_Vectorcall(uf, args, nargsf, kwnames);
