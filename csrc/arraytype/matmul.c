@@ -28,9 +28,22 @@ static PyObject *policy_addr = NULL;   /* its value (a cffi `sa_mm_policy *`) ->
 static PyObject *raise_error = NULL;   /* _matmul._raise(x1, x2, rc) */
 /* The last policy object seen and its struct: a policy object changes only when a
  * matmul_policy block starts, so this saves a Python call per product. The reference keeps
- * the struct alive as long as its address is cached. */
+ * the struct alive as long as its address is cached. The pair is read and replaced together
+ * under cache_lock: a reader whose policy is the cached one takes the struct of that same
+ * object, which its own reference (current_policy's *owner) keeps alive after the lock is
+ * left, whatever another thread caches next. With the GIL nothing between the check and the
+ * read runs Python code, so the lock is compiled only without it (PyMutex, 3.13+, as every
+ * free-threaded CPython; docs/array.md, "Free-threaded CPython"). */
 static PyObject *cached_policy = NULL;
 static const sa_mm_policy *cached_struct = NULL;
+#ifdef Py_GIL_DISABLED
+static PyMutex cache_lock;  /* zero: unlocked */
+#define CACHE_LOCK() PyMutex_Lock(&cache_lock)
+#define CACHE_UNLOCK() PyMutex_Unlock(&cache_lock)
+#else
+#define CACHE_LOCK() ((void)0)
+#define CACHE_UNLOCK() ((void)0)
+#endif
 
 typedef struct {
     FastCallHead head;  /* the fallback: the Python function (same signature) */
@@ -98,8 +111,11 @@ current_policy(PyObject **owner)
     if (p == NULL) {
         return NULL;
     }
-    if (p == cached_policy) {
-        return cached_struct;
+    CACHE_LOCK();
+    const sa_mm_policy *hit = p == cached_policy ? cached_struct : NULL;
+    CACHE_UNLOCK();
+    if (hit != NULL) {
+        return hit;
     }
     PyObject *addr = PyObject_CallOneArg(policy_addr, p);
     if (addr == NULL) {
@@ -113,8 +129,12 @@ current_policy(PyObject **owner)
         }
         goto fail;
     }
-    Py_XSETREF(cached_policy, Py_NewRef(p));
+    CACHE_LOCK();
+    PyObject *old = cached_policy;
+    cached_policy = Py_NewRef(p);
     cached_struct = s;
+    CACHE_UNLOCK();
+    Py_XDECREF(old);  /* outside the lock: a policy's finalizer may run Python code */
     return s;
 fail:
     Py_CLEAR(*owner);
@@ -250,7 +270,11 @@ sa_set_matmul(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     Py_XSETREF(policy_var, Py_NewRef(args[1]));
     Py_XSETREF(policy_addr, Py_NewRef(args[2]));
     Py_XSETREF(raise_error, Py_NewRef(args[3]));
-    Py_CLEAR(cached_policy);
+    CACHE_LOCK();
+    PyObject *old = cached_policy;
+    cached_policy = NULL;
     cached_struct = NULL;
+    CACHE_UNLOCK();
+    Py_XDECREF(old);
     Py_RETURN_NONE;
 }
