@@ -71,7 +71,17 @@ sa_wrap_result(PyObject *r)
  *
  * A context can be entered by one thread at a time. A ufunc over a large array releases the
  * GIL, so another thread may find the prepared context entered; that call (a large one, where
- * 1,400 instructions do not matter) takes the set-and-reset way instead. */
+ * 1,400 instructions do not matter) takes the set-and-reset way instead.
+ *
+ * Without the GIL (free-threaded CPython) that test is not enough: CPython marks a context
+ * entered with a plain field, unlocked, so two threads could both enter one shared context
+ * and each leave the other's previous context behind. There every call takes the
+ * set-and-reset way, in the caller's own context (docs/array.md, "Free-threaded CPython"). */
+#ifdef Py_GIL_DISABLED
+#define SHARE_CONTEXTS 0
+#else
+#define SHARE_CONTEXTS 1
+#endif
 
 static PyObject *fpe_contexts = NULL;  /* dict: outer state -> its prepared quiet context */
 
@@ -159,13 +169,13 @@ call_quietly(PyObject *uf, PyObject *const *args, size_t nargsf, PyObject *kwnam
         PyErr_SetString(PyExc_RuntimeError, "NumPy's error-state variable has no value");
         return NULL;
     }
-    PyObject *ctx = quiet_context(outer);
-    if (ctx == NULL) {
+    PyObject *ctx = NULL;
+    if (SHARE_CONTEXTS && (ctx = quiet_context(outer)) == NULL) {
         Py_DECREF(outer);
         return NULL;
     }
     PyObject *r;
-    if (PyContext_Enter(ctx) == 0) {
+    if (ctx != NULL && PyContext_Enter(ctx) == 0) {
         r = PyObject_Vectorcall(uf, args, nargsf, kwnames);
         PyObject *et, *ev, *tb;
         PyErr_Fetch(&et, &ev, &tb);
@@ -179,13 +189,13 @@ call_quietly(PyObject *uf, PyObject *const *args, size_t nargsf, PyObject *kwnam
             PyErr_Restore(et, ev, tb);
         }
     }
-    else {  /* entered by another thread (see above) */
+    else {  /* entered by another thread (see above), or no shared contexts */
         PyErr_Clear();
         PyObject *q = quiet_state(outer);
         r = q == NULL ? NULL : call_with_state_set(uf, args, nargsf, kwnames, q);
         Py_XDECREF(q);
     }
-    Py_DECREF(ctx);
+    Py_XDECREF(ctx);
     Py_DECREF(outer);
     return r;
 }
@@ -292,7 +302,7 @@ fastop_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject
         return go_fallback(op, args, nargsf);
     }
     /* Judged before the operands hold references of their own. */
-    int elide = op->elide && n == 2 && out_kwnames != NULL
+    int elide = op->elide && n == 2 && SA_LAZY_LOAD(out_kwnames) != NULL
                 && sa_can_elide((ArrayObject *)self_arr, args[1]);
     /* The arguments are borrowed: the caller may be C code holding them borrowed in turn (a
      * dict value collections.Counter.update adds to), and the ufunc call can run a gc
@@ -376,7 +386,9 @@ fastop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
                                      &kinds, &loud, &nargs, &reflected, &via, &elide)) {
         return NULL;
     }
-    if (out_kwnames == NULL && (out_kwnames = Py_BuildValue("(s)", "out")) == NULL) {
+    /* made by the first FastOp, published once (arraytype.h): threads may make FastOps */
+    if (SA_LAZY_LOAD(out_kwnames) == NULL
+        && sa_lazy_publish(&out_kwnames, Py_BuildValue("(s)", "out")) == NULL) {
         return NULL;
     }
     if (strlen(kinds) >= 8 || strlen(loud) >= 8 || (nargs != 1 && nargs != 2)
