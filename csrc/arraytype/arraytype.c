@@ -7,6 +7,25 @@
  * NumPy view and the C core's `sa_array` descriptor, both built here from the checked fields.
  * The storage type is in storage.c, the constructor in construct.c; this file holds the type's
  * members and the module.
+ *
+ * Shared state and threads (docs/array.md, "Free-threaded CPython"). Nothing below relies on
+ * the GIL for its soundness, so that the module could declare it does not need it
+ * (PyUnstable_Module_SetGIL(m, Py_MOD_GIL_NOT_USED) in PyInit, this being single-phase init)
+ * once that can be tested; until then it declares nothing, and a free-threaded CPython
+ * enables the GIL when it imports it. The process-wide state of these files:
+ * - Set once while stridedarray is imported, before any other thread can reach the type
+ *   (the import lock holds them until the package's import ends): sa_array_class and the
+ *   freelist's `reusable` (_set_array_class), sa_dtypes, sa_descrs and sa_code_of_type
+ *   (_register_dtypes), cffi_cast and cffi_ctype (_set_cffi), fastops.c's fpe_var, fpe_quiet,
+ *   fpe_learn, fpe_contexts (the pointer; the dict locks itself) and wrap_fallback (_set_fpe,
+ *   _set_wrap_fallback), matmul.c's run_matmul, policy_var, policy_addr and raise_error
+ *   (_set_matmul). These private setters must not be called again while threads compute.
+ * - Published once, by compare-and-swap without the GIL (arraytype.h, SA_LAZY_CAS):
+ *   fastops.c's out_kwnames, and each array's lazily built fields.
+ * - Under a lock without the GIL: matmul.c's policy cache (cached_policy, cached_struct).
+ * - Atomic: elide.c's counter of elided operations.
+ * - Off without the GIL: freelist.c's free list and its count (FREELIST_MAX is 0 there).
+ * - Static types and method tables: made ready in PyInit, read-only after.
  */
 #define SA_ARRAYTYPE_MAIN
 #include "arraytype.h"
