@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import pickle
 import subprocess
 import sys
 import textwrap
 
 import pytest
-
-import stridedarray as sa
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("cubed") is None, reason="Cubed is not installed (Python >= 3.12)"
@@ -80,14 +77,5 @@ def test_threads_executor_gives_numpys_values():
     run("threads")
 
 
-def _functions_pickle() -> bool:
-    try:
-        pickle.dumps(sa.add)
-    except Exception:  # noqa: BLE001 - any failure means they do not pickle yet
-        return False
-    return True
-
-
-@pytest.mark.skipif(not _functions_pickle(), reason="stridedarray's functions do not pickle")
 def test_processes_executor_gives_numpys_values():
     run("processes")

@@ -49,7 +49,7 @@ def test_read_junit_gives_node_ids_and_outcomes(tool, tmp_path):
 
 def test_classify(tool):
     assert tool.classify("TypeError: cannot pickle 'stridedarray._arraytype.FastOp' object") == (
-        "pickling of our functions (processes executor), fixed elsewhere"
+        "pickling of our functions (processes executor)"
     )
     assert tool.classify("AttributeError: module 'stridedarray' has no attribute 'nansum'") == (
         "beyond the standard: nan* functions"
