@@ -218,14 +218,20 @@ def _threads_match_serial(iterations: int) -> None:
         ), (cat, stats0, stats)
 
 
-@pytest.mark.thread_unsafe(
+# _threads_match_serial compares the C core's process-wide allocation counters before and
+# after: parallel copies of the test allocate in between.
+_COUNTS_ALLOCATIONS = pytest.mark.thread_unsafe(
     reason="compares the C core's process-wide allocation counters before and after; other "
     "threads' calls allocate in between"
 )
+
+
+@_COUNTS_ALLOCATIONS
 def test_threads_match_serial_run_bit_for_bit():
     _threads_match_serial(ITERATIONS)
 
 
+@_COUNTS_ALLOCATIONS
 def test_threads_match_serial_with_two_blas_threads():
     """The same with our OpenBLAS at two threads: several Python threads then call into one
     OpenBLAS pool at once. Bit-for-bit still holds: threaded ?gemm/?gemv split the output,
@@ -351,6 +357,14 @@ ATTEMPTS = 10
 CONTROL_ATTEMPTS = 3
 
 
+# The GIL proofs watch what other threads of the process do during a call: copies of the same
+# test running in other threads at once (pytest-run-parallel) are such threads, and make a
+# call that holds the GIL look as if it released it.
+_GIL_PROOF = pytest.mark.thread_unsafe(
+    reason="observes the process's other threads, which parallel copies of the test would be"
+)
+
+
 def _overlaps(fn: Callable[[], object], attempts: int = ATTEMPTS) -> list[bool]:
     """Run `fn` in two barrier-started threads, up to `attempts` times, with forced GIL switches
     off; per attempt, whether the two [start, end] perf_counter intervals overlapped (stops at
@@ -422,6 +436,7 @@ def _holds_gil() -> int:
     return sum(range(2_000_000))
 
 
+@_GIL_PROOF
 @pytest.mark.parametrize("kind", BIG)
 def test_gil_released_two_calls_overlap(kind):
     """Two threads, started together by a barrier, each record `time.perf_counter()` right
@@ -447,6 +462,7 @@ def test_gil_released_two_calls_overlap(kind):
     assert any(overlaps), f"{kind}: no overlap in {ATTEMPTS} attempts"
 
 
+@_GIL_PROOF
 @pytest.mark.parametrize("kind", BIG)
 def test_gil_released_spinner_runs_during_c_call(kind):
     """A Python spinner thread counts loop iterations while the main thread makes one large
@@ -464,6 +480,7 @@ def test_gil_released_spinner_runs_during_c_call(kind):
     assert any(g > 0 for g in grew), f"{kind}: spinner never ran during a call: {grew}"
 
 
+@_GIL_PROOF
 def test_gil_harness_control_call_holding_the_gil():
     """Control for the two proofs: a call that keeps the GIL (pure Python) gives no overlap
     and no spinner growth in any attempt, so a positive result above is not an artefact."""
