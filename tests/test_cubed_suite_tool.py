@@ -2,13 +2,8 @@
 ids and outcomes, the classes of failures, the table of a run). The suite itself is run by
 hand with a Cubed source tree."""
 
-import importlib.machinery
-import importlib.util
-from pathlib import Path
-
 import pytest
-
-TOOL = Path(__file__).resolve().parent.parent / "tools" / "run-cubed-suite"
+from tool_scripts import load_tool
 
 JUNIT = """<?xml version="1.0" encoding="utf-8"?>
 <testsuites><testsuite name="pytest">
@@ -28,11 +23,7 @@ JUNIT = """<?xml version="1.0" encoding="utf-8"?>
 
 @pytest.fixture(scope="module")
 def tool():
-    loader = importlib.machinery.SourceFileLoader("run_cubed_suite", str(TOOL))
-    spec = importlib.util.spec_from_loader("run_cubed_suite", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+    return load_tool("run-cubed-suite")
 
 
 def test_read_junit_gives_node_ids_and_outcomes(tool, tmp_path):

@@ -2,14 +2,13 @@
 occurs exactly once), so the tool cannot rot unnoticed; the run itself is slow-marked
 (docs/reliability.md gives its figures)."""
 
-import importlib.machinery
-import importlib.util
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from tool_scripts import load_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOL = ROOT / "tools" / "mutation-check"
@@ -17,11 +16,7 @@ TOOL = ROOT / "tools" / "mutation-check"
 
 @pytest.fixture(scope="module")
 def tool():
-    loader = importlib.machinery.SourceFileLoader("mutation_check", str(TOOL))
-    spec = importlib.util.spec_from_loader("mutation_check", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+    return load_tool("mutation-check")
 
 
 def test_every_mutation_applies_once_and_changes_the_source(tool):

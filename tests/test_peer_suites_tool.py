@@ -2,22 +2,13 @@
 to, how a stridedarray test finds its array-api-strict twin, the array-api-extra patch).
 The suites themselves are run by hand; docs/interop.md gives the counts."""
 
-import importlib.machinery
-import importlib.util
-from pathlib import Path
-
 import pytest
-
-TOOL = Path(__file__).resolve().parent.parent / "tools" / "run-peer-suites"
+from tool_scripts import load_tool
 
 
 @pytest.fixture(scope="module")
 def tool():
-    loader = importlib.machinery.SourceFileLoader("run_peer_suites", str(TOOL))
-    spec = importlib.util.spec_from_loader("run_peer_suites", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+    return load_tool("run-peer-suites")
 
 
 def test_backend_of(tool):
