@@ -162,7 +162,13 @@ def __contains__(self: Array, value: object, /) -> bool:
         if isinstance(value, int):  # beyond the dtype's range: equal to no element
             return False
         raise
-    if isinstance(eq, bool):  # neither side compares with `value`: Python's identity
+    except TypeError:
+        # `==` refuses an operand neither side compares with (None, a string): it equals
+        # no element, as in NumPy. A list or tuple is refused as `==` refuses it.
+        if isinstance(value, (list, tuple)):
+            raise
+        return False
+    if isinstance(eq, bool):  # `value`'s own __eq__ answered with a Python bool
         return eq
     np_eq = getattr(eq, "_np", None)  # ours; another library's result: NumPy's any
     return bool(np_eq.any() if np_eq is not None else np.any(eq))

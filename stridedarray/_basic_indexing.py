@@ -240,6 +240,13 @@ def _numpy_key(a: Array, key: Any) -> Any:
                 if isinstance(k, np.ndarray)
                 else type(k).__name__
             )
+            if isinstance(k, (list, tuple)):
+                # NumPy's fancy indexing with a list: here an index array says it (standard)
+                shown = repr(k) if len(repr(k)) <= 40 else "indices"
+                what += (
+                    f" (index with an array, x[stridedarray.asarray({shown})], "
+                    "or use stridedarray.take)"
+                )
             raise IndexError(
                 f"only integers, slices, '...', None, bools and integer or "
                 f"boolean arrays are valid indices; got {what}"

@@ -11,7 +11,7 @@ from . import _dtypes
 from ._array import _DT_OF_NP, CPU_DEVICE, Array, Device, _alloc, _from_ndarray, _make_c, _wrap
 from ._arraytype import FastPath, _view_ndarray
 from ._dtypes import DType
-from ._validation import as_int, check_size, normalize_shape
+from ._validation import as_int, check_size, normalize_shape, not_array
 
 __all__ = [
     "arange",
@@ -459,7 +459,7 @@ def _arange_bound(v: Any, name: str) -> int | float:
 
 def _check_array(x: Any, name: str = "x") -> Array:
     if not isinstance(x, Array):
-        raise TypeError(f"{name} must be a stridedarray.Array, got {type(x).__name__}")
+        raise not_array(x, name)
     return x
 
 

@@ -19,6 +19,7 @@ from ._dtypes import (
     promote_standard,
     scalar_dtype,
 )
+from ._validation import not_array
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
@@ -39,7 +40,7 @@ def _dtype_of(arg: Any, name: str) -> DType:
 def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Device | None = None) -> Array:
     """Cast `x` to `dtype` (the C core casts while packing); `copy=False` may return `x`."""
     if not isinstance(x, Array):
-        raise TypeError(f"x must be a stridedarray.Array, got {type(x).__name__}")
+        raise not_array(x, "x", "astype")
     dtype = as_dtype(dtype)
     if device is not None and device != CPU_DEVICE:
         raise ValueError(f"device must be None or {CPU_DEVICE!r}, got {device!r}")

@@ -16,6 +16,8 @@ import operator
 
 import numpy as np
 
+from ._validation import convert_hint
+
 builtins_bool = builtins.bool
 
 __all__ = [
@@ -381,7 +383,7 @@ def scalar_dtype(dt: DType, value: object, name: str = "scalar") -> DType:
     else:
         raise TypeError(
             f"{name} must be an Array, a Python bool, int, float or complex, or a "
-            f"NumPy scalar, got {type(value).__name__}"
+            f"NumPy scalar, got {type(value).__name__}; {convert_hint(name)}"
         )
     r = _SCALAR_RESULT[kind, dt.kind] or dt
     if kind == "int" and r.kind in "iu":

@@ -24,6 +24,7 @@ from . import _special_cases as _sc
 from ._array import Array, _from_ndarray, _wrap
 from ._dtypes import DTYPES, DType, promote, scalar_dtype, scalar_np
 from ._dtypes import scalar_operand as _scalar_operand
+from ._validation import convert_hint, foreign_operand, not_array
 
 _K = {
     "all": "biufc",
@@ -162,7 +163,7 @@ def _kinds(name: str, cat: str) -> str:
 
 def _check_unary(name: str, cat: str, x: Any) -> None:
     if not isinstance(x, Array):
-        raise TypeError(f"{name}: x must be a stridedarray.Array, got {type(x).__name__}")
+        raise not_array(x, "x", name)
     if x.dtype not in _CATEGORY[cat]:
         raise TypeError(f"{name}: x must have a {cat} dtype, got {x.dtype.name}")
 
@@ -181,14 +182,14 @@ def _operands(name: str, x1: Any, x2: Any) -> tuple[Any, Any, DType]:
     if a1 and a2:
         return x1._np, x2._np, promote(x1.dtype, x2.dtype)
     if a1:
-        dt = scalar_dtype(x1.dtype, x2, "x2")
+        dt = scalar_dtype(x1.dtype, x2, f"{name}: x2")
         return x1._np, (_scalar_operand(x2, dt) if dt is x1._dtype else scalar_np(x2, dt)), dt
     if a2:
-        dt = scalar_dtype(x2.dtype, x1, "x1")
+        dt = scalar_dtype(x2.dtype, x1, f"{name}: x1")
         return (_scalar_operand(x1, dt) if dt is x2._dtype else scalar_np(x1, dt)), x2._np, dt
     raise TypeError(
         f"{name}: at least one of x1, x2 must be a stridedarray.Array, got "
-        f"{type(x1).__name__} and {type(x2).__name__}"
+        f"{type(x1).__name__} and {type(x2).__name__}; {convert_hint('x1')}"
     )
 
 
@@ -306,7 +307,10 @@ def _make_binary(
                 n2 = v._np
         else:
             if operator and not isinstance(u if reflected else v, _OPERAND_TYPES):
-                return NotImplemented
+                # a list, NumPy's operands, another library's array (_validation says which)
+                return foreign_operand(
+                    name, v if reflected else u, u if reflected else v, reflected
+                )
             n1, n2, dt = _operands(name, u, v)
         k = dt.kind
         if k not in kinds:

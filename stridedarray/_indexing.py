@@ -15,7 +15,7 @@ import numpy as np
 from ._array import Array, _from_ndarray, _wrap
 from ._basic_indexing import _basic_index, _numpy_key
 from ._dtypes import check_int_range, python_scalar, scalar_dtype, scalar_np
-from ._validation import normalize_axis
+from ._validation import normalize_axis, not_array
 
 __all__ = ["take", "take_along_axis"]
 
@@ -122,7 +122,7 @@ def setitem(a: Array, key: Any, value: Any) -> None:
 
 def _check_indices(name: str, x: Any, indices: Any) -> None:
     if not isinstance(x, Array):
-        raise TypeError(f"{name}: x must be a stridedarray.Array, got {type(x).__name__}")
+        raise not_array(x, "x", name)
     if not isinstance(indices, Array) or indices.dtype.kind not in "iu":
         what = indices.dtype.name if isinstance(indices, Array) else type(indices).__name__
         raise TypeError(f"{name}: indices must be an integer Array, got {what}")

@@ -20,7 +20,7 @@ from ._array import Array, _from_ndarray, _make_c
 from ._arraytype import FastMatmul, _set_matmul
 from ._ffi import ffi, lib
 from ._policy import DEFAULT_POLICY, _current, current_policy, matmul_policy
-from ._validation import check_size
+from ._validation import check_size, not_array
 
 __all__ = ["matmul", "matmul_explain", "matmul_policy"]
 
@@ -58,10 +58,7 @@ def _check_operands(x1: Any, x2: Any) -> Any:
     """TypeError unless both are Arrays of numeric dtypes; the promoted dtype otherwise."""
     for name, x in (("x1", x1), ("x2", x2)):
         if not isinstance(x, Array):
-            hint = " (convert it with stridedarray.asarray)" if isinstance(x, np.ndarray) else ""
-            raise TypeError(
-                f"matmul: {name} must be a stridedarray Array, got {type(x).__name__}{hint}"
-            )
+            raise not_array(x, name, "matmul")
     for name, x in (("x1", x1), ("x2", x2)):
         if x._dtype.kind == "b":
             raise TypeError(f"matmul: {name} has dtype bool; matmul needs a numeric dtype")

@@ -22,6 +22,9 @@ our arrays and keeps our type. Objects of other libraries that take part in thes
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
 from typing import Any
 
 import numpy as np
@@ -144,6 +147,83 @@ def _matmul_operands(inputs: tuple) -> tuple[Array, Array] | None:
     return a, b
 
 
+# NumPy's floating-point warnings ("invalid value encountered in log") are raised from inside
+# the ufunc, so Python attributes them to the line that called it: ours, here. While a ufunc
+# runs for a caller, each of NumPy's error kinds set to "warn" is set to "call" instead, with
+# a callback that issues the same warning at the first frame outside this package (the
+# user's `np.log(x)`). Other settings ("raise", "ignore", a user's "call" or "log") are left
+# as they are. The state is made once per outer state and ufunc and entered by setting
+# NumPy's error-state context variable, as _fpe does.
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn_at_caller(message: str, category: type[Warning] = RuntimeWarning) -> None:
+    """warnings.warn attributed to the nearest frame outside the stridedarray package."""
+    if sys.version_info >= (3, 12):
+        warnings.warn(message, category, skip_file_prefixes=(_PACKAGE_DIR,))
+        return
+    level, f = 2, sys._getframe(1)  # 2: the frame that called this function
+    while f is not None and f.f_code.co_filename.startswith(_PACKAGE_DIR):
+        f, level = f.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
+
+
+class _Reporter:
+    """NumPy's error callback for one operation name: the warning NumPy would give."""
+
+    __slots__ = ("where",)
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+
+    def __call__(self, err: str, flag: int) -> None:
+        warn_at_caller(f"{err} encountered in {self.where}", RuntimeWarning)
+
+
+try:
+    from numpy._core import umath as _umath
+
+    _errstate_var: Any = _umath._extobj_contextvar
+    _make_extobj: Any = _umath._make_extobj
+except (ImportError, AttributeError):  # pragma: no cover - a NumPy without the private names
+    _errstate_var = None
+
+_REDIRECTS: dict[tuple, Any] = {}  # (outer error state, operation name) -> the state, or None
+_NAMED_BY_METHOD = frozenset({"reduce", "accumulate", "reduceat"})  # NumPy's own wording
+
+
+def _redirect(outer: Any, where: str) -> Any:
+    """The error state to run `where` in (called with `outer` current), or None to keep it."""
+    errs = np.geterr()
+    modes = set(errs.values())
+    state = None
+    if "warn" in modes and not modes & {"call", "log"}:
+        calls = {k: ("call" if v == "warn" else v) for k, v in errs.items()}
+        state = _make_extobj(call=_Reporter(where), **calls)
+    if len(_REDIRECTS) >= 256:  # outer states made by user errstate blocks come and go
+        _REDIRECTS.clear()
+    _REDIRECTS[outer, where] = state
+    return state
+
+
+def _run_ufunc(ufunc: np.ufunc, method: str, args: tuple, kwargs: dict) -> Any:
+    """getattr(ufunc, method)(*args, **kwargs), its warnings attributed to the caller."""
+    f = getattr(ufunc, method)
+    if _errstate_var is None:  # pragma: no cover
+        return f(*args, **kwargs)
+    outer = _errstate_var.get()
+    where = method if method in _NAMED_BY_METHOD else ufunc.__name__
+    key = (outer, where)
+    state = _REDIRECTS[key] if key in _REDIRECTS else _redirect(outer, where)
+    if state is None:
+        return f(*args, **kwargs)
+    token = _errstate_var.set(state)
+    try:
+        return f(*args, **kwargs)
+    finally:
+        _errstate_var.reset(token)
+
+
 def __array_ufunc__(self: Array, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
     """NEP 13: NumPy ufuncs on stridedarray arrays (rule in `_numpy_dispatch`).
 
@@ -178,7 +258,7 @@ def __array_ufunc__(self: Array, ufunc: np.ufunc, method: str, *inputs: Any, **k
         # Every keyword (out=, where=, ...) as NumPy views: an Array left in one would send
         # NumPy back to this override, over and over.
         kwargs = {k: _to_numpy(v) for k, v in kwargs.items()}
-    r = getattr(ufunc, method)(*nin, **kwargs)
+    r = _run_ufunc(ufunc, method, nin, kwargs)
     if out is not None:
         # NumPy returns the out arrays: give back the caller's own objects (and NumPy's new
         # result, converted, where an output was left None: out=(None, y)).

@@ -15,7 +15,7 @@ import numpy as np
 from . import _dtypes
 from ._array import Array, _wrap
 from ._dtypes import DType
-from ._validation import as_int, normalize_axes, normalize_axis
+from ._validation import as_int, convert_hint, normalize_axes, normalize_axis, not_array
 
 __all__ = ["all", "any", "diff"]
 
@@ -23,7 +23,7 @@ __all__ = ["all", "any", "diff"]
 def check_array(x: object, name: str = "x") -> Array:
     """`x` itself if it is an Array, else a TypeError naming the argument."""
     if not isinstance(x, Array):
-        raise TypeError(f"{name} must be a stridedarray.Array, got {type(x).__name__}")
+        raise not_array(x, name)
     return x
 
 
@@ -59,7 +59,10 @@ def operands(x1: Any, x2: Any, func: str) -> tuple[np.ndarray, np.ndarray, DType
     """Two operands (arrays, Python or NumPy scalars) as ndarrays, and their promoted dtype."""
     a1, a2 = isinstance(x1, Array), isinstance(x2, Array)
     if not (a1 or a2):
-        raise TypeError(f"{func}: at least one of x1, x2 must be a stridedarray.Array")
+        raise TypeError(
+            f"{func}: at least one of x1, x2 must be a stridedarray.Array, got "
+            f"{type(x1).__name__} and {type(x2).__name__}; {convert_hint('x1')}"
+        )
     if a1 and a2:
         return x1._np, x2._np, _dtypes.promote(x1.dtype, x2.dtype)
     if a1:

@@ -10,6 +10,7 @@ the function and the argument.
 from __future__ import annotations
 
 import operator
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,6 +24,9 @@ __all__ = [
     "c_strides",
     "check_size",
     "MAX_BYTES",
+    "not_array",
+    "convert_hint",
+    "foreign_operand",
 ]
 
 # The largest array, in bytes: NumPy's limit (its sizes are signed 64-bit), which every Array
@@ -40,6 +44,74 @@ def _shown(value: Any) -> str:
     if len(r) > 40:
         r = r[:37] + "..."
     return f"{type(value).__name__} {r}"
+
+
+def convert_hint(name: str) -> str:
+    """How to make an Array of the argument `name` ("x2", "add: x2" or "searchsorted(x2)")."""
+    arg = re.split(r"[:(]", name)[-1].strip(" )") or "..."
+    return f"convert it with stridedarray.asarray({arg})"
+
+
+def not_array(value: Any, name: str = "x", func: str = "") -> TypeError:
+    """The TypeError for an argument that must be a stridedarray.Array and is not: names the
+    function, the argument and what it got, and says how to convert it (every function and
+    operator words this alike)."""
+    got = type(value).__name__
+    return TypeError(
+        f"{_where(func)}{name} must be a stridedarray.Array, got {got}; {convert_hint(name)}"
+    )
+
+
+# The operators' symbols, by the name of their function (the wording of operand errors).
+_SYMBOLS = {
+    "add": "+",
+    "subtract": "-",
+    "multiply": "*",
+    "divide": "/",
+    "floor_divide": "//",
+    "remainder": "%",
+    "pow": "**",
+    "bitwise_and": "&",
+    "bitwise_or": "|",
+    "bitwise_xor": "^",
+    "bitwise_left_shift": "<<",
+    "bitwise_right_shift": ">>",
+    "less": "<",
+    "less_equal": "<=",
+    "greater": ">",
+    "greater_equal": ">=",
+    "equal": "==",
+    "not_equal": "!=",
+}
+_EQUALITY = {"equal": "__eq__", "not_equal": "__ne__"}
+
+
+def foreign_operand(func: str, array: Any, other: Any, reflected: bool) -> Any:
+    """What an operator of `array` does with an `other` that is neither an Array nor a Python
+    scalar (the operands the standard gives operators; NumPy's arrays and scalars arrive here
+    too and are NumPy's to compute, through its operators and `__array_ufunc__`).
+
+    A list or tuple is a TypeError saying how to convert it, for every operator alike (NumPy
+    would convert it; the standard and this library's functions do not). Any other object
+    gets NotImplemented, so Python asks it for the reflected operation, except for == and !=:
+    there Python's last resort is identity, a silent `False`/`True` where an element-wise
+    result was meant, so the reflected method is called here and, if it declines too, the
+    answer is the same TypeError."""
+    sequence = isinstance(other, (list, tuple))
+    if not sequence:
+        dunder = _EQUALITY.get(func)
+        if dunder is None:
+            return NotImplemented
+        r = getattr(type(other), dunder)(other, array)
+        if r is not NotImplemented:
+            return r
+    sym = _SYMBOLS.get(func, func)
+    expr = f"other {sym} x" if reflected else f"x {sym} other"
+    hint = f"; {convert_hint('other')}" if sequence else " (arrays compare element-wise)"
+    raise TypeError(
+        f"{expr}: other must be a stridedarray.Array or a Python bool, int, float or "
+        f"complex, got {type(other).__name__}{hint}"
+    )
 
 
 def as_int(

@@ -347,11 +347,36 @@ def slogdet(x: Array, /) -> SlogdetResult:
     return SlogdetResult(_wrap(s), _wrap(ld))
 
 
+def _check_solve_shapes(s1: tuple, s2: tuple) -> None:
+    """ValueError naming both shapes unless x2 is (M,) or (..., M, K) for x1 of (..., M, M),
+    with batch axes that broadcast (NumPy's own message names its internal gufunc)."""
+    m = s1[-1]
+    why = None
+    if len(s2) == 0:
+        why = "x2 must have rank >= 1"
+    elif len(s2) == 1:
+        if s2[0] != m:
+            why = f"a 1-d x2 (one vector) must have length {m}"
+    elif s2[-2] != m:
+        why = f"x2 (a stack of matrices when not 1-d) must have {m} rows, its axis -2"
+    else:
+        try:
+            np.broadcast_shapes(s1[:-2], s2[:-2])
+        except ValueError:
+            why = f"the batch shapes {s1[:-2]} and {s2[:-2]} do not broadcast"
+    if why is not None:
+        raise ValueError(
+            f"linalg.solve: x2 of shape {s2} does not fit x1 of shape {s1}: {why} "
+            f"(x2 is (M,) or (..., M, K) for x1 of (..., M, M))"
+        )
+
+
 def solve(x1: Array, x2: Array, /) -> Array:
     """Solve x1 @ out = x2; x2 is a vector only when it is 1-d (NumPy 2 rule, as the spec)."""
     a = _float_matrix(x1, "solve", square=True)
     check_array(x2, "x2")
     check_kind(x2, "fc", "linalg.solve", "floating-point", "x2")
+    _check_solve_shapes(x1.shape, x2.shape)
     dt = _dtypes.promote(x1.dtype, x2.dtype).np
     a, b = a.astype(dt, copy=False), x2._np.astype(dt, copy=False)
     bad = _bad_matrices(a)

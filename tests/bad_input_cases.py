@@ -141,7 +141,7 @@ row(
     "dtype object",
 )
 row("asarray_object_dtype_given", SO, "sa.asarray(o, dtype=sa.float64)", TypeError, "dtype object")
-row("matmul_object_function", SO, "sa.matmul(m, o)", TypeError, "x2 must be a stridedarray Array")
+row("matmul_object_function", SO, "sa.matmul(m, o)", TypeError, "x2 must be a stridedarray.Array")
 
 # -- non-array operands. The standard's matmul function takes arrays only: a list, a string,
 # None or a NumPy array is refused with TypeError naming x1 or x2 (no implicit asarray: a
@@ -150,19 +150,19 @@ row("matmul_object_function", SO, "sa.matmul(m, o)", TypeError, "x2 must be a st
 # instead (Array.__array_ufunc__; tests/test_numpy_protocols.py).
 SN = "m = sa.ones((2, 2)); n = np.ones((2, 2))"
 for rid, call, exc, frag in [
-    ("matmul_str_rhs", "m @ 'x'", TypeError, "x2 must be a stridedarray Array, got str"),
+    ("matmul_str_rhs", "m @ 'x'", TypeError, "x2 must be a stridedarray.Array, got str"),
     ("matmul_str_lhs", "'x' @ m", TypeError, "unsupported operand"),
-    ("matmul_none_rhs", "m @ None", TypeError, "x2 must be a stridedarray Array, got NoneType"),
+    ("matmul_none_rhs", "m @ None", TypeError, "x2 must be a stridedarray.Array, got NoneType"),
     (
         "matmul_list_rhs",
         "sa.matmul(m, [[1.0, 0.0], [0.0, 1.0]])",
         TypeError,
-        "x2 must be a stridedarray Array, got list",
+        "x2 must be a stridedarray.Array, got list",
     ),
-    ("matmul_list_lhs", "sa.matmul([[1.0]], m)", TypeError, "x1 must be a stridedarray Array"),
-    ("matmul_numpy_function", "sa.matmul(n, m)", TypeError, "x1 must be a stridedarray Array"),
+    ("matmul_list_lhs", "sa.matmul([[1.0]], m)", TypeError, "x1 must be a stridedarray.Array"),
+    ("matmul_numpy_function", "sa.matmul(n, m)", TypeError, "x1 must be a stridedarray.Array"),
     ("matmul_numpy_explain", "sa.matmul_explain(m, n)", TypeError, "x2 must be a stridedarray"),
-    ("matmul_none_imatmul", "m @= None", TypeError, "x2 must be a stridedarray Array"),
+    ("matmul_none_imatmul", "m @= None", TypeError, "x2 must be a stridedarray.Array"),
 ]:
     row(rid, SN, call, exc, frag)
 

@@ -3,6 +3,9 @@ properties, contiguity flags, creation functions, and __setitem__ with broadcast
 
 from __future__ import annotations
 
+import operator
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -231,3 +234,90 @@ def test_misaligned_numpy_results_are_copied_to_aligned_memory(dt):
     if np.dtype(dt).kind in "fc":
         m = sa.reshape(x, (2, 2))
         np.testing.assert_array_equal(np.asarray(m @ m), ref.reshape(2, 2) @ ref.reshape(2, 2))
+
+
+# -- operands of the operators: one rule for arithmetic and comparison -----------------------
+# Operators take Arrays and Python scalars (the standard's operands); NumPy's arrays and
+# scalars are NumPy's to compute (through __array_ufunc__), other libraries' arrays answer
+# the reflected operator. A list or tuple is a TypeError saying how to convert it, for == and
+# != as for +: never Python's identity fallback, a silent False.
+OPERATORS = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "//": operator.floordiv,
+    "%": operator.mod,
+    "**": operator.pow,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
+
+
+@pytest.mark.parametrize("sym", OPERATORS)
+@pytest.mark.parametrize("seq", [[1.0, 2.0, 1.0, 1.0], (1.0, 2.0, 1.0, 1.0)])
+def test_a_list_operand_is_refused_alike_by_every_operator(sym, seq):
+    op = OPERATORS[sym]
+    x = sa.ones(4)
+    hint = rf"got {type(seq).__name__}; convert it with stridedarray\.asarray\(other\)"
+    with pytest.raises(TypeError, match=rf"x {re.escape(sym)} other: .*{hint}"):
+        op(x, seq)
+    with pytest.raises(TypeError, match=hint):
+        op(seq, x)
+    # converted, it gives NumPy's answer
+    got = op(x, sa.asarray(seq))
+    np.testing.assert_array_equal(np.asarray(got), op(np.ones(4), np.asarray(seq)))
+
+
+@pytest.mark.parametrize("other", [None, "a", object()])
+@pytest.mark.parametrize("sym", ["==", "!="])
+def test_equality_with_an_unknown_object_is_not_a_silent_bool(sym, other):
+    op = OPERATORS[sym]
+    x = sa.ones(3)
+    with pytest.raises(TypeError, match=rf"x {sym} other: .*got {type(other).__name__}"):
+        op(x, other)
+    with pytest.raises(TypeError, match=rf"got {type(other).__name__}"):
+        op(other, x)
+
+
+def test_equality_with_numpy_operands_is_numpys_elementwise_answer():
+    x = sa.asarray([1.0, 2.0, 3.0])
+    n = np.asarray([1.0, 0.0, 3.0])
+    for got, expected in [
+        (x == n, [True, False, True]),
+        (n != x, [False, True, False]),
+        (x == np.int64(2), [False, True, False]),
+        (np.float32(3) != x, [True, True, False]),
+    ]:
+        assert type(got) is sa.Array and got.dtype is sa.bool
+        np.testing.assert_array_equal(np.asarray(got), expected)
+
+
+class _ComparesItself:
+    def __eq__(self, other):
+        return "compared"
+
+    def __ne__(self, other):
+        return "compared too"
+
+    __hash__ = None
+
+
+def test_equality_defers_to_an_object_that_compares_itself():
+    x = sa.ones(2)
+    assert (x == _ComparesItself()) == "compared"
+    assert (x != _ComparesItself()) == "compared too"
+    assert (_ComparesItself() == x) == "compared"
+
+
+def test_arrays_stay_unhashable_and_membership_keeps_numpys_answers():
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(sa.ones(2))
+    x = sa.asarray([1.0, 2.0])
+    assert 2 in x and None not in x and "a" not in x
+    with pytest.raises(TypeError, match=r"convert it with stridedarray\.asarray"):
+        [1.0, 2.0] in x  # noqa: B015

@@ -154,7 +154,9 @@ def test_unknown_operand_type_returns_notimplemented():
     assert x.__add__("a") is NotImplemented
     with pytest.raises(TypeError):
         x + "a"  # noqa: B018
-    assert (x == None) is False  # noqa: E711 - falls back to identity
+    # == and != do not fall back to identity (a silent Python bool): see test_array_core
+    with pytest.raises(TypeError, match="got NoneType"):
+        x == None  # noqa: B015, E711
 
 
 def test_arrays_are_unhashable():

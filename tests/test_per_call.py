@@ -181,7 +181,7 @@ def test_operator_and_function_share_one_body() -> None:
     assert x.__matmul__(np.ones(2)) is NotImplemented
     with pytest.raises(TypeError, match="x2 must be an Array"):
         sa.add(x, "a")
-    with pytest.raises(TypeError, match="matmul: x2 must be a stridedarray Array"):
+    with pytest.raises(TypeError, match="matmul: x2 must be a stridedarray.Array"):
         sa.matmul(x, np.ones(2))
     assert float(2.0 - x[0]) == 1.0 and float(x @ x) == 5.0
     assert sa.matmul.__name__ == "matmul" and sa.add.__name__ == "add"
