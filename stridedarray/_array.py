@@ -291,6 +291,89 @@ class Array(ArrayBase):
             n *= s
         return n
 
+    # NumPy's ndarray members a NumPy user reaches for, with NumPy's meaning.
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element (NumPy's `ndarray.itemsize`).
+
+        Examples
+        --------
+        >>> import stridedarray as sa
+        >>> sa.zeros(3, dtype=sa.float32).itemsize
+        4
+        """
+        return self._dtype.np.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes the elements take, `size * itemsize` (NumPy's `ndarray.nbytes`).
+
+        Not the buffer's size, which a view's may exceed.
+
+        Examples
+        --------
+        >>> import stridedarray as sa
+        >>> x = sa.zeros(10)
+        >>> x.nbytes, x[::2].nbytes, x[::2].buffer.nbytes
+        (80, 40, 80)
+        """
+        return self.size * self._dtype.np.itemsize
+
+    @property
+    def real(self) -> Array:
+        """The real parts, as NumPy's `ndarray.real` gives them.
+
+        For a complex array a view sharing its memory (writing into it writes the array); for
+        any other dtype the array itself.
+
+        Examples
+        --------
+        >>> import stridedarray as sa
+        >>> z = sa.asarray([1 + 2j, 3 - 4j])
+        >>> z.real
+        Array([1., 3.], dtype=float64, shape=(2,), strides=(2,), origin=0)
+        >>> z.real[0] = 5.0
+        >>> z
+        Array([5.+2.j, 3.-4.j], dtype=complex128, shape=(2,))
+        """
+        if self._dtype.kind != "c":
+            return self
+        return _from_ndarray(self._np.real, None)
+
+    @property
+    def imag(self) -> Array:
+        """The imaginary parts, as NumPy's `ndarray.imag` gives them.
+
+        For a complex array a view sharing its memory; for any other dtype a new read-only
+        array of zeros of the array's dtype (there is nothing to write into).
+
+        Examples
+        --------
+        >>> import stridedarray as sa
+        >>> sa.asarray([1 + 2j, 3 - 4j]).imag
+        Array([ 2., -4.], dtype=float64, shape=(2,), strides=(2,), origin=0)
+        >>> sa.asarray([1.0, 2.0]).imag.readonly
+        True
+        """
+        if self._dtype.kind == "c":
+            return _from_ndarray(self._np.imag, None)
+        zeros = np.zeros(self._shape, self._dtype.np)
+        zeros.flags.writeable = False
+        return _make_c(zeros, self._dtype)
+
+    def __str__(self) -> str:
+        """The values as NumPy's `str` shows them, for `print(x)`.
+
+        `repr` adds the dtype, the shape and, for a view, its strides and origin.
+
+        Examples
+        --------
+        >>> import stridedarray as sa
+        >>> print(sa.arange(6)[4::-2])
+        [4 2 0]
+        """
+        return str(self._np)
+
     @property
     def device(self) -> Device:
         """The device holding the data (always the CPU)."""

@@ -321,3 +321,53 @@ def test_arrays_stay_unhashable_and_membership_keeps_numpys_answers():
     assert 2 in x and None not in x and "a" not in x
     with pytest.raises(TypeError, match=r"convert it with stridedarray\.asarray"):
         [1.0, 2.0] in x  # noqa: B015
+
+
+# -- str and NumPy's members ---------------------------------------------------------------
+@settings(max_examples=200)
+@given(views(full_range=True))
+def test_str_is_numpys_str_of_the_same_values(p):
+    # every dtype, 0-d, 0-size and views of every kind; NumPy's own printing as the oracle
+    assert str(p.x) == str(p.ref) == np.array_str(p.ref)
+    assert f"{p.x}" == str(p.ref)  # format() with an empty spec is str(), as NumPy's
+    r = repr(p.x)  # the repr stays the informative one
+    assert r.startswith("Array(") and f"dtype={p.x.dtype.name}" in r and f"shape={p.x.shape}" in r
+
+
+def test_print_shows_the_values_and_repr_the_view():
+    y = sa.reshape(sa.arange(6), (2, 3))[:, ::-1]
+    assert str(y) == "[[2 1 0]\n [5 4 3]]"
+    assert repr(y).endswith("dtype=int64, shape=(2, 3), strides=(3, -1), origin=2)")
+    assert str(sa.asarray(1.5)) == "1.5" and str(sa.zeros((0, 2))) == "[]"
+
+
+@settings(max_examples=150)
+@given(views())
+def test_nbytes_and_itemsize_are_numpys(p):
+    assert p.x.itemsize == p.ref.itemsize and type(p.x.itemsize) is int
+    assert p.x.nbytes == p.ref.nbytes and type(p.x.nbytes) is int
+
+
+@settings(max_examples=150)
+@given(views(dtype=st.sampled_from([sa.complex64, sa.complex128]), broadcast=False))
+def test_real_and_imag_of_complex_are_views_sharing_memory(p):
+    for part in ("real", "imag"):
+        got, expected = getattr(p.x, part), getattr(p.ref, part)
+        assert type(got) is sa.Array and got.dtype.np == expected.dtype
+        np.testing.assert_array_equal(np.asarray(got), expected)
+        if p.x.size and not p.x.readonly:
+            got[...] = 7  # written through the view, as NumPy's
+            assert (getattr(p.ref, part) == 7).all()
+            assert np.shares_memory(np.asarray(got), np.asarray(p.x))
+
+
+@settings(max_examples=100)
+@given(views(dtype=dtypes([d for d in ALL_DTYPES if d.kind != "c"])))
+def test_real_of_a_real_array_is_itself_and_imag_read_only_zeros(p):
+    assert p.x.real is p.x
+    im = p.x.imag
+    np.testing.assert_array_equal(np.asarray(im), p.ref.imag)
+    assert im.dtype is p.x.dtype and im.shape == p.x.shape and im.readonly
+    if im.size:
+        with pytest.raises(ValueError, match="read-only"):
+            im[...] = 1
