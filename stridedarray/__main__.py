@@ -11,6 +11,17 @@ from stridedarray._cli import add_version, emit, exits_cleanly_on_closed_pipe
 from stridedarray._threads import openmp_library
 
 
+def threads_line(core: int, blas: int, runtime: str) -> str:
+    """The one line on threads: how many the C core uses and how BLAS calls relate to them
+    (docs/matmul.md, "Threads")."""
+    change = "sa.set_num_threads, threadpoolctl or OMP_NUM_THREADS change it"
+    if blas == 1:  # the default: the core splits the work, each BLAS call on one of its threads
+        how = "the C core splits products over them, one BLAS call per thread"
+    else:  # OPENBLAS_NUM_THREADS (or threadpoolctl) gave OpenBLAS its own threads back
+        how = f"BLAS calls run on OpenBLAS's own {blas} instead, unsplit"
+    return f"threads: {core} ({how}; {change}; OpenMP runtime {runtime})"
+
+
 @exits_cleanly_on_closed_pipe
 def main(argv: list[str] | None = None) -> int:
     """Print version, BLAS and threads, then multiply a reversed view by a batch."""
@@ -25,14 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.parse_args(argv)
     info = sa.blas_info()
     emit(f"stridedarray {sa.__version__} (Array API {sa.__array_api_version__})")
-    emit(
-        f"BLAS: {info['library']} {info['version']}, core type {info['corename']}, "
-        f"{info['threads']} thread(s) per call"
-    )
-    emit(
-        f"threads: {sa.get_num_threads()} (the core's setting; sa.set_num_threads, "
-        f"threadpoolctl or OMP_NUM_THREADS change it; OpenMP runtime {openmp_library()})"
-    )
+    emit(f"BLAS: {info['library']} {info['version']}, core type {info['corename']}")
+    emit(threads_line(sa.get_num_threads(), info["threads"], openmp_library()))
     rng = np.random.default_rng(0)
     base = sa.asarray(rng.standard_normal((1, 64, 64)))
     lhs = base[:, :, ::-1]  # a reversed view: strides (4096, 64, -1), no copy

@@ -371,3 +371,26 @@ def test_tune_says_how_to_load_a_file_written_elsewhere(
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "77"
+
+
+# -- what `python -m stridedarray` reports ----------------------------------------------------
+def test_main_module_reports_the_threads_once() -> None:
+    """One line says how many threads the core uses and how BLAS calls relate to them; the
+    BLAS line does not give a second, different count."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "stridedarray"], capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr
+    header = proc.stdout.split("\ndemo:", 1)[0].splitlines()
+    about_threads = [line for line in header if "thread" in line]
+    assert len(about_threads) == 1, header
+    assert about_threads[0].startswith(f"threads: {sa.get_num_threads()} (")
+    assert "per call" not in proc.stdout
+
+
+def test_threads_line_when_openblas_has_its_own_threads() -> None:
+    from stridedarray.__main__ import threads_line
+
+    line = threads_line(2, 4, "libgomp.so.1")
+    assert line.startswith("threads: 2 (BLAS calls run on OpenBLAS's own 4 instead")
+    assert threads_line(2, 1, "x").startswith("threads: 2 (the C core splits products")
