@@ -162,7 +162,8 @@ def warn_at_caller(message: str, category: type[Warning] = RuntimeWarning) -> No
     if sys.version_info >= (3, 12):
         warnings.warn(message, category, skip_file_prefixes=(_PACKAGE_DIR,))
         return
-    level, f = 2, sys._getframe(1)  # 2: the frame that called this function
+    level = 2  # the frame that called this function
+    f: Any = sys._getframe(1)
     while f is not None and f.f_code.co_filename.startswith(_PACKAGE_DIR):
         f, level = f.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)
@@ -188,7 +189,8 @@ try:
 except (ImportError, AttributeError):  # pragma: no cover - a NumPy without the private names
     _errstate_var = None
 
-_REDIRECTS: dict[tuple, Any] = {}  # (outer error state, operation name) -> the state, or None
+# outer error state -> {operation name -> the state to run it in, or None to keep the outer}
+_REDIRECTS: dict[Any, dict[str, Any]] = {}
 _NAMED_BY_METHOD = frozenset({"reduce", "accumulate", "reduceat"})  # NumPy's own wording
 
 
@@ -200,21 +202,26 @@ def _redirect(outer: Any, where: str) -> Any:
     if "warn" in modes and not modes & {"call", "log"}:
         calls = {k: ("call" if v == "warn" else v) for k, v in errs.items()}
         state = _make_extobj(call=_Reporter(where), **calls)
-    if len(_REDIRECTS) >= 256:  # outer states made by user errstate blocks come and go
+    if len(_REDIRECTS) >= 64:  # outer states made by user errstate blocks come and go
         _REDIRECTS.clear()
-    _REDIRECTS[outer, where] = state
+    _REDIRECTS.setdefault(outer, {})[where] = state
     return state
 
 
 def _run_ufunc(ufunc: np.ufunc, method: str, args: tuple, kwargs: dict) -> Any:
     """getattr(ufunc, method)(*args, **kwargs), its warnings attributed to the caller."""
-    f = getattr(ufunc, method)
+    if method == "__call__":
+        f, where = ufunc, ufunc.__name__
+    else:
+        f = getattr(ufunc, method)
+        where = method if method in _NAMED_BY_METHOD else ufunc.__name__
     if _errstate_var is None:  # pragma: no cover
         return f(*args, **kwargs)
     outer = _errstate_var.get()
-    where = method if method in _NAMED_BY_METHOD else ufunc.__name__
-    key = (outer, where)
-    state = _REDIRECTS[key] if key in _REDIRECTS else _redirect(outer, where)
+    states = _REDIRECTS.get(outer)
+    state = states.get(where, _redirect) if states is not None else _redirect
+    if state is _redirect:  # not seen yet with this outer state
+        state = _redirect(outer, where)
     if state is None:
         return f(*args, **kwargs)
     token = _errstate_var.set(state)
@@ -258,7 +265,24 @@ def __array_ufunc__(self: Array, ufunc: np.ufunc, method: str, *inputs: Any, **k
         # Every keyword (out=, where=, ...) as NumPy views: an Array left in one would send
         # NumPy back to this override, over and over.
         kwargs = {k: _to_numpy(v) for k, v in kwargs.items()}
-    r = _run_ufunc(ufunc, method, nin, kwargs)
+    # _run_ufunc inlined for the common case, a call (a Python frame is a visible share)
+    if method == "__call__" and _errstate_var is not None:
+        outer = _errstate_var.get()
+        states = _REDIRECTS.get(outer)
+        where = ufunc.__name__
+        state = states.get(where, _redirect) if states is not None else _redirect
+        if state is _redirect:  # not seen yet with this outer state
+            state = _redirect(outer, where)
+        if state is None:
+            r = ufunc(*nin, **kwargs)
+        else:
+            token = _errstate_var.set(state)
+            try:
+                r = ufunc(*nin, **kwargs)
+            finally:
+                _errstate_var.reset(token)
+    else:
+        r = _run_ufunc(ufunc, method, nin, kwargs)
     if out is not None:
         # NumPy returns the out arrays: give back the caller's own objects (and NumPy's new
         # result, converted, where an output was left None: out=(None, y)).
