@@ -535,10 +535,13 @@ _SYMBOLS = {
 def _operator_doc(prefix: str, symbol: str, fname: str) -> str:
     """A one-line docstring: the expression the dunder computes and the function it is."""
     if prefix == "r":
-        return f"Return ``other {symbol} self``, element-wise: the reflected form of `{fname}`."
+        return (
+            f"``y {symbol} x`` for an array ``x`` when ``y`` does not compute it: the "
+            f"element-wise `{fname}`."
+        )
     if prefix == "i":
-        return f"Compute ``self {symbol}= other`` in place: the in-place form of `{fname}`."
-    return f"Return ``self {symbol} other``, element-wise: the operator form of `{fname}`."
+        return f"``x {symbol}= y``: the element-wise `{fname}`, written into ``x``."
+    return f"``x {symbol} y`` for an array ``x``: the element-wise `{fname}`."
 
 
 def _operators() -> dict[str, Any]:

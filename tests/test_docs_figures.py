@@ -91,9 +91,9 @@ def test_page_quotes_only_figures_the_results_hold(page: Path, held: set[Decimal
     # The results pages' own tables are the source; their prose is checked like any page's.
     stale = unheld(page.read_text(), held, skip_tables=page in RESULTS)
     assert not stale, (
-        f"{page.name} quotes speed figures the results tables ({', '.join(p.name for p in RESULTS)})"
-        " do not hold; quote a figure from them or link to them without a number:\n"
-        + "\n".join(stale)
+        f"{page.name} quotes speed figures that the tables of "
+        f"{' and '.join(p.name for p in RESULTS)} do not hold; quote a figure from them or "
+        "link to them without a number:\n" + "\n".join(stale)
     )
 
 
