@@ -99,5 +99,12 @@ html_theme_options = {
 }
 html_show_sourcelink = False
 # Top-level pages have no section to navigate: no left sidebar, the text gets the width.
-html_sidebars = {"index": [], "quickstart": [], "install": [], "changelog": [], "license": []}
+html_sidebars = {
+    "index": [],
+    "quickstart": [],
+    "install": [],
+    "numpy-users": [],
+    "changelog": [],
+    "license": [],
+}
 html_context = {"default_mode": "light", "repository_url": REPOSITORY_URL}
