@@ -61,7 +61,9 @@ default_role = "py:obj"
 autosummary_generate = True
 autosummary_imported_members = True
 autodoc_typehints = "signature"
-autodoc_class_signature = "separated"  # Array is made by the creation functions, never called
+# The constructor's signature in the class's heading, not as `__new__` and `__init__` entries;
+# Array's is dropped (docs/_ext): it is made by the creation functions, never called.
+autodoc_class_signature = "mixed"
 autodoc_default_options = {"member-order": "bysource"}
 # The package is documented where users import it from (stridedarray.add), not where a name
 # is defined (stridedarray._elementwise.add).
@@ -97,5 +99,12 @@ html_theme_options = {
 }
 html_show_sourcelink = False
 # Top-level pages have no section to navigate: no left sidebar, the text gets the width.
-html_sidebars = {"index": [], "quickstart": [], "install": [], "changelog": [], "license": []}
+html_sidebars = {
+    "index": [],
+    "quickstart": [],
+    "install": [],
+    "numpy-users": [],
+    "changelog": [],
+    "license": [],
+}
 html_context = {"default_mode": "light", "repository_url": REPOSITORY_URL}

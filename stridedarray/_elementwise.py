@@ -513,6 +513,41 @@ def _broadcasts_into(s: tuple, target: tuple) -> bool:
     return all(n == 1 or n == m for n, m in zip(s[::-1], target[::-1], strict=False))
 
 
+# The Python operator of each dunder, for the docstrings the API reference shows.
+_SYMBOLS = {
+    "add": "+",
+    "sub": "-",
+    "mul": "*",
+    "truediv": "/",
+    "floordiv": "//",
+    "mod": "%",
+    "pow": "**",
+    "and": "&",
+    "or": "|",
+    "xor": "^",
+    "lshift": "<<",
+    "rshift": ">>",
+    "lt": "<",
+    "le": "<=",
+    "gt": ">",
+    "ge": ">=",
+    "eq": "==",
+    "ne": "!=",
+}
+
+
+def _operator_doc(prefix: str, symbol: str, fname: str) -> str:
+    """A one-line docstring: the expression the dunder computes and the function it is."""
+    if prefix == "r":
+        return (
+            f"``y {symbol} x`` for an array ``x`` when ``y`` does not compute it: the "
+            f"element-wise `{fname}`."
+        )
+    if prefix == "i":
+        return f"``x {symbol}= y``: the element-wise `{fname}`, written into ``x``."
+    return f"``x {symbol} y`` for an array ``x``: the element-wise `{fname}`."
+
+
 def _operators() -> dict[str, Any]:
     """Array's operators, dunder name -> the Python function (the FastOps below replace most)."""
     ops: dict[str, Any] = {}
@@ -520,15 +555,12 @@ def _operators() -> dict[str, Any]:
         op, rop, iop = _binary_operator(fname)
         for prefix, meth in (("", op), ("r", rop), ("i", iop)):
             meth.__name__ = meth.__qualname__ = f"__{prefix}{dunder}__"
-            meth.__doc__ = (
-                f"Operator form of {fname} ({'reflected' if prefix == 'r' else ''}"
-                f"{'in-place' if prefix == 'i' else ''})."
-            )
+            meth.__doc__ = _operator_doc(prefix, _SYMBOLS[dunder], fname)
             ops[meth.__name__] = meth
     for dunder, fname in _COMPARISONS.items():
         op, _, _ = _binary_operator(fname)
         op.__name__ = op.__qualname__ = f"__{dunder}__"
-        op.__doc__ = f"Operator form of {fname}."
+        op.__doc__ = _operator_doc("", _SYMBOLS[dunder], fname)
         ops[op.__name__] = op
     for dunder, fname in _UNARY_OPERATORS.items():
         ops[f"__{dunder}__"] = _FUNCS[fname]

@@ -267,7 +267,7 @@ ValueError: matmul: contracted dimensions differ: x1 shape (3,) has 3 columns, .
 """
 matmul_operator = _make_matmul(True)
 matmul_operator.__name__ = matmul_operator.__qualname__ = "__matmul__"
-matmul_operator.__doc__ = "Operator form of matmul (`x1 @ x2`)."
+matmul_operator.__doc__ = "``x @ y`` for an array ``x``: the planned matrix product, `matmul`."
 
 
 def rmatmul_operator(x2: Array, x1: Any) -> Any:

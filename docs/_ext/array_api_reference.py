@@ -213,6 +213,21 @@ def builtin_annotations(app: Sphinx, doctree: nodes.document) -> None:
             ref["reftarget"] = f"builtins.{target}"
 
 
+def drop_array_signature(
+    app: Sphinx,
+    what: str,
+    name: str,
+    obj: Any,
+    options: Any,
+    signature: str | None,
+    return_annotation: str | None,
+) -> tuple[str, str | None] | None:
+    """Show `class stridedarray.Array` without a signature: calling the class raises TypeError."""
+    if what == "class" and name == "stridedarray.Array":
+        return "", return_annotation
+    return None
+
+
 def public_names() -> set[str]:
     """Every public name users reach: the namespace, its two extensions, the Array class."""
     import stridedarray
@@ -261,5 +276,6 @@ def setup(app: Sphinx) -> dict:
     app.connect("object-description-transform", add_standard_link)
     app.connect("env-check-consistency", check_complete)
     app.connect("doctree-read", builtin_annotations)
+    app.connect("autodoc-process-signature", drop_array_signature)
     app.add_role("array-api", array_api_role)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
