@@ -358,7 +358,8 @@ def test_dask_scale_out_bench_writes_its_table_csv_json_and_plot(tmp_path: Path)
         assert w["stall_guard"] in ("on", "off", "absent")
     assert (tmp_path / "dask.png").stat().st_size > 0
     fragment = (tmp_path / "docs" / "dask.md").read_text()
-    assert fragment.startswith("Measured on ") and "| library | workers |" in fragment
+    assert fragment.startswith("Dask scale-out: (1,16,16)[..., ::-1] @ (8,16,16), chunks of 4.")
+    assert "Measured on " in fragment and "| library | workers |" in fragment
     # without cubed (this interpreter) the Cubed variant says why it did not run
     if not cubed_scaling.available():
         assert "Cubed variant skipped" in proc.stdout

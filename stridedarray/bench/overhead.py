@@ -240,7 +240,7 @@ def tables(outcomes: list[Outcome], info: dict, libs: list[str], threads: int = 
     lines = [
         f"Median time per call, {threads} BLAS thread(s); speed-up = NumPy time / "
         "stridedarray time (1.00x: NumPy's cost; 0.50x: twice NumPy's time; above 1: "
-        "cheaper than NumPy). " + _load_line(info),
+        "cheaper than NumPy). " + report.run_line(info),
     ]
     if counted:
         lines += [
@@ -295,22 +295,19 @@ def _targets_table(rows: list[dict]) -> list[str]:
     )
 
 
-def _load_line(info: dict) -> str:
-    """Where and how loaded the run was, in one sentence (a docs table carries it)."""
-    parts = [f"Measured on {info['cpu']}" if info.get("cpu") else "Measured"]
-    if info.get("load_average"):
-        load = f"load average {str(info['load_average']).split()[0]} at the start"
-        if info.get("load_average_at_end"):
-            load += f", {str(info['load_average_at_end']).split()[0]} at the end"
-        parts.append(load)
-    return ", ".join(parts) + "."
-
-
 def fragments(
     outcomes: list[Outcome], info: dict, libs: list[str], threads: int = 1
 ) -> dict[str, str]:
-    """The docs' tables (`--docs`): the per-call table with the targets."""
-    return {"overhead.md": tables(outcomes, info, libs, threads)}
+    """The docs' tables (`--docs`): overhead.md, the per-call table with the targets;
+    overhead-targets.md, the targets alone, with the run's load."""
+    warning = busy_warning(info, threads)
+    goals = [report.run_line(info), "", *_targets_table(targets(outcomes))]
+    if warning:
+        goals += ["", f"**{warning}**"]
+    return {
+        "overhead.md": tables(outcomes, info, libs, threads),
+        "overhead-targets.md": "\n".join(goals) + "\n",
+    }
 
 
 def markdown(outcomes: list[Outcome], info: dict, libs: list[str], threads: int = 1) -> str:

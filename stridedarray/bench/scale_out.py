@@ -190,7 +190,7 @@ def write(
     if warning:
         lines += ["", f"**{warning}**"]
     text = "\n".join(lines) + "\n"
-    fragment = [report.run_line(info) + " " + method, "", *table]
+    fragment = [f"{title}. {report.run_line(info)} {method}", "", *table]
     if warning:
         fragment += ["", f"**{warning}**"]
     fields = list(samples[0]) if samples else ["seconds"]
