@@ -208,7 +208,7 @@ def mark_busy(fig: Any, warning: str | None) -> None:
         return
     import textwrap
 
-    text = "MEASURED ON A BUSY MACHINE: " + warning.removeprefix("WARNING: ")
+    text = "MEASURED ON A BUSY MACHINE: " + warning.removeprefix("WARNING: the machine was busy: ")
     fig.supxlabel(
         textwrap.fill(text, width=max(60, int(fig.get_size_inches()[0] * 10))),
         fontsize=10,
