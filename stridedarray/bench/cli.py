@@ -129,8 +129,9 @@ def _parser(prog: str = "python -m stridedarray.bench") -> argparse.ArgumentPars
         type=Path,
         metavar="DIR",
         help="also write the tables the manual includes into DIR (docs/generated): "
-        "overhead.md (--suite overhead), matmul-<N>thread.md and the plot "
-        "(matmul), dask.md and cubed.md (--dask)",
+        "overhead.md and overhead-targets.md (--suite overhead), "
+        "matmul-<N>thread[s]-*.md (matmul, with the plot as DIR/../benchmarks-"
+        "<N>thread[s].png), dask.md and cubed.md (--dask)",
     )
     return p
 
