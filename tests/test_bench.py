@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import itertools
 import json
+import math
 import shutil
 import subprocess
 import sys
@@ -13,18 +14,30 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from stridedarray.bench import machine
+from stridedarray.bench import cubed_scaling, machine, report
 from stridedarray.bench.cli import select_cases
 from stridedarray.bench.machine import busy_warning, header_lines
 from stridedarray.bench.report import CSV_FIELDS, fmt_time
+from stridedarray.bench.scale_out import Params
 from stridedarray.bench.workloads import GRID_SIZES, all_cases
 
 
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     out = tmp_path_factory.mktemp("bench")
+    docs = out / "docs" / "generated"
     proc = subprocess.run(
-        [sys.executable, "-m", "stridedarray.bench", "--quick", "--out", str(out), "--no-progress"],
+        [
+            sys.executable,
+            "-m",
+            "stridedarray.bench",
+            "--quick",
+            "--out",
+            str(out),
+            "--no-progress",
+            "--docs",
+            str(docs),
+        ],
         capture_output=True,
         text=True,
         timeout=300,
@@ -100,6 +113,40 @@ def test_quick_json_carries_speedups_and_the_targets(quick_run: tuple[Path, str]
         worst = speedups[t["worst_cell"]]
         assert t["worst"] in (pytest.approx(worst[0]), pytest.approx(worst[1]))
     assert "sa/" not in (out / "results.md").read_text()
+
+
+def test_quick_run_writes_the_docs_tables_and_plot(quick_run: tuple[Path, str]) -> None:
+    """--docs: the tables docs/benchmarks.md includes, from the same results as results.json,
+    and the plot beside the pages."""
+    out, _ = quick_run
+    docs = out / "docs" / "generated"
+    data = json.loads((out / "results.json").read_text())
+    targets = (docs / "matmul-1thread-targets.md").read_text()
+    assert targets.startswith("Measured on ") and "load average" in targets
+    for t in data["targets"]:
+        assert f"| {t['target']} | {t['met_cells']}/{t['cells']} | {t['worst']:.2f} |" in targets
+    grid = _pivot_cells((docs / "matmul-1thread-grid.md").read_text())
+    limit = _pivot_cells((docs / "matmul-1thread-grid-limit.md").read_text())
+    for c in data["cases"]:
+        if c["group"] == "grid":
+            assert grid[(c["config"], c["size"])] == f"{c['speedup']:.2f}"
+            assert limit[(c["config"], c["size"])] == f"{c['limit_speedup']:.2f}"
+    others = _table_rows((docs / "matmul-1thread-others.md").read_text())
+    assert [r[0] for r in others] == [
+        c["case"] for c in data["cases"] if c["group"] not in ("grid", "blas")
+    ]
+    assert (out / "docs" / "benchmarks-1thread.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _pivot_cells(text: str) -> dict[tuple[str, int], str]:
+    lines = [ln for ln in text.splitlines() if ln.startswith("| ") and "---" not in ln]
+    head = [c.strip() for c in lines[0].strip("|").split("|")]
+    sizes = [int(h.removeprefix("S=")) for h in head[1:]]
+    cells = {}
+    for ln in lines[1:]:
+        row = [c.strip() for c in ln.strip("|").split("|")]
+        cells.update({(row[0], s): v for s, v in zip(sizes, row[1:], strict=True)})
+    return cells
 
 
 def test_busy_machine_warning() -> None:
@@ -272,6 +319,8 @@ def test_dask_scale_out_bench_writes_its_table_csv_json_and_plot(tmp_path: Path)
             "16",
             "--out",
             str(tmp_path),
+            "--docs",
+            str(tmp_path / "docs"),
         ],
         capture_output=True,
         text=True,
@@ -285,18 +334,40 @@ def test_dask_scale_out_bench_writes_its_table_csv_json_and_plot(tmp_path: Path)
         ("stridedarray", "1"),
         ("stridedarray", "2"),
     ]
-    assert all(r[2] != "-" and r[3].endswith("x") for r in rows)
+    assert all(r[2] == "2" and r[3] != "-" and r[6].endswith("x") for r in rows)
     with open(tmp_path / "dask.csv") as f:
         samples = list(csv.DictReader(f))
     assert len(samples) == 2 * 2 * 2 and all(float(s["seconds"]) > 0 for s in samples)
     summary = json.loads((tmp_path / "dask.json").read_text())
     assert summary["params"] == {"batch": 8, "chunk": 4, "size": 16, "repeats": 2}
+    for row in summary["rows"]:  # the spread is that of the CSV's runs
+        mine = [
+            float(s["seconds"])
+            for s in samples
+            if s["library"] == row["library"] and int(s["workers"]) == row["workers"]
+        ]
+        assert (row["min_s"], row["max_s"]) == (min(mine), max(mine))
+        assert row["median_s"] == pytest.approx(float(np.median(mine)))
+    # every worker reported its thread counts: one thread for every pool, the guard's state
+    workers = [w for ws in summary["workers"].values() for w in ws]
+    assert len(workers) == 1 + 2
+    for w in workers:
+        assert w["stridedarray_threads"] == 1 and w["stridedarray_blas_threads_per_call"] == 1
+        assert w["env"]["OPENBLAS_NUM_THREADS"] == "1"
+        assert all(p.endswith(": 1") for p in w["blas_pools"])
+        assert w["stall_guard"] in ("on", "off", "absent")
     assert (tmp_path / "dask.png").stat().st_size > 0
+    fragment = (tmp_path / "docs" / "dask.md").read_text()
+    assert fragment.startswith("Dask scale-out: (1,16,16)[..., ::-1] @ (8,16,16), chunks of 4.")
+    assert "Measured on " in fragment and "| library | workers |" in fragment
+    # without cubed (this interpreter) the Cubed variant says why it did not run
+    if not cubed_scaling.available():
+        assert "Cubed variant skipped" in proc.stdout
 
 
 def _dask_rows(text: str) -> list[list[str]]:
     rows = [ln for ln in text.splitlines() if ln.startswith("| ") and "---" not in ln]
-    assert rows[0].split("|")[1].strip() == "chunks"
+    assert rows[0].split("|")[1].strip() == "library"
     return [[c.strip() for c in ln.strip("|").split("|")] for ln in rows[1:]]
 
 
@@ -314,7 +385,7 @@ def test_dask_scale_out_bench_refuses_a_product_that_differs_from_numpy(
 
     monkeypatch.setattr(dask_scaling, "workload", off_by_one)
     with pytest.raises(dask_scaling.ResultMismatch, match="stridedarray chunks sum to"):
-        dask_scaling.run(tmp_path, batch=4, chunk=2, size=8, repeats=1, workers=(1,))
+        dask_scaling.run(tmp_path, Params(batch=4, chunk=2, size=8, repeats=1), workers=(1,))
     assert not (tmp_path / "dask.md").exists()
 
 
@@ -370,11 +441,17 @@ def test_overhead_tables_carry_instruction_counts(tmp_path: Path) -> None:
     assert "| 550 | 1,350 | 900 | 2.45x |" in text
     assert "## Instruction targets (callgrind)" in text
     assert "| asarray(ndarray): at most 2x | 0/1 | 2.45x | `xp.asarray(src) [4x4]` | NO |" in text
-    overhead.write_csv(outcomes, tmp_path / "o.csv")
+    report.write_outputs(
+        tmp_path,
+        {"md": "o.md", "csv": "o.csv", "json": "o.json", "png": "o.png"},
+        text,
+        overhead.CSV_FIELDS,
+        overhead.csv_rows(outcomes),
+        overhead.summary(outcomes, {}, ["numpy", "stridedarray"]),
+    )
     with open(tmp_path / "o.csv", newline="") as f:
         rows = {(r["case"], r["variant"]): r for r in csv.DictReader(f)}
     assert rows[("x + y [4x4]", "stridedarray")]["instructions_per_call"] == "6300.0"
-    overhead.write_json(outcomes, {}, ["numpy", "stridedarray"], tmp_path / "o.json")
     data = json.loads((tmp_path / "o.json").read_text())
     assert data["cases"][0]["instructions"] == {"numpy": 3600.0, "stridedarray": 6300.0}
     assert data["cases"][1]["instruction_ratio"] == pytest.approx(1350 / 550)
@@ -475,3 +552,172 @@ def test_settled_sampling_groups_libraries_and_pauses_at_each_change(
     log.clear()
     sampling.sample({n: timer(n) for n in names}, sampling.Budget(1e-9, 2, 2, 0))
     assert not any("sleep" in e for e in log)
+
+
+# --- the one writer, the conversions, the Cubed variant -------------------------------------
+
+
+def test_writer_formats(tmp_path: Path) -> None:
+    """One writer for every mode: the Markdown text as given, a CSV with the header and the
+    rows, JSON keeping NaN and writing other objects as strings, the plot only when asked
+    (and saying when it could not draw), the docs fragments only with a docs directory."""
+    assert report.markdown_table(["a", "b"], "lr", [[1, "x"], ["y", 2.5]]) == [
+        "| a | b |",
+        "|---|---:|",
+        "| 1 | x |",
+        "| y | 2.5 |",
+    ]
+    with pytest.raises(ValueError, match="align has 1 letters for 2 columns"):
+        report.markdown_table(["a", "b"], "l", [])
+    names = {"md": "t.md", "csv": "t.csv", "json": "t.json", "png": "t.png"}
+    payload = {"x": math.nan, "path": Path("p")}
+    written = report.write_outputs(
+        tmp_path / "out",
+        names,
+        "# title\n",
+        ["case", "seconds"],
+        iter([["a", "1e-06"], ["b", "2e-06"]]),
+        payload,
+        lambda path: False,  # as without matplotlib
+        {"t-table.md": "| a |\n"},
+        None,
+    )
+    assert written[-1] == "(no plot: matplotlib not installed)"
+    assert (tmp_path / "out" / "t.md").read_text() == "# title\n"
+    with open(tmp_path / "out" / "t.csv", newline="") as f:
+        assert list(csv.reader(f)) == [["case", "seconds"], ["a", "1e-06"], ["b", "2e-06"]]
+    data = json.loads((tmp_path / "out" / "t.json").read_text())
+    assert math.isnan(data["x"]) and data["path"] == "p"
+    assert (
+        not (tmp_path / "out" / "t-table.md").exists() and not (tmp_path / "out" / "t.png").exists()
+    )
+    report.write_outputs(
+        tmp_path / "out", names, "", ["a"], [], {}, None, {"t-table.md": "| a |\n"}, tmp_path / "d"
+    )
+    assert (tmp_path / "d" / "t-table.md").read_text() == "| a |\n"
+
+
+def test_exit_status_names_the_failed_cases(capsys: pytest.CaptureFixture[str]) -> None:
+    assert report.exit_status([]) == 0
+    assert report.exit_status([f"c{i}" for i in range(7)]) == 1
+    err = capsys.readouterr().err
+    assert "7 case(s) differ from NumPy or failed: c0, c1, c2, c3, c4, ..." in err
+
+
+def test_overhead_suite_has_the_small_conversions_next_to_numpy() -> None:
+    """asarray of a short list, float() of an element, item() of a 1-element array and an
+    integer arange, checked against NumPy's result and timed beside it; they, flip,
+    permute_dims and the float arange at 4x4 are judged by the 1.5x target."""
+    from stridedarray.bench import overhead
+    from stridedarray.bench.cases import calls, namespaces, operands
+    from stridedarray.bench.sampling import Budget
+
+    conv = [c for c in calls(quick=True) if c.family == "conversions"]
+    assert [c.stmt for c in conv] == [
+        "xp.asarray([1.0, 2.0, 3.0])",
+        "float(x[0, 0])",
+        "x1.item()",
+        "xp.arange(16)",
+    ]
+    base = operands(16, np.random.default_rng(0))
+    libs = {k: v for k, v in namespaces().items() if k in ("numpy", "stridedarray")}
+    outcomes = [overhead.run_call(c, libs, base, Budget.quick()) for c in conv]
+    for o in outcomes:
+        assert not o.mismatch and not o.errors, (o.call.name, o.mismatch, o.errors)
+        assert o.speedup() > 0
+    judged = [t for t in overhead.targets(outcomes) if t["target"].startswith("conversions")]
+    assert judged and judged[0]["cases"] == 4
+    names = {c.name for c in calls(quick=True)}
+    for name in ("xp.flip(x, axis=0) [4x4]", "xp.permute_dims(x, (1, 0)) [4x4]"):
+        assert name in names  # the target's other cases exist under these names
+    (target,) = [t for t in overhead.TARGETS if t[0].startswith("conversions")]
+    assert set(target[1]) - {"conversions"} <= names
+
+
+def test_a_wrong_conversion_is_reported_as_a_mismatch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The conversions are checked against NumPy's result like every other case."""
+    from stridedarray.bench import overhead
+    from stridedarray.bench.cases import Call, operands
+    from stridedarray.bench.sampling import Budget
+
+    class Wrong:
+        def __getattr__(self, name: str) -> object:
+            import stridedarray as sa
+
+            if name == "asarray":
+                return lambda v: sa.asarray(v)[::-1]
+            return getattr(sa, name)
+
+    call = Call("xp.asarray([1.0, 2.0, 3.0])", "conversions", 16, "xp.asarray([1.0, 2.0, 3.0])")
+    base = operands(16, np.random.default_rng(0))
+    out = overhead.run_call(call, {"numpy": np, "stridedarray": Wrong()}, base, Budget.quick())
+    assert out.mismatch == ["stridedarray"] and out.failed()
+
+
+def test_plot_marks_a_busy_machine_on_the_figure() -> None:
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    from stridedarray.bench.plot import ratio_figure
+
+    rows = [
+        {"group": "grid", "config": f"{dt} lhs rev", "size": s, "ratio": 1.2}
+        for dt in ("f32", "f64")
+        for s in (8, 16)
+    ]
+    info = {"cores": 2, "load_average": "7.5 7 7"}
+    warning = busy_warning(info, 1)
+    busy, quiet = ratio_figure(rows, "t", 2, warning), ratio_figure(rows, "t", 2, None)
+    try:
+        texts = [t.get_text() for t in busy.findobj(match=lambda a: hasattr(a, "get_text"))]
+        assert any("MEASURED ON A BUSY MACHINE" in t and "7.50" in t for t in texts)
+        quiet_texts = [t.get_text() for t in quiet.findobj(match=lambda a: hasattr(a, "get_text"))]
+        assert not any("BUSY" in t for t in quiet_texts)
+        # a panel per dtype: the grid's float64 and float32 lines are not drawn together
+        titles = [ax.get_title() for ax in busy.axes]
+        assert titles == [
+            "float64, non-BLAS layouts reused by a batch of 10",
+            "float32, non-BLAS layouts reused by a batch of 10",
+        ]
+        assert all(len(ax.lines) == 1 + 1 for ax in busy.axes)  # one config and the 1x line
+    finally:
+        plt.close(busy)
+        plt.close(quiet)
+
+
+def test_cubed_variant_skips_with_a_message_without_cubed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(cubed_scaling, "available", lambda: False)
+    rows = cubed_scaling.run(tmp_path, Params(batch=4, chunk=2, size=8, repeats=1), (1,))
+    assert rows == []
+    assert "Cubed variant skipped: cubed is not importable" in capsys.readouterr().out
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.slow  # about 2-4 minutes: Cubed's processes executor starts a pool per run
+@pytest.mark.skipif(not cubed_scaling.available(), reason="cubed is not installed (Python >= 3.12)")
+def test_cubed_variant_runs_both_backends_on_the_processes_executor(tmp_path: Path) -> None:
+    rows = cubed_scaling.run(
+        tmp_path, Params(batch=4, chunk=2, size=8, repeats=1), (1, 2), docs_dir=tmp_path / "d"
+    )
+    assert {(r["workload"], r["library"], r["workers"]) for r in rows} == {
+        (w, lib, n)
+        for w in cubed_scaling.WORKLOADS
+        for lib in ("numpy", "stridedarray")
+        for n in (1, 2)
+    }
+    summary = json.loads((tmp_path / "cubed.json").read_text())
+    for w in (w for ws in summary["workers"].values() for w in ws):
+        assert w["stridedarray_threads"] == 1 and w["env"]["OPENBLAS_NUM_THREADS"] == "1"
+    assert "| workload | library | workers |" in (tmp_path / "d" / "cubed.md").read_text()
+
+
+def test_bench_package_has_no_import_cycle() -> None:
+    from tool_scripts import load_tool
+
+    graph_tool = load_tool("import_graph.py")
+    bench = Path(__file__).resolve().parents[1] / "stridedarray" / "bench"
+    graph = graph_tool.import_graph(bench)
+    assert "cases" in graph and graph_tool.cycles(graph) == []
+    assert "overhead" not in graph["callgrind"]  # the cases live in one module both use

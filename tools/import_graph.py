@@ -3,11 +3,11 @@ Array's attributes.
 
     python tools/import_graph.py [--package DIR]
 
-The import graph has one node per module of the package (stridedarray/*.py, the subpackages
-bench/ and the extension stubs not counted) and an edge A -> B for every `from . import B`,
-`from .B import ...` or `import stridedarray.B` in A, at module level or inside a function
-(a deferred import still ties A to B); `import stridedarray` is an edge to the package's
-`__init__`; imports under `if TYPE_CHECKING:` are left out (they
+The import graph has one node per module of the package (stridedarray/*.py, the extension
+stubs not counted; each subpackage, bench/, is measured as a graph of its own) and an edge
+A -> B for every `from . import B`, `from .B import ...` or `import stridedarray.B` in A, at
+module level or inside a function (a deferred import still ties A to B); `import stridedarray`
+is an edge to the package's `__init__`; imports under `if TYPE_CHECKING:` are left out (they
 never run). It prints the strongly connected components of more than one module (the
 import cycles), the modules the array type's own modules reach, how many of Array's class
 attributes are set from outside the modules that define the type, and whether `__all__`
@@ -213,6 +213,17 @@ def main() -> None:
     for c in cyc:
         print(f"  {len(c)} modules: {' '.join(c)}")
     print(f"the array type's module (_array) reaches: {' '.join(sorted(reach(graph, {'_array'})))}")
+    for sub in sorted(d for d in args.package.iterdir() if (d / "__init__.py").exists()):
+        # a subpackage (bench/) is a graph of its own: its modules import each other by
+        # relative imports, and the package's modules only from outside
+        sub_graph = import_graph(sub)
+        sub_cyc = cycles(sub_graph)
+        print(
+            f"{sub.name}/: modules: {len(sub_graph)}, import edges: "
+            f"{sum(map(len, sub_graph.values()))}, import cycles: {len(sub_cyc)}"
+        )
+        for c in sub_cyc:
+            print(f"  {len(c)} modules: {' '.join(c)}")
     setters = attribute_setters(args.package)
     print(f"statements setting attributes on Array, by module: {setters or 'none'}")
     surf = runtime_surface(args.package)

@@ -48,10 +48,10 @@ def child(argv: Sequence[str]) -> None:
     and prints a JSON list: per case, null or the statement's error."""
     import numpy as np
 
-    from .overhead import _globals, _namespaces, _operands, _torch
+    from .cases import namespace_globals, namespaces, operands, torch_namespace
 
     lib, seed, n, cases = argv[0], int(argv[1]), int(argv[2]), json.loads(argv[3])
-    xp = _torch() if lib == "torch" else _namespaces()[lib]
+    xp = torch_namespace() if lib == "torch" else namespaces()[lib]
     bases: dict[int, dict] = {}
     errors: list[str | None] = []
 
@@ -60,8 +60,8 @@ def child(argv: Sequence[str]) -> None:
 
     for stmt, size in cases:
         if size not in bases:
-            bases[size] = _operands(size, np.random.default_rng(seed))
-        g = _globals(xp, bases[size])
+            bases[size] = operands(size, np.random.default_rng(seed))
+        g = namespace_globals(xp, bases[size])
         exec(f"def _case():\n    {stmt}\n", g)  # noqa: S102 - the suite's own statements
         f = g["_case"]
         try:

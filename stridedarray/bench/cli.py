@@ -16,9 +16,9 @@ import numpy as np
 from .._cli import add_version, emit, exits_cleanly_on_closed_pipe, prog_name
 from .._ffi import lib
 from . import report
+from .cases import select
 from .machine import busy_warning, machine_info, numpy_idle_spin, set_threads
 from .runner import BUDGET, BUDGET_THREADS, QUICK, Result, run_case
-from .suites import select
 from .workloads import Case, all_cases
 
 __all__ = ["main", "select_cases"]
@@ -119,6 +119,20 @@ def _parser(prog: str = "python -m stridedarray.bench") -> argparse.ArgumentPars
         help="matrices per chunk along the batch axis (default 32)",
     )
     d.add_argument("--dask-size", type=int, default=256, metavar="S", help="S (default 256)")
+    d.add_argument(
+        "--no-cubed",
+        action="store_true",
+        help="--dask: leave out the Cubed variant (which runs when cubed is importable)",
+    )
+    p.add_argument(
+        "--docs",
+        type=Path,
+        metavar="DIR",
+        help="also write the tables the manual includes into DIR (docs/generated): "
+        "overhead.md and overhead-targets.md (--suite overhead), "
+        "matmul-<N>thread[s]-*.md (matmul, with the plot as DIR/../benchmarks-"
+        "<N>thread[s].png), dask.md and cubed.md (--dask)",
+    )
     return p
 
 
@@ -143,7 +157,9 @@ def _dask_main(args: argparse.Namespace) -> int:
         raise SystemExit(
             "--dask needs dask.distributed: pip install 'stridedarray[dask]'"
         ) from None
+    from . import cubed_scaling
     from .dask_scaling import ResultMismatch, run
+    from .scale_out import Params
 
     batch = 128 if args.quick and args.dask_batch == 1024 else args.dask_batch
     for name, v in (
@@ -154,20 +170,35 @@ def _dask_main(args: argparse.Namespace) -> int:
         if v < 1:
             raise SystemExit(f"{name} must be >= 1, got {v}")
     _make_out_dir(args.out)
+    params = Params(batch, min(args.dask_chunk, batch), args.dask_size, 2 if args.quick else 5)
     try:
-        run(
-            args.out,
-            batch,
-            min(args.dask_chunk, batch),
-            args.dask_size,
-            repeats=2 if args.quick else 5,
-            workers=(1, 2),
-        )
+        run(args.out, params, workers=(1, 2), docs_dir=args.docs)
+        if not args.no_cubed:
+            cubed_scaling.run(args.out, params, workers=(1, 2), docs_dir=args.docs)
     except ResultMismatch as exc:
         emit(f"error: {exc}", file=sys.stderr)
         return 1
-    emit(f"wrote {args.out / 'dask.md'}, dask.csv, dask.json, dask.png")
     return 0
+
+
+def run_suite(args: argparse.Namespace) -> int:
+    """Run the per-call suite named by args.suite with the shared options (--quick, --out,
+    --filter, --list, --threads, --seed, --no-progress, --docs; --callgrind for overhead)."""
+    from . import clients, overhead
+    from .cases import Options
+
+    opts = Options(
+        out=args.out,
+        quick=args.quick,
+        pattern=args.filter,
+        threads=args.threads,
+        seed=args.seed,
+        list_only=args.list,
+        progress=not args.no_progress,
+        callgrind=args.callgrind,
+        docs=args.docs,
+    )
+    return overhead.run(opts) if args.suite == "overhead" else clients.run(opts)
 
 
 @exits_cleanly_on_closed_pipe
@@ -184,8 +215,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.dask:
         return _dask_main(args)
     if args.suite != "matmul":
-        from .suites import run_suite
-
         return run_suite(args)
     cases = select_cases(args.quick, args.filter)
     if args.list:
@@ -219,25 +248,26 @@ def main(argv: list[str] | None = None) -> int:
     warning = busy_warning(info, args.threads)
     if warning:  # in the summary too, beside the targets it may have decided
         goals += f"\n**{warning}**\n"
-    (args.out / "results.md").write_text(table + "\n## Targets\n\n" + goals)
-    report.write_csv(results, args.out / "samples.csv")
-    report.write_json(results, info, args.threads, args.out / "results.json")
-    plotted = _plot(results, info, args.threads, args.out / "ratios.png")
+    plural = "thread" if args.threads == 1 else "threads"
+    written = report.write_outputs(
+        args.out,
+        {"md": "results.md", "csv": "samples.csv", "json": "results.json", "png": "ratios.png"},
+        table + "\n## Targets\n\n" + goals,
+        report.CSV_FIELDS,
+        report.matmul_csv_rows(results),
+        report.matmul_json(results, info, args.threads),
+        lambda path: _plot(results, info, args.threads, path),
+        report.matmul_fragments(results, info, args.threads),
+        args.docs,
+    )
+    if args.docs is not None and _plot(
+        results, info, args.threads, args.docs.parent / f"benchmarks-{args.threads}{plural}.png"
+    ):
+        written.append(str(args.docs.parent / f"benchmarks-{args.threads}{plural}.png"))
     emit(table)
     emit(goals)
-    emit(
-        f"wrote {args.out / 'results.md'}, samples.csv, results.json"
-        + (", ratios.png" if plotted else " (no plot: matplotlib not installed)")
-    )
-    bad = [r.case.name for r in results if not r.correct]
-    if bad:
-        emit(
-            f"error: {len(bad)} case(s) differ from NumPy or failed: {', '.join(bad[:5])}"
-            + (", ..." if len(bad) > 5 else ""),
-            file=sys.stderr,
-        )
-        return 1
-    return 0
+    emit("wrote " + ", ".join(written))
+    return report.exit_status([r.case.name for r in results if not r.correct])
 
 
 def _plot(results: list[Result], info: dict, threads: int, path: Path) -> bool:
@@ -257,7 +287,10 @@ def _plot(results: list[Result], info: dict, threads: int, path: Path) -> bool:
     ]
     try:
         plot_ratios(
-            rows, path, f"stridedarray vs NumPy matmul, {threads} BLAS thread(s), {info['cpu']}"
+            rows,
+            path,
+            f"stridedarray vs NumPy matmul, {threads} BLAS thread(s), {info['cpu']}",
+            warning=busy_warning(info, threads),
         )
     except ImportError:
         return False

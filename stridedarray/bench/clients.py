@@ -16,31 +16,31 @@ speed-up against it is what is ours, apart from what the client's generic code c
 from __future__ import annotations
 
 import contextlib
-import csv
 import functools
-import json
 import math
 import os
 import sys
 import time
 import timeit
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 import stridedarray as sa
 
+from . import report
+from .cases import Options, chosen
 from .generic_path import GenericPathTimer, generic_path
 from .machine import busy_warning, header_lines, machine_info, set_threads
-from .report import fmt_time
-from .sampling import Budget, Timed, sample
-from .suites import plot_costs, select, write_results
+from .report import fmt_ratio, fmt_time
+from .sampling import Budget, Timed, run_all, sample
 
 __all__ = ["Workload", "workloads", "run", "CSV_FIELDS"]
 
+STEM = "clients"  # the outputs' file names
+TITLE = "array-API clients beside NumPy"  # the plot's
 CSV_FIELDS = ["workload", "library", "variant", "repeat", "inner", "seconds_per_call"]
 ROWS, COLS = 2000, 30
 # The target: a workload end to end within 1.15x of NumPy's time, as a least speed-up.
@@ -51,6 +51,15 @@ GENERIC = "numpy (generic path)"
 GENERIC_TARGET = 1 / 1.10
 _BUDGET = Budget(target_s=5e-3, min_repeats=7, max_repeats=41, case_budget_s=2.0, case_cap_s=6.0)
 _QUICK = Budget(target_s=1e-3, min_repeats=2, max_repeats=2, case_budget_s=0.05, case_cap_s=0.5)
+# The plot's (plot.plot_costs): bars of the speed-up per workload, the target line.
+PLOT: dict[str, object] = {
+    "target": TARGET,
+    "log": False,
+    "width": 9,
+    "row_height": 0.4,
+    "fontsize": 8,
+}
+PLOT["xlabel"] = "speed-up: NumPy's wall time / the library's"
 
 
 @dataclass(frozen=True)
@@ -199,6 +208,10 @@ class Outcome(Timed):
 
     workload: Workload
 
+    @property
+    def name(self) -> str:
+        return self.workload.name
+
     def best(self, lib: str) -> float:
         """The library's fastest run (nan when it did not run)."""
         s = self.samples.get(lib)
@@ -251,10 +264,6 @@ def run_workload(
     return out
 
 
-def _ratio(v: float) -> str:
-    return f"{v:.2f}x" if math.isfinite(v) else "-"
-
-
 def _target_row(outcomes: list[Outcome], text: str, bound: float, speedup: Callable) -> str:
     """One line of the targets table: the workloads whose `speedup(o)` is at least `bound`."""
     ran = [o for o in outcomes if math.isfinite(speedup(o))]
@@ -262,7 +271,7 @@ def _target_row(outcomes: list[Outcome], text: str, bound: float, speedup: Calla
     worst = min(ran, key=speedup, default=None)
     return (
         f"| {text} (speed-up >= {bound:.2f}) | {len(met)}/{len(outcomes)} | "
-        f"{_ratio(speedup(worst)) if worst else '-'} | "
+        f"{fmt_ratio(speedup(worst)) if worst else '-'} | "
         f"{worst.workload.name if worst else '-'} | "
         f"{'yes' if len(met) == len(outcomes) else 'NO'} |"
     )
@@ -310,13 +319,13 @@ def markdown(outcomes: list[Outcome], info: dict, libs: list[str], threads: int 
         row = (
             f"| {o.workload.name} | {o.workload.library} | {fmt_time(o.time('numpy'))} | "
             f"{fmt_time(o.time(GENERIC))} | {fmt_time(o.time('stridedarray'))} | "
-            f"{_ratio(o.speedup())} | {_ratio(o.generic_speedup())} | "
-            f"{_ratio(o.best_speedup())} | {_ratio(o.cpu_speedup())} |"
+            f"{fmt_ratio(o.speedup())} | {fmt_ratio(o.generic_speedup())} | "
+            f"{fmt_ratio(o.best_speedup())} | {fmt_ratio(o.cpu_speedup())} |"
         )
         if strict:
             row += (
                 f" {fmt_time(o.time('array-api-strict'))} | "
-                f"{_ratio(o.speedup('array-api-strict'))} |"
+                f"{fmt_ratio(o.speedup('array-api-strict'))} |"
             )
         notes = [f"{k} differs from NumPy" for k in o.mismatch]
         notes += [f"{k}: {v[:90]}" for k, v in o.errors.items()]
@@ -335,22 +344,17 @@ def markdown(outcomes: list[Outcome], info: dict, libs: list[str], threads: int 
     return "\n".join(lines) + "\n"
 
 
-def write_csv(outcomes: list[Outcome], path: Path) -> None:
-    """Every raw sample: one row per (workload, library, repeat)."""
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(CSV_FIELDS)
-        for o in outcomes:
-            for variant, samples in o.samples.items():
-                for i, t in enumerate(samples):
-                    w.writerow(
-                        [o.workload.name, o.workload.library, variant, i, o.inner, f"{t:.6e}"]
-                    )
+def csv_rows(outcomes: list[Outcome]) -> Iterator[list[object]]:
+    """Every raw sample (CSV_FIELDS): one row per (workload, library, repeat)."""
+    for o in outcomes:
+        for variant, samples in o.samples.items():
+            for i, t in enumerate(samples):
+                yield [o.workload.name, o.workload.library, variant, i, o.inner, f"{t:.6e}"]
 
 
-def write_json(
-    outcomes: list[Outcome], info: dict, libs: list[str], path: Path, threads: int = 1
-) -> None:
+def summary(
+    outcomes: list[Outcome], info: dict, libs: list[str], threads: int = 1
+) -> dict[str, Any]:
     """Medians and speed-ups per workload (speedup_generic: against NumPy through the same
     generic path), the targets, the machine header and the busy-machine warning (null on a
     quiet machine)."""
@@ -382,36 +386,13 @@ def write_json(
                 "worst": min(ran, default=math.nan),
             }
         )
-    path.write_text(
-        json.dumps(
-            {
-                "machine": info,
-                "warning": busy_warning(info, threads),
-                "libraries": libs,
-                "workloads": rows,
-                "targets": targets,
-            },
-            indent=1,
-            allow_nan=True,
-            default=str,
-        )
-    )
-
-
-def plot(outcomes: list[Outcome], path: Path, title: str) -> bool:
-    """Bars of the speed-up per workload, with the target line."""
-    return plot_costs(
-        outcomes,
-        [o.workload.name for o in outcomes],
-        path,
-        title,
-        target=TARGET,
-        xlabel="speed-up: NumPy's wall time / the library's",
-        log=False,
-        width=9,
-        row_height=0.4,
-        fontsize=8,
-    )
+    return {
+        "machine": info,
+        "warning": busy_warning(info, threads),
+        "libraries": libs,
+        "workloads": rows,
+        "targets": targets,
+    }
 
 
 def _prepare_scipy() -> None:
@@ -431,24 +412,13 @@ def _prepare_scipy() -> None:
         ) from None
 
 
-def run(
-    out_dir: Path,
-    quick: bool,
-    pattern: str | None,
-    threads: int,
-    seed: int,
-    list_only: bool = False,
-    progress: bool = True,
-) -> int:
-    """Run the workloads and write clients.md/.csv/.json/.png into out_dir."""
-    selected = select(workloads(), pattern, "name", "library")
-    if list_only:
-        print("\n".join(w.name for w in selected))
+def run(opts: Options) -> int:
+    """Run the workloads and write clients.md/.csv/.json/.png into opts.out."""
+    selected = chosen(workloads(), opts, "workload", "name", "library")
+    if selected is None:
         return 0
-    if not selected:
-        raise SystemExit(f"--filter {pattern!r} matches no workload (see --list)")
     _prepare_scipy()
-    set_threads(threads)
+    set_threads(opts.threads)
     info = machine_info()
     import scipy
     import sklearn
@@ -457,32 +427,15 @@ def run(
     libs = _namespaces()
     if "array-api-strict" in libs:
         info["array_api_strict"] = libs["array-api-strict"].__version__
-    data = _data(np.random.default_rng(seed))
-    budget = _QUICK if quick else _BUDGET
-    t0 = time.perf_counter()
-    outcomes = []
-    for i, w in enumerate(selected, 1):
-        outcomes.append(run_workload(w, libs, data, budget))
-        if progress:
-            print(f"[{i}/{len(selected)}] {w.name}", file=sys.stderr)
-    info["wall_time"] = f"{time.perf_counter() - t0:.1f} s"
-    info["load_average_at_end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    bad = [
-        o.workload.name
-        for o in outcomes
-        if "stridedarray" in o.mismatch or "stridedarray" in o.errors
-    ]
-    return write_results(
-        "clients",
-        outcomes,
+    data = _data(np.random.default_rng(opts.seed))
+    budget = _QUICK if opts.quick else _BUDGET
+    outcomes = run_all(
+        selected,
+        lambda w: run_workload(w, libs, data, budget),
+        lambda w: w.name,
+        opts.progress,
         info,
-        list(libs),
-        out_dir,
-        f"array-API clients beside NumPy, {threads} BLAS thread(s), {info['cpu']}",
-        markdown,
-        write_csv,
-        write_json,
-        plot,
-        bad,
-        threads,
+    )
+    return report.write_suite(
+        sys.modules[__name__], outcomes, info, list(libs), opts.threads, opts.out
     )

@@ -1,22 +1,23 @@
 """`python -m stridedarray.bench --dask`: the design notes' workload scaled out on Dask.
 
 `(1, S, S)[..., ::-1] @ (B, S, S)` with the batch axis chunked, on a `dask.distributed`
-LocalCluster of 1 and then 2 worker processes (one thread each, so each worker's two OpenBLAS
-pools run one thread: the nanny's default environment), once with stridedarray chunks and once
+LocalCluster of 1 and then 2 worker processes (one thread each; every BLAS and OpenMP pool in
+them pinned to one thread, and each worker's thread counts and stall-guard state recorded:
+scale_out.py), once with stridedarray chunks and once
 with NumPy chunks of the same values. The batch operand is generated and persisted on the
 workers before the clock starts (nothing large crosses the wire), and the product is persisted
 there too, so the wall time is the products' compute and Dask's scheduling of them. The
 per-matrix sums of both libraries' products are then compared (`ResultMismatch` when they
 differ). Each sample records the share of CPU time the hypervisor took from this machine
 meanwhile ("steal", from /proc/stat): on a shared virtual machine it is what makes runs differ.
-Writes dask.md (table), dask.csv (every sample), dask.json and dask.png (wall time and scaling).
+Writes dask.md (table: median, fastest and slowest run, spread), dask.csv (every run),
+dask.json and dask.png (wall time and scaling), and with `--docs` the table fragment.
 """
 
 from __future__ import annotations
 
-import csv
-import json
-import statistics
+import dataclasses
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -25,8 +26,7 @@ import numpy as np
 
 import stridedarray as sa
 
-from .machine import machine_info
-from .report import fmt_time
+from .scale_out import PINNED_ENV, Params, pin_threads, summarise, worker_threads, write
 
 __all__ = ["ResultMismatch", "run", "workload"]
 
@@ -106,18 +106,17 @@ def _time_once(client: Any, graph: Any) -> tuple[float, float | None]:
 
 
 def run(
-    out: Path,
-    batch: int,
-    chunk: int,
-    size: int,
-    repeats: int,
-    workers: tuple[int, ...],
+    out: Path, params: Params, workers: tuple[int, ...], docs_dir: Path | None = None
 ) -> list[dict]:
-    """Time every (library, workers) pair; write the table, CSV, JSON and plot; return rows."""
+    """Time every (library, workers) pair; write the table, CSV, JSON and plot (and the
+    table into docs_dir); return the rows."""
     from distributed import Client, LocalCluster, wait
 
+    batch, chunk, size, repeats = params.batch, params.chunk, params.size, params.repeats
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     samples: list[dict] = []
     sums: dict[str, np.ndarray] = {}
+    threads: dict[str, list[dict]] = {}
     for n in workers:
         with (
             LocalCluster(
@@ -126,9 +125,11 @@ def run(
                 threads_per_worker=1,
                 dashboard_address=None,
                 worker_dashboard_address=None,
+                env=PINNED_ENV,  # read by the pools as the worker process starts
             ) as cluster,
             Client(cluster) as client,
         ):
+            client.run(pin_threads)
             for library in LIBRARIES:
                 # The batch operand is made and kept on the workers first: the timed part is
                 # the product alone.
@@ -151,6 +152,8 @@ def run(
                 if n == workers[0]:
                     sums[library] = _matrix_sums(client, workload(library, rhs, size, seed=0))
                 del rhs
+            # after the runs: the stall count says whether the guard acted during them
+            threads[f"{n} worker(s)"] = list(client.run(worker_threads).values())
     ref, got = sums["numpy"], sums["stridedarray"]
     if not np.allclose(got, ref, rtol=1e-10, atol=1e-9 * size):
         worst = int(np.argmax(np.abs(got - ref)))
@@ -158,102 +161,25 @@ def run(
             f"matrix {worst} of the product: stridedarray chunks sum to "
             f"{got[worst]!r}, NumPy chunks to {ref[worst]!r}"
         )
-    rows = _summarise(samples, workers)
-    _write(out, rows, samples, dict(batch=batch, chunk=chunk, size=size, repeats=repeats))
-    return rows
-
-
-def _summarise(samples: list[dict], workers: tuple[int, ...]) -> list[dict]:
-    rows = []
-    for library in LIBRARIES:
-        base = None
-        for n in workers:
-            mine = [s for s in samples if s["library"] == library and s["workers"] == n]
-            t = statistics.median(s["seconds"] for s in mine)
-            steals = [s["steal"] for s in mine if s["steal"] is not None]
-            base = t if base is None else base
-            rows.append(
-                {
-                    "library": library,
-                    "workers": n,
-                    "median_s": t,
-                    "speedup": base / t,
-                    "efficiency": base / t / (n / workers[0]),
-                    "steal": statistics.mean(steals) if steals else None,
-                }
-            )
-    for r in rows:
-        np_t = next(
-            q["median_s"] for q in rows if q["library"] == "numpy" and q["workers"] == r["workers"]
-        )
-        r["vs_numpy"] = np_t / r["median_s"]
-    return rows
-
-
-def _write(out: Path, rows: list[dict], samples: list[dict], params: dict) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    info = machine_info()
-    b, c, s = params["batch"], params["chunk"], params["size"]
-    lines = [f"# Dask scale-out: (1,{s},{s})[..., ::-1] @ ({b},{s},{s}), chunks of {c}", ""]
-    lines += [f"- {k}: {v}" for k, v in info.items() if k != "env"]
-    lines += [
-        "",
-        "Median of {repeats} runs per row; worker processes with one thread each "
-        "(each worker's OpenBLAS pools at one thread). Efficiency = speedup over one "
-        "worker / number of workers. vs NumPy = NumPy chunks' time / this row's time. "
-        "Steal = share of the machine's CPU time the hypervisor took during the row's "
-        "runs (/proc/stat): rows with much steal measure the host, not the product.".format(
-            **params
-        ),
-        "",
-        "| chunks | workers | wall time | speedup | efficiency | vs NumPy | steal |",
-        "|---|---:|---:|---:|---:|---:|---:|",
-    ]
-    for r in rows:
-        steal = "-" if r["steal"] is None else f"{r['steal']:.0%}"
-        lines.append(
-            f"| {r['library']} | {r['workers']} | {fmt_time(r['median_s'])} | "
-            f"{r['speedup']:.2f}x | {r['efficiency']:.0%} | {r['vs_numpy']:.2f}x | "
-            f"{steal} |"
-        )
-    table = "\n".join(lines) + "\n"
-    (out / "dask.md").write_text(table)
-    with open(out / "dask.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=["library", "workers", "repeat", "seconds", "steal"])
-        w.writeheader()
-        w.writerows(samples)
-    (out / "dask.json").write_text(
-        json.dumps({"params": params, "machine": info, "rows": rows}, indent=2, default=str)
+    rows = summarise(samples, ("library", "workers"), LIBRARIES)
+    s = size
+    write(
+        out,
+        "dask",
+        f"Dask scale-out: (1,{s},{s})[..., ::-1] @ ({batch},{s},{s}), chunks of {chunk}",
+        f"{repeats} timed runs per row after a warm-up, on a dask.distributed LocalCluster "
+        "of worker processes with one thread each, every BLAS and OpenMP pool in them "
+        "pinned to one thread (dask.md lists what each worker reported). Median and the "
+        "fastest and slowest run; spread = (slowest - fastest) / median. Speedup over one "
+        "worker; efficiency = speedup / workers; vs NumPy = NumPy chunks' median / this "
+        "row's. Steal = share of the machine's CPU time the hypervisor took during the "
+        "row's runs (/proc/stat).",
+        ("library", "workers"),
+        rows,
+        samples,
+        dataclasses.asdict(params),
+        threads,
+        load,
+        docs_dir,
     )
-    _plot(rows, out / "dask.png", params)
-    print(table)
-
-
-def _plot(rows: list[dict], path: Path, params: dict) -> None:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for library, color in (("numpy", "tab:orange"), ("stridedarray", "tab:blue")):
-        pts = [(r["workers"], r["median_s"]) for r in rows if r["library"] == library]
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", color=color, label=library)
-        for x, y in pts:
-            ax.annotate(fmt_time(y), (x, y), textcoords="offset points", xytext=(6, 4), fontsize=8)
-    ax.set_xticks(sorted({r["workers"] for r in rows}))
-    ax.set_xlabel("worker processes (1 thread each)")
-    ax.set_ylabel("wall time (s)")
-    ax.set_ylim(bottom=0)
-    ax.grid(True, alpha=0.3)
-    ax.set_title(
-        f"(1,{params['size']},{params['size']})[..., ::-1] @ "
-        f"({params['batch']},{params['size']},{params['size']}) on Dask",
-        fontsize=10,
-    )
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    return rows

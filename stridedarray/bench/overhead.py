@@ -15,29 +15,46 @@ machine. It runs after the timing, one valgrind child per library, and adds a fe
 
 from __future__ import annotations
 
-import csv
-import json
 import math
-import os
 import sys
 import time
 import timeit
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-import stridedarray as sa
-
-from . import callgrind
+from . import callgrind, report
+from .cases import (
+    Call,
+    Options,
+    calls,
+    chosen,
+    namespace_globals,
+    namespaces,
+    operands,
+    operands_size,
+    torch_namespace,
+)
 from .machine import busy_warning, header_lines, machine_info, set_threads
-from .report import fmt_time
-from .sampling import Budget, Timed, sample
-from .suites import plot_costs, select, write_results
+from .report import fmt_ratio, fmt_time
+from .sampling import Budget, Timed, run_all, sample
 
 __all__ = ["Call", "calls", "run", "TARGETS", "INSTRUCTION_TARGETS", "CSV_FIELDS"]
 
+# The plot's (plot.plot_costs): horizontal bars of the speed-up per case, log scale, the 0.5
+# target line.
+PLOT: dict[str, object] = {
+    "target": 0.5,
+    "log": True,
+    "width": 10,
+    "row_height": 0.22,
+    "fontsize": 8,
+}
+PLOT["xlabel"] = "speed-up: NumPy's time per call / the library's"
+STEM = "overhead"  # the outputs' file names
+TITLE = "per-call cost beside NumPy"  # the plot's
 CSV_FIELDS = [
     "case",
     "family",
@@ -48,150 +65,6 @@ CSV_FIELDS = [
     "seconds_per_call",
     "instructions_per_call",  # empty without --callgrind
 ]
-SHAPES = {16: (4, 4), 1000: (25, 40)}  # element count -> shape of x and y
-BATCH_SIZES = (8, 12, 16, 24)
-
-
-@dataclass(frozen=True)
-class Call:
-    """One timed statement: its family, the element count of its operands, how to check it."""
-
-    name: str
-    family: str
-    size: int
-    stmt: str
-    check: str = "exact"  # "exact" (bit-identical to NumPy), "close" (matmul) or "shape"
-
-
-# family, statement, check: each row is run at every size in SHAPES.
-_SIZED = [
-    ("elementwise unary", "xp.exp(x)", "exact"),
-    ("elementwise unary", "xp.sqrt(p)", "exact"),
-    ("elementwise unary", "xp.abs(x)", "exact"),
-    ("elementwise unary", "-x", "exact"),
-    ("elementwise unary", "xp.isnan(x)", "exact"),
-    ("elementwise binary", "x + y", "exact"),
-    ("elementwise binary", "xp.multiply(x, y)", "exact"),
-    ("elementwise binary", "x / y", "exact"),
-    ("elementwise binary", "x < y", "exact"),
-    ("elementwise binary", "xp.maximum(x, y)", "exact"),
-    ("elementwise scalar", "x * 2.0", "exact"),
-    ("elementwise scalar", "x + 1", "exact"),
-    ("elementwise scalar", "2.0 - x", "exact"),
-    ("elementwise scalar", "x > 0.5", "exact"),
-    ("reduction", "xp.sum(x)", "exact"),
-    ("reduction", "xp.sum(x, axis=0)", "exact"),
-    ("reduction", "xp.mean(x)", "exact"),
-    ("reduction", "xp.mean(x, axis=0)", "exact"),
-    ("reduction", "xp.max(x)", "exact"),
-    ("reduction", "xp.max(x, axis=0)", "exact"),
-    ("reduction", "xp.argmax(x)", "exact"),
-    ("reduction", "xp.argmax(x, axis=0)", "exact"),
-    ("where", "xp.where(c, x, y)", "exact"),
-    ("where", "xp.where(x > 0.5, x, y)", "exact"),
-    ("indexing and views", "x[1:3, ::-1]", "exact"),
-    ("indexing and views", "x[0]", "exact"),
-    ("indexing and views", "x[..., None]", "exact"),
-    ("indexing and views", "x.mT", "exact"),
-    ("indexing and views", "xp.permute_dims(x, (1, 0))", "exact"),
-    ("indexing and views", "xp.flip(x, axis=0)", "exact"),
-    ("indexing and views", "xp.reshape(xt, split)", "exact"),
-    ("indexing and views", "xp.expand_dims(x, axis=0)", "exact"),
-    ("indexing and views", "x[1:3]", "exact"),
-    ("view then op", "x[1:3] + y[1:3]", "exact"),
-    ("view then op", "x.mT * y.mT", "exact"),
-    ("creation", "xp.zeros(shape)", "exact"),
-    ("creation", "xp.ones(shape)", "exact"),
-    ("creation", "xp.empty(shape)", "shape"),
-    ("creation", "xp.full(shape, 1.5)", "exact"),
-    ("creation", "xp.arange(nf)", "exact"),
-    ("creation", "xp.zeros_like(x)", "exact"),
-    ("asarray", "xp.asarray(src)", "exact"),
-]
-
-
-def calls(quick: bool = False) -> list[Call]:
-    """Every case: the sized families at each size, then matmul (2x2, 8x8, batched S < 32)."""
-    sizes = (16,) if quick else tuple(SHAPES)
-    out = [
-        Call(f"{stmt} [{'x'.join(map(str, SHAPES[n]))}]", fam, n, stmt, chk)
-        for n in sizes
-        for fam, stmt, chk in _SIZED
-    ]
-    out.append(Call("a2 @ b2 [2x2]", "matmul small", 4, "a2 @ b2", "close"))
-    out.append(Call("a8 @ b8 [8x8]", "matmul small", 64, "a8 @ b8", "close"))
-    for s in BATCH_SIZES[:1] if quick else BATCH_SIZES:
-        out.append(
-            Call(
-                f"A{s} @ B{s} [(10,{s},{s})]", "matmul batched", 10 * s * s, f"A{s} @ B{s}", "close"
-            )
-        )
-    return out
-
-
-def _operands(size: int, rng: np.random.Generator) -> dict[str, Any]:
-    """The NumPy operands every statement of one size may use (same values for every library)."""
-    shape = SHAPES.get(size, (4, 4))
-    x = rng.standard_normal(shape)
-    y = rng.standard_normal(shape) + 2.0  # away from 0: x / y is finite
-    ops: dict[str, Any] = {
-        "x": x,
-        "y": y,
-        "p": np.abs(x),
-        "c": x > 0,
-        "xt": x.T,
-        "a2": rng.standard_normal((2, 2)),
-        "b2": rng.standard_normal((2, 2)),
-        "a8": rng.standard_normal((8, 8)),
-        "b8": rng.standard_normal((8, 8)),
-    }
-    for s in BATCH_SIZES:
-        ops[f"A{s}"] = rng.standard_normal((10, s, s))
-        ops[f"B{s}"] = rng.standard_normal((10, s, s))
-    # Constants (not arrays): a shape, a reshape of the transposed view that splits its first
-    # axis (always a view), a float count for arange, and an ndarray for asarray.
-    n0, n1 = shape[1], shape[0]
-    split = (2, n0 // 2, n1) if n0 % 2 == 0 else (1, n0, n1)
-    return {"ops": ops, "shape": shape, "split": split, "nf": float(size), "src": x.copy()}
-
-
-def _namespaces() -> dict[str, Any]:
-    libs: dict[str, Any] = {"numpy": np, "stridedarray": sa}
-    try:
-        import array_api_strict
-
-        libs["array-api-strict"] = array_api_strict
-    except ImportError:
-        pass
-    return libs
-
-
-def _torch() -> Any:
-    """PyTorch's Array API namespace (array_api_compat's wrapper when installed), or None:
-    counted under callgrind only (--callgrind), when it is installed."""
-    try:
-        import torch  # type: ignore[import-not-found, unused-ignore]
-    except ImportError:
-        return None
-    try:
-        from array_api_compat import torch as compat  # type: ignore[import-not-found, unused-ignore]
-
-        return compat
-    except ImportError:
-        return torch
-
-
-def _globals(xp: Any, base: dict[str, Any]) -> dict[str, Any]:
-    g = {
-        "xp": xp,
-        "shape": base["shape"],
-        "split": base["split"],
-        "nf": base["nf"],
-        "src": base["src"],
-    }
-    for k, v in base["ops"].items():
-        g[k] = v if xp is np else xp.asarray(v)
-    return g
 
 
 def _agrees(call: Call, got: object, expected: np.ndarray) -> bool:
@@ -214,6 +87,11 @@ class Outcome(Timed):
     instructions per call per library (with --callgrind)."""
 
     call: Call
+
+    @property
+    def name(self) -> str:
+        return self.call.name
+
     instructions: dict[str, float] = field(default_factory=dict)
 
     def instruction_ratio(self, lib: str = "stridedarray") -> float:
@@ -230,7 +108,7 @@ def run_call(call: Call, libs: dict[str, Any], base: dict[str, Any], budget: Bud
     timers: dict[str, timeit.Timer] = {}
     expected = None
     for name, xp in libs.items():
-        g = _globals(xp, base)
+        g = namespace_globals(xp, base)
         try:
             r = eval(code, g)  # noqa: S307 - our own statements
         except Exception as exc:  # a library without the call: reported, not fatal
@@ -245,8 +123,8 @@ def run_call(call: Call, libs: dict[str, Any], base: dict[str, Any], budget: Bud
     return out
 
 
-# Targets: (label, families, least speed-up (NumPy's time / stridedarray's), absolute bound
-# on stridedarray's time in s).
+# Targets: (label, the families or case names it judges, least speed-up (NumPy's time /
+# stridedarray's), absolute bound on stridedarray's time in s).
 TARGETS = [
     (
         "element-wise (unary, binary, array-scalar): speed-up >= 0.5 (at most 2x NumPy's time)",
@@ -261,6 +139,18 @@ TARGETS = [
     ("asarray(ndarray) < 1 us", ("asarray",), None, 1e-6),
     ("matmul 2x2, 8x8: speed-up >= 0.8", ("matmul small",), 0.8, None),
     ("matmul (10,S,S)@(10,S,S), S < 32: speed-up >= 0.9", ("matmul batched",), 0.9, None),
+    (
+        "conversions, flip, arange, permute_dims at 4x4: speed-up >= 0.67 (at most 1.5x "
+        "NumPy's time)",
+        (
+            "conversions",
+            "xp.flip(x, axis=0) [4x4]",
+            "xp.permute_dims(x, (1, 0)) [4x4]",
+            "xp.arange(nf) [4x4]",
+        ),
+        1 / 1.5,
+        None,
+    ),
 ]
 
 # Targets on the instruction counts (--callgrind): (label, families, most instructions per
@@ -284,7 +174,7 @@ def targets(outcomes: list[Outcome]) -> list[dict]:
     absolute bound), how many cases meet it, and whether all do."""
     rows = []
     for label, fams, least, absolute in TARGETS:
-        cases = [o for o in outcomes if o.call.family in fams]
+        cases = [o for o in outcomes if o.call.family in fams or o.call.name in fams]
         if not cases:
             continue
         if absolute is not None:
@@ -336,40 +226,21 @@ def instruction_targets(outcomes: list[Outcome]) -> list[dict]:
     return rows
 
 
-def _ratio(v: float) -> str:
-    return f"{v:.2f}x" if math.isfinite(v) else "-"
-
-
-def _count(v: float | None) -> str:
-    return f"{v:,.0f}" if v is not None and math.isfinite(v) else "-"
-
-
-def markdown(outcomes: list[Outcome], info: dict, libs: list[str], threads: int = 1) -> str:
-    """Header, the per-call table and the targets table."""
-    lines = [
-        "# Per-call cost: stridedarray beside NumPy"
-        + (" and array-api-strict" if "array-api-strict" in libs else ""),
-        "",
-    ]
-    lines += header_lines(info, threads)
+def tables(outcomes: list[Outcome], info: dict, libs: list[str], threads: int = 1) -> str:
+    """The per-call table and the targets, with the run's load: what the docs include."""
     strict = "array-api-strict" in libs
     counted = _counted(outcomes)
-    head = "| call | family | NumPy | stridedarray | speed-up |"
-    rule = "|---|---|---:|---:|---:|"
+    head = ["call", "family", "NumPy", "stridedarray", "speed-up"]
     if strict:
-        head += " array-api-strict | strict speed-up |"
-        rule += "---:|---:|"
-    for lib in counted:
-        head += f" {_LABEL.get(lib, lib)} instr |"
-        rule += "---:|"
+        head += ["array-api-strict", "strict speed-up"]
+    head += [f"{_LABEL.get(lib, lib)} instr" for lib in counted]
     if counted:
-        head += " instr / NumPy's |"
-        rule += "---:|"
-    lines += [
-        "",
+        head.append("instr / NumPy's")
+    head.append("check")
+    lines = [
         f"Median time per call, {threads} BLAS thread(s); speed-up = NumPy time / "
         "stridedarray time (1.00x: NumPy's cost; 0.50x: twice NumPy's time; above 1: "
-        "cheaper than NumPy).",
+        "cheaper than NumPy). " + report.run_line(info),
     ]
     if counted:
         lines += [
@@ -378,58 +249,84 @@ def markdown(outcomes: list[Outcome], info: dict, libs: list[str], threads: int 
             f"{info.get('callgrind', '')}); instr / NumPy's = stridedarray's count over "
             "NumPy's (2.00x: twice NumPy's instructions).",
         ]
-    lines += ["", head + " check |", rule + "---|"]
+    rows = []
     for o in outcomes:
-        row = (
-            f"| `{o.call.name}` | {o.call.family} | {fmt_time(o.time('numpy'))} | "
-            f"{fmt_time(o.time('stridedarray'))} | {_ratio(o.speedup())} |"
-        )
+        row = [
+            f"`{o.call.name}`",
+            o.call.family,
+            fmt_time(o.time("numpy")),
+            fmt_time(o.time("stridedarray")),
+            fmt_ratio(o.speedup()),
+        ]
         if strict:
-            row += (
-                f" {fmt_time(o.time('array-api-strict'))} | "
-                f"{_ratio(o.speedup('array-api-strict'))} |"
-            )
-        for lib in counted:
-            row += f" {_count(o.instructions.get(lib))} |"
+            row += [fmt_time(o.time("array-api-strict")), fmt_ratio(o.speedup("array-api-strict"))]
+        row += [_count(o.instructions.get(lib)) for lib in counted]
         if counted:
-            row += f" {_ratio(o.instruction_ratio())} |"
+            row.append(fmt_ratio(o.instruction_ratio()))
         notes = [f"{k} differs from NumPy" for k in o.mismatch]
         notes += [f"{k}: {v[:60]}" for k, v in o.errors.items()]
-        lines.append(row + f" {'; '.join(notes) or 'same as NumPy'} |")
-    lines += [
-        "",
-        "## Targets",
-        "",
-        "| target | cases meeting it | worst | worst case | met |",
-        "|---|---:|---:|---|---|",
-    ]
-    for t in targets(outcomes):
-        worst = fmt_time(t["worst"]) if t["absolute"] else _ratio(t["worst"])
-        lines.append(
-            f"| {t['target']} | {t['met_cases']}/{t['cases']} | {worst} | "
-            f"`{t['worst_case']}` | {'yes' if t['met'] else 'NO'} |"
-        )
+        rows.append([*row, "; ".join(notes) or "same as NumPy"])
+    lines += ["", *report.markdown_table(head, "llrrr" + "r" * (len(head) - 6) + "l", rows)]
+    lines += ["", "## Targets", "", *_targets_table(targets(outcomes))]
     itargets = instruction_targets(outcomes)
     if itargets:
-        lines += [
-            "",
-            "## Instruction targets (callgrind)",
-            "",
-            "| target | cases meeting it | worst | worst case | met |",
-            "|---|---:|---:|---|---|",
-        ]
-        for t in itargets:
-            lines.append(
-                f"| {t['target']} | {t['met_cases']}/{t['cases']} | {_ratio(t['worst'])} | "
-                f"`{t['worst_case']}` | {'yes' if t['met'] else 'NO'} |"
-            )
+        lines += ["", "## Instruction targets (callgrind)", "", *_targets_table(itargets)]
     warning = busy_warning(info, threads)
     if warning:  # in the summary too, beside the targets it may have decided
         lines += ["", f"**{warning}**"]
     return "\n".join(lines) + "\n"
 
 
+def _targets_table(rows: list[dict]) -> list[str]:
+    """A targets table: the worst value is a time for an absolute bound, else a ratio."""
+    return report.markdown_table(
+        ["target", "cases meeting it", "worst", "worst case", "met"],
+        "lrrll",
+        (
+            [
+                t["target"],
+                f"{t['met_cases']}/{t['cases']}",
+                fmt_time(t["worst"]) if t.get("absolute") else fmt_ratio(t["worst"]),
+                f"`{t['worst_case']}`",
+                "yes" if t["met"] else "NO",
+            ]
+            for t in rows
+        ),
+    )
+
+
+def fragments(
+    outcomes: list[Outcome], info: dict, libs: list[str], threads: int = 1
+) -> dict[str, str]:
+    """The docs' tables (`--docs`): overhead.md, the per-call table with the targets;
+    overhead-targets.md, the targets alone, with the run's load."""
+    warning = busy_warning(info, threads)
+    goals = [report.run_line(info), "", *_targets_table(targets(outcomes))]
+    if warning:
+        goals += ["", f"**{warning}**"]
+    return {
+        "overhead.md": tables(outcomes, info, libs, threads),
+        "overhead-targets.md": "\n".join(goals) + "\n",
+    }
+
+
+def markdown(outcomes: list[Outcome], info: dict, libs: list[str], threads: int = 1) -> str:
+    """Title, the machine header, the per-call table and the targets."""
+    lines = [
+        "# Per-call cost: stridedarray beside NumPy"
+        + (" and array-api-strict" if "array-api-strict" in libs else ""),
+        "",
+        *header_lines(info, threads),
+        "",
+    ]
+    return "\n".join(lines) + tables(outcomes, info, libs, threads)
+
+
 _LABEL = {"numpy": "NumPy"}
+
+
+def _count(v: float | None) -> str:
+    return f"{v:,.0f}" if v is not None and math.isfinite(v) else "-"
 
 
 def _counted(outcomes: list[Outcome]) -> list[str]:
@@ -440,34 +337,29 @@ def _counted(outcomes: list[Outcome]) -> list[str]:
     return list(seen)
 
 
-def write_csv(outcomes: list[Outcome], path: Path) -> None:
-    """Every raw sample: one row per (case, library, repeat)."""
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(CSV_FIELDS)
-        for o in outcomes:
-            for variant, samples in o.samples.items():
-                instr = o.instructions.get(variant)
-                for i, t in enumerate(samples):
-                    w.writerow(
-                        [
-                            o.call.name,
-                            o.call.family,
-                            o.call.size,
-                            variant,
-                            i,
-                            o.inner,
-                            f"{t:.6e}",
-                            "" if instr is None else f"{instr:.1f}",
-                        ]
-                    )
+def csv_rows(outcomes: list[Outcome]) -> Iterator[list[object]]:
+    """Every raw sample (CSV_FIELDS): one row per (case, library, repeat)."""
+    for o in outcomes:
+        for variant, samples in o.samples.items():
+            instr = o.instructions.get(variant)
+            for i, t in enumerate(samples):
+                yield [
+                    o.call.name,
+                    o.call.family,
+                    o.call.size,
+                    variant,
+                    i,
+                    o.inner,
+                    f"{t:.6e}",
+                    "" if instr is None else f"{instr:.1f}",
+                ]
 
 
-def write_json(
-    outcomes: list[Outcome], info: dict, libs: list[str], path: Path, threads: int = 1
-) -> None:
-    """Medians and speed-ups per case, the targets, the machine header and the busy-machine
-    warning (null on a quiet machine)."""
+def summary(
+    outcomes: list[Outcome], info: dict, libs: list[str], threads: int = 1
+) -> dict[str, Any]:
+    """The JSON summary: medians and speed-ups per case, the targets, the machine header and
+    the busy-machine warning (null on a quiet machine)."""
     rows = [
         {
             "case": o.call.name,
@@ -485,94 +377,44 @@ def write_json(
         }
         for o in outcomes
     ]
-    path.write_text(
-        json.dumps(
-            {
-                "machine": info,
-                "warning": busy_warning(info, threads),
-                "libraries": libs,
-                "cases": rows,
-                "targets": targets(outcomes),
-                "instruction_targets": instruction_targets(outcomes),
-            },
-            indent=1,
-            allow_nan=True,
-            default=str,
-        )
-    )
+    return {
+        "machine": info,
+        "warning": busy_warning(info, threads),
+        "libraries": libs,
+        "cases": rows,
+        "targets": targets(outcomes),
+        "instruction_targets": instruction_targets(outcomes),
+    }
 
 
-def plot(outcomes: list[Outcome], path: Path, title: str) -> bool:
-    """Horizontal bars of the speed-up per case (log scale), the 0.5 target line."""
-    return plot_costs(
-        outcomes,
-        [o.call.name for o in outcomes],
-        path,
-        title,
-        target=0.5,
-        xlabel="speed-up: NumPy's time per call / the library's",
-        log=True,
-        width=10,
-        row_height=0.22,
-        fontsize=8,
-    )
-
-
-def run(
-    out_dir: Path,
-    quick: bool,
-    pattern: str | None,
-    threads: int,
-    seed: int,
-    list_only: bool = False,
-    progress: bool = True,
-    count_instructions: bool = False,
-) -> int:
-    """Run the suite and write overhead.md/.csv/.json/.png into out_dir; print the tables.
-    `count_instructions` (--callgrind): also count instructions per call under callgrind."""
-    selected = select(calls(quick), pattern, "name", "family")
-    if list_only:
-        print("\n".join(c.name for c in selected))
+def run(opts: Options) -> int:
+    """Run the suite and write overhead.md/.csv/.json/.png into opts.out (and the tables,
+    overhead.md, into opts.docs); print the tables. opts.callgrind: also count instructions
+    per call under callgrind."""
+    selected = chosen(calls(opts.quick), opts, "case", "name", "family")
+    if selected is None:
         return 0
-    if not selected:
-        raise SystemExit(f"--filter {pattern!r} matches no case (see --list)")
-    if count_instructions and not callgrind.available():
+    if opts.callgrind and not callgrind.available():
         raise SystemExit("--callgrind: valgrind is not on PATH")
-    set_threads(threads)
+    set_threads(opts.threads)
     info = machine_info()
-    libs = _namespaces()
+    libs = namespaces()
     if "array-api-strict" in libs:
         info["array_api_strict"] = libs["array-api-strict"].__version__
-    budget = Budget.quick() if quick else Budget()
-    rng = np.random.default_rng(seed)
-    bases = {n: _operands(n, rng) for n in {c.size if c.size in SHAPES else 16 for c in selected}}
-    t0 = time.perf_counter()
-    outcomes = []
-    for i, c in enumerate(selected, 1):
-        outcomes.append(run_call(c, libs, bases[c.size if c.size in SHAPES else 16], budget))
-        if progress:
-            print(f"[{i}/{len(selected)}] {c.name}", file=sys.stderr)
-    info["wall_time"] = f"{time.perf_counter() - t0:.1f} s"
-    info["load_average_at_end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    if count_instructions:
-        _count_instructions(outcomes, libs, seed, progress, info)
-    bad = [
-        o.call.name for o in outcomes if "stridedarray" in o.mismatch or "stridedarray" in o.errors
-    ]
-
-    return write_results(
-        "overhead",
-        outcomes,
+    budget = Budget.quick() if opts.quick else Budget()
+    rng = np.random.default_rng(opts.seed)
+    bases = {n: operands(n, rng) for n in sorted({operands_size(c) for c in selected})}
+    outcomes = run_all(
+        selected,
+        lambda c: run_call(c, libs, bases[operands_size(c)], budget),
+        lambda c: c.name,
+        opts.progress,
         info,
-        list(libs),
-        out_dir,
-        f"per-call cost beside NumPy, {threads} BLAS thread(s), {info['cpu']}",
-        markdown,
-        write_csv,
-        write_json,
-        plot,
-        bad,
-        threads,
+    )
+    if opts.callgrind:
+        _count_instructions(outcomes, libs, opts.seed, opts.progress, info)
+    return report.write_suite(
+        sys.modules[__name__], outcomes, info, list(libs), opts.threads, opts.out, opts.docs
     )
 
 
@@ -581,8 +423,8 @@ def _count_instructions(
 ) -> None:
     """Instructions per call of every case and library (PyTorch too when installed), into
     each outcome; the method and the time it took into `info`."""
-    names = list(libs) + (["torch"] if _torch() is not None else [])
-    cases = [(o.call.stmt, o.call.size if o.call.size in SHAPES else 16) for o in outcomes]
+    names = list(libs) + (["torch"] if torch_namespace() is not None else [])
+    cases = [(o.call.stmt, operands_size(o.call)) for o in outcomes]
     if progress:
         print(
             f"callgrind: {len(cases)} case(s) x {len(names)} libraries "

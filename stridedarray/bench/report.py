@@ -1,25 +1,168 @@
-"""Outputs of a run: the Markdown table, the raw-sample CSV, a JSON summary, the targets."""
+"""Outputs of a run, for every mode of the benchmark: one writer of the Markdown table, the
+raw-sample CSV, the JSON summary, the plot and the docs' table fragments (`write_outputs`),
+fed by each suite with its own rows; and the matmul workload's tables and targets.
+
+A docs fragment is the bare table a page of the manual includes (MyST `{include}`), without
+the run's header: `--docs DIR` writes it there, so refreshing the page's figures is a rerun.
+"""
 
 from __future__ import annotations
 
 import csv
 import json
 import math
-from collections.abc import Callable, Iterable
+import sys
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 from .machine import busy_warning, header_lines
 from .runner import Result
 
 __all__ = [
+    "fmt_ratio",
     "fmt_time",
     "markdown",
-    "write_csv",
-    "write_json",
+    "markdown_table",
+    "matmul_csv_rows",
+    "matmul_json",
+    "exit_status",
+    "publish",
+    "write_suite",
+    "run_line",
+    "matmul_fragments",
+    "write_outputs",
     "targets",
     "targets_markdown",
     "CSV_FIELDS",
 ]
+
+
+def markdown_table(head: Sequence[str], align: str, rows: Iterable[Sequence[object]]) -> list[str]:
+    """A Markdown table's lines: `align` has one letter per column, "l" or "r"."""
+    if len(align) != len(head):
+        raise ValueError(f"align has {len(align)} letters for {len(head)} columns")
+    rule = ["---:" if a == "r" else "---" for a in align]
+    return [
+        "| " + " | ".join(head) + " |",
+        "|" + "|".join(rule) + "|",
+        *("| " + " | ".join(str(c) for c in row) + " |" for row in rows),
+    ]
+
+
+def run_line(info: dict) -> str:
+    """The run a docs table comes from, in one sentence: the command's wall time and the load
+    average at its start and end (a table measured on a loaded machine says so)."""
+    load = str(info.get("load_average", "?")).split()[0]
+    end = info.get("load_average_at_end")
+    return (
+        f"Measured on {info.get('cpu', 'an unknown CPU')} ({info.get('cores', '?')} cores), "
+        f"load average {load} at the start"
+        + (f" and {str(end).split()[0]} at the end" if end else "")
+        + (f", {info['wall_time']}" if info.get("wall_time") else "")
+        + "."
+    )
+
+
+def write_outputs(
+    out_dir: Path,
+    names: dict[str, str],
+    text: str,
+    csv_fields: Sequence[str],
+    csv_rows: Iterable[Sequence[object]],
+    payload: dict[str, Any],
+    plot: Callable[[Path], bool] | None = None,
+    fragments: dict[str, str] | None = None,
+    docs_dir: Path | None = None,
+) -> list[str]:
+    """Write one run's outputs into out_dir: names["md"] (the whole text), names["csv"] (a
+    header row, then one row per raw sample), names["json"] (the payload; nan kept as NaN,
+    other objects as strings), names["png"] (`plot(path)`, which says whether it drew: False
+    without matplotlib), and each docs fragment (file name -> Markdown) into `docs_dir` when
+    given. Returns the files written, for the closing line."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    (out_dir / names["md"]).write_text(text)
+    written.append(str(out_dir / names["md"]))
+    with open(out_dir / names["csv"], "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(csv_fields)
+        w.writerows(csv_rows)
+    written.append(names["csv"])
+    (out_dir / names["json"]).write_text(json.dumps(payload, indent=1, allow_nan=True, default=str))
+    written.append(names["json"])
+    if plot is not None:
+        written.append(
+            names["png"] if plot(out_dir / names["png"]) else "(no plot: matplotlib not installed)"
+        )
+    if docs_dir is not None and fragments:
+        docs_dir.mkdir(parents=True, exist_ok=True)
+        for name, fragment in fragments.items():
+            (docs_dir / name).write_text(fragment)
+            written.append(str(docs_dir / name))
+    return written
+
+
+def write_suite(
+    suite: ModuleType,
+    outcomes: list[Any],
+    info: dict,
+    libs: list[str],
+    threads: int,
+    out_dir: Path,
+    docs_dir: Path | None = None,
+) -> int:
+    """Write and print a per-call suite's run (`suite` is overhead or clients: its STEM,
+    TITLE, CSV_FIELDS, PLOT, markdown, csv_rows, summary and, if it has one, fragments);
+    the exit status."""
+    text = suite.markdown(outcomes, info, libs, threads)
+    title = f"{suite.TITLE}, {threads} BLAS thread(s), {info['cpu']}"
+    warning = busy_warning(info, threads)
+    fragments = getattr(suite, "fragments", None)
+    written = write_outputs(
+        out_dir,
+        {k: f"{suite.STEM}.{k}" for k in ("md", "csv", "json", "png")},
+        text,
+        suite.CSV_FIELDS,
+        suite.csv_rows(outcomes),
+        suite.summary(outcomes, info, libs, threads),
+        lambda path: _plot_costs(outcomes, path, title, warning, suite.PLOT),
+        fragments(outcomes, info, libs, threads) if fragments else None,
+        docs_dir,
+    )
+    return publish(text, written, [o.name for o in outcomes if o.failed()])
+
+
+def _plot_costs(
+    outcomes: list[Any], path: Path, title: str, warning: str | None, style: dict[str, Any]
+) -> bool:
+    try:
+        from .plot import plot_costs
+    except ImportError:  # matplotlib
+        return False
+    return plot_costs(outcomes, [o.name for o in outcomes], path, title, warning=warning, **style)
+
+
+def publish(text: str, written: list[str], bad: list[str]) -> int:
+    """Print the run's tables and the files written; the exit status (`exit_status`)."""
+    print(text)
+    print("wrote " + ", ".join(written))
+    return exit_status(bad)
+
+
+def exit_status(bad: list[str]) -> int:
+    """The benchmark's exit status: 1 (saying which) when a case differed from NumPy or
+    failed, else 0."""
+    if not bad:
+        return 0
+    print(
+        f"error: {len(bad)} case(s) differ from NumPy or failed: {', '.join(bad[:5])}"
+        + (", ..." if len(bad) > 5 else ""),
+        file=sys.stderr,
+    )
+    return 1
+
 
 CSV_FIELDS = [
     "case",
@@ -45,7 +188,8 @@ def fmt_time(t: float) -> str:
     return f"{t / 1e-9:.3g} ns"
 
 
-def _fmt_ratio(r: float) -> str:
+def fmt_ratio(r: float) -> str:
+    """A ratio as "1.25x", "-" when there is none."""
     return f"{r:.2f}x" if math.isfinite(r) else "-"
 
 
@@ -59,49 +203,55 @@ def markdown(results: Iterable[Result], info: dict, threads: int) -> str:
         "faster). Limit = NumPy on contiguous copies of the same values (the BLAS bound); "
         "speed-up vs limit = limit median / stridedarray median (1.00: at the bound).",
         "",
-        "| case | NumPy | stridedarray | speed-up | limit | speed-up vs limit | route |",
-        "|---|---:|---:|---:|---:|---:|---|",
     ]
+    return "\n".join(lines + _case_table(results)) + "\n"
+
+
+def _case_table(results: Iterable[Result]) -> list[str]:
+    """One row per case: medians, speed-ups and the route (or the error)."""
+    rows = []
     for r in results:
         route = r.route
         if r.error:
             route += f" — ERROR {r.error}"
         elif not r.correct:
             route += " — MISMATCH vs NumPy"
-        lines.append(
-            f"| {r.case.name} | {fmt_time(r.median('numpy'))} | "
-            f"{fmt_time(r.median('stridedarray'))} | {_fmt_ratio(r.ratio)} | "
-            f"{fmt_time(r.median('limit'))} | {_fmt_ratio(r.limit_speedup)} | {route} |"
+        rows.append(
+            [
+                r.case.name,
+                fmt_time(r.median("numpy")),
+                fmt_time(r.median("stridedarray")),
+                fmt_ratio(r.ratio),
+                fmt_time(r.median("limit")),
+                fmt_ratio(r.limit_speedup),
+                route,
+            ]
         )
-    return "\n".join(lines) + "\n"
+    head = ["case", "NumPy", "stridedarray", "speed-up", "limit", "speed-up vs limit", "route"]
+    return markdown_table(head, "lrrrrrl", rows)
 
 
-def write_csv(results: Iterable[Result], path: Path) -> None:
-    """Every raw sample: one row per (case, variant, repeat), seconds per call."""
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(CSV_FIELDS)
-        for r in results:
-            c = r.case
-            for variant, samples in r.samples.items():
-                for i, t in enumerate(samples):
-                    w.writerow(
-                        [
-                            c.name,
-                            c.group,
-                            c.config,
-                            c.dtype,
-                            c.size,
-                            variant,
-                            i,
-                            r.inner,
-                            f"{t:.6e}",
-                            r.route,
-                        ]
-                    )
+def matmul_csv_rows(results: Iterable[Result]) -> Iterable[list[object]]:
+    """Every raw sample (CSV_FIELDS): one row per (case, variant, repeat), seconds per call."""
+    for r in results:
+        c = r.case
+        for variant, samples in r.samples.items():
+            for i, t in enumerate(samples):
+                yield [
+                    c.name,
+                    c.group,
+                    c.config,
+                    c.dtype,
+                    c.size,
+                    variant,
+                    i,
+                    r.inner,
+                    f"{t:.6e}",
+                    r.route,
+                ]
 
 
-def write_json(results: list[Result], info: dict, threads: int, path: Path) -> None:
+def matmul_json(results: list[Result], info: dict, threads: int) -> dict[str, Any]:
     """Medians, speed-ups and routes per case, the targets, the machine info and the
     busy-machine warning (null on a quiet machine): what the plot is drawn from."""
     rows = [
@@ -124,14 +274,13 @@ def write_json(results: list[Result], info: dict, threads: int, path: Path) -> N
         }
         for r in results
     ]
-    payload = {
+    return {
         "threads": threads,
         "machine": info,
         "warning": busy_warning(info, threads),
         "cases": rows,
         "targets": targets(results, threads),
     }
-    path.write_text(json.dumps(payload, indent=1, default=str, allow_nan=True))
 
 
 # The targets, each a bound on a speed-up (NumPy time / stridedarray time, the limit's time /
@@ -263,6 +412,46 @@ def _median_ratio(rs: list[Result]) -> float:
         vals[len(vals) // 2]
         if len(vals) % 2
         else ((vals[len(vals) // 2 - 1] + vals[len(vals) // 2]) / 2 if vals else math.nan)
+    )
+
+
+def matmul_fragments(results: list[Result], info: dict, threads: int) -> dict[str, str]:
+    """The tables of docs/benchmarks.md for a run at `threads` thread(s), by file name:
+    matmul-<N>thread[s]-<table>.md for the targets, the grid's speed-ups and its speed-ups
+    against the BLAS limit, the BLAS-compatible layouts (each a config by size pivot) and
+    the remaining cases (one row each)."""
+    stem = f"matmul-{threads}thread{'s' if threads > 1 else ''}"
+    warning = busy_warning(info, threads)
+    note = run_line(info) + (f"\n\n**{warning}**" if warning else "")
+    out = {f"{stem}-targets.md": note + "\n\n" + targets_markdown(targets(results, threads))}
+    for name, group, key in (
+        ("grid", "grid", lambda r: r.ratio),
+        ("grid-limit", "grid", lambda r: r.limit_speedup),
+        ("blas", "blas", lambda r: r.ratio),
+    ):
+        rs = [r for r in results if r.case.group == group]
+        if rs:
+            out[f"{stem}-{name}.md"] = _pivot(rs, key)
+    rest = [r for r in results if r.case.group not in ("grid", "blas")]
+    if rest:
+        out[f"{stem}-others.md"] = "\n".join(_case_table(rest)) + "\n"
+    return out
+
+
+def _pivot(results: list[Result], key: Callable[[Result], float]) -> str:
+    """A config by size table of `key` (a speed-up), two decimals."""
+    sizes = sorted({r.case.size for r in results})
+    configs = sorted({r.case.config for r in results})
+    cell = {(r.case.config, r.case.size): key(r) for r in results}
+    rows = (
+        [c] + [f"{v:.2f}" if math.isfinite(v := cell.get((c, s), math.nan)) else "-" for s in sizes]
+        for c in configs
+    )
+    return (
+        "\n".join(
+            markdown_table(["config", *(f"S={s}" for s in sizes)], "l" + "r" * len(sizes), rows)
+        )
+        + "\n"
     )
 
 

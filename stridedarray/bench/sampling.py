@@ -21,13 +21,20 @@ so the next variant then runs untimed for `warm_s` before its sample
 from __future__ import annotations
 
 import math
+import os
+import sys
 import time
 import timeit
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import numpy as np
 
-__all__ = ["Budget", "Timed", "sample", "median"]
+T = TypeVar("T")
+R = TypeVar("R")
+
+__all__ = ["Budget", "Timed", "median", "run_all", "sample"]
 
 
 @dataclass(frozen=True)
@@ -121,3 +128,27 @@ class Timed:
         """NumPy's time over the library's (medians): above 1 the library is faster, 0.5
         means twice NumPy's time."""
         return self.time("numpy") / self.time(lib)
+
+    def failed(self, lib: str = "stridedarray") -> bool:
+        """Did the library's result differ from NumPy's, or the library fail?"""
+        return lib in self.mismatch or lib in self.errors
+
+
+def run_all(
+    items: Sequence[T],
+    run_one: Callable[[T], R],
+    label: Callable[[T], str],
+    progress: bool,
+    info: dict[str, Any],
+) -> list[R]:
+    """Run every case in order, a progress line on stderr after each (`progress`); the run's
+    wall time and the load average at its end go into `info`."""
+    t0 = time.perf_counter()
+    out = []
+    for i, item in enumerate(items, 1):
+        out.append(run_one(item))
+        if progress:
+            print(f"[{i}/{len(items)}] {label(item)}", file=sys.stderr)
+    info["wall_time"] = f"{time.perf_counter() - t0:.1f} s"
+    info["load_average_at_end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    return out
