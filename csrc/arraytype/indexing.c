@@ -43,17 +43,16 @@ has_big_extent(ArrayObject *a)
     return 0;
 }
 
-/* The view made from C values `d`, or, when `exact` (a stride C holds as 0, or a product of
- * a stride and a slice's step beyond int64), from Python values: each stride of `d` whose
- * axis came from the parent's axis src[k] (src[k] >= 0) is the parent's exact stride times
- * mult[k]. Such a stride belongs to an axis of extent <= 1 or an empty array, where no index
- * multiplies it, so only the strides tuple shows it. */
+/* The view for key items whose result C computed in `d` but cannot hold exactly: a parent
+ * stride C holds as 0 (SA_F_INEXACT), or a stride times a slice's step beyond int64. Such a
+ * stride belongs to an axis of extent <= 1 or an empty array, where no index multiplies it,
+ * so only the strides tuple shows it: each result stride is made again as the parent's exact
+ * stride times the step (1 for an axis kept whole, 0 for a new axis). The items were walked
+ * by basic_view (all valid); `used` is the axes they consume. Called off the common path. */
 static PyObject *
-make_view(ArrayObject *a, sa_desc *d, int exact, const int *src, const int64_t *mult)
+make_exact_view(ArrayObject *a, const sa_desc *d, PyObject *const *items, Py_ssize_t nitems,
+                Py_ssize_t used)
 {
-    if (!exact) {
-        return sa_make_view(a, d, NULL);
-    }
     PyObject *pstrides = sa_array_strides(a), *st = sa_array_storage(a);
     if (pstrides == NULL || st == NULL) {
         return NULL;
@@ -63,24 +62,60 @@ make_view(ArrayObject *a, sa_desc *d, int exact, const int *src, const int64_t *
     if (shape == NULL || strides == NULL || origin == NULL) {
         goto done;
     }
-    for (int k = 0; k < d->nd; k++) {
-        PyObject *n = PyLong_FromLongLong(d->shape[k]), *s;
+    int nd = a->nd, ax = 0, k = 0;
+    for (Py_ssize_t i = 0; i <= nitems; i++) {
+        PyObject *key = i < nitems ? items[i] : NULL;  /* NULL: the axes after the key */
+        Py_ssize_t step = 1;
+        int take = 0;  /* parent axes kept whole */
+        if (key == Py_None) {
+            PyObject *zero = PyLong_FromLong(0);
+            if (zero == NULL) {
+                goto done;
+            }
+            PyTuple_SET_ITEM(strides, k++, zero);
+            continue;
+        }
+        if (key == NULL) {
+            take = nd - ax;
+        }
+        else if (key == Py_Ellipsis) {
+            take = nd - (int)used;
+        }
+        else if (PyLong_CheckExact(key)) {
+            ax++;
+            continue;
+        }
+        else {
+            Py_ssize_t start, stop;
+            if (PySlice_Unpack(key, &start, &stop, &step) < 0) {
+                goto done;
+            }
+            take = 1;
+        }
+        PyObject *m = PyLong_FromSsize_t(step);
+        if (m == NULL) {
+            goto done;
+        }
+        for (int j = 0; j < take; j++) {
+            PyObject *sv = PyNumber_Multiply(PyTuple_GET_ITEM(pstrides, ax++), m);
+            if (sv == NULL) {
+                Py_DECREF(m);
+                goto done;
+            }
+            PyTuple_SET_ITEM(strides, k++, sv);
+        }
+        Py_DECREF(m);
+    }
+    if (k != d->nd) {  /* the walk above mirrors basic_view's: cannot happen */
+        PyErr_SetString(PyExc_SystemError, "basic indexing: result axes miscounted");
+        goto done;
+    }
+    for (k = 0; k < d->nd; k++) {
+        PyObject *n = PyLong_FromLongLong(d->shape[k]);
         if (n == NULL) {
             goto done;
         }
         PyTuple_SET_ITEM(shape, k, n);
-        if (src[k] < 0) {
-            s = PyLong_FromLong(0);
-        }
-        else {
-            PyObject *m = PyLong_FromLongLong(mult[k]);
-            s = m == NULL ? NULL : PyNumber_Multiply(PyTuple_GET_ITEM(pstrides, src[k]), m);
-            Py_XDECREF(m);
-        }
-        if (s == NULL) {
-            goto done;
-        }
-        PyTuple_SET_ITEM(strides, k, s);
     }
     res = sa_make(st, a->dtype, shape, strides, origin, NULL);
 done:
@@ -92,8 +127,9 @@ done:
 
 /* The rule: the view of `a` for a key's items. 1 with *out set; 0 when an item is not an
  * exact int, a slice, None or Ellipsis (the caller's Python path decides); -1 with an
- * exception (the messages every path gives: NumPy's words). */
-static int
+ * exception (the messages every path gives: NumPy's words). Inlined into both callers: `x[key]`
+ * pays no call for it (the per-call cost of a view, docs/array.md). */
+static inline __attribute__((always_inline)) int
 basic_view(ArrayObject *a, PyObject *const *items, Py_ssize_t nitems, PyObject **out)
 {
     int nd = a->nd;
@@ -139,7 +175,7 @@ basic_view(ArrayObject *a, PyObject *const *items, Py_ssize_t nitems, PyObject *
                      SA_MAXDIM, out_rank);
         return -1;
     }
-    int big = has_big_extent(a);
+    int big = (a->flags & SA_F_HUGE) ? has_big_extent(a) : 0;
     if (big) {
         if (big > 0) {
             PyErr_Format(PyExc_IndexError,
@@ -150,30 +186,25 @@ basic_view(ArrayObject *a, PyObject *const *items, Py_ssize_t nitems, PyObject *
         return -1;
     }
     sa_desc d;
-    int src[SA_MAXDIM];       /* the parent axis of each result axis, -1 for None */
-    int64_t mult[SA_MAXDIM];  /* what the parent's stride is multiplied by (a slice's step) */
     int64_t *shape = d.shape, *strides = d.strides;
     int64_t origin = a->corigin;
     int empty = (a->flags & SA_F_EMPTY) != 0, oflow = 0;
     /* C holds some parent stride as 0 (SA_F_INEXACT): the result's strides come from the
-     * exact values (make_view). */
+     * exact values (make_exact_view). */
     int exact = (a->flags & SA_F_INEXACT) != 0;
     int ax = 0, out_nd = 0;
     for (Py_ssize_t i = 0; i < nitems; i++) {
         PyObject *k = items[i];
         if (k == Py_None) {
             shape[out_nd] = 1;
-            strides[out_nd] = 0;
-            src[out_nd++] = -1;
+            strides[out_nd++] = 0;
             continue;
         }
         if (k == Py_Ellipsis) {
             int m = ax + nd - (int)used;  /* used <= nd */
             for (; ax < m; ax++) {
                 shape[out_nd] = a->cshape[ax];
-                strides[out_nd] = a->cstrides[ax];
-                mult[out_nd] = 1;
-                src[out_nd++] = ax;
+                strides[out_nd++] = a->cstrides[ax];
             }
             continue;
         }
@@ -222,16 +253,12 @@ basic_view(ArrayObject *a, PyObject *const *items, Py_ssize_t nitems, PyObject *
             empty = 1;
         }
         shape[out_nd] = len;
-        strides[out_nd] = ns;
-        mult[out_nd] = step;
-        src[out_nd++] = ax;
+        strides[out_nd++] = ns;
         ax++;
     }
     for (; ax < nd; ax++) {
         shape[out_nd] = a->cshape[ax];
-        strides[out_nd] = a->cstrides[ax];
-        mult[out_nd] = 1;
-        src[out_nd++] = ax;
+        strides[out_nd++] = a->cstrides[ax];
     }
     if (oflow && !empty) {
         /* Cannot happen: a non-empty parent's reachable offsets fit int64 (constructor). */
@@ -241,7 +268,7 @@ basic_view(ArrayObject *a, PyObject *const *items, Py_ssize_t nitems, PyObject *
     d.nd = out_nd;
     d.wide = 0;
     d.origin = empty ? a->corigin : origin;
-    *out = make_view(a, &d, exact, src, mult);
+    *out = exact ? make_exact_view(a, &d, items, nitems, used) : sa_make_view(a, &d, NULL);
     return *out == NULL ? -1 : 1;
 }
 
