@@ -414,3 +414,16 @@ def test_views_of_strides_beyond_int64_match_numpy_values(step, shape, data):
         assert got._strides[0] == x._strides[0] * key.step
     elif key is Ellipsis or key == ():
         assert got._strides == x._strides
+
+
+def test_an_extent_beyond_int64_is_refused_by_name():
+    # Only the private constructor makes such an array (a broadcast beyond NumPy's reach);
+    # indexing it says why, on both paths, instead of computing with extents C cannot hold.
+    from stridedarray._array import _make, _Storage
+
+    h = _make(_Storage(np.arange(4.0)), sa.float64, (2**64,), (0,), 0)
+    for key in (0, np.int64(0), slice(1, 3), (Ellipsis, None)):
+        with pytest.raises(
+            IndexError, match=r"extent beyond 2\*\*63 - 1 \(shape \(18446744073709551616,\)\)"
+        ):
+            h[key]
