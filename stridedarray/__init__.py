@@ -16,7 +16,7 @@ from . import (  # noqa: F401
     _data_type_functions,
     _dtypes,
     _elementwise,
-    _indexing,
+    _indexing_functions,
     _info,
     _linalg_functions,
     _manipulation,
@@ -50,7 +50,7 @@ from ._dtypes import (
 )
 from ._elementwise import *  # noqa: F403
 from ._ffi import blas_info
-from ._indexing import *  # noqa: F403
+from ._indexing_functions import *  # noqa: F403
 from ._info import *  # noqa: F403
 from ._linalg_functions import *  # noqa: F403
 from ._manipulation import *  # noqa: F403
@@ -77,7 +77,7 @@ __all__ = sorted(
         *_creation.__all__,
         *_data_type_functions.__all__,
         *_elementwise.__all__,
-        *_indexing.__all__,
+        *_indexing_functions.__all__,
         *_info.__all__,
         *_linalg_functions.__all__,
         *_manipulation.__all__,

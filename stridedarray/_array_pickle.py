@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _dtypes
-from ._arraytype import _make, _Storage
-from ._descriptor import _bounded_strides, _descriptor_ints, _fills_window, _offset_range
+from ._arraytype import _descriptor_ints, _make, _Storage
+from ._descriptor import _bounded_strides, _fills_window, _offset_range
 
 if TYPE_CHECKING:
     from ._array import Array

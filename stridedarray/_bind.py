@@ -20,7 +20,7 @@ import types
 from collections.abc import Iterable
 from typing import Any
 
-from . import _basic_indexing, _elementwise, _indexing, _info, _matmul, _ndarray_methods
+from . import _elementwise, _getitem, _info, _matmul, _ndarray_methods, _setitem
 from . import _numpy_dispatch as _nd
 from ._array import Array
 from ._arraytype import FastMatmul, FastOp, FastPath, _set_getitem_fallback
@@ -34,7 +34,7 @@ MEMBERS: dict[str, Any] = {
     "__array_ufunc__": _nd.__array_ufunc__,
     "__array_function__": _nd.__array_function__,
     # assignment, `x[key] = value` (reading, `x[key]`, is the array type's own, in C)
-    "__setitem__": _indexing.__setitem__,
+    "__setitem__": _setitem.__setitem__,
     # the matrix product, `@`, `@=`
     "__matmul__": _matmul.matmul_operator,
     "__rmatmul__": _matmul.rmatmul_operator,
@@ -55,7 +55,7 @@ def install(package: types.ModuleType) -> None:
     for name, member in MEMBERS.items():
         setattr(Array, name, member)
     # The array type's Python path for reading: C hands every key it does not do itself here.
-    _set_getitem_fallback(_basic_indexing.getitem)
+    _set_getitem_fallback(_getitem.getitem)
     _info.set_namespace(package)
 
 

@@ -1,14 +1,11 @@
-"""The descriptor's arithmetic: the offsets a (shape, strides, origin) reaches, and the
-checks of descriptor integers that come from outside (a pickle).
+"""The descriptor's arithmetic: the offsets a (shape, strides, origin) reaches.
 
 Plain functions of tuples of Python ints; the array type's constructor (csrc/arraytype/) does
-the bounds check of every descriptor in C, and these serve the Python code that builds one
+the bounds check of every descriptor in C, and checks the integers of a descriptor from outside
+(`_arraytype._descriptor_ints`, for a pickle); these serve the Python code that builds one
 (wrapping a strided ndarray, pickling)."""
 
 from __future__ import annotations
-
-import operator
-from typing import Any
 
 
 def _offset_range(shape: tuple[int, ...], strides: tuple[int, ...], origin: int) -> tuple[int, int]:
@@ -49,46 +46,3 @@ def _fills_window(shape: tuple, strides: tuple) -> bool:
             return False
         step *= n
     return True
-
-
-_INT64_MAX = 2**63 - 1
-
-
-def _descriptor_ints(shape: Any, strides: Any, origin: Any) -> tuple[tuple, tuple, int]:
-    """Shape, strides and origin as exact Python ints (by `operator.index`), range-checked.
-
-    Descriptors hold Python ints only: NumPy integers would make the bounds arithmetic wrap
-    (an extent of np.int64(2**61 + 2) times a stride passes a check it should fail). Extents
-    lie in [0, 2**63 - 1]; strides and the origin fit a signed 64-bit integer."""
-    out = []
-    for name, values in (("shape", shape), ("strides", strides)):
-        if not isinstance(values, (tuple, list)):
-            raise TypeError(
-                f"descriptor {name} must be a tuple of integers, got {type(values).__name__}"
-            )
-        ints = []
-        for v in values:
-            if isinstance(v, bool):
-                raise TypeError(f"descriptor {name} must hold integers, not bools: {values!r}")
-            try:
-                v = operator.index(v)
-            except TypeError:
-                raise TypeError(
-                    f"descriptor {name} must hold integers, got {type(v).__name__} {v!r:.40}"
-                ) from None
-            low = 0 if name == "shape" else -_INT64_MAX
-            if not low <= v <= _INT64_MAX:
-                raise ValueError(f"descriptor {name} entry {v} is outside [{low}, 2**63 - 1]")
-            ints.append(v)
-        out.append(tuple(ints))
-    if isinstance(origin, bool):
-        raise TypeError("descriptor origin must be an integer, not a bool")
-    try:
-        origin = operator.index(origin)
-    except TypeError:
-        raise TypeError(
-            f"descriptor origin must be an integer, got {type(origin).__name__}"
-        ) from None
-    if not -_INT64_MAX <= origin <= _INT64_MAX:
-        raise ValueError(f"descriptor origin {origin} is outside the signed 64-bit range")
-    return out[0], out[1], origin

@@ -17,7 +17,8 @@ import numpy as np
 
 from . import _dtypes
 from ._array import Array, _wrap
-from ._manipulation import _view_strides, matrix_transpose, moveaxis, permute_dims, reshape
+from ._arraytype import _reshape_strides
+from ._manipulation import matrix_transpose, moveaxis, permute_dims, reshape
 from ._utility import check_array, check_kind
 from ._validation import as_int, normalize_axis
 
@@ -42,7 +43,7 @@ def _merge(x: Array, n_lead: int) -> Array | None:
     new_shape = (_prod(x.shape[:n_lead]),) + x.shape[n_lead:]
     if x.size == 0:
         return reshape(x, new_shape)
-    strides = _view_strides(x.shape, x.strides, new_shape)
+    strides = _reshape_strides(x, new_shape)
     return None if strides is None else x._view(new_shape, strides, x.origin)
 
 

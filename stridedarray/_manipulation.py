@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _dtypes
 from ._array import Array, _derive, _wrap
-from ._arraytype import FastPath
+from ._arraytype import FastPath, _reshape_strides
 from ._utility import check_array as _check_array
 from ._validation import (
     MAX_BYTES,
@@ -49,27 +49,9 @@ __all__ = [
 
 
 def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
-    """Reorder the axes (a view)."""
-    if type(x) is not Array:
-        _check_array(x)
-    shape, strides = x._shape, x._strides
-    nd = len(shape)
-    if type(axes) is tuple and len(axes) == nd:
-        # Fast path (views are made in loops; docs/array.md, "What a view costs"): a tuple of
-        # distinct in-range ints, checked with a bit mask. A permutation reaches the same
-        # offsets as x, so the view is derived.
-        seen = 0
-        for p in axes:
-            if type(p) is not int or not -nd <= p < nd or seen & (1 << (p % nd)):
-                break
-            seen |= 1 << (p % nd)
-        else:
-            if nd == 2:  # spelled out: a comprehension is a function call on CPython 3.11
-                p, q = axes
-                return _derive(x, (shape[p], shape[q]), (strides[p], strides[q]), x._origin)
-            return _derive(
-                x, tuple([shape[p] for p in axes]), tuple([strides[p] for p in axes]), x._origin
-            )
+    """Reorder the axes (a view). A tuple of exact ints is taken in C
+    (csrc/arraytype/indexing.c); other axes, and the errors, here."""
+    _check_array(x)
     perm = normalize_axes(axes, x.ndim, "axes", "permute_dims")
     if len(perm) != x.ndim:
         raise ValueError(f"axes {tuple(axes)} must be a permutation of range({x.ndim})")
@@ -82,26 +64,14 @@ def matrix_transpose(x: Array, /) -> Array:
 
 
 def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
-    """Reverse the order of elements along the given axes (a view with negated strides)."""
+    """Reverse the order of elements along the given axes (a view with negated strides).
+    axis None or an exact int is taken in C (csrc/arraytype/indexing.c); a tuple of axes,
+    and the errors, here."""
     _check_array(x)
-    shape, strides, origin = x._shape, x._strides, x._origin
-    if axis is None:
-        # Fast path: reversing every axis maps the offsets reached onto themselves (derived).
-        if 0 not in shape:
-            for n, s in zip(shape, strides, strict=True):
-                origin += (n - 1) * s
-        return _derive(x, shape, tuple([-s for s in strides]), origin)
-    nd = len(shape)
-    if type(axis) is int and -nd <= axis < nd:
-        a = axis % nd
-        n = shape[a]
-        if n and 0 not in shape:
-            origin += (n - 1) * strides[a]
-        return _derive(x, shape, strides[:a] + (-strides[a],) + strides[a + 1 :], origin)
-    axes = normalize_axes(axis, x.ndim, func="flip")
+    axes = range(x.ndim) if axis is None else normalize_axes(axis, x.ndim, func="flip")
     shape, signed, origin = x.shape, list(x.strides), x.origin
     for a in axes:
-        if shape[a] > 0:
+        if 0 not in shape:  # an empty array keeps its origin
             origin += (shape[a] - 1) * signed[a]
         signed[a] = -signed[a]
     return x._view(shape, tuple(signed), origin)
@@ -176,34 +146,6 @@ def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     return x._view(tuple(x.shape[k] for k in keep), tuple(x.strides[k] for k in keep), x.origin)
 
 
-def _view_strides(shape: tuple, strides: tuple, new_shape: tuple) -> tuple | None:
-    """Strides that present (shape, strides) as new_shape without moving data, or None.
-
-    Groups of old axes are matched to groups of new axes with the same element count; each
-    old group must itself be one strided run (NumPy's _attempt_nocopy_reshape)."""
-    old = [(n, s) for n, s in zip(shape, strides, strict=True) if n != 1]
-    new_strides = [0] * len(new_shape)
-    oi = ni = 0
-    while oi < len(old) and ni < len(new_shape):
-        oj, nj = oi + 1, ni + 1
-        op, np_ = old[oi][0], new_shape[ni]
-        while op != np_:
-            if np_ < op:
-                np_ *= new_shape[nj]
-                nj += 1
-            else:
-                op *= old[oj][0]
-                oj += 1
-        for k in range(oi, oj - 1):
-            if old[k][1] != old[k + 1][0] * old[k + 1][1]:
-                return None
-        new_strides[nj - 1] = old[oj - 1][1]
-        for k in range(nj - 1, ni, -1):
-            new_strides[k - 1] = new_strides[k] * new_shape[k]
-        oi, ni = oj, nj
-    return tuple(new_strides)
-
-
 def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Array:
     """Give a new shape: a view when the strides allow, else a copy (never with copy=False)."""
     _check_array(x)
@@ -230,7 +172,7 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
         return _reshape_copy(x, new_shape)
     if x.size == 0:
         return x._view(new_shape, c_strides(new_shape), x.origin)
-    strides = _view_strides(x.shape, x.strides, new_shape)
+    strides = _reshape_strides(x, new_shape)  # csrc/arraytype/reshape.c's rule
     if strides is not None:
         return x._view(new_shape, strides, x.origin)
     if copy is False:
@@ -464,7 +406,12 @@ def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
     return _wrap(out)
 
 
-# `reshape(x, shape)` (copy None or False) that has a view runs in C (csrc/arraytype/reshape.c);
-# every other call takes the function above, its fallback. (Rebound through globals(): type
+# `reshape(x, shape)` (copy None or False) that has a view runs in C (csrc/arraytype/reshape.c),
+# as do flip and permute_dims with plain arguments (csrc/arraytype/indexing.c); every other
+# call takes the function above, its fallback. (Rebound through globals(): type
 # checkers keep the function's signature.)
-globals().update(reshape=FastPath(reshape, "reshape"))
+globals().update(
+    reshape=FastPath(reshape, "reshape"),
+    flip=FastPath(flip, "flip"),
+    permute_dims=FastPath(permute_dims, "permute_dims"),
+)

@@ -302,7 +302,7 @@ def imatmul_operator(x1: Array, x2: Any) -> Array:
             f"matmul: x1 @= x2 would change x1's dtype from {x1._dtype.name} to {dt.name}"
         )
     res = matmul(x1, x2)
-    from ._indexing import setitem
+    from ._setitem import setitem
 
     setitem(x1, Ellipsis, res)
     return x1

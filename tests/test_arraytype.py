@@ -135,6 +135,52 @@ def test_the_constructor_refuses_bad_descriptors(args, exc, match):
         _make(*args)
 
 
+_DESCRIPTOR_INTS = st.one_of(
+    st.integers(-(2**64), 2**64),
+    st.sampled_from([0, 1, -1, 2**63 - 1, 2**63, -(2**63) + 1, -(2**63), True, False]),
+    st.integers(-(2**63), 2**63 - 1).map(np.int64),
+    st.integers(0, 2**64 - 1).map(np.uint64),
+    st.integers(-(2**31), 2**31 - 1).map(np.int32),
+    st.sampled_from([1.0, np.float64(2.0), "3", None]),
+)
+
+
+def _expected_int(v, low):
+    """The rule for one descriptor integer from outside, spelled out (the oracle): bools and
+    non-integers refused (TypeError), integers by their value, within [low, 2**63 - 1]."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        return TypeError
+    return int(v) if low <= int(v) <= 2**63 - 1 else ValueError
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(_DESCRIPTOR_INTS, max_size=4),
+    st.lists(_DESCRIPTOR_INTS, max_size=4),
+    _DESCRIPTOR_INTS,
+    st.booleans(),
+)
+def test_descriptor_ints_from_a_pickle_follow_the_rule(shape, strides, origin, as_list):
+    # The one check of descriptor integers (the constructor's, in C) serves the unpickler:
+    # every entry converted exactly or refused, exact ints beyond int64 refused too.
+    from stridedarray._arraytype import _descriptor_ints
+
+    want = (
+        [_expected_int(v, 0) for v in shape],
+        [_expected_int(v, -(2**63 - 1)) for v in strides],
+        _expected_int(origin, -(2**63 - 1)),
+    )
+    first_error = next((w for w in [*want[0], *want[1], want[2]] if isinstance(w, type)), None)
+    shape_in, strides_in = (shape, strides) if as_list else (tuple(shape), tuple(strides))
+    if first_error is not None:
+        with pytest.raises(first_error, match="descriptor (shape|strides|origin)"):
+            _descriptor_ints(shape_in, strides_in, origin)
+        return
+    got = _descriptor_ints(shape_in, strides_in, origin)
+    assert got == (tuple(want[0]), tuple(want[1]), want[2])
+    assert all(type(v) is int for v in (*got[0], *got[1], got[2]))
+
+
 def test_the_constructor_converts_and_clamps():
     st = _Storage(np.arange(4.0))
     x = _make(st, sa.float64, (np.int32(2),), [np.int64(-1)], np.int8(3))
@@ -288,11 +334,37 @@ def _check_c_built(fast: sa.Array, slow: sa.Array) -> None:
             assert n <= 1 or s * its == sb
 
 
+def _numpy_descriptor(x: sa.Array, key) -> tuple:
+    """NumPy's view of x for a basic key, as (shape, strides, origin) in x's storage: the
+    oracle of the C rule (origin None for an empty result, whose origin NumPy does not fix)."""
+    v = np.asarray(x)[key]
+    if not isinstance(v, np.ndarray):
+        v = np.asarray(x)[(*key, ...) if isinstance(key, tuple) else (key, ...)]
+    its = v.itemsize
+    start = x._st.arr.__array_interface__["data"][0]
+    origin = (v.__array_interface__["data"][0] - start) // its if v.size else None
+    return v.shape, tuple(s // its for s in v.strides), origin
+
+
+def _check_numpy_view(fast: sa.Array, x: sa.Array, key) -> None:
+    """`fast` (x[key], built by C's rule) is NumPy's view of x for `key`: shape, the strides
+    of the axes an index moves along, and origin (non-empty); the constructor remakes it."""
+    shape, strides, origin = _numpy_descriptor(x, key)
+    assert fast.shape == shape
+    if fast.size:
+        assert fast._origin == origin
+        for n, s, s_np in zip(shape, fast._strides, strides, strict=True):
+            assert n <= 1 or s == s_np
+    again = _make(fast._st, fast.dtype, fast._shape, fast._strides, fast._origin)
+    assert _descriptor(again) == _descriptor(fast)
+    v = np.asarray(fast)
+    assert v.flags.writeable == (not fast.readonly)
+    np.testing.assert_array_equal(v, np.asarray(x)[key])
+
+
 @settings(max_examples=300, deadline=None)
 @given(views(), st.data(), st.booleans())
-def test_c_views_equal_the_python_path(p, data, frozen):
-    from stridedarray import _basic_indexing
-
+def test_c_views_equal_numpys(p, data, frozen):
     x = p.x
     if frozen:  # the same layout over read-only storage
         ro = p.base_np.copy()
@@ -300,10 +372,10 @@ def test_c_views_equal_the_python_path(p, data, frozen):
         x = _make(_Storage(ro.reshape(-1)), x.dtype, x._shape, x._strides, x._origin)
     key = data.draw(basic_indices(x.shape, allow_none=x.ndim < 6))
     view = x[key]
-    _check_c_built(view, _basic_indexing.getitem(x, key))
+    _check_numpy_view(view, x, key)
     # a view of the view, and the transposes, from C values too
     key2 = data.draw(basic_indices(view.shape, allow_none=view.ndim < 6))
-    _check_c_built(view[key2], _basic_indexing.getitem(view, key2))
+    _check_numpy_view(view[key2], view, key2)
     if view.ndim >= 2:
         t = view.mT
         slow = _make(view._st, view.dtype, *_swap_last(view), view._origin)
@@ -321,17 +393,18 @@ def _swap_last(x: sa.Array) -> tuple[tuple, tuple]:
 @pytest.mark.parametrize("shape", [(4,), (1, 3), (3, 1), (0, 2)])
 def test_c_views_with_strides_c_holds_as_zero_keep_them_exactly(step, shape):
     # A step beyond the buffer on an axis of extent <= 1 is held as 0 in C; the strides
-    # tuple keeps its value, and views of it (the Python path then) and its .mT agree.
-    from stridedarray import _basic_indexing
-
+    # tuple keeps its value, and views of it (the same rule, the exact strides carried as
+    # Python ints) and its .mT agree with NumPy.
     x = sa.reshape(sa.arange(float(math.prod(shape))), shape)
     key = (slice(None, None, step), ...)
     v = x[key]
-    _check_c_built(v, _basic_indexing.getitem(x, key))
+    _check_numpy_view(v, x, key)
     if v.size:
         assert v._strides[0] == x._strides[0] * step
     back = (Ellipsis, slice(None, None, -1))
-    _check_c_built(v[back], _basic_indexing.getitem(v, back))
+    w = v[back]
+    _check_numpy_view(w, v, back)
+    assert w._strides == v._strides[:-1] + (-v._strides[-1],)
     if v.ndim >= 2:
         _check_c_built(v.mT, _make(v._st, v.dtype, *_swap_last(v), v._origin))
 

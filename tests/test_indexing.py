@@ -306,3 +306,124 @@ def test_other_routes_past_64_axes_raise_valueerror_as_numpy(make):
         make(np, np.ones((1,) * 64))
     with pytest.raises(ValueError, match="64 dimensions"):
         make(sa, sa.reshape(sa.arange(1.0), (1,) * 64))
+
+
+# -- basic indexing's one rule (csrc/arraytype/indexing.c) serves both paths: keys of exact ints
+# go to it directly, keys with NumPy integers or 0-d integer Arrays through the Python path,
+# which turns them into ints and calls the same rule; assignment finds its selection the same
+# way. Differential against NumPy over random views (0-size, negative, step-two and zero
+# strides), with the key's ints drawn in several spellings.
+_INT_SPELLINGS = ["int", "np.int64", "np.uint8", "np.intp", "0-d int64 Array", "0-d uint16 Array"]
+
+
+def _spell(k, how):
+    if type(k) is not int or how == "int":
+        return k
+    if how.startswith("0-d"):
+        dt = sa.int64 if "int64" in how else sa.uint16
+        return sa.asarray(k, dtype=dt) if k >= 0 or dt is sa.int64 else k
+    t = {"np.int64": np.int64, "np.uint8": np.uint8, "np.intp": np.intp}[how]
+    return t(k) if k >= 0 or t is not np.uint8 else np.int64(k)
+
+
+def _numpy_view(ref, key):
+    got = ref[key]
+    if not isinstance(got, np.ndarray):  # NumPy's scalar for a full int key: the 0-d view
+        got = ref[(*key, ...) if isinstance(key, tuple) else (key, ...)]
+    return got
+
+
+@settings(max_examples=200, deadline=None)
+@given(pair=views(), data=st.data())
+def test_basic_keys_in_every_int_spelling_match_numpy(pair, data):
+    x, ref = pair.x, pair.ref
+    key = data.draw(basic_indices(ref.shape, allow_none=ref.ndim < 6))
+    how = data.draw(st.lists(st.sampled_from(_INT_SPELLINGS), min_size=8, max_size=8))
+    if isinstance(key, tuple):
+        spelled = tuple(_spell(k, how[i % 8]) for i, k in enumerate(key))
+    else:
+        spelled = _spell(key, how[0])
+    expected = _numpy_view(ref, key)
+    got = x[spelled]
+    assert got.shape == expected.shape
+    np.testing.assert_array_equal(np.asarray(got), expected)
+    if expected.size:
+        # The view's strides and first element are NumPy's (in elements, extent-1 axes aside).
+        its = expected.itemsize
+        for n, s, sb in zip(got.shape, got.strides, expected.strides, strict=True):
+            assert n <= 1 or s * its == sb
+        if np.shares_memory(pair.base_np, np.asarray(pair.base_x)):
+            # the same memory: the view starts at NumPy's first element (its origin)
+            addr = np.asarray(got).__array_interface__["data"][0]
+            assert addr == expected.__array_interface__["data"][0]
+    assert got[...]._st is x._st  # a view over the same storage, on both paths
+
+
+@settings(max_examples=100, deadline=None)
+@given(pair=views(broadcast=False), data=st.data())
+def test_setitem_with_basic_keys_in_every_int_spelling_matches_numpy(pair, data):
+    x, ref = pair.x, pair.ref
+    key = data.draw(basic_indices(ref.shape, allow_none=ref.ndim < 6))
+    how = data.draw(st.sampled_from(_INT_SPELLINGS))
+    spelled = tuple(_spell(k, how) for k in key) if isinstance(key, tuple) else _spell(key, how)
+    value = np.asarray(7).astype(ref.dtype)
+    ref[key] = value
+    x[spelled] = sa.asarray(value)
+    np.testing.assert_array_equal(np.asarray(pair.base_x), pair.base_np)
+
+
+@pytest.mark.parametrize("how", _INT_SPELLINGS)
+def test_basic_key_errors_are_the_same_in_every_int_spelling(how):
+    x = sa.asarray(np.arange(6.0).reshape(2, 3))
+    with pytest.raises(IndexError, match="index 2 is out of bounds for axis 0 with size 2"):
+        x[_spell(2, how)]
+    with pytest.raises(IndexError, match="index 5 is out of bounds for axis 1 with size 3"):
+        x[_spell(0, how), _spell(5, how)]
+    with pytest.raises(IndexError, match="too many indices: 3 for an array of rank 2"):
+        x[_spell(0, how), 0, _spell(0, how)]
+    with pytest.raises(IndexError, match=r"single ellipsis \('...'\)"):
+        x[..., _spell(0, how), ...]
+    with pytest.raises(IndexError, match=r"within \[0, 64\], indexing result would have 65"):
+        x[(_spell(0, how),) + (None,) * 64]
+    # Over 64 items in the key itself, the result's rank within the limit: the same result.
+    y = sa.reshape(sa.arange(1.0), (1,) * 64)
+    k = (_spell(0, how),) * 64 + (None,) * 3
+    assert y[k].shape == (1, 1, 1)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    step=st.sampled_from([5, 2**40, 2**62, -(2**62), 2**63 - 1, -(2**63 - 1), 2**70]),
+    shape=st.sampled_from([(4,), (1, 3), (3, 1), (0, 2), (1, 1, 2)]),
+    data=st.data(),
+)
+def test_views_of_strides_beyond_int64_match_numpy_values(step, shape, data):
+    # A slice step beyond the buffer on an axis of extent <= 1 gives a stride C holds as 0;
+    # views of that view take the same rule, the exact strides carried as Python ints.
+    base = np.arange(float(np.prod(shape))).reshape(shape)
+    x = sa.asarray(base)[slice(None, None, step), ...]
+    ref = base[slice(None, None, step), ...]
+    key = data.draw(basic_indices(ref.shape))
+    how = data.draw(st.sampled_from(_INT_SPELLINGS))
+    spelled = tuple(_spell(k, how) for k in key) if isinstance(key, tuple) else _spell(key, how)
+    got, expected = x[spelled], _numpy_view(ref, key)
+    assert got.shape == expected.shape
+    np.testing.assert_array_equal(np.asarray(got), expected)
+    # The first axis's stride is held exactly: the parent's times each step taken.
+    if isinstance(key, slice) and key.step is not None:
+        assert got._strides[0] == x._strides[0] * key.step
+    elif key is Ellipsis or key == ():
+        assert got._strides == x._strides
+
+
+def test_an_extent_beyond_int64_is_refused_by_name():
+    # Only the private constructor makes such an array (a broadcast beyond NumPy's reach);
+    # indexing it says why, on both paths, instead of computing with extents C cannot hold.
+    from stridedarray._array import _make, _Storage
+
+    h = _make(_Storage(np.arange(4.0)), sa.float64, (2**64,), (0,), 0)
+    for key in (0, np.int64(0), slice(1, 3), (Ellipsis, None)):
+        with pytest.raises(
+            IndexError, match=r"extent beyond 2\*\*63 - 1 \(shape \(18446744073709551616,\)\)"
+        ):
+            h[key]

@@ -460,3 +460,64 @@ def test_huge_broadcast_views_raise_instead_of_crashing():
     for shape in ((2**62, 4), (2**64,)):
         with pytest.raises(ValueError, match="too large"):
             sa.broadcast_to(sa.zeros(1), shape)
+
+
+@settings(max_examples=200, deadline=None)
+@given(views(dtypes(), max_ops=4), st.data())
+def test_reshape_with_a_target_of_numpy_ints_or_a_list_matches_numpy(p, data):
+    """A target C does not take as it is (NumPy integers, a list) goes through the Python path,
+    which uses the same view-stride rule (csrc/arraytype/reshape.c): a view with NumPy's
+    strides exactly when NumPy has one, else a copy (None) or a ValueError (False)."""
+    target = data.draw(reshape_targets(p.ref.size), label="target")
+    spelling = data.draw(st.sampled_from(["np.int64", "np.int32", "list"]), label="spelling")
+    if spelling == "list":
+        spelled = list(target)
+    else:
+        t = np.int64 if spelling == "np.int64" else np.int32
+        spelled = tuple(t(n) for n in target)
+    want = p.ref.reshape(target)
+    try:
+        want_view = p.ref.reshape(target, copy=False)
+    except ValueError:
+        want_view = None
+    for copy in (None, False):
+        if copy is False and want_view is None:
+            with pytest.raises(ValueError, match=r"reshape\(copy=False\): an array of shape"):
+                sa.reshape(p.x, spelled, copy=False)
+            continue
+        y = sa.reshape(p.x, spelled, copy=copy)
+        assert y.shape == want.shape
+        np.testing.assert_array_equal(np.asarray(y), want)
+        if want_view is None:
+            assert y.buffer is not p.x.buffer and y.is_c_contiguous
+        else:
+            assert y.buffer is p.x.buffer, p.ops
+            assert_same_view(y, want_view)
+
+
+@settings(max_examples=150, deadline=None)
+@given(views(max_ops=4), st.data())
+def test_flip_and_permute_dims_in_c_and_in_python_match_numpy(p, data):
+    """flip (axis None or an int) and permute_dims (a tuple of ints) are made in C; the Python
+    functions behind them take every other argument. Both, on random views (0-size, negative,
+    step and zero strides), give NumPy's view."""
+    x, n = p.x, p.ref
+    nd = n.ndim
+    axis = data.draw(st.none() | (st.integers(-nd, nd - 1) if nd else st.none()), label="axis")
+    want = np.flip(n, axis=axis) if nd else n[...]
+    for flip in (sa.flip, sa.flip.__wrapped__):
+        got = flip(x, axis=axis)
+        assert_same_view(got, want)
+        assert got.buffer is x.buffer and got.readonly == x.readonly
+    perm = tuple(data.draw(st.permutations(range(nd)), label="perm"))
+    perm = tuple(q - nd if data.draw(st.booleans()) else q for q in perm)
+    for permute in (sa.permute_dims, sa.permute_dims.__wrapped__):
+        got = permute(x, perm)
+        assert_same_view(got, np.transpose(n, perm))
+        assert got.buffer is x.buffer and got.readonly == x.readonly
+        assert_same_view(permute(x, axes=perm), np.transpose(n, perm))
+    if nd:
+        with pytest.raises(ValueError, match="permutation"):
+            sa.permute_dims(x, perm[:-1])
+        with pytest.raises((ValueError, IndexError), match="axis"):
+            sa.flip(x, axis=nd)

@@ -500,6 +500,15 @@ static PyMethodDef mod_methods[] = {
      "floating-point state."},
     {"_set_getitem_fallback", sa_set_getitem_fallback, METH_O,
      "Register the Python path of indexing (keys the C path does not take)."},
+    {"_basic_view", (PyCFunction)(void (*)(void))sa_basic_view, METH_FASTCALL,
+     "_basic_view(x, items): the view of x for a basic key's items (exact ints, slices, None, "
+     "Ellipsis), or the key's IndexError."},
+    {"_descriptor_ints", (PyCFunction)(void (*)(void))sa_descriptor_ints, METH_FASTCALL,
+     "_descriptor_ints(shape, strides, origin): descriptor integers from outside as exact "
+     "ints, range-checked."},
+    {"_reshape_strides", (PyCFunction)(void (*)(void))sa_reshape_strides_py, METH_FASTCALL,
+     "_reshape_strides(x, shape): the strides that view x (non-empty) as `shape` (its size), "
+     "or None when there is no view."},
     {"_register_dtypes", mod_register_dtypes, METH_O, "Register the 13 DTypes, by code."},
     {"_set_cffi", (PyCFunction)(void (*)(void))mod_set_cffi, METH_FASTCALL,
      "Register ffi.cast and the `sa_array *` ctype."},

@@ -171,6 +171,13 @@ typedef struct {
     char sovf[SA_MAXDIM];
 } sa_desc;
 
+/* construct.c: `_descriptor_ints(shape, strides, origin)`: the descriptor integers from
+ * outside (a pickle) as exact ints, each checked: shape in [0, 2**63 - 1], strides and origin
+ * in [-(2**63 - 1), 2**63 - 1], the same checks and messages as the constructor's. */
+PyObject *sa_descriptor_ints(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
+/* construct.c: 0 when a descriptor of `nd` axes fits (at most SA_MAXDIM), else -1 with the
+ * ValueError every route past the limit gives. */
+int sa_check_rank(Py_ssize_t nd);
 /* construct.c: the constructor, from Python values. Steals nothing. */
 PyObject *sa_make(PyObject *st, PyObject *dtype, PyObject *shape, PyObject *strides,
                   PyObject *origin, PyObject *npv);
@@ -204,6 +211,11 @@ PyObject *sa_array_subscript(PyObject *self, PyObject *key);
 PyObject *sa_array_get_mT(PyObject *self, void *closure);
 PyObject *sa_array_get_T(PyObject *self, void *closure);
 PyObject *sa_set_getitem_fallback(PyObject *mod, PyObject *func);
+/* _basic_view(x, items): the rule of basic indexing, for the Python path's normalised keys. */
+PyObject *sa_basic_view(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
+int sa_fast_flip(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
+int sa_fast_permute_dims(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                         PyObject **out);
 
 /* fastcall.c: the plumbing of the C callables that stand in for a Python function. */
 typedef struct {
@@ -294,7 +306,7 @@ sa_row_major_strides(int nd, const int64_t *shape, int64_t *strides)
 }
 
 /* The FastPath type (fastcall.c) and its bodies (1: *out set, 0: take the Python fallback,
- * -1: an exception), in creation.c and reshape.c. */
+ * -1: an exception), in creation.c, reshape.c and indexing.c. */
 extern PyTypeObject sa_FastPathType;
 /* creation.c: an array over the whole of a caller's ndarray, through a base-class view of it
  * the array owns; the same for Python's asarray (`_view_ndarray`: None where it does not
@@ -308,10 +320,12 @@ int sa_fast_ones(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyO
 int sa_fast_full(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
 int sa_fast_reshape(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
 /* reshape.c: the strides that present (nd, shape, strides) as (new_nd, new_shape), both of
- * the same non-zero size, without moving data (NumPy's _attempt_nocopy_reshape, as
- * _manipulation._view_strides): 1 with new_strides filled in, 0 when there is no view. */
+ * the same non-zero size, without moving data (NumPy's _attempt_nocopy_reshape): 1 with
+ * new_strides filled in, 0 when there is no view. `_reshape_strides(x, shape)` gives it to
+ * the Python path. */
 int sa_reshape_strides(int nd, const int64_t *shape, const int64_t *strides, int new_nd,
                        const int64_t *new_shape, int64_t *new_strides);
+PyObject *sa_reshape_strides_py(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 
 /* buffer.c */
 extern PyBufferProcs sa_array_as_buffer;

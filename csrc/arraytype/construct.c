@@ -57,10 +57,11 @@ index_value(PyObject *v, const char *what, int nonneg)
     return iv;
 }
 
-/* `t` as a tuple of exact ints (a new reference). Exact ints are kept as they are (an extent
- * beyond int64 with stride 0 is a valid broadcast); anything else goes through index_value. */
+/* `t` as a tuple of exact ints (a new reference). Anything but an exact int goes through
+ * index_value; exact ints are kept as they are (an extent beyond int64 with stride 0 is a
+ * valid broadcast), or with `strict` range-checked too (a pickle holds none beyond int64). */
 static PyObject *
-index_tuple(PyObject *t, const char *what, int nonneg)
+index_tuple(PyObject *t, const char *what, int nonneg, int strict)
 {
     PyObject *seq;
     if (PyTuple_CheckExact(t)) {
@@ -81,7 +82,7 @@ index_tuple(PyObject *t, const char *what, int nonneg)
     PyObject *out = NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *v = PyTuple_GET_ITEM(seq, i);
-        if (PyLong_CheckExact(v)) {
+        if (PyLong_CheckExact(v) && !strict) {
             if (out != NULL) {
                 PyTuple_SET_ITEM(out, i, Py_NewRef(v));
             }
@@ -111,6 +112,53 @@ index_tuple(PyObject *t, const char *what, int nonneg)
     }
     Py_DECREF(seq);
     return out;
+}
+
+/* The origin as an exact int (a new reference): exact ints kept (any size) unless `strict`,
+ * bools refused, anything else through operator.index, range-checked. */
+static PyObject *
+index_origin(PyObject *origin_in, int strict)
+{
+    if (PyLong_CheckExact(origin_in) && !strict) {
+        return Py_NewRef(origin_in);
+    }
+    if (PyBool_Check(origin_in)) {
+        PyErr_SetString(PyExc_TypeError, "descriptor origin must be an integer, not a bool");
+        return NULL;
+    }
+    PyObject *origin = PyNumber_Index(origin_in);
+    if (origin == NULL) {
+        PyErr_Format(PyExc_TypeError, "descriptor origin must be an integer, got %.100s",
+                     Py_TYPE(origin_in)->tp_name);
+        return NULL;
+    }
+    int ok = in_int64_range(origin, 0);
+    if (ok <= 0) {
+        if (ok == 0) {
+            PyErr_Format(PyExc_ValueError,
+                         "descriptor origin %S is outside the signed 64-bit range", origin);
+        }
+        Py_DECREF(origin);
+        return NULL;
+    }
+    return origin;
+}
+
+PyObject *
+sa_descriptor_ints(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "_descriptor_ints(shape, strides, origin)");
+        return NULL;
+    }
+    PyObject *shape = index_tuple(args[0], "shape", 1, 1);
+    PyObject *strides = shape == NULL ? NULL : index_tuple(args[1], "strides", 0, 1);
+    PyObject *origin = strides == NULL ? NULL : index_origin(args[2], 1);
+    PyObject *res = origin == NULL ? NULL : PyTuple_Pack(3, shape, strides, origin);
+    Py_XDECREF(shape);
+    Py_XDECREF(strides);
+    Py_XDECREF(origin);
+    return res;
 }
 
 /* The out-of-bounds error, its offsets computed with Python ints (any size). */
@@ -273,8 +321,8 @@ sa_array_origin(ArrayObject *a)
 
 /* 0 when a descriptor of `nd` axes fits sa_desc and sa_array (SA_MAXDIM entries each), else
  * -1 with the ValueError: checked before any writer fills one of their arrays. */
-static int
-check_rank(Py_ssize_t nd)
+int
+sa_check_rank(Py_ssize_t nd)
 {
     if (nd < 0 || nd > SA_MAXDIM) {
         PyErr_Format(PyExc_ValueError, "arrays have at most %d dimensions, got %zd", SA_MAXDIM,
@@ -308,7 +356,7 @@ construct(PyObject *buf, Py_ssize_t nbuf_, PyObject *storage, PyObject *dtype, i
     /* Every array's rank fits the C core's descriptor (sa_array's SA_MAXDIM-entry arrays,
      * filled from this one by sa_array_cdesc) and NumPy's: a caller that built a longer
      * descriptor gets this error, in every build (docs/reliability.md). */
-    if (check_rank(nd) < 0) {
+    if (sa_check_rank(nd) < 0) {
         goto fail;
     }
     a = sa_array_alloc();
@@ -477,11 +525,11 @@ sa_make(PyObject *st, PyObject *dtype, PyObject *shape_in, PyObject *strides_in,
         return NULL;
     }
     PyObject *shape = NULL, *strides = NULL, *origin = NULL;
-    shape = index_tuple(shape_in, "shape", 1);
+    shape = index_tuple(shape_in, "shape", 1, 0);
     if (shape == NULL) {
         return NULL;
     }
-    strides = index_tuple(strides_in, "strides", 0);
+    strides = index_tuple(strides_in, "strides", 0, 0);
     if (strides == NULL) {
         goto fail;
     }
@@ -490,31 +538,12 @@ sa_make(PyObject *st, PyObject *dtype, PyObject *shape_in, PyObject *strides_in,
         PyErr_Format(PyExc_ValueError, "descriptor has shape %R but strides %R", shape, strides);
         goto fail;
     }
-    if (check_rank(nd) < 0) {
+    if (sa_check_rank(nd) < 0) {
         goto fail;
     }
-    if (PyLong_CheckExact(origin_in)) {
-        origin = Py_NewRef(origin_in);
-    }
-    else {
-        if (PyBool_Check(origin_in)) {
-            PyErr_SetString(PyExc_TypeError, "descriptor origin must be an integer, not a bool");
-            goto fail;
-        }
-        origin = PyNumber_Index(origin_in);
-        if (origin == NULL) {
-            PyErr_Format(PyExc_TypeError, "descriptor origin must be an integer, got %.100s",
-                         Py_TYPE(origin_in)->tp_name);
-            goto fail;
-        }
-        int ok = in_int64_range(origin, 0);
-        if (ok <= 0) {
-            if (ok == 0) {
-                PyErr_Format(PyExc_ValueError,
-                             "descriptor origin %S is outside the signed 64-bit range", origin);
-            }
-            goto fail;
-        }
+    origin = index_origin(origin_in, 0);
+    if (origin == NULL) {
+        goto fail;
     }
     /* The Python ints as C values, those beyond int64 flagged (exact ints may be any size). */
     sa_desc d;
@@ -575,7 +604,7 @@ sa_make_c(PyObject *arr, int code)
         return NULL;
     }
     PyArrayObject *v = (PyArrayObject *)arr;
-    if (check_rank(PyArray_NDIM(v)) < 0) {  /* NumPy's own limit is the same today */
+    if (sa_check_rank(PyArray_NDIM(v)) < 0) {  /* NumPy's own limit is the same today */
         return NULL;
     }
     sa_desc d;
@@ -605,7 +634,7 @@ sa_make_strided(PyObject *arr, int code)
     if (PyArray_SIZE(v) == 0) {
         return NULL;  /* the Python path gives it an empty storage of its own */
     }
-    if (check_rank(PyArray_NDIM(v)) < 0) {
+    if (sa_check_rank(PyArray_NDIM(v)) < 0) {
         return NULL;
     }
     sa_desc d;

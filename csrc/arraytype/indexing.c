@@ -1,13 +1,16 @@
-/* Basic indexing and the transposes in C (docs/array.md, "Views"): keys made of exact ints,
- * slices, None and one Ellipsis, and `.mT` / `.T`. Every view is checked by the one
- * constructor (sa_make_view, from the C values here; sa_make where Python keeps the exact
- * values). Anything else (NumPy integers, 0-d arrays, bools, advanced keys,
- * malformed keys and their specific errors, strides beyond 64 bits) goes to the Python path
- * registered by stridedarray._basic_indexing, which gives today's results and messages.
+/* Basic indexing, the transposes, flip and permute_dims in C (docs/array.md, "Views"): the one
+ * implementation of basic indexing's rule (keys made of ints, slices, None and one Ellipsis)
+ * and of its errors (an index out of bounds, too many indices, two ellipses, a result of more
+ * than SA_MAXDIM axes). Every view is checked by the one constructor (sa_make_view from C
+ * values; sa_make with the exact Python values when a stride is beyond what C holds).
+ * `x[key]` takes keys of exact ints, slices, None and Ellipsis here; any other key (NumPy
+ * integers, 0-d integer arrays, bools, advanced keys, malformed items) goes to the Python path
+ * registered by stridedarray._getitem, which turns integer-likes into ints and calls this rule
+ * again (`_basic_view`), or indexes with NumPy (advanced keys).
  */
 #include "arraytype.h"
 
-static PyObject *getitem_fallback = NULL;  /* _basic_indexing.getitem_general(x, key) */
+static PyObject *getitem_fallback = NULL;  /* _getitem.getitem(x, key) */
 
 static PyObject *
 fallback(PyObject *self, PyObject *key)
@@ -19,16 +22,117 @@ fallback(PyObject *self, PyObject *key)
     return PyObject_CallFunctionObjArgs(getitem_fallback, self, key, NULL);
 }
 
-/* 1: the key's items are all handled here (filled in), 0: take the fallback, -1: error. */
+/* Does the array have an extent beyond int64 (only an array over stride 0 or an empty one,
+ * made by the private constructor)? C holds such an extent as 0; -1: error. */
 static int
-fast_view(ArrayObject *a, PyObject *const *items, Py_ssize_t nitems, PyObject **out)
+has_big_extent(ArrayObject *a)
+{
+    if (!(a->flags & SA_F_HUGE) || a->shape == NULL) {
+        return 0;  /* built in C (from C values) or no extent beyond NumPy's */
+    }
+    for (int k = 0; k < a->nd; k++) {
+        int ovf;
+        long long v = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(a->shape, k), &ovf);
+        if (v == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+        if (ovf) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The view for key items whose result C computed in `d` but cannot hold exactly: a parent
+ * stride C holds as 0 (SA_F_INEXACT), or a stride times a slice's step beyond int64. Such a
+ * stride belongs to an axis of extent <= 1 or an empty array, where no index multiplies it,
+ * so only the strides tuple shows it: each result stride is made again as the parent's exact
+ * stride times the step (1 for an axis kept whole, 0 for a new axis). The items were walked
+ * by basic_view (all valid); `used` is the axes they consume. Called off the common path. */
+static PyObject *
+make_exact_view(ArrayObject *a, const sa_desc *d, PyObject *const *items, Py_ssize_t nitems,
+                Py_ssize_t used)
+{
+    PyObject *pstrides = sa_array_strides(a), *st = sa_array_storage(a);
+    if (pstrides == NULL || st == NULL) {
+        return NULL;
+    }
+    PyObject *shape = PyTuple_New(d->nd), *strides = PyTuple_New(d->nd);
+    PyObject *origin = PyLong_FromLongLong(d->origin), *res = NULL;
+    if (shape == NULL || strides == NULL || origin == NULL) {
+        goto done;
+    }
+    int nd = a->nd, ax = 0, k = 0;
+    for (Py_ssize_t i = 0; i <= nitems; i++) {
+        PyObject *key = i < nitems ? items[i] : NULL;  /* NULL: the axes after the key */
+        Py_ssize_t step = 1;
+        int take = 0;  /* parent axes kept whole */
+        if (key == Py_None) {
+            PyObject *zero = PyLong_FromLong(0);
+            if (zero == NULL) {
+                goto done;
+            }
+            PyTuple_SET_ITEM(strides, k++, zero);
+            continue;
+        }
+        if (key == NULL) {
+            take = nd - ax;
+        }
+        else if (key == Py_Ellipsis) {
+            take = nd - (int)used;
+        }
+        else if (PyLong_CheckExact(key)) {
+            ax++;
+            continue;
+        }
+        else {
+            Py_ssize_t start, stop;
+            if (PySlice_Unpack(key, &start, &stop, &step) < 0) {
+                goto done;
+            }
+            take = 1;
+        }
+        PyObject *m = PyLong_FromSsize_t(step);
+        if (m == NULL) {
+            goto done;
+        }
+        for (int j = 0; j < take; j++) {
+            PyObject *sv = PyNumber_Multiply(PyTuple_GET_ITEM(pstrides, ax++), m);
+            if (sv == NULL) {
+                Py_DECREF(m);
+                goto done;
+            }
+            PyTuple_SET_ITEM(strides, k++, sv);
+        }
+        Py_DECREF(m);
+    }
+    if (k != d->nd) {  /* the walk above mirrors basic_view's: cannot happen */
+        PyErr_SetString(PyExc_SystemError, "basic indexing: result axes miscounted");
+        goto done;
+    }
+    for (k = 0; k < d->nd; k++) {
+        PyObject *n = PyLong_FromLongLong(d->shape[k]);
+        if (n == NULL) {
+            goto done;
+        }
+        PyTuple_SET_ITEM(shape, k, n);
+    }
+    res = sa_make(st, a->dtype, shape, strides, origin, NULL);
+done:
+    Py_XDECREF(shape);
+    Py_XDECREF(strides);
+    Py_XDECREF(origin);
+    return res;
+}
+
+/* The rule: the view of `a` for a key's items. 1 with *out set; 0 when an item is not an
+ * exact int, a slice, None or Ellipsis (the caller's Python path decides); -1 with an
+ * exception (the messages every path gives: NumPy's words). Inlined into both callers: `x[key]`
+ * pays no call for it (the per-call cost of a view, docs/array.md). */
+static inline __attribute__((always_inline)) int
+basic_view(ArrayObject *a, PyObject *const *items, Py_ssize_t nitems, PyObject **out)
 {
     int nd = a->nd;
-    if (a->flags & SA_F_HUGE) {
-        return 0;
-    }
-    /* The parent's strides must be its exact values (a stride no index uses may exceed
-     * int64 in Python; C holds 0 for it): else the Python path keeps them exactly. */
     /* used: axes the key consumes (ints and slices); removed: those it drops (ints); added:
      * the new axes (None). The result has nd - removed + added axes: a slice keeps its axis. */
     Py_ssize_t used = 0, removed = 0, added = 0, ellipses = 0;
@@ -51,8 +155,14 @@ fast_view(ArrayObject *a, PyObject *const *items, Py_ssize_t nitems, PyObject **
             return 0;
         }
     }
-    if (used > nd || ellipses > 1) {
-        return 0;  /* the Python path raises the specific error */
+    if (ellipses > 1) {
+        PyErr_SetString(PyExc_IndexError, "an index can only have a single ellipsis ('...')");
+        return -1;
+    }
+    if (used > nd) {
+        PyErr_Format(PyExc_IndexError, "too many indices: %zd for an array of rank %d", used,
+                     nd);
+        return -1;
     }
     /* The result's axes are written into sa_desc's SA_MAXDIM-entry arrays below: a rank past
      * the limit is refused before any is written, as NumPy refuses it (docs/reliability.md).
@@ -65,10 +175,23 @@ fast_view(ArrayObject *a, PyObject *const *items, Py_ssize_t nitems, PyObject **
                      SA_MAXDIM, out_rank);
         return -1;
     }
+    int big = (a->flags & SA_F_HUGE) ? has_big_extent(a) : 0;
+    if (big) {
+        if (big > 0) {
+            PyErr_Format(PyExc_IndexError,
+                         "cannot index an array with an extent beyond 2**63 - 1 (shape %R); "
+                         "index an array of at most 2**63 - 1 elements per axis",
+                         a->shape);
+        }
+        return -1;
+    }
     sa_desc d;
     int64_t *shape = d.shape, *strides = d.strides;
     int64_t origin = a->corigin;
-    int empty = (a->flags & SA_F_EMPTY) != 0;
+    int empty = (a->flags & SA_F_EMPTY) != 0, oflow = 0;
+    /* C holds some parent stride as 0 (SA_F_INEXACT): the result's strides come from the
+     * exact values (make_exact_view). */
+    int exact = (a->flags & SA_F_INEXACT) != 0;
     int ax = 0, out_nd = 0;
     for (Py_ssize_t i = 0; i < nitems; i++) {
         PyObject *k = items[i];
@@ -99,10 +222,11 @@ fast_view(ArrayObject *a, PyObject *const *items, Py_ssize_t nitems, PyObject **
                              (long long)n);
                 return -1;
             }
-            int64_t d;
-            if (__builtin_mul_overflow((int64_t)j, s, &d)
-                || __builtin_add_overflow(origin, d, &origin)) {
-                return 0;
+            /* An offset beyond int64 only in an empty array (whose origin is kept). */
+            int64_t off;
+            if (__builtin_mul_overflow((int64_t)j, s, &off)
+                || __builtin_add_overflow(origin, off, &origin)) {
+                oflow = 1;
             }
             ax++;
             continue;
@@ -115,13 +239,14 @@ fast_view(ArrayObject *a, PyObject *const *items, Py_ssize_t nitems, PyObject **
         Py_ssize_t len = PySlice_AdjustIndices((Py_ssize_t)n, &start, &stop, step);
         int64_t ns;
         if (__builtin_mul_overflow(s, (int64_t)step, &ns)) {
-            return 0;
+            exact = 1;  /* beyond int64: an axis of extent <= 1 (or empty), as Python ints */
+            ns = 0;
         }
         if (len) {
-            int64_t d;
-            if (__builtin_mul_overflow((int64_t)start, s, &d)
-                || __builtin_add_overflow(origin, d, &origin)) {
-                return 0;
+            int64_t off;
+            if (__builtin_mul_overflow((int64_t)start, s, &off)
+                || __builtin_add_overflow(origin, off, &origin)) {
+                oflow = 1;
             }
         }
         else {
@@ -135,10 +260,15 @@ fast_view(ArrayObject *a, PyObject *const *items, Py_ssize_t nitems, PyObject **
         shape[out_nd] = a->cshape[ax];
         strides[out_nd++] = a->cstrides[ax];
     }
+    if (oflow && !empty) {
+        /* Cannot happen: a non-empty parent's reachable offsets fit int64 (constructor). */
+        PyErr_SetString(PyExc_SystemError, "basic indexing: a view's origin beyond int64");
+        return -1;
+    }
     d.nd = out_nd;
     d.wide = 0;
     d.origin = empty ? a->corigin : origin;
-    *out = sa_make_view(a, &d, NULL);
+    *out = exact ? make_exact_view(a, &d, items, nitems, used) : sa_make_view(a, &d, NULL);
     return *out == NULL ? -1 : 1;
 }
 
@@ -148,19 +278,36 @@ sa_array_subscript(PyObject *self, PyObject *key)
     ArrayObject *a = (ArrayObject *)self;
     PyObject *out = NULL;
     int r;
-    if (a->flags & SA_F_INEXACT) {  /* C holds a stride as 0: Python keeps it exactly */
-        return fallback(self, key);
-    }
     if (PyTuple_CheckExact(key)) {
-        r = fast_view(a, &PyTuple_GET_ITEM(key, 0), PyTuple_GET_SIZE(key), &out);
+        r = basic_view(a, &PyTuple_GET_ITEM(key, 0), PyTuple_GET_SIZE(key), &out);
     }
     else {
-        r = fast_view(a, &key, 1, &out);
+        r = basic_view(a, &key, 1, &out);
     }
     if (r < 0) {
         return NULL;
     }
     return r ? out : fallback(self, key);
+}
+
+/* _basic_view(x, items): the rule for the Python path, whose key it has normalised (a tuple
+ * of exact ints, slices, None and Ellipsis). TypeError for any other item. */
+PyObject *
+sa_basic_view(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || sa_array_class == NULL || !PyObject_TypeCheck(args[0], sa_array_class)
+        || !PyTuple_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "_basic_view(x, items): an Array and a tuple");
+        return NULL;
+    }
+    PyObject *out = NULL;
+    int r = basic_view((ArrayObject *)args[0], &PyTuple_GET_ITEM(args[1], 0),
+                       PyTuple_GET_SIZE(args[1]), &out);
+    if (r == 0) {
+        PyErr_SetString(PyExc_TypeError,
+                        "_basic_view: items must be ints, slices, None or Ellipsis");
+    }
+    return r > 0 ? out : NULL;
 }
 
 /* The axis of `a` that axis k of a.mT is: the last two swapped. */
@@ -233,4 +380,137 @@ sa_set_getitem_fallback(PyObject *mod, PyObject *func)
     }
     Py_XSETREF(getitem_fallback, Py_NewRef(func));
     Py_RETURN_NONE;
+}
+
+/* The keyword argument `name` of a FastPath call when it is the only one (1, *value set), 0
+ * when there are none, -1 when there are others (the Python function takes the call). */
+static int
+only_keyword(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *name,
+             PyObject **value)
+{
+    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    if (nkw == 0) {
+        return 0;
+    }
+    if (nkw > 1 || PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), name) != 0) {
+        return -1;
+    }
+    *value = args[nargs];
+    return 1;
+}
+
+/* The array argument of a view function when C holds its descriptor exactly (no extent or
+ * stride beyond int64), else NULL (the Python function takes the call). */
+static ArrayObject *
+plain_array(PyObject *x)
+{
+    if (sa_array_class == NULL || !PyObject_TypeCheck(x, sa_array_class)) {
+        return NULL;
+    }
+    ArrayObject *a = (ArrayObject *)x;
+    return a->flags & (SA_F_HUGE | SA_F_INEXACT) ? NULL : a;
+}
+
+int
+sa_fast_permute_dims(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                     PyObject **out)
+{
+    /* permute_dims(x, axes) or permute_dims(x, axes=axes), axes an exact tuple of distinct
+     * exact ints in [-nd, nd), one per axis: the axes reordered, every offset the same. */
+    PyObject *axes = NULL;
+    int kw = only_keyword(args, nargs, kwnames, "axes", &axes);
+    if (kw < 0 || nargs + kw != 2) {
+        return 0;
+    }
+    if (!kw) {
+        axes = args[1];
+    }
+    ArrayObject *a = plain_array(args[0]);
+    if (a == NULL || !PyTuple_CheckExact(axes) || PyTuple_GET_SIZE(axes) != a->nd) {
+        return 0;
+    }
+    int nd = a->nd;
+    uint64_t seen = 0;  /* nd <= SA_MAXDIM = 64 bits */
+    sa_desc d;
+    for (int k = 0; k < nd; k++) {
+        PyObject *p = PyTuple_GET_ITEM(axes, k);
+        if (!PyLong_CheckExact(p)) {
+            return 0;
+        }
+        int ovf;
+        long long v = PyLong_AsLongLongAndOverflow(p, &ovf);
+        if (v == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+        if (ovf || v < -nd || v >= nd) {
+            return 0;  /* the Python path says which axis is out of range */
+        }
+        int j = (int)(v < 0 ? v + nd : v);
+        if (seen & ((uint64_t)1 << j)) {
+            return 0;  /* not a permutation: the Python path says so */
+        }
+        seen |= (uint64_t)1 << j;
+        d.shape[k] = a->cshape[j];
+        d.strides[k] = a->cstrides[j];
+    }
+    d.nd = nd;
+    d.wide = 0;
+    d.origin = a->corigin;
+    *out = sa_make_view(a, &d, NULL);
+    return *out == NULL ? -1 : 1;
+}
+
+int
+sa_fast_flip(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
+{
+    /* flip(x) and flip(x, axis=None or an exact int in [-nd, nd)): each flipped axis's stride
+     * negated, the origin moved to its last element (kept in an empty array). */
+    PyObject *axis = Py_None;
+    if (nargs != 1 || only_keyword(args, nargs, kwnames, "axis", &axis) < 0) {
+        return 0;
+    }
+    ArrayObject *a = plain_array(args[0]);
+    if (a == NULL) {
+        return 0;
+    }
+    int nd = a->nd, only = -1;
+    if (axis != Py_None) {
+        if (!PyLong_CheckExact(axis)) {
+            return 0;
+        }
+        int ovf;
+        long long v = PyLong_AsLongLongAndOverflow(axis, &ovf);
+        if (v == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+        if (ovf || v < -nd || v >= nd) {
+            return 0;  /* the Python path raises the axis error */
+        }
+        only = (int)(v < 0 ? v + nd : v);
+    }
+    int empty = (a->flags & SA_F_EMPTY) != 0;
+    sa_desc d;
+    int64_t origin = a->corigin;
+    for (int k = 0; k < nd; k++) {
+        int64_t n = a->cshape[k], s = a->cstrides[k];
+        d.shape[k] = n;
+        if (only >= 0 && k != only) {
+            d.strides[k] = s;
+            continue;
+        }
+        /* (n - 1) * s is the axis's span, inside the parent's offsets (not SA_F_HUGE): no
+         * overflow in a non-empty array; checked all the same. */
+        int64_t span;
+        if (__builtin_sub_overflow((int64_t)0, s, &d.strides[k])
+            || (!empty
+                && (__builtin_mul_overflow(n - 1, s, &span)
+                    || __builtin_add_overflow(origin, span, &origin)))) {
+            return 0;
+        }
+    }
+    d.nd = nd;
+    d.wide = 0;
+    d.origin = origin;
+    *out = sa_make_view(a, &d, NULL);
+    return *out == NULL ? -1 : 1;
 }

@@ -158,3 +158,53 @@ sa_fast_reshape(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyOb
     *out = sa_make_view(a, &d, NULL);
     return *out == NULL ? -1 : 1;
 }
+
+PyObject *
+sa_reshape_strides_py(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    /* The Python path (reshape's other calls, tensordot's merge of axes) has checked the new
+     * shape against x's size; what it gives is checked again here, as C values. */
+    if (nargs != 2 || sa_array_class == NULL || !PyObject_TypeCheck(args[0], sa_array_class)) {
+        PyErr_SetString(PyExc_TypeError, "_reshape_strides(x, shape): x must be an Array");
+        return NULL;
+    }
+    ArrayObject *a = (ArrayObject *)args[0];
+    int nd, infer;
+    int64_t dims[SA_MAXDIM], strides[SA_MAXDIM];
+    if (PyTuple_Check(args[1]) && sa_check_rank(PyTuple_GET_SIZE(args[1])) < 0) {
+        return NULL;  /* the rank limit's ValueError, as the constructor gives it */
+    }
+    if (!plain_reshape_shape(args[1], &nd, dims, &infer) || infer >= 0) {
+        PyErr_SetString(PyExc_TypeError,
+                        "_reshape_strides: shape must be a tuple of at most 64 ints in "
+                        "[0, 2**63 - 1]");
+        return NULL;
+    }
+    int64_t size = 1, new_size = 1;
+    int huge = (a->flags & SA_F_HUGE) != 0;
+    for (int k = 0; k < a->nd && !huge; k++) {
+        huge = sa_mul_size(size, a->cshape[k], &size);
+    }
+    for (int k = 0; k < nd && !huge; k++) {
+        huge = sa_mul_size(new_size, dims[k], &new_size);
+    }
+    if (huge || size != new_size || size == 0) {
+        PyErr_Format(PyExc_ValueError,
+                     "_reshape_strides: x (not empty, at most 2**63 - 1 bytes) and shape must "
+                     "have the same size");
+        return NULL;
+    }
+    if (!sa_reshape_strides(a->nd, a->cshape, a->cstrides, nd, dims, strides)) {
+        Py_RETURN_NONE;
+    }
+    PyObject *t = PyTuple_New(nd);
+    for (int k = 0; t != NULL && k < nd; k++) {
+        PyObject *v = PyLong_FromLongLong(strides[k]);
+        if (v == NULL) {
+            Py_CLEAR(t);
+            break;
+        }
+        PyTuple_SET_ITEM(t, k, v);
+    }
+    return t;
+}

@@ -1,8 +1,9 @@
-"""Indexing (Array API chapters "Indexing" and "Indexing Functions").
+"""Writing with a key, `x[key] = value` (Array API chapter "Indexing"): `Array.__setitem__`,
+bound onto the class by `_bind`.
 
-Reading with a key (`x[key]`) is the array type's own, with `_basic_indexing` as its Python
-path; this module holds assignment (`Array.__setitem__`, bound onto the class by `_bind`) and
-`take` / `take_along_axis`.
+The selection is found as reading finds it (`_getitem`: a basic key's view from the array
+type's C rule, an advanced key through NumPy); the value is cast to the array's dtype and
+NumPy writes it.
 """
 
 from __future__ import annotations
@@ -12,12 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from ._array import Array, _from_ndarray, _wrap
-from ._basic_indexing import _basic_index, _numpy_key
+from ._array import Array, _from_ndarray
+from ._arraytype import _basic_view
 from ._dtypes import check_int_range, python_scalar, scalar_dtype, scalar_np
-from ._validation import normalize_axis, not_array
+from ._getitem import _numpy_key, basic_key
 
-__all__ = ["take", "take_along_axis"]
+__all__: list[str] = []
 
 
 def _value_for(a: Array, value: Any) -> Any:
@@ -104,7 +105,8 @@ def __setitem__(self: Array, key: Any, value: Any) -> None:
 def setitem(a: Array, key: Any, value: Any) -> None:
     """Assign `value`, broadcast to the selection, into `a` (overlap-safe through NumPy)."""
     v = _value_for(a, value)
-    view = _basic_index(a, key)
+    items = basic_key(key)
+    view = None if items is None else _basic_view(a, items)
     try:
         if view is None:
             a._np[_numpy_key(a, key)] = v
@@ -118,46 +120,3 @@ def setitem(a: Array, key: Any, value: Any) -> None:
         raise ValueError(
             f"value of shape {np.shape(v)} cannot be broadcast to the selection of shape {sel}"
         ) from None
-
-
-def _check_indices(name: str, x: Any, indices: Any) -> None:
-    if not isinstance(x, Array):
-        raise not_array(x, "x", name)
-    if not isinstance(indices, Array) or indices.dtype.kind not in "iu":
-        what = indices.dtype.name if isinstance(indices, Array) else type(indices).__name__
-        raise TypeError(f"{name}: indices must be an integer Array, got {what}")
-
-
-def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
-    """Elements of x at `indices` (1-D) along `axis` (optional for 1-D x)."""
-    _check_indices("take", x, indices)
-    if indices.ndim != 1:
-        raise ValueError(f"take: indices must be 1-D, got shape {indices.shape}")
-    if axis is None:
-        if x.ndim != 1:
-            raise ValueError(f"take: axis is required for an array of rank {x.ndim}")
-        axis = 0
-    ax = normalize_axis(axis, max(x.ndim, 1))
-    n = x.shape[ax] if x.ndim else 1
-    idx = indices._np
-    if idx.size and (idx.min() < -n or idx.max() >= n):
-        raise IndexError(f"take: indices must lie in [-{n}, {n}) for axis {ax} of size {n}")
-    return _wrap(np.take(x._np, idx, axis=ax))
-
-
-def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
-    """Elements of x at `indices` (same rank as x, broadcast) along `axis`."""
-    _check_indices("take_along_axis", x, indices)
-    if indices.ndim != x.ndim:
-        raise ValueError(
-            f"take_along_axis: indices must have the rank of x ({x.ndim}), got "
-            f"shape {indices.shape}"
-        )
-    ax = normalize_axis(axis, x.ndim)
-    n = x.shape[ax]
-    idx = indices._np
-    if idx.size and (idx.min() < -n or idx.max() >= n):
-        raise IndexError(
-            f"take_along_axis: indices must lie in [-{n}, {n}) for axis {ax} of size {n}"
-        )
-    return _wrap(np.take_along_axis(x._np, idx, axis=ax))
