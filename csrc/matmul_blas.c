@@ -184,12 +184,9 @@ static int64_t split_extent(const sa_mm_explain *f)
         }                                                                                  \
         sa_threads_started();                                                              \
         const int nt = by_item ? (n < g->threads ? (int)n : g->threads) : bands;           \
-        const int64_t start = sa_clock_ns();                                               \
-        int64_t own_begin = start, own_done = start;                                       \
         _Pragma("omp parallel num_threads(nt)")                                            \
         {                                                                                  \
             const int th = omp_get_thread_num(), nth = omp_get_num_threads();              \
-            if (th == 0) own_begin = sa_clock_ns();                                        \
             if (by_item) {                                                                 \
                 /* a contiguous run of the items per thread */                             \
                 const int64_t t0 = n * th / nth, t1 = n * (th + 1) / nth;                  \
@@ -203,10 +200,7 @@ static int64_t split_extent(const sa_mm_explain *f)
                     for (int64_t t = 0; t < n; ++t)                                        \
                         item_##pfx(g, f, A + ao[t], B + bo[t], Cm + co[t], lo, hi);        \
             }                                                                              \
-            if (th == 0) own_done = sa_clock_ns();                                         \
         }                                                                                  \
-        sa_threads_note_region(own_done - own_begin,                                       \
-                               sa_clock_ns() - start - (own_done - own_begin));            \
         return 0;                                                                          \
     }
 

@@ -252,12 +252,9 @@ int sa_to_row_major(const sa_array *src, void *dst, int dst_dtype)
     /* Each thread copies a band of the outermost (coalesced) axis into its own part of dst. */
     const int64_t below = size / shape[0]; /* elements per index of the outermost axis */
     sa_threads_started();
-    const int64_t start = sa_clock_ns();
-    int64_t own_begin = start, own_done = start;
 #pragma omp parallel num_threads(nt)
     {
         const int64_t t = omp_get_thread_num(), m = omp_get_num_threads();
-        if (t == 0) own_begin = sa_clock_ns();
         const int64_t lo = shape[0] * t / m, hi = shape[0] * (t + 1) / m;
         if (hi > lo) {
             sa_array part = *src;
@@ -267,9 +264,7 @@ int sa_to_row_major(const sa_array *src, void *dst, int dst_dtype)
             pshape[0] = hi - lo;
             fn(&part, n, pshape, strides, (char *)dst + lo * below * dsize);
         }
-        if (t == 0) own_done = sa_clock_ns();
     }
-    sa_threads_note_region(own_done - own_begin, sa_clock_ns() - start - (own_done - own_begin));
     sa_team_end(nt);
     return 0;
 }

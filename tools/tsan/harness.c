@@ -119,8 +119,6 @@ static void product(const char *name, const sa_array *a, const sa_array *b, int 
 int main(void)
 {
     enum { G = SA_MM_GENERIC, B = SA_MM_BLAS, P = SA_MM_PACK_BLAS };
-    /* TSan slows threads unevenly: the stall guard would send products to one thread */
-    sa_threads_set_guard(0);
     /* generic, batch over threads: int64 (7,40,33) reversed rows @ (7,33,65) */
     {
         int64_t s1[] = {7, 40, 33}, t1[] = {40 * 33, -33, 1};
