@@ -15,16 +15,6 @@ static int omp_get_num_threads(void) { return 1; }
  * pays only when each copies well beyond its L2 cache. */
 #define SA_PACK_PARALLEL_MIN_BYTES ((int64_t)1 << 20)
 
-int sa_itemsize(int dtype)
-{
-    switch (dtype) {
-#define SA_SIZE_CASE(code, ctype, sfx) case code: return (int)sizeof(ctype);
-        SA_FOR_EACH_DTYPE(SA_SIZE_CASE)
-#undef SA_SIZE_CASE
-    default: return 0;
-    }
-}
-
 /* Merge adjacent axes whose strides chain (stride[k] == stride[k+1] * shape[k+1]) and drop
  * extent-1 axes, so the innermost loop is as long as the layout allows. Returns the new
  * rank; shape/strides are written to the output arrays (outermost first). */
@@ -81,9 +71,8 @@ static inline uint64_t sa_f2uint64(double x)
 }
 
 /* SA_FROM_FLOAT_<dst>(x): a double converted to the destination type by the rule above; a
- * floating destination is a plain C conversion (always defined), bool means "nonzero" (the
- * macro instantiates every pair, though lookup() sends float -> bool to NumPy). */
-#define SA_FROM_FLOAT_bool(x) ((uint8_t)((x) != 0))
+ * floating destination is a plain C conversion (always defined). There is no bool
+ * destination: lookup() has no loop from another dtype to bool. */
 #define SA_FROM_FLOAT_i8(x) ((int8_t)(uint8_t)(uint32_t)sa_f2int32(x))
 #define SA_FROM_FLOAT_i16(x) ((int16_t)(uint16_t)(uint32_t)sa_f2int32(x))
 #define SA_FROM_FLOAT_i32(x) sa_f2int32(x)
@@ -162,9 +151,10 @@ static inline uint64_t sa_f2uint64(double x)
         }                                                                                  \
     }
 
-/* Instantiate every real->any and complex->complex pair. */
-#define SA_PACK_TO_ALL(scode, stype_, ssfx)                                                \
-    SA_PACK_DEF(SA_BOOL, uint8_t, bool, scode, stype_, ssfx)                               \
+/* Instantiate bool->bool, every real->numeric and every complex->complex pair. Casting to
+ * bool must mean "nonzero", which a plain C cast of a float does not give for values in
+ * (0,1), so there is no loop from another dtype to bool: the caller casts through NumPy. */
+#define SA_PACK_TO_NUMERIC(scode, stype_, ssfx)                                            \
     SA_PACK_DEF(SA_INT8, int8_t, i8, scode, stype_, ssfx)                                  \
     SA_PACK_DEF(SA_INT16, int16_t, i16, scode, stype_, ssfx)                               \
     SA_PACK_DEF(SA_INT32, int32_t, i32, scode, stype_, ssfx)                               \
@@ -181,22 +171,22 @@ static inline uint64_t sa_f2uint64(double x)
     SA_PACK_DEF(SA_COMPLEX64, sa_c64, c64, scode, stype_, ssfx)                            \
     SA_PACK_DEF(SA_COMPLEX128, sa_c128, c128, scode, stype_, ssfx)
 
-SA_FOR_EACH_REAL_DTYPE(SA_PACK_TO_ALL)
+SA_PACK_DEF(SA_BOOL, uint8_t, bool, SA_BOOL, uint8_t, bool)
+SA_FOR_EACH_REAL_DTYPE(SA_PACK_TO_NUMERIC)
 SA_FOR_EACH_COMPLEX_DTYPE(SA_PACK_FROM_COMPLEX)
 
 typedef void (*pack_fn)(const sa_array *, int, const int64_t *, const int64_t *, void *);
 
 static pack_fn lookup(int scode, int dcode)
 {
-    /* Casting to bool must mean "nonzero", which a plain C cast of a float does not give
-     * for values in (0,1); such pairs are refused and the caller casts through NumPy. */
-    if (dcode == SA_BOOL && scode != SA_BOOL) return NULL;
+    /* To bool only from bool (see SA_PACK_TO_NUMERIC); for the other pairs the caller gets
+     * -1 and casts through NumPy. */
+    if (dcode == SA_BOOL) return scode == SA_BOOL ? pack_bool_to_bool : NULL;
 #define SA_DST_CASE(dcode_, dtype_, dsfx, ssfx) \
     case dcode_: return pack_##ssfx##_to_##dsfx;
 #define SA_SRC_REAL(scode_, stype_, ssfx)                                                  \
     case scode_:                                                                           \
         switch (dcode) {                                                                   \
-            SA_DST_CASE(SA_BOOL, uint8_t, bool, ssfx)                                      \
             SA_DST_CASE(SA_INT8, int8_t, i8, ssfx)                                         \
             SA_DST_CASE(SA_INT16, int16_t, i16, ssfx)                                      \
             SA_DST_CASE(SA_INT32, int32_t, i32, ssfx)                                      \
