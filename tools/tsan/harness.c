@@ -72,7 +72,7 @@ static sa_mm_policy policy(int force)
                       .vec_pack_always_min_elems = 65536, .vec_pack_cond_min_elems = 9216,
                       .vec_pack_cond_min_batch = 16, .vec_pack_floor_min_elems = 9216,
                       .vec_pack_floor_min_out = 128, .blas_enabled = 1,
-                      .gemm_batch_strided = 0, .parallel_min_work = 0, .force = force};
+                      .parallel_min_work = 0, .force = force};
     return p;
 }
 
