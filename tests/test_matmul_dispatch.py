@@ -322,7 +322,7 @@ def test_bad_input():
     with pytest.raises(TypeError, match="x1 must be"):
         sa.matmul([[1.0]], a)
     assert a.__rmatmul__([[1.0]]) is NotImplemented
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="x2 must be a stridedarray Array"):
         sa.matmul_explain(a, "b")
     np.testing.assert_array_equal(np.asarray(a), np.arange(6.0).reshape(2, 3))
 
@@ -453,7 +453,7 @@ def test_explain_is_a_read_only_mapping():
     assert list(e.items()) == list(d.items()) and list(e.values()) == list(d.values())
     assert e == d and d == e and e != {**d, "flops": -1} and e != {}
     assert e.get("M") == 3 and e.get("no such key", 7) == 7
-    with pytest.raises(KeyError):
+    with pytest.raises(KeyError, match="no such key"):
         e["no such key"]
     with pytest.raises(TypeError):
         e["flops"] = 0  # type: ignore[index]
