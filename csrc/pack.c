@@ -71,8 +71,11 @@ static inline uint64_t sa_f2uint64(double x)
 }
 
 /* SA_FROM_FLOAT_<dst>(x): a double converted to the destination type by the rule above; a
- * floating destination is a plain C conversion (always defined). There is no bool
- * destination: lookup() has no loop from another dtype to bool. */
+ * floating destination is a plain C conversion (always defined). The bool one is named only
+ * by the bool->bool loop, in the floating branch of SA_CONVERT that its uint8_t source never
+ * takes (every _Generic branch must still compile): there is no loop from another dtype to
+ * bool (see SA_PACK_TO_NUMERIC). */
+#define SA_FROM_FLOAT_bool(x) ((uint8_t)((x) != 0))
 #define SA_FROM_FLOAT_i8(x) ((int8_t)(uint8_t)(uint32_t)sa_f2int32(x))
 #define SA_FROM_FLOAT_i16(x) ((int16_t)(uint16_t)(uint32_t)sa_f2int32(x))
 #define SA_FROM_FLOAT_i32(x) sa_f2int32(x)
