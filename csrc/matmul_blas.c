@@ -184,12 +184,9 @@ static int64_t split_extent(const sa_mm_explain *f)
         }                                                                                  \
         sa_threads_started();                                                              \
         const int nt = by_item ? (n < g->threads ? (int)n : g->threads) : bands;           \
-        const int64_t start = sa_clock_ns();                                               \
-        int64_t own_begin = start, own_done = start;                                       \
         _Pragma("omp parallel num_threads(nt)")                                            \
         {                                                                                  \
             const int th = omp_get_thread_num(), nth = omp_get_num_threads();              \
-            if (th == 0) own_begin = sa_clock_ns();                                        \
             if (by_item) {                                                                 \
                 /* a contiguous run of the items per thread */                             \
                 const int64_t t0 = n * th / nth, t1 = n * (th + 1) / nth;                  \
@@ -203,10 +200,7 @@ static int64_t split_extent(const sa_mm_explain *f)
                     for (int64_t t = 0; t < n; ++t)                                        \
                         item_##pfx(g, f, A + ao[t], B + bo[t], Cm + co[t], lo, hi);        \
             }                                                                              \
-            if (th == 0) own_done = sa_clock_ns();                                         \
         }                                                                                  \
-        sa_threads_note_region(own_done - own_begin,                                       \
-                               sa_clock_ns() - start - (own_done - own_begin));            \
         return 0;                                                                          \
     }
 
@@ -251,45 +245,18 @@ BLAS_GEMM_CHUNK(d, double, 1.0, 0.0)
 BLAS_GEMM_CHUNK(c, sa_c64, one_c64, zero_c64)
 BLAS_GEMM_CHUNK(z, sa_c128, one_c128, zero_c128)
 
-/* One strided batch call covers the whole GEMM batch when it collapses to a single axis with
- * non-negative strides that fit blasint. OpenBLAS spreads such a call over its threads, which
- * costs far more than it saves for small matrices, so it is used only when OpenBLAS runs one
- * thread (measured here: 10 x (16x16) in 1.6 us instead of 11 us for ten dgemm calls). */
-static int batch_line(const mm_plan *p, const sa_mm_policy *pol, int64_t *s)
+int64_t mm_blas_calls(const mm_plan *p)
 {
-    const sa_mm_explain *f = &p->f;
-    if (f->role != SA_MM_GEMM || f->C < 2 || !pol->gemm_batch_strided) return 0;
-    int64_t ext[SA_MAXDIM], sa_[SA_MAXDIM], sb[SA_MAXDIM], sc[SA_MAXDIM];
-    if (mm_batch_coalesce(p, ext, sa_, sb, sc) != 1) return 0;
-    if (sa_[0] < 0 || sb[0] < 0 || sc[0] < 0 || sa_[0] > BLAS_MAX || sb[0] > BLAS_MAX
-        || sc[0] > BLAS_MAX || f->C > BLAS_MAX)
-        return 0;
-    /* OpenBLAS 0.3.34 counts the batch strides of the complex variants in real scalars, not
-     * in complex elements (checked against ?gemm calls): scale them. */
-    int64_t unit = (f->dtype == SA_COMPLEX64 || f->dtype == SA_COMPLEX128) ? 2 : 1;
-    if (sa_[0] * unit > BLAS_MAX || sb[0] * unit > BLAS_MAX || sc[0] * unit > BLAS_MAX) return 0;
-    if (scipy_openblas_get_num_threads() != 1) return 0;
-    s[0] = sa_[0] * unit;
-    s[1] = sb[0] * unit;
-    s[2] = sc[0] * unit;
-    return 1;
-}
-
-int64_t mm_blas_calls(const mm_plan *p, const sa_mm_policy *pol)
-{
-    int64_t s[3];
     if (p->f.C == 0 || p->f.M == 0 || p->f.N == 0 || p->f.K == 0) return 0;
-    return batch_line(p, pol, s) ? 1 : p->f.C;
+    return p->f.C;
 }
 
-int mm_blas_splits(const mm_plan *p, const sa_mm_policy *pol)
+int mm_blas_splits(const mm_plan *p)
 {
-    int64_t s[3];
-    return p->f.role != SA_MM_DOT && scipy_openblas_get_num_threads() == 1
-           && !batch_line(p, pol, s);
+    return p->f.role != SA_MM_DOT && scipy_openblas_get_num_threads() == 1;
 }
 
-int mm_blas_execute(const mm_plan *p, const sa_mm_policy *pol, int threads)
+int mm_blas_execute(const mm_plan *p, int threads)
 {
     const sa_mm_explain *f = &p->f;
     blas_geo g;
@@ -300,26 +267,6 @@ int mm_blas_execute(const mm_plan *p, const sa_mm_policy *pol, int threads)
     g.inc_a = f->K <= 1 ? 1 : f->lhs_inner;
     g.inc_b = f->K <= 1 ? 1 : f->rhs_inner;
     g.threads = threads;
-    int64_t s[3];
-    if (batch_line(p, pol, s)) {
-        enum CBLAS_TRANSPOSE ta = g.a.trans ? CblasTrans : CblasNoTrans;
-        enum CBLAS_TRANSPOSE tb = g.b.trans ? CblasTrans : CblasNoTrans;
-        blasint M = (blasint)f->M, N = (blasint)f->N, K = (blasint)f->K;
-        blasint lda = (blasint)g.a.ld, ldb = (blasint)g.b.ld, ldc = (blasint)g.ldc;
-        blasint n = (blasint)f->C, s0 = (blasint)s[0], s1 = (blasint)s[1], s2 = (blasint)s[2];
-        switch (f->dtype) {
-#define BATCH(pfx, ctype, ONE, ZERO)                                                       \
-    scipy_cblas_##pfx##gemm_batch_strided(                                                 \
-        CblasRowMajor, ta, tb, M, N, K, ONE, (const ctype *)p->lhs + p->lhs_origin, lda,   \
-        s0, (const ctype *)p->rhs + p->rhs_origin, ldb, s1, ZERO, (ctype *)p->out, ldc, s2, n)
-        case SA_FLOAT32: BATCH(s, float, 1.0f, 0.0f); return 0;
-        case SA_FLOAT64: BATCH(d, double, 1.0, 0.0); return 0;
-        case SA_COMPLEX64: BATCH(c, sa_c64, one_c64, zero_c64); return 0;
-        case SA_COMPLEX128: BATCH(z, sa_c128, one_c128, zero_c128); return 0;
-#undef BATCH
-        default: return SA_MM_ERR_INTERNAL;
-        }
-    }
     mm_chunk_fn fn;
     switch (f->dtype) {
     case SA_FLOAT32: fn = chunk_s; break;

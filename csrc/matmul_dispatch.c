@@ -148,7 +148,7 @@ static int route_threads(const mm_plan *run, int chosen, const sa_mm_policy *pol
 {
     const sa_mm_explain *f = &run->f;
     if (chosen == SA_MM_REFERENCE || is_empty(f)) return 1;
-    if ((chosen == SA_MM_BLAS || chosen == SA_MM_PACK_BLAS) && !mm_blas_splits(run, pol))
+    if ((chosen == SA_MM_BLAS || chosen == SA_MM_PACK_BLAS) && !mm_blas_splits(run))
         return 1;
     return sa_threads_for(sa_work4(f->C, f->M, f->N, f->K), pol->parallel_min_work);
 }
@@ -244,7 +244,7 @@ static int execute(const mm_plan *run, const mm_plan *p, int chosen, const sa_mm
     case SA_MM_BLAS:
     case SA_MM_PACK_BLAS:
         sa_blas_enter(); /* fork safety: a fork waits for this call (blas_fork_guard.c) */
-        r = mm_blas_execute(run, pol, threads);
+        r = mm_blas_execute(run, threads);
         sa_blas_leave();
         break;
     case SA_MM_GENERIC:
@@ -384,7 +384,7 @@ int sa_matmul(const sa_array *lhs, const sa_array *rhs, int out_dtype, char *out
         run = &q;
     }
     if (chosen == SA_MM_BLAS || chosen == SA_MM_PACK_BLAS)
-        p.f.blas_calls = mm_blas_calls(run, pol);
+        p.f.blas_calls = mm_blas_calls(run);
     p.f.threads = route_threads(run, chosen, pol);
     record(ex, &p);
     if (plan_only) {

@@ -70,8 +70,6 @@ static int sa_generic_split(sa_generic_entry fn, int nthreads, const sa_contract
         return fn(h, count, a, a_off, da, b, b_off, db, c, c_off, dc, a_shared, b_shared);
     int rc = 0;
     sa_threads_started();
-    const int64_t start = sa_clock_ns();
-    int64_t own_begin = start, own_done = start;
 #pragma omp parallel num_threads(nt) reduction(min : rc)
     {
 #ifdef _OPENMP
@@ -79,7 +77,6 @@ static int sa_generic_split(sa_generic_entry fn, int nthreads, const sa_contract
 #else
         const int t = 0, n = 1;
 #endif
-        if (t == 0) own_begin = sa_clock_ns();
         /* band [lo, hi) of `extent`, edges rounded down to `align`, the last one at extent */
         const int64_t lo = extent * t / n / align * align;
         const int64_t hi = t == n - 1 ? extent : extent * (t + 1) / n / align * align;
@@ -100,9 +97,7 @@ static int sa_generic_split(sa_generic_entry fn, int nthreads, const sa_contract
             }
             rc = r < rc ? r : rc;
         }
-        if (t == 0) own_done = sa_clock_ns();
     }
-    sa_threads_note_region(own_done - own_begin, sa_clock_ns() - start - (own_done - own_begin));
     return rc;
 }
 

@@ -53,15 +53,14 @@ int mm_for_each_chunk(const mm_plan *p, mm_chunk_fn fn, void *ctx);
  * the operands whose layout is the obstacle. No side effects. */
 int mm_blas_dtype_ok(int dtype);
 int mm_blas_layout(const mm_plan *p, int *bad_lhs, int *bad_rhs);
-/* Number of BLAS calls the plan takes: 1 when the whole GEMM batch is one strided batch call
- * (uniform batch, policy allows, OpenBLAS single-threaded), else C. */
-int64_t mm_blas_calls(const mm_plan *p, const sa_mm_policy *pol);
+/* Number of BLAS calls the plan takes: one per product of the batch (0 for an empty one). */
+int64_t mm_blas_calls(const mm_plan *p);
 /* Can the BLAS routes split this plan over our own threads? Only while our OpenBLAS runs
- * one thread per call, and not for DOT or a single strided batch call. */
-int mm_blas_splits(const mm_plan *p, const sa_mm_policy *pol);
+ * one thread per call, and not for DOT. */
+int mm_blas_splits(const mm_plan *p);
 /* Run the whole batch of a plan that mm_blas_layout accepted, on up to `threads` threads
  * (each BLAS call single-threaded). Returns 0. */
-int mm_blas_execute(const mm_plan *p, const sa_mm_policy *pol, int threads);
+int mm_blas_execute(const mm_plan *p, int threads);
 
 /* The reference kernel: plain loops, every numeric dtype; the semantic baseline. */
 int sa_generic_matmul_ref(int dtype, const sa_contraction *g, int64_t count,

@@ -15,16 +15,6 @@ static int omp_get_num_threads(void) { return 1; }
  * pays only when each copies well beyond its L2 cache. */
 #define SA_PACK_PARALLEL_MIN_BYTES ((int64_t)1 << 20)
 
-int sa_itemsize(int dtype)
-{
-    switch (dtype) {
-#define SA_SIZE_CASE(code, ctype, sfx) case code: return (int)sizeof(ctype);
-        SA_FOR_EACH_DTYPE(SA_SIZE_CASE)
-#undef SA_SIZE_CASE
-    default: return 0;
-    }
-}
-
 /* Merge adjacent axes whose strides chain (stride[k] == stride[k+1] * shape[k+1]) and drop
  * extent-1 axes, so the innermost loop is as long as the layout allows. Returns the new
  * rank; shape/strides are written to the output arrays (outermost first). */
@@ -81,8 +71,10 @@ static inline uint64_t sa_f2uint64(double x)
 }
 
 /* SA_FROM_FLOAT_<dst>(x): a double converted to the destination type by the rule above; a
- * floating destination is a plain C conversion (always defined), bool means "nonzero" (the
- * macro instantiates every pair, though lookup() sends float -> bool to NumPy). */
+ * floating destination is a plain C conversion (always defined). The bool one is named only
+ * by the bool->bool loop, in the floating branch of SA_CONVERT that its uint8_t source never
+ * takes (every _Generic branch must still compile): there is no loop from another dtype to
+ * bool (see SA_PACK_TO_NUMERIC). */
 #define SA_FROM_FLOAT_bool(x) ((uint8_t)((x) != 0))
 #define SA_FROM_FLOAT_i8(x) ((int8_t)(uint8_t)(uint32_t)sa_f2int32(x))
 #define SA_FROM_FLOAT_i16(x) ((int16_t)(uint16_t)(uint32_t)sa_f2int32(x))
@@ -162,9 +154,10 @@ static inline uint64_t sa_f2uint64(double x)
         }                                                                                  \
     }
 
-/* Instantiate every real->any and complex->complex pair. */
-#define SA_PACK_TO_ALL(scode, stype_, ssfx)                                                \
-    SA_PACK_DEF(SA_BOOL, uint8_t, bool, scode, stype_, ssfx)                               \
+/* Instantiate bool->bool, every real->numeric and every complex->complex pair. Casting to
+ * bool must mean "nonzero", which a plain C cast of a float does not give for values in
+ * (0,1), so there is no loop from another dtype to bool: the caller casts through NumPy. */
+#define SA_PACK_TO_NUMERIC(scode, stype_, ssfx)                                            \
     SA_PACK_DEF(SA_INT8, int8_t, i8, scode, stype_, ssfx)                                  \
     SA_PACK_DEF(SA_INT16, int16_t, i16, scode, stype_, ssfx)                               \
     SA_PACK_DEF(SA_INT32, int32_t, i32, scode, stype_, ssfx)                               \
@@ -181,22 +174,22 @@ static inline uint64_t sa_f2uint64(double x)
     SA_PACK_DEF(SA_COMPLEX64, sa_c64, c64, scode, stype_, ssfx)                            \
     SA_PACK_DEF(SA_COMPLEX128, sa_c128, c128, scode, stype_, ssfx)
 
-SA_FOR_EACH_REAL_DTYPE(SA_PACK_TO_ALL)
+SA_PACK_DEF(SA_BOOL, uint8_t, bool, SA_BOOL, uint8_t, bool)
+SA_FOR_EACH_REAL_DTYPE(SA_PACK_TO_NUMERIC)
 SA_FOR_EACH_COMPLEX_DTYPE(SA_PACK_FROM_COMPLEX)
 
 typedef void (*pack_fn)(const sa_array *, int, const int64_t *, const int64_t *, void *);
 
 static pack_fn lookup(int scode, int dcode)
 {
-    /* Casting to bool must mean "nonzero", which a plain C cast of a float does not give
-     * for values in (0,1); such pairs are refused and the caller casts through NumPy. */
-    if (dcode == SA_BOOL && scode != SA_BOOL) return NULL;
+    /* To bool only from bool (see SA_PACK_TO_NUMERIC); for the other pairs the caller gets
+     * -1 and casts through NumPy. */
+    if (dcode == SA_BOOL) return scode == SA_BOOL ? pack_bool_to_bool : NULL;
 #define SA_DST_CASE(dcode_, dtype_, dsfx, ssfx) \
     case dcode_: return pack_##ssfx##_to_##dsfx;
 #define SA_SRC_REAL(scode_, stype_, ssfx)                                                  \
     case scode_:                                                                           \
         switch (dcode) {                                                                   \
-            SA_DST_CASE(SA_BOOL, uint8_t, bool, ssfx)                                      \
             SA_DST_CASE(SA_INT8, int8_t, i8, ssfx)                                         \
             SA_DST_CASE(SA_INT16, int16_t, i16, ssfx)                                      \
             SA_DST_CASE(SA_INT32, int32_t, i32, ssfx)                                      \
@@ -252,12 +245,9 @@ int sa_to_row_major(const sa_array *src, void *dst, int dst_dtype)
     /* Each thread copies a band of the outermost (coalesced) axis into its own part of dst. */
     const int64_t below = size / shape[0]; /* elements per index of the outermost axis */
     sa_threads_started();
-    const int64_t start = sa_clock_ns();
-    int64_t own_begin = start, own_done = start;
 #pragma omp parallel num_threads(nt)
     {
         const int64_t t = omp_get_thread_num(), m = omp_get_num_threads();
-        if (t == 0) own_begin = sa_clock_ns();
         const int64_t lo = shape[0] * t / m, hi = shape[0] * (t + 1) / m;
         if (hi > lo) {
             sa_array part = *src;
@@ -267,9 +257,7 @@ int sa_to_row_major(const sa_array *src, void *dst, int dst_dtype)
             pshape[0] = hi - lo;
             fn(&part, n, pshape, strides, (char *)dst + lo * below * dsize);
         }
-        if (t == 0) own_done = sa_clock_ns();
     }
-    sa_threads_note_region(own_done - own_begin, sa_clock_ns() - start - (own_done - own_begin));
     sa_team_end(nt);
     return 0;
 }

@@ -67,8 +67,6 @@ typedef struct {
     int64_t vec_pack_floor_min_elems;   /* ... or matrix elems >= this and */
     int64_t vec_pack_floor_min_out;     /*     total output elements >= this */
     int64_t blas_enabled;               /* 0 makes both BLAS backends decline "unavailable" */
-    int64_t gemm_batch_strided;         /* 1: a uniform GEMM batch is one ?gemm_batch_strided
-                                           call when OpenBLAS runs one thread */
     int64_t parallel_min_work;          /* a call of fewer multiply-adds runs on one thread */
     int64_t gil_release_min_work;       /* `@` releases the GIL from this many multiply-adds on
                                            (read by the array type, csrc/arraytype/matmul.c) */

@@ -11,14 +11,13 @@
  * from another thread runs on one thread (sa_team_begin), so N Python threads multiplying at
  * once use at most N + setting - 1 threads, not N * setting.
  *
- * Stalls: a parallel region ends when its slowest thread does. On a machine with more runnable
- * threads than cores, a worker that is not scheduled (or is woken late) holds the caller for a
- * scheduler time slice, milliseconds, where the product itself takes microseconds (measured on
- * the 2-core reference machine under load: 2-thread products of 0.05-1 ms took 3-35 ms, every
- * call). The stall guard watches each region: when the caller spends more than twice its own
- * share of the work plus 0.2 ms starting the team and waiting for it, every call runs on one thread for a
- * spell (50 ms, doubling while stalls repeat, at most 2 s), then threads are tried again; a
- * region without a stall ends the doubling. On a quiet machine nothing changes.
+ * Busy machines: a parallel region ends when its slowest thread does. On a machine with more
+ * runnable threads than cores, a worker that is not scheduled holds the caller for a scheduler
+ * time slice, milliseconds, where the product itself takes microseconds. The thread count
+ * decided here depends only on the setting, the OpenMP limit and the work, never on timings,
+ * so a call splits the same way on a quiet and on a busy machine; where other work keeps the
+ * cores busy, set_num_threads(1) or a higher policy parallel_min_work is the remedy
+ * (docs/tuning.md, "BLAS threads").
  *
  * Fork: GCC's OpenMP runtime (libgomp) keeps its worker pool across fork() but the workers do
  * not exist in the child, so a child that enters a parallel region after its parent ran one
@@ -29,7 +28,6 @@
 #include "sa_threads.h"
 
 #include <stdatomic.h>
-#include <time.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -107,59 +105,9 @@ int sa_threads_for(int64_t work, int64_t min_work)
 
 static atomic_int team_held; /* a call of the core holds a team of threads */
 
-int64_t sa_clock_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static _Atomic int64_t backoff_until; /* clock value before which calls use one thread */
-static _Atomic int64_t backoff_len;   /* the current spell's length (0: no recent stall) */
-static _Atomic int64_t stalls;        /* stalls seen */
-static atomic_int guard_off;          /* the guard is switched off */
-
-int sa_threads_set_guard(int on)
-{
-    return !atomic_exchange(&guard_off, !on);
-}
-
-#define SA_STALL_SLACK_NS 200000
-#define SA_BACKOFF_FIRST_NS 50000000
-#define SA_BACKOFF_MAX_NS 2000000000
-
-void sa_threads_note_region(int64_t own_ns, int64_t wait_ns)
-{
-    if (atomic_load_explicit(&guard_off, memory_order_relaxed)) return;
-    if (wait_ns > 2 * own_ns + SA_STALL_SLACK_NS) {
-        atomic_fetch_add(&stalls, 1);
-        int64_t len = atomic_load(&backoff_len);
-        len = len ? (len < SA_BACKOFF_MAX_NS / 2 ? 2 * len : SA_BACKOFF_MAX_NS)
-                  : SA_BACKOFF_FIRST_NS;
-        atomic_store(&backoff_len, len);
-        atomic_store(&backoff_until, sa_clock_ns() + len);
-    } else if (atomic_load(&backoff_len)) {
-        atomic_store(&backoff_len, 0);
-    }
-}
-
-int64_t sa_threads_stalls(void)
-{
-    return atomic_load(&stalls);
-}
-
-int64_t sa_threads_backoff_ns(void)
-{
-    int64_t left = atomic_load(&backoff_until) - sa_clock_ns();
-    return left > 0 ? left : 0;
-}
-
 int sa_team_begin(int want)
 {
     if (want < 2) return want < 1 ? 1 : want;
-    if (atomic_load(&backoff_until) > 0 && !atomic_load(&guard_off)
-        && sa_threads_backoff_ns() > 0)
-        return 1;
     int free_ = 0;
     return atomic_compare_exchange_strong(&team_held, &free_, 1) ? want : 1;
 }

@@ -18,9 +18,6 @@ int sa_threads_for(int64_t work, int64_t min_work);
 int sa_team_begin(int want);
 void sa_team_end(int got);
 
-/* A monotonic clock in nanoseconds, for the stall guard. */
-int64_t sa_clock_ns(void);
-
 /* Called once a parallel region has run (the fork rule below needs to know). */
 void sa_threads_started(void);
 

@@ -25,18 +25,3 @@ int sa_threads_openmp(void);
 /* The address of omp_get_max_threads as the loader bound it for the core (NULL without
  * OpenMP): dladdr names the OpenMP runtime's file from it. */
 void *sa_threads_runtime_address(void);
-
-/* The stall guard (sa_threads.c): feed it one parallel region's timing, the calling thread's
- * own share of the work and the rest of the region's wall time (starting the team and waiting
- * for the other threads), in nanoseconds. */
-void sa_threads_note_region(int64_t own_ns, int64_t wait_ns);
-
-/* Nanoseconds left of the current one-thread spell after a stall (0: none). */
-int64_t sa_threads_backoff_ns(void);
-
-/* Stalls the guard has seen in this process. */
-int64_t sa_threads_stalls(void);
-
-/* Switch the stall guard on (1, the default) or off (0: threads are used whatever the
- * regions' timing; the tests of multi-thread results use it). Returns the previous state. */
-int sa_threads_set_guard(int on);

@@ -11,6 +11,7 @@ order of those axes is one strided run in both (then no single-K view exists).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -31,16 +32,9 @@ def _matmul(a: Array, b: Array) -> Array:
     return matmul(a, b)
 
 
-def _prod(shape: Sequence[int]) -> int:
-    n = 1
-    for s in shape:
-        n *= s
-    return n
-
-
 def _merge(x: Array, n_lead: int) -> Array | None:
     """x with its first `n_lead` axes merged into one (a view), or None if no view exists."""
-    new_shape = (_prod(x.shape[:n_lead]),) + x.shape[n_lead:]
+    new_shape = (math.prod(x.shape[:n_lead]),) + x.shape[n_lead:]
     if x.size == 0:
         return reshape(x, new_shape)
     strides = _reshape_strides(x, new_shape)
@@ -115,9 +109,9 @@ def tensordot(
     assert best is not None  # `orders` is not empty
     p1, p2, k1, k2 = best
     if k1 is None:
-        k1 = reshape(p1, (_prod(p1.shape[:n]),) + fs1)
+        k1 = reshape(p1, (math.prod(p1.shape[:n]),) + fs1)
     if k2 is None:
-        k2 = reshape(p2, (_prod(p2.shape[:n]),) + fs2)
+        k2 = reshape(p2, (math.prod(p2.shape[:n]),) + fs2)
     # k1: (K, *fs1), k2: (K, *fs2). When each side's free axes merge into one strided axis
     # (the common case), this is a single (M, K) @ (K, N) product whose C-ordered output is
     # viewed as (*fs1, *fs2).

@@ -8,6 +8,7 @@ and reshape when the strides allow. concat, stack, repeat, roll and tile make ne
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Sequence
 
@@ -164,7 +165,7 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
         dims[dims.index(-1)] = x.size // known
     new_shape = tuple(dims)
     check_size(new_shape, x._dtype.np.itemsize, "reshape: shape")
-    if _prod(new_shape) != x.size:
+    if math.prod(new_shape) != x.size:
         raise ValueError(
             f"cannot reshape an array of shape {x.shape} (size {x.size}) into shape {new_shape}"
         )
@@ -181,13 +182,6 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
             f"{x.strides} cannot be viewed as shape {new_shape}"
         )
     return _reshape_copy(x, new_shape)
-
-
-def _prod(shape: tuple) -> int:
-    n = 1
-    for s in shape:
-        n *= s
-    return n
 
 
 def _reshape_copy(x: Array, shape: tuple) -> Array:

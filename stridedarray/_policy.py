@@ -59,10 +59,6 @@ DEFAULT_POLICY: dict[str, int] = {
     "vec_pack_floor_min_elems": 9216,  #   output elements >= floor_out
     "vec_pack_floor_min_out": 128,
     "blas_enabled": 1,  # 0: both BLAS backends decline "unavailable"
-    # 1: a uniform GEMM batch is ONE ?gemm_batch_strided call (only while OpenBLAS runs one
-    # thread). Off by default: measured here at one thread it was no faster than one ?gemm per
-    # matrix (1.0-1.3x slower for S = 4..48); kept as a switch for the tuning tool.
-    "gemm_batch_strided": 0,
     # A product of fewer multiply-adds (C*M*N*K) runs on one thread; above it, every thread
     # gets at least half this much (csrc/sa_threads.c). Measured here: waking the second
     # thread costs about as much as ~100k multiply-adds of the generic kernel.
@@ -77,7 +73,7 @@ DEFAULT_POLICY: dict[str, int] = {
 # The range of every key, checked in one place (`_checked`) for the file and for matmul_policy.
 # The C struct holds int64_t fields; the two switches are 0 or 1.
 _INT64_MAX = 2**63 - 1
-_SWITCHES = ("blas_enabled", "gemm_batch_strided")
+_SWITCHES = ("blas_enabled",)
 RANGES: dict[str, tuple[int, int]] = {
     k: (0, 1) if k in _SWITCHES else (0, _INT64_MAX) for k in DEFAULT_POLICY
 }

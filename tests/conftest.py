@@ -34,13 +34,6 @@ def _under_test() -> tuple[str, Path]:
 
 def pytest_configure(config):
     _, pkg = _under_test()
-    # The stall guard (csrc/sa_threads.c) runs every call on one thread for a while after a
-    # parallel region waited on a descheduled worker. On a loaded machine it fires at random,
-    # so what a call allocates, how it splits and how many threads it reports would depend on
-    # the load: tests run with it off (tests/test_parallel.py switches it on to test it).
-    from stridedarray._ffi import lib
-
-    lib.sa_threads_set_guard(0)
     if os.environ.get("STRIDEDARRAY_TEST_INSTALLED") == "1" and (
         "site-packages" not in pkg.parts or pkg.parent == Path(__file__).resolve().parent.parent
     ):
@@ -98,10 +91,10 @@ INSTALL = {
     "test_typing", "test_policy_file", "test_peer_suites_tool", "test_mutation_check",
 }  # fmt: skip
 # serial: modules whose tests should not share the machine with another test process (pytest -n
-# under pytest-xdist). tests/test_parallel.py runs the core's threads on more bands than cores
-# and switches the stall guard on, which fires when a worker thread is descheduled, as a second
-# test process on the other core makes it be. CI runs them in a pass of their own, after the
-# parallel one.
+# under pytest-xdist). tests/test_parallel.py runs the core's threads on more bands than cores:
+# its results do not depend on the load, but beside a second test process its products wait
+# for descheduled workers and the module runs much longer. CI runs them in a pass of their own,
+# after the parallel one.
 SERIAL = {"test_parallel"}
 
 _MODULE_MARKS = {

@@ -209,7 +209,7 @@ def test_grid_layouts(name: str, layout: tuple) -> None:
 def test_filter_and_bad_filter() -> None:
     assert all("int64" in c.name for c in select_cases(False, "int64"))
     assert len(select_cases(False, "^grid f32 lhs rev")) == len(GRID_SIZES)
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit, match="not a valid regular expression"):
         select_cases(False, "([")
 
 

@@ -222,7 +222,9 @@ def test_result_type_of_an_array_and_a_scalar(dtype, scalar) -> None:
 
 
 def test_result_type_int_out_of_range_and_bad_arguments() -> None:
-    with pytest.raises(OverflowError):
+    with pytest.raises(
+        OverflowError, match="arrays_and_dtypes: Python int 1000 is out of range for int8"
+    ):
         sa.result_type(sa.ones(2, dtype=sa.int8), 1000)
     with pytest.raises(TypeError, match="got 'float16'"):
         sa.result_type(sa.ones(2), "float16")
@@ -332,9 +334,13 @@ def test_wrapping_a_numpy_scalar_of_an_unsupported_dtype_raises(value) -> None:
     from stridedarray._arraytype import _wrap
 
     for wrap in (_wrap, _wrap_py):
-        with pytest.raises(TypeError):
+        with pytest.raises(
+            TypeError, match="bool, int8, int16, int32, int64, uint8, uint16, uint32"
+        ):
             wrap(value)
-        with pytest.raises(TypeError):
+        with pytest.raises(
+            TypeError, match="bool, int8, int16, int32, int64, uint8, uint16, uint32"
+        ):
             wrap(np.asarray(value))
 
 

@@ -62,13 +62,19 @@ def test_asarray_python_defaults_and_nesting():
     assert sa.asarray([1, 2.5]).dtype is sa.float64
     assert sa.asarray([[1.0], [2.0]], dtype=sa.float32).dtype is sa.float32
     assert sa.asarray([sa.asarray(1.0), sa.asarray(2.0)]).shape == (2,)
-    with pytest.raises(OverflowError):
+    with pytest.raises(
+        OverflowError, match="Python int 9223372036854775808 is out of range for int64"
+    ):
         sa.asarray(2**63)
-    with pytest.raises(OverflowError):
+    with pytest.raises(
+        OverflowError, match="Python int out of range for the default integer dtype int64"
+    ):
         sa.asarray([2**64])
-    with pytest.raises(OverflowError):
+    with pytest.raises(OverflowError, match="Python int 300 is out of range for int8"):
         sa.asarray(300, dtype=sa.int8)
-    with pytest.raises(TypeError):
+    with pytest.raises(
+        TypeError, match="asarray: obj must be an array, a buffer, or a Python bool"
+    ):
         sa.asarray("abc")
     with pytest.raises(TypeError, match="dtype"):
         sa.asarray([1], dtype="int4")

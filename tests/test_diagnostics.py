@@ -86,7 +86,7 @@ def test_fail_after_disarms_on_exception():
     """An exception inside the block still disarms the injection."""
     x1, r1 = matrix(sa.float64, (), 32, 32, "neg_inner", 1)
     x2, r2 = matrix(sa.float64, (4,), 32, 32, "C", 2)
-    with pytest.raises(KeyError):
+    with pytest.raises(KeyError, match="boom"):
         with fail_c_alloc_after(5):
             raise KeyError("boom")
     with sa.matmul_policy(force="pack_blas"):
@@ -297,7 +297,9 @@ def test_imatmul_failure_leaves_target_unchanged():
     x2, r2 = matrix(sa.float64, (), 32, 32, "neg_inner", 20)
     keep = np.asarray(x1).copy()
     with sa.matmul_policy(force="pack_blas"), fail_c_alloc_after(0):
-        with pytest.raises(MemoryError):
+        with pytest.raises(
+            MemoryError, match="matmul: out of memory packing operands or kernel scratch for"
+        ):
             x1 @= x2
     np.testing.assert_array_equal(np.asarray(x1), keep)
 

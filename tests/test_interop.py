@@ -170,7 +170,7 @@ def test_non_native_byte_order_copies():
     x = sa.asarray(n)
     assert x.dtype is sa.float64 and not shares(x, n)
     np.testing.assert_array_equal(np.asarray(x), np.arange(4.0))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="obj cannot be viewed without a copy: its byte order is"):
         sa.asarray(n, copy=False)
 
 
@@ -196,11 +196,11 @@ def test_unsupported_dtype_is_type_error(src):
 
 
 def test_copy_false_with_dtype_change_raises():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="cannot convert int64 to float64 without a copy"):
         sa.asarray(np.arange(3), dtype=sa.float64, copy=False)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="cannot convert int64 to float64 without a copy"):
         sa.asarray(sa.arange(3), dtype=sa.float64, copy=False)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="cannot wrap a list without copying it"):
         sa.asarray([1, 2], copy=False)
     y = sa.asarray(np.arange(3), dtype=sa.float64)
     assert y.dtype is sa.float64

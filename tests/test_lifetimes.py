@@ -518,7 +518,9 @@ def test_failed_allocation_frees_everything(name, force, make):
     for k in range(min(needed, 3)):  # k = 0, 1, 2 where the call makes that many
         before = _c_counts()
         with diag.fail_c_alloc_after(k), sa.matmul_policy(force=force):
-            with pytest.raises(MemoryError):
+            with pytest.raises(
+                MemoryError, match="matmul: out of memory packing operands or kernel scratch for"
+            ):
                 x1 @ x2
         _churn()
         _assert_balanced(before, _c_counts())
@@ -528,7 +530,13 @@ def test_failed_allocation_frees_everything(name, force, make):
             z = x1 @ x2
         np.testing.assert_allclose(np.asarray(z), want, rtol=1e-5, atol=1e-5)
     # the injection is disarmed after its block, also after an error inside it
-    with pytest.raises(MemoryError), diag.fail_c_alloc_after(0), sa.matmul_policy(force=force):
+    with (
+        pytest.raises(
+            MemoryError, match="matmul: out of memory packing operands or kernel scratch for"
+        ),
+        diag.fail_c_alloc_after(0),
+        sa.matmul_policy(force=force),
+    ):
         x1 @ x2
     with sa.matmul_policy(force=force):
         np.testing.assert_allclose(np.asarray(x1 @ x2), want, rtol=1e-5, atol=1e-5)

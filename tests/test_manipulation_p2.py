@@ -56,7 +56,7 @@ def test_moveaxis_is_a_view(data):
 def test_unstack_gives_views(data):
     p = data.draw(views(max_dims=4))
     if p.ref.ndim == 0:
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match="unstack: x must have rank >= 1, got a 0-d array"):
             sa.unstack(p.x)
         return
     axis = data.draw(st.integers(-p.ref.ndim, p.ref.ndim - 1))

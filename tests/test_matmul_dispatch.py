@@ -18,13 +18,7 @@ from strategies import fill
 from test_matmul import check, matrix
 
 import stridedarray as sa
-from stridedarray._ffi import lib
 from stridedarray._policy import DEFAULT_POLICY, current_policy
-
-# Ledger counts below assume one BLAS call per contraction; the strided batch call (one call
-# for a uniform batch, used when OpenBLAS runs one thread) is tested on its own.
-ONE_CALL_EACH = {"gemm_batch_strided": 0}
-
 
 # Route expectations below are written against the initial crossover values, which put more
 # products near a crossover; the shipped defaults are re-measured on the reference machine
@@ -52,8 +46,7 @@ def _seed_policy():
 
 
 def explain(x1, x2) -> dict:
-    with sa.matmul_policy(**ONE_CALL_EACH):
-        return sa.matmul_explain(x1, x2).to_dict()
+    return sa.matmul_explain(x1, x2).to_dict()
 
 
 def outcome(d: dict, backend: str) -> str:
@@ -329,7 +322,7 @@ def test_bad_input():
     with pytest.raises(TypeError, match="x1 must be"):
         sa.matmul([[1.0]], a)
     assert a.__rmatmul__([[1.0]]) is NotImplemented
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="x2 must be a stridedarray Array"):
         sa.matmul_explain(a, "b")
     np.testing.assert_array_equal(np.asarray(a), np.arange(6.0).reshape(2, 3))
 
@@ -358,20 +351,11 @@ def test_imatmul_in_place():
         f @= sa.asarray(np.ones((3, 3), np.float64))
 
 
-@pytest.fixture
-def one_blas_thread():
-    """OpenBLAS at one thread for the test (restored after): enables the strided batch call."""
-    before = lib.scipy_openblas_get_num_threads()
-    lib.scipy_openblas_set_num_threads(1)
-    yield
-    lib.scipy_openblas_set_num_threads(before)
-
-
 @pytest.mark.parametrize(
     "dtype", [sa.float32, sa.float64, sa.complex64, sa.complex128], ids=lambda d: d.name
 )
-def test_gemm_batch_strided_one_call(one_blas_thread, dtype):
-    """A uniform GEMM batch is one ?gemm_batch_strided call; values equal per-matrix calls."""
+def test_gemm_batch_is_one_blas_call_per_matrix(dtype):
+    """A GEMM batch on the BLAS routes is one ?gemm call per matrix, whatever its layout."""
     for lay_l, lay_r, bl, br in (
         ("C", "C", (6,), (6,)),
         ("F", "padded", (1,), (6,)),
@@ -380,21 +364,10 @@ def test_gemm_batch_strided_one_call(one_blas_thread, dtype):
     ):
         x1, r1 = matrix(dtype, bl, 9, 10, lay_l, 1)
         x2, r2 = matrix(dtype, br, 10, 11, lay_r, 2)
-        with sa.matmul_policy(gemm_pack_min=4, gemm_batch_strided=1):
+        with sa.matmul_policy(gemm_pack_min=4):
             d = sa.matmul_explain(x1, x2).to_dict()
-            assert d["route"] in ("blas", "pack_blas") and d["blas_calls"] == 1
-            got = x1 @ x2
-        with sa.matmul_policy(gemm_pack_min=4, gemm_batch_strided=0):
-            assert sa.matmul_explain(x1, x2)["blas_calls"] == 6
-            each = x1 @ x2
-        check(got, r1 @ r2, r1, r2, (lay_l, lay_r))
-        check(got, np.asarray(each), r1, r2, (lay_l, lay_r))
-    # a batch that does not collapse to one strided axis keeps one call per matrix
-    x1, r1 = matrix(dtype, (2, 1), 9, 10, "C", 3)
-    x2, r2 = matrix(dtype, (1, 3), 10, 11, "C", 4)
-    with sa.matmul_policy(gemm_batch_strided=1):
-        assert sa.matmul_explain(x1, x2)["blas_calls"] == 6
-        check(x1 @ x2, r1 @ r2, r1, r2)
+            assert d["route"] in ("blas", "pack_blas") and d["blas_calls"] == 6
+            check(x1 @ x2, r1 @ r2, r1, r2, (lay_l, lay_r))
 
 
 def test_dimensions_beyond_blasint_decline_too_large():
@@ -480,7 +453,7 @@ def test_explain_is_a_read_only_mapping():
     assert list(e.items()) == list(d.items()) and list(e.values()) == list(d.values())
     assert e == d and d == e and e != {**d, "flops": -1} and e != {}
     assert e.get("M") == 3 and e.get("no such key", 7) == 7
-    with pytest.raises(KeyError):
+    with pytest.raises(KeyError, match="no such key"):
         e["no such key"]
     with pytest.raises(TypeError):
         e["flops"] = 0  # type: ignore[index]

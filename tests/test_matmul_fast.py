@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import inspect
 import pydoc
-import threading
-import time
 
 import numpy as np
 import pytest
@@ -17,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import ALL_DTYPES, NUMERIC_DTYPES, fill, views
 from test_matmul import check, matmul_case
+from test_threads import _GIL_PROOF, CONTROL_ATTEMPTS, _spinner_counts
 
 import stridedarray as sa
 from stridedarray import _diagnostics
@@ -251,54 +250,37 @@ def test_the_policy_of_a_block_is_read_per_call():
 
 # -- the GIL ----------------------------------------------------------------------------------
 
-BIG = 1000  # a 1000x1000 float64 product: about 0.1 s on one core
+BIG = 600  # a 600x600 float64 product: tens of milliseconds, one C call
 
 
-def _max_gap_during_product(threshold: int) -> tuple[float, float]:
-    """(the product's duration, the longest pause of a Python loop in this thread meanwhile)
-    for a large product computed in another thread with `gil_release_min_work=threshold`."""
-    rng = np.random.default_rng(9)
-    a = sa.asarray(rng.standard_normal((BIG, BIG)))
-    spans: list[float] = []
-    ready, go = threading.Event(), threading.Event()
+def _product_at(threshold: int):
+    """`a @ a` (BIG x BIG float64, BIG**3 multiply-adds) with `gil_release_min_work=threshold`."""
+    a = sa.asarray(np.random.default_rng(9).standard_normal((BIG, BIG)))
 
-    def worker() -> None:
+    def call() -> sa.Array:
         with sa.matmul_policy(gil_release_min_work=threshold):
-            ready.set()
-            go.wait()
-            t0 = time.perf_counter()
-            a @ a
-            spans.append(time.perf_counter() - t0)
+            return a @ a
 
-    th = threading.Thread(target=worker)
-    th.start()
-    ready.wait()
-    # The loop is timed from before the worker may start: a product that holds the GIL
-    # stops this thread wherever it is.
-    gap, last = 0.0, time.perf_counter()
-    go.set()
-    while th.is_alive():
-        now = time.perf_counter()
-        gap, last = max(gap, now - last), now
-    th.join()
-    return spans[0], gap
+    call()  # warm up: OpenBLAS buffers, the policy's first use
+    return call
 
 
+@_GIL_PROOF
 def test_a_product_above_the_threshold_releases_the_gil():
-    # Another Python thread runs on meanwhile: its longest pause is far below the product's
-    # time (a few tries: the machine may be busy).
-    work = BIG**3
-    for _ in range(3):
-        span, gap = _max_gap_during_product(work)  # exactly at the threshold: released
-        if gap < span / 2:
-            break
-    assert gap < span / 2, (span, gap)
+    # The argument of tests/test_threads.py's spinner proof (no timing threshold): with forced
+    # GIL switches off, a Python thread counts only while the product has released the GIL.
+    # Exactly at the threshold the product releases it; a few attempts, since the spinner
+    # may not be scheduled during one call on a busy machine.
+    grew = _spinner_counts(_product_at(BIG**3))
+    assert any(g > 0 for g in grew), f"the spinner never ran during a product: {grew}"
 
 
+@_GIL_PROOF
 def test_a_product_below_the_threshold_holds_the_gil():
-    # No other Python thread runs during the product: one pause lasts about all of it.
-    span, gap = _max_gap_during_product(BIG**3 + 1)
-    assert gap > 0.8 * span, (span, gap)
+    # One multiply-add below the threshold the product keeps the GIL: the spinner can never
+    # count across it (the control of the same harness in tests/test_threads.py).
+    grew = _spinner_counts(_product_at(BIG**3 + 1), CONTROL_ATTEMPTS)
+    assert grew == [0] * CONTROL_ATTEMPTS, grew
 
 
 def test_the_default_threshold_holds_the_gil_for_small_products():

@@ -153,7 +153,7 @@ def test_a_c_callable_whose_name_does_not_resolve_refuses_to_pickle():
     # that function: pickle says so instead of pickling something else
     f = FastPath(_identity, "asarray")
     assert (f.__module__, f.__qualname__, f.__name__) == (__name__, "_identity", "_identity")
-    with pytest.raises(pickle.PicklingError):
+    with pytest.raises(pickle.PicklingError, match="Can't pickle <built-in function"):
         pickle.dumps(f)
 
 

@@ -30,12 +30,9 @@ from stridedarray._threads import openmp_library
 
 @pytest.fixture(autouse=True)
 def restore_threads() -> Iterator[None]:
-    """Every test leaves the core's setting as it found it; the stall guard is off meanwhile,
-    so that a busy machine cannot turn the multi-thread runs into one-thread runs."""
+    """Every test leaves the core's setting as it found it."""
     before = lib.sa_threads_setting()
-    guard = lib.sa_threads_set_guard(0)
     yield
-    lib.sa_threads_set_guard(guard)
     sa.set_num_threads(before)
 
 
@@ -268,36 +265,3 @@ def test_fork_while_openmp_workers_run_does_not_hang() -> None:
         pytest.fail("a fork while OpenMP workers ran hung")
     assert proc.returncode == 0, err
     assert out.split() == ["ok", "True"]
-
-
-def test_a_stalled_region_sends_the_core_to_one_thread_for_a_spell() -> None:
-    """The stall guard: a region whose caller waited far longer than its own share makes every
-    call run on one thread for a spell (results unchanged); a clean region ends the doubling,
-    and once the spell is over threads are used again."""
-    import time
-
-    sa.set_num_threads(2)
-    a = np.arange(300 * 300, dtype=np.int64).reshape(300, 300) % 11
-    x, y = sa.asarray(a)[::-1], sa.asarray(a).T
-    expected = a[::-1] @ a.T
-
-    def spell_over() -> None:
-        deadline = time.monotonic() + 3.0
-        while lib.sa_threads_backoff_ns() > 0 and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert lib.sa_threads_backoff_ns() == 0
-
-    lib.sa_threads_set_guard(1)
-    spell_over()  # a real stall of an earlier test (on a busy machine) may still hold
-    lib.sa_threads_note_region(100_000, 0)  # a clean region: no spell to double
-    stalls = lib.sa_threads_stalls()
-    lib.sa_threads_note_region(100_000, 5_000_000)  # 0.1 ms of work, 5 ms waiting: a stall
-    assert lib.sa_threads_stalls() == stalls + 1
-    assert 0 < lib.sa_threads_backoff_ns() <= 50_000_000
-    np.testing.assert_array_equal(np.asarray(x @ y), expected)
-    lib.sa_threads_note_region(100_000, 5_000_000)  # again: the spell doubles
-    assert 50_000_000 < lib.sa_threads_backoff_ns() <= 100_000_000
-    lib.sa_threads_note_region(100_000, 150_000)  # a clean region: no new spell
-    assert lib.sa_threads_stalls() == stalls + 2
-    spell_over()
-    np.testing.assert_array_equal(np.asarray(x @ y), expected)

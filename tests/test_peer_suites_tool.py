@@ -75,5 +75,5 @@ def test_prepare_extra(tool, tmp_path):
     assert patched == enum.replace(tool.BACKEND_ANCHOR, tool.BACKEND_ANCHOR + tool.BACKEND_LINE)
     assert (lib / "_backends.py").read_text() == enum  # the original is untouched
     (lib / "_backends.py").write_text("class Backend(Enum):\n    NUMPY = 'numpy'\n")
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit, match="has no line"):
         tool.prepare_extra(src, tmp_path / "scratch")

@@ -14,7 +14,6 @@ from pathlib import Path
 import numpy as np
 
 from .._cli import add_version, emit, exits_cleanly_on_closed_pipe, prog_name
-from .._ffi import lib
 from . import report
 from .cases import select
 from .machine import busy_warning, machine_info, numpy_idle_spin, set_threads
@@ -240,9 +239,6 @@ def main(argv: list[str] | None = None) -> int:
         progress.close()
     info["wall_time"] = f"{time.perf_counter() - t0:.1f} s"
     info["load_average_at_end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    # parallel products that waited for a descheduled thread (each made the core run on one
-    # thread for a spell, docs/matmul.md "Threads"): nonzero means the machine was busy
-    info["thread_stalls"] = int(lib.sa_threads_stalls())
     table = report.markdown(results, info, args.threads)
     goals = report.targets_markdown(report.targets(results, args.threads))
     warning = busy_warning(info, args.threads)

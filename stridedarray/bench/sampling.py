@@ -13,9 +13,8 @@ handles this: each repeat takes one library's variants together, then the other'
 sampler sleeps `settle_s` whenever the library changes, so every sample starts with the other
 library's pool asleep. The pause lets this library's workers fall asleep too, and waking them
 is slow (on the reference virtual machine our first two 2-thread products after a pause took
-~12 ms more than the next ones, and the core's stall guard then runs one thread for 50 ms),
-so the next variant then runs untimed for `warm_s` before its sample
-(docs/benchmark-method.md, "Two OpenBLAS pools in one process").
+~12 ms more than the next ones), so the next variant then runs untimed for `warm_s` before its
+sample (docs/benchmark-method.md, "Two OpenBLAS pools in one process").
 """
 
 from __future__ import annotations

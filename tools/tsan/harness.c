@@ -72,7 +72,7 @@ static sa_mm_policy policy(int force)
                       .vec_pack_always_min_elems = 65536, .vec_pack_cond_min_elems = 9216,
                       .vec_pack_cond_min_batch = 16, .vec_pack_floor_min_elems = 9216,
                       .vec_pack_floor_min_out = 128, .blas_enabled = 1,
-                      .gemm_batch_strided = 0, .parallel_min_work = 0, .force = force};
+                      .parallel_min_work = 0, .force = force};
     return p;
 }
 
@@ -119,8 +119,6 @@ static void product(const char *name, const sa_array *a, const sa_array *b, int 
 int main(void)
 {
     enum { G = SA_MM_GENERIC, B = SA_MM_BLAS, P = SA_MM_PACK_BLAS };
-    /* TSan slows threads unevenly: the stall guard would send products to one thread */
-    sa_threads_set_guard(0);
     /* generic, batch over threads: int64 (7,40,33) reversed rows @ (7,33,65) */
     {
         int64_t s1[] = {7, 40, 33}, t1[] = {40 * 33, -33, 1};
