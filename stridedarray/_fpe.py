@@ -16,7 +16,7 @@ a given outer state, so it is made once per outer state (`_quiet_of`) and entere
 NumPy's error-state context variable directly: `enter()` / `leave(token)`, about 0.15 us,
 around any code. A single ufunc call goes cheaper still through `call(uf, *args, **kwargs)`:
 C enters a context prepared once per outer state that holds only the quiet state, and leaves
-it (csrc/arraytype/fastops.c, which the C operators share).
+it (csrc/arraytype/fpe.c, which the C operators share).
 This uses NumPy's private `_extobj_contextvar` and `_make_extobj` (NumPy >= 2.0); if a NumPy
 lacks them, the same functions fall back to `np.errstate`.
 """

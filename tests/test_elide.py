@@ -273,7 +273,7 @@ def test_elided_results_equal_numpy(op, dtype, other, seed):
             r, n = _elisions(lambda: op(a + 0.0, b))
     dunder = f"__{'r' if other == 'reflected' else ''}{op.__name__.strip('_')}__"
     # The C operators take two arrays of one dtype, or a Python scalar with a float64 or
-    # complex128 array (csrc/arraytype/fastops.c); operators with special-case fix-ups and
+    # complex128 array (csrc/arraytype/operators.c); operators with special-case fix-ups and
     # other operands run in Python, which does not elide.
     in_c = isinstance(getattr(sa.Array, dunder), FastOp) and (
         other in ("same", "row", "column") or dtype in ("float64", "complex128")

@@ -16,12 +16,12 @@
  * - Set once while stridedarray is imported, before any other thread can reach the type
  *   (the import lock holds them until the package's import ends): sa_array_class and the
  *   freelist's `reusable` (_set_array_class), sa_dtypes, sa_descrs and sa_code_of_type
- *   (_register_dtypes), cffi_cast and cffi_ctype (_set_cffi), fastops.c's fpe_var, fpe_quiet,
- *   fpe_learn, fpe_contexts (the pointer; the dict locks itself) and wrap_fallback (_set_fpe,
- *   _set_wrap_fallback), matmul.c's run_matmul, policy_var, policy_addr and raise_error
+ *   (_register_dtypes), cffi_cast and cffi_ctype (_set_cffi), fpe.c's sa_fpe_var, fpe_quiet,
+ *   fpe_learn, fpe_contexts (the pointer; the dict locks itself) (_set_fpe), wrap.c's
+ *   wrap_fallback (_set_wrap_fallback), matmul.c's run_matmul, policy_var, policy_addr and raise_error
  *   (_set_matmul). These private setters must not be called again while threads compute.
  * - Published once, by compare-and-swap without the GIL (arraytype.h, SA_LAZY_CAS):
- *   fastops.c's out_kwnames, and each array's lazily built fields.
+ *   operators.c's out_kwnames, and each array's lazily built fields.
  * - Under a lock without the GIL: matmul.c's policy cache (cached_policy, cached_struct).
  * - Atomic: elide.c's counter of elided operations.
  * - Off without the GIL: freelist.c's free list and its count (FREELIST_MAX is 0 there).

@@ -240,13 +240,18 @@ extern PyMethodDef sa_fastcall_methods[];
     .tp_descr_get = sa_fastcall_descr_get, .tp_repr = sa_fastcall_repr,                       \
     .tp_members = sa_fastcall_members, .tp_getset = sa_fastcall_getset, .tp_methods = sa_fastcall_methods
 
-/* fastops.c */
+/* operators.c: the operator type */
 extern PyTypeObject sa_FastOpType;
+/* wrap.c: a NumPy result as an array (new reference) */
 PyObject *sa_wrap_result(PyObject *r);
-PyObject *sa_set_fpe(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
-PyObject *sa_quiet_call(PyObject *mod, PyObject *const *args, size_t nargsf, PyObject *kwnames);
 PyObject *sa_set_wrap_fallback(PyObject *mod, PyObject *func);
 PyObject *sa_wrap(PyObject *mod, PyObject *arr);
+/* fpe.c: the quiet floating-point state. sa_fpe_var is NULL until _set_fpe; sa_call_quietly
+ * is uf(args) under the quiet state (vectorcall arguments). */
+extern PyObject *sa_fpe_var;
+PyObject *sa_call_quietly(PyObject *uf, PyObject *const *args, size_t nargsf, PyObject *kwnames);
+PyObject *sa_set_fpe(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
+PyObject *sa_quiet_call(PyObject *mod, PyObject *const *args, size_t nargsf, PyObject *kwnames);
 
 /* elide.c: may the array (the first operand) take the operation's result in place? Asked
  * before the operator takes references of its own to its operands. */
