@@ -510,7 +510,7 @@ def _broadcasts_into(s: tuple, target: tuple) -> bool:
 
 
 def _operators() -> dict[str, Any]:
-    """Array's operators, dunder name -> the Python function (the FastOps below replace most)."""
+    """Array's operators, dunder name -> the Python function (the NativeUfuncs below replace most)."""
     ops: dict[str, Any] = {}
     for dunder, fname in _OPERATORS.items():
         op, rop, iop = _binary_operator(fname)
@@ -535,7 +535,7 @@ def _operators() -> dict[str, Any]:
 OPERATORS = _operators()
 
 # The common operand pairs of those operators in C (the Python ones above stay their fallback).
-from ._fastops import install as _install_fast  # noqa: E402
+from ._native_ufuncs import install as _install_fast  # noqa: E402
 
 _install_fast(
     _BINARY_ROWS,

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _dtypes
 from ._array import Array, _derive, _wrap
-from ._arraytype import FastPath
+from ._arraytype import NativeFunction
 from ._utility import check_array as _check_array
 from ._validation import (
     MAX_BYTES,
@@ -467,4 +467,4 @@ def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
 # `reshape(x, shape)` (copy None or False) that has a view runs in C (csrc/arraytype/reshape.c);
 # every other call takes the function above, its fallback. (Rebound through globals(): type
 # checkers keep the function's signature.)
-globals().update(reshape=FastPath(reshape, "reshape"))
+globals().update(reshape=NativeFunction(reshape, "reshape"))

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _dtypes
 from ._array import Array, _from_ndarray, _make_c
-from ._arraytype import FastMatmul, _set_matmul
+from ._arraytype import NativeMatmul, _set_matmul
 from ._ffi import ffi, lib
 from ._policy import DEFAULT_POLICY, _current, current_policy, matmul_policy
 from ._validation import check_size
@@ -557,7 +557,7 @@ def matmul_explain(x1: Array, x2: Array, /) -> MatmulExplain:
     return MatmulExplain(d)
 
 
-# `x @ y` and `matmul(x, y)` of two Arrays of one numeric dtype run in C (FastMatmul,
+# `x @ y` and `matmul(x, y)` of two Arrays of one numeric dtype run in C (NativeMatmul,
 # csrc/arraytype/matmul.c): the array type calls the C core's entry point through its address,
 # taken once here from the cffi module, with the policy struct of the ContextVar `_current`.
 # Every other call, and every error, takes the Python functions above, their fallback.
@@ -570,4 +570,4 @@ _set_matmul(
 # (Rebound through globals(): type checkers keep the functions' signatures. rmatmul_operator
 # and imatmul_operator call `matmul`, so they take the C path too; _bind.MEMBERS sets the
 # operators on Array.)
-globals().update(matmul=FastMatmul(matmul), matmul_operator=FastMatmul(matmul_operator))
+globals().update(matmul=NativeMatmul(matmul), matmul_operator=NativeMatmul(matmul_operator))

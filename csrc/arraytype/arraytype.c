@@ -522,8 +522,8 @@ PyInit__arraytype(void)
     import_array();
     memset(sa_code_of_type, -1, sizeof(sa_code_of_type));  /* until the dtypes are registered */
     if (PyType_Ready(&sa_StorageType) < 0 || PyType_Ready(&sa_ArrayBaseType) < 0
-        || PyType_Ready(&sa_FastOpType) < 0
-        || PyType_Ready(&sa_FastMatmulType) < 0 || PyType_Ready(&sa_FastPathType) < 0) {
+        || PyType_Ready(&sa_NativeUfuncType) < 0
+        || PyType_Ready(&sa_NativeMatmulType) < 0 || PyType_Ready(&sa_NativeFunctionType) < 0) {
         return NULL;
     }
     PyObject *m = PyModule_Create(&moduledef);
@@ -532,9 +532,9 @@ PyInit__arraytype(void)
     }
     if (PyModule_AddObjectRef(m, "_Storage", (PyObject *)&sa_StorageType) < 0
         || PyModule_AddObjectRef(m, "ArrayBase", (PyObject *)&sa_ArrayBaseType) < 0
-        || PyModule_AddObjectRef(m, "FastOp", (PyObject *)&sa_FastOpType) < 0
-        || PyModule_AddObjectRef(m, "FastMatmul", (PyObject *)&sa_FastMatmulType) < 0
-        || PyModule_AddObjectRef(m, "FastPath", (PyObject *)&sa_FastPathType) < 0) {
+        || PyModule_AddObjectRef(m, "NativeUfunc", (PyObject *)&sa_NativeUfuncType) < 0
+        || PyModule_AddObjectRef(m, "NativeMatmul", (PyObject *)&sa_NativeMatmulType) < 0
+        || PyModule_AddObjectRef(m, "NativeFunction", (PyObject *)&sa_NativeFunctionType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

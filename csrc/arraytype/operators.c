@@ -3,7 +3,7 @@
  * quiet floating-point state as the Python path (stridedarray._fpe), and wrapping the result
  * with the one constructor.
  *
- * A FastOp is bound onto Array in place of the Python operator function, which it keeps as its
+ * A NativeUfunc is bound onto Array in place of the Python operator function, which it keeps as its
  * fallback: anything outside the cases below goes there unchanged, so promotion rules, the
  * special-case fix-ups and every error message stay the Python path's. Taken here:
  * - two Arrays of the same dtype;
@@ -20,7 +20,7 @@
 static PyObject *out_kwnames = NULL;    /* ("out",): a ufunc call that writes into an operand */
 
 typedef struct {
-    FastCallHead head;   /* the fallback: the Python operator (same signature) */
+    NativeHead head;   /* the fallback: the Python operator (same signature) */
     PyObject *uf;        /* the ufunc */
     char kinds[8];       /* accepted dtype kinds */
     char loud[8];        /* kinds that need the quiet floating-point state */
@@ -28,7 +28,7 @@ typedef struct {
     int reflected;       /* x2 is self */
     int via_float64;     /* integer input goes through float64: leave those to Python */
     int elide;           /* an operator whose first operand may take the result (elide.c) */
-} FastOpObject;
+} NativeUfuncObject;
 
 static const char kind_of[SA_NDTYPES] = {'b', 'i', 'i', 'i', 'i', 'u', 'u', 'u', 'u',
                                          'f', 'f', 'c', 'c'};
@@ -41,7 +41,7 @@ call_ufunc(PyObject *uf, PyObject *const *args, Py_ssize_t n, int quiet)
 }
 
 static PyObject *
-go_fallback(FastOpObject *op, PyObject *const *args, size_t nargsf)
+go_fallback(NativeUfuncObject *op, PyObject *const *args, size_t nargsf)
 {
     return PyObject_Vectorcall(op->head.fallback, args, PyVectorcall_NARGS(nargsf), NULL);
 }
@@ -95,12 +95,12 @@ operand(PyObject *x, int code, PyObject **out)
 }
 
 static PyObject *
-fastop_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+ufunc_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
-    FastOpObject *op = (FastOpObject *)self;
+    NativeUfuncObject *op = (NativeUfuncObject *)self;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     if (kwnames != NULL || n != op->nargs) {
-        return sa_fastcall_call_fallback(self, args, nargsf, kwnames);
+        return sa_native_call_fallback(self, args, nargsf, kwnames);
     }
     PyObject *self_arr = args[0];
     if (Py_TYPE(self_arr) != sa_array_class) {
@@ -175,43 +175,43 @@ done:
 }
 
 static int
-fastop_traverse(PyObject *self, visitproc visit, void *arg)
+ufunc_traverse(PyObject *self, visitproc visit, void *arg)
 {
-    Py_VISIT(((FastOpObject *)self)->uf);
-    return sa_fastcall_traverse(self, visit, arg);
+    Py_VISIT(((NativeUfuncObject *)self)->uf);
+    return sa_native_traverse(self, visit, arg);
 }
 
 static void
-fastop_dealloc(PyObject *self)
+ufunc_dealloc(PyObject *self)
 {
-    Py_CLEAR(((FastOpObject *)self)->uf);
-    sa_fastcall_dealloc(self);
+    Py_CLEAR(((NativeUfuncObject *)self)->uf);
+    sa_native_dealloc(self);
 }
 
 static PyObject *
-fastop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+ufunc_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"ufunc", "fallback", "kinds", "loud", "nargs", "reflected",
                              "via_float64", "elide", NULL};
     PyObject *uf, *fallback;
     const char *kinds, *loud;
     int nargs, reflected, via, elide = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOssipp|$p:FastOp", kwlist, &uf, &fallback,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOssipp|$p:NativeUfunc", kwlist, &uf, &fallback,
                                      &kinds, &loud, &nargs, &reflected, &via, &elide)) {
         return NULL;
     }
-    /* made by the first FastOp, published once (arraytype.h): threads may make FastOps */
+    /* made by the first NativeUfunc, published once (arraytype.h): threads may make NativeUfuncs */
     if (SA_LAZY_LOAD(out_kwnames) == NULL
         && sa_lazy_publish(&out_kwnames, Py_BuildValue("(s)", "out")) == NULL) {
         return NULL;
     }
     if (strlen(kinds) >= 8 || strlen(loud) >= 8 || (nargs != 1 && nargs != 2)
         || (reflected && nargs != 2) || (elide && nargs != 2) || !PyCallable_Check(uf)) {
-        PyErr_SetString(PyExc_ValueError, "FastOp: bad arguments");
+        PyErr_SetString(PyExc_ValueError, "NativeUfunc: bad arguments");
         return NULL;
     }
-    FastOpObject *op =
-        (FastOpObject *)sa_fastcall_new(type, fallback, "operator", fastop_vectorcall);
+    NativeUfuncObject *op =
+        (NativeUfuncObject *)sa_native_new(type, fallback, "operator", ufunc_vectorcall);
     if (op == NULL) {
         return NULL;
     }
@@ -226,11 +226,11 @@ fastop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     return (PyObject *)op;
 }
 
-PyTypeObject sa_FastOpType = {
+PyTypeObject sa_NativeUfuncType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "stridedarray._arraytype.FastOp",
-    SA_FASTCALL_SLOTS(FastOpObject),
-    .tp_new = fastop_new,
-    .tp_dealloc = fastop_dealloc,
-    .tp_traverse = fastop_traverse,
+    .tp_name = "stridedarray._arraytype.NativeUfunc",
+    SA_NATIVE_SLOTS(NativeUfuncObject),
+    .tp_new = ufunc_new,
+    .tp_dealloc = ufunc_dealloc,
+    .tp_traverse = ufunc_traverse,
 };
