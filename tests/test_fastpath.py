@@ -1,7 +1,7 @@
-"""reshape and full in C (csrc/arraytype/reshape.c and creation.c, wrapped by NativeFunction) against
-their Python functions: the same results (shape, strides, origin, bytes, read-only flag, shared
-buffer) and the same errors with the same messages; and which calls each C path takes itself
-(the others reach the Python function)."""
+"""reshape and full in C (csrc/arraytype/reshape.c and creation.c, wrapped by NativeFunction)
+against their Python functions: the same results (shape, strides, origin, bytes, read-only flag,
+shared buffer) and the same errors with the same messages; and which calls each C path takes
+itself (the others reach the Python function)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,8 @@
 reference to itself under every protocol, copies and deep-copies to itself, carries
 `__module__`, `__qualname__` and `__name__` that import back to it, a docstring and a signature
 that `inspect` reads; so it travels to worker processes (multiprocessing, Dask). The C
-callables (NativeUfunc, NativeFunction, NativeMatmul) are held to the same rule as the Python functions.
+callables (NativeUfunc, NativeFunction, NativeMatmul) are held to the same rule as the Python
+functions.
 The namespace inspection object's methods and Array's members likewise."""
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import pytest
 
 import stridedarray as sa
 from stridedarray import fft, linalg
-from stridedarray._arraytype import ArrayBase, NativeMatmul, NativeUfunc, NativeFunction
+from stridedarray._arraytype import ArrayBase, NativeFunction, NativeMatmul, NativeUfunc
 from stridedarray._info import Info
 
 _FAST = (NativeUfunc, NativeFunction, NativeMatmul)

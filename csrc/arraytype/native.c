@@ -252,7 +252,8 @@ function_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         }
     }
     if (body == NULL) {
-        PyErr_Format(PyExc_ValueError, "NativeFunction: no C body for %.40R", PyTuple_GET_ITEM(args, 1));
+        PyErr_Format(PyExc_ValueError, "NativeFunction: no C body for %.40R",
+                     PyTuple_GET_ITEM(args, 1));
         return NULL;
     }
     NativeFunctionObject *fp =
