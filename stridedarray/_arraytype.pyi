@@ -1,11 +1,15 @@
 # The array type (csrc/arraytype/): the descriptor fields and caches Array inherits, and the
 # one validating constructor. Read-only from Python.
-from collections.abc import Iterator
-from typing import Any, Self
+from collections.abc import Callable, Iterator
+from typing import Any, Generic, Self, TypeVar
 
 import numpy as np
 
 from ._dtypes import DType
+
+# The namespace's native functions below are generic in their Python fallback's type, and are
+# called with its signature: `f = NativeFunction(f, "kind")` keeps `f`'s for type checkers.
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 class _Storage:
     """The memory an array views: a C-contiguous aligned ndarray, shared by views."""
@@ -58,22 +62,20 @@ def _make(
     /,
 ) -> Any: ...
 def _make_c(arr: np.ndarray, dtype: DType, /) -> Any: ...
-def _set_array_class(cls: type, /) -> None: ...
-def _set_getitem_fallback(func: Any, /) -> None: ...
-def _set_wrap_fallback(func: Any, /) -> None: ...
-def _set_fpe(contextvar: Any, quiet_states: dict, learn: Any, /) -> None: ...
+def _connect(table: dict[str, Any], /) -> None: ...
 def _elided() -> int: ...
 def _quiet_call(f: Any, /, *args: Any, **kwargs: Any) -> Any: ...
 def _wrap(arr: np.ndarray | np.generic, /) -> Any: ...
 def _view_ndarray(arr: np.ndarray, /) -> Any: ...
 
-class NativeUfunc:
-    """An operator in C for the common operands, with the Python operator as its fallback."""
+class NativeUfunc(Generic[_F]):
+    """An element-wise function or operator in C (on a NumPy ufunc) for the common operands,
+    with the Python function or operator as its fallback."""
 
     def __init__(
         self,
         ufunc: Any,
-        fallback: Any,
+        fallback: _F,
         kinds: str,
         loud: str,
         nargs: int,
@@ -82,22 +84,17 @@ class NativeUfunc:
         *,
         elide: bool = False,
     ) -> None: ...
-    def __call__(self, *args: Any) -> Any: ...
+    __call__: _F
 
-def _register_dtypes(dtypes: Any, /) -> None: ...
-def _set_cffi(cast: Any, ctype: Any, /) -> None: ...
-
-class NativeFunction:
+class NativeFunction(Generic[_F]):
     """asarray/zeros/ones/empty/full/reshape (`kind`) in C for their common call, the Python
     function as fallback."""
 
-    def __init__(self, fallback: Any, kind: str) -> None: ...
-    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+    def __init__(self, fallback: _F, kind: str) -> None: ...
+    __call__: _F
 
-class NativeMatmul:
+class NativeMatmul(Generic[_F]):
     """matmul in C for two arrays of one numeric dtype, the Python function as fallback."""
 
-    def __init__(self, fallback: Any) -> None: ...
-    def __call__(self, x1: Any, x2: Any, /) -> Any: ...
-
-def _set_matmul(run_address: int, policy_var: Any, policy_address: Any, raise_: Any, /) -> None: ...
+    def __init__(self, fallback: _F) -> None: ...
+    __call__: _F

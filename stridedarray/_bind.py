@@ -20,10 +20,10 @@ import types
 from collections.abc import Iterable
 from typing import Any
 
-from . import _basic_indexing, _elementwise, _indexing, _info, _matmul, _ndarray_methods
+from . import _elementwise, _indexing, _info, _matmul, _ndarray_methods
 from . import _numpy_dispatch as _nd
 from ._array import Array
-from ._arraytype import NativeMatmul, NativeUfunc, NativeFunction, _set_getitem_fallback
+from ._arraytype import NativeFunction, NativeMatmul, NativeUfunc
 
 __all__: list[str] = []
 
@@ -50,12 +50,10 @@ MEMBERS: dict[str, Any] = {
 
 
 def install(package: types.ModuleType) -> None:
-    """Bind `MEMBERS` onto Array, register the array type's Python path of `x[key]`, and record
-    `package` (stridedarray) as the namespace arrays return from `__array_namespace__`."""
+    """Bind `MEMBERS` onto Array and record `package` (stridedarray) as the namespace arrays
+    return from `__array_namespace__`."""
     for name, member in MEMBERS.items():
         setattr(Array, name, member)
-    # The array type's Python path for reading: C hands every key it does not do itself here.
-    _set_getitem_fallback(_basic_indexing.getitem)
     _info.set_namespace(package)
 
 
@@ -83,8 +81,9 @@ def publish(namespaces: Iterable[types.ModuleType]) -> None:
     """Give every public callable the name that pickle and copy resolve back to it.
 
     A function of the namespace pickles by reference, as `__module__`.`__qualname__`: for the
-    C callables (NativeUfunc, NativeFunction, NativeMatmul) that is the public module and name where it is
-    first found in `namespaces` (`stridedarray.add`, as NumPy's ufuncs are `numpy.add`); a
+    C callables (NativeUfunc, NativeFunction, NativeMatmul) that is the public module and name
+    where it is first found in `namespaces` (`stridedarray.add`, as NumPy's ufuncs are
+    `numpy.add`); a
     Python function keeps its own when they already name it (its source stays findable) and
     takes the public ones otherwise. Array's members that do not resolve become
     `Array.<name>` of Array's module. docs/reliability.md states the rule.

@@ -246,10 +246,7 @@ extern PyTypeObject sa_NativeUfuncType;
 PyObject *sa_wrap_result(PyObject *r);
 PyObject *sa_set_wrap_fallback(PyObject *mod, PyObject *func);
 PyObject *sa_wrap(PyObject *mod, PyObject *arr);
-/* fpe.c: the quiet floating-point state. sa_fpe_var is NULL until _set_fpe; sa_call_quietly
- * is uf(args) under the quiet state (vectorcall arguments). */
-extern PyObject *sa_fpe_var;
-PyObject *sa_call_quietly(PyObject *uf, PyObject *const *args, size_t nargsf, PyObject *kwnames);
+/* fpe.c: the quiet floating-point state (the inline call is in fpe.h) */
 PyObject *sa_set_fpe(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 PyObject *sa_quiet_call(PyObject *mod, PyObject *const *args, size_t nargsf, PyObject *kwnames);
 

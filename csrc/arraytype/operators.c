@@ -15,7 +15,7 @@
  * A ufunc that raises (shapes that do not broadcast) is retried on the Python path, which
  * raises the specific error; nothing was written, as no output was given.
  */
-#include "arraytype.h"
+#include "fpe.h"
 
 static PyObject *out_kwnames = NULL;    /* ("out",): a ufunc call that writes into an operand */
 
