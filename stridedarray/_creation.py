@@ -661,11 +661,10 @@ def _import_dlpack(x: Any, copy: bool | None, func: str) -> np.ndarray:
 # `asarray(ndarray)`, `zeros(shape)`, `ones(shape)` and `empty(shape)` with no other argument
 # run in C, and so does `full(shape, fill_value)` with a Python scalar
 # (csrc/arraytype/creation.c); every other call takes the functions above, their fallback.
-# (Rebound through globals(): type checkers keep the functions' signatures.)
-globals().update(
-    asarray=NativeFunction(asarray, "asarray"),
-    zeros=NativeFunction(zeros, "zeros"),
-    ones=NativeFunction(ones, "ones"),
-    empty=NativeFunction(empty, "empty"),
-    full=NativeFunction(full, "full"),
-)
+# (Each name is bound to its NativeFunction, which type checkers call with the function's
+# signature: _arraytype.pyi.)
+asarray = NativeFunction(asarray, "asarray")
+zeros = NativeFunction(zeros, "zeros")
+ones = NativeFunction(ones, "ones")
+empty = NativeFunction(empty, "empty")
+full = NativeFunction(full, "full")

@@ -465,6 +465,6 @@ def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
 
 
 # `reshape(x, shape)` (copy None or False) that has a view runs in C (csrc/arraytype/reshape.c);
-# every other call takes the function above, its fallback. (Rebound through globals(): type
-# checkers keep the function's signature.)
-globals().update(reshape=NativeFunction(reshape, "reshape"))
+# every other call takes the function above, its fallback. (Type checkers call the
+# NativeFunction with the function's signature: _arraytype.pyi.)
+reshape = NativeFunction(reshape, "reshape")
