@@ -264,7 +264,8 @@ array_get_c(ArrayObject *a, void *closure)
         return Py_NewRef(known);
     }
     if (cffi_cast == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "stridedarray._arraytype: cffi is not registered");
+        PyErr_SetString(PyExc_RuntimeError,
+                        "stridedarray._arraytype: the cffi core was not handed over");
         return NULL;
     }
     sa_array *d = sa_array_cdesc(a);

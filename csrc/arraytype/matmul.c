@@ -10,7 +10,7 @@
  * message. An error code of the C core goes to the Python `_raise`, which says what it means.
  *
  * The C core stays the cffi module stridedarray._core: its entry point `sa_matmul_run` is
- * reached through a function pointer that Python registers once (_set_matmul), taken from the
+ * reached through a function pointer the hand-over (arraytype.c, _connect) takes once from the
  * cffi module. cffi's call releases the GIL around every product; here it is released only
  * from `gil_release_min_work` multiply-adds on (a key of the matmul policy, measured by the
  * tuning tool): for a 2x2 product, releasing and taking back the GIL costs more than the
@@ -20,8 +20,8 @@
 
 #include "../sa_matmul.h"
 
-/* Registered by _set_matmul (stridedarray._matmul, at import); NULL until then, when every
- * call takes the fallback. */
+/* Set by the hand-over (arraytype.c, _connect, through sa_set_matmul); NULL until then, when
+ * every call takes the fallback. */
 static __typeof__(sa_matmul_run) *run_matmul = NULL;  /* the C core's entry point */
 static PyObject *policy_var = NULL;    /* _policy._current: the ContextVar of the policy */
 static PyObject *policy_addr = NULL;   /* its value (a cffi `sa_mm_policy *`) -> address */
@@ -256,13 +256,13 @@ sa_set_matmul(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     if (nargs != 4 || !PyLong_Check(args[0]) || !PyContextVar_CheckExact(args[1])
         || !PyCallable_Check(args[2]) || !PyCallable_Check(args[3])) {
         PyErr_SetString(PyExc_TypeError,
-                        "_set_matmul(run_address, policy_var, policy_address, raise_)");
+                        "_connect: matmul must be (policy ContextVar, policy_address, raise_)");
         return NULL;
     }
     void *run = PyLong_AsVoidPtr(args[0]);
     if (run == NULL) {
         if (!PyErr_Occurred()) {
-            PyErr_SetString(PyExc_ValueError, "_set_matmul: a NULL entry point");
+            PyErr_SetString(PyExc_ValueError, "_connect: the cffi core gave a NULL entry point");
         }
         return NULL;
     }
