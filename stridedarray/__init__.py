@@ -16,6 +16,7 @@ from . import (  # noqa: F401
     _data_type_functions,
     _dtypes,
     _elementwise,
+    _handover,
     _indexing_functions,
     _info,
     _linalg_functions,
@@ -62,6 +63,8 @@ from ._statistical import *  # noqa: F403
 from ._threads import get_num_threads, set_num_threads
 from ._utility import *  # noqa: F403
 
+# What the array type's C code needs from Python, handed over once (stridedarray/_handover.py).
+_handover.connect()
 _bind.install(_sys.modules[__name__])  # Array's operators, assignment, NumPy's methods, ...
 _dask.install()  # registers Array with Dask now or when dask.array is imported
 
@@ -101,4 +104,4 @@ __all__ = sorted(
 # Every public callable pickles by reference and copies to itself (docs/reliability.md).
 _bind.publish([_sys.modules[__name__], linalg, fft])
 
-del _bind, _dask, _dtypes, _sys
+del _bind, _dask, _dtypes, _handover, _sys

@@ -21,14 +21,7 @@ import numpy as np
 from . import _array_convert as _convert
 from . import _array_dlpack, _array_pickle, _dtypes
 from ._array_convert import CPU_DEVICE, Device
-from ._arraytype import (
-    ArrayBase,
-    _make_c,
-    _register_dtypes,
-    _set_array_class,
-    _set_cffi,
-    _set_wrap_fallback,
-)
+from ._arraytype import ArrayBase, _make_c
 from ._arraytype import _make as _c_make
 from ._arraytype import _Storage as _Storage
 from ._arraytype import _wrap as _wrap  # the one result wrapper (its Python path: _wrap_py)
@@ -617,9 +610,3 @@ class Array(ArrayBase):
         transpose: Callable[..., Any]
         var: Callable[..., Any]
         view: Callable[..., Any]
-
-
-_set_array_class(Array)
-_register_dtypes(_dtypes.DTYPES)
-_set_wrap_fallback(_wrap_py)
-_set_cffi(ffi.cast, ffi.typeof("sa_array *"))

@@ -7,7 +7,7 @@ operators to the element-wise table, `@` to matmul, assignment to indexing. Thos
 import `_array`, so `_array` cannot import them; instead the package's `__init__` calls
 `install()` once all of them are imported, and this table sets each member on the class.
 
-A member is the implementing object itself, not a wrapper: `x + y` calls the FastOp (C) that
+A member is the implementing object itself, not a wrapper: `x + y` calls the NativeUfunc (C) that
 `_elementwise` made, `x @ y` the function (or C callable) `_matmul` exports, with no Python
 frame in between. A new member is one line here and one declaration in `Array`'s class body;
 tests/test_import_graph.py keeps the two equal.
@@ -20,10 +20,10 @@ import types
 from collections.abc import Iterable
 from typing import Any
 
-from . import _elementwise, _getitem, _info, _matmul, _ndarray_methods, _setitem
+from . import _elementwise, _info, _matmul, _ndarray_methods, _setitem
 from . import _numpy_dispatch as _nd
 from ._array import Array
-from ._arraytype import FastMatmul, FastOp, FastPath, _set_getitem_fallback
+from ._arraytype import NativeFunction, NativeMatmul, NativeUfunc
 
 __all__: list[str] = []
 
@@ -39,8 +39,8 @@ MEMBERS: dict[str, Any] = {
     "__matmul__": _matmul.matmul_operator,
     "__rmatmul__": _matmul.rmatmul_operator,
     "__imatmul__": _matmul.imatmul_operator,
-    # arithmetic, bitwise, comparison and unary operators: FastOps (C) for the common
-    # operands, around the Python operators (see _fastops)
+    # arithmetic, bitwise, comparison and unary operators: NativeUfuncs (C) for the common
+    # operands, around the Python operators (see _native_ufuncs)
     **_elementwise.OPERATORS,
     # arrays compare element-wise, so they cannot be hashed (as NumPy's)
     "__hash__": None,
@@ -50,18 +50,16 @@ MEMBERS: dict[str, Any] = {
 
 
 def install(package: types.ModuleType) -> None:
-    """Bind `MEMBERS` onto Array, register the array type's Python path of `x[key]`, and record
-    `package` (stridedarray) as the namespace arrays return from `__array_namespace__`."""
+    """Bind `MEMBERS` onto Array and record `package` (stridedarray) as the namespace arrays
+    return from `__array_namespace__`."""
     for name, member in MEMBERS.items():
         setattr(Array, name, member)
-    # The array type's Python path for reading: C hands every key it does not do itself here.
-    _set_getitem_fallback(_getitem.getitem)
     _info.set_namespace(package)
 
 
-# The C callables that stand in for Python functions (csrc/arraytype/fastcall.c): their
+# The C callables that stand in for Python functions (csrc/arraytype/native.c): their
 # `__module__` and `__qualname__` start as their Python function's and are set here.
-_FAST_TYPES = (FastOp, FastPath, FastMatmul)
+_NATIVE_TYPES = (NativeUfunc, NativeFunction, NativeMatmul)
 
 
 def _resolves(f: Any) -> bool:
@@ -76,15 +74,16 @@ def _resolves(f: Any) -> bool:
 
 
 def _needs_name(f: Any) -> bool:
-    return isinstance(f, _FAST_TYPES) or (isinstance(f, types.FunctionType) and not _resolves(f))
+    return isinstance(f, _NATIVE_TYPES) or (isinstance(f, types.FunctionType) and not _resolves(f))
 
 
 def publish(namespaces: Iterable[types.ModuleType]) -> None:
     """Give every public callable the name that pickle and copy resolve back to it.
 
     A function of the namespace pickles by reference, as `__module__`.`__qualname__`: for the
-    C callables (FastOp, FastPath, FastMatmul) that is the public module and name where it is
-    first found in `namespaces` (`stridedarray.add`, as NumPy's ufuncs are `numpy.add`); a
+    C callables (NativeUfunc, NativeFunction, NativeMatmul) that is the public module and name
+    where it is first found in `namespaces` (`stridedarray.add`, as NumPy's ufuncs are
+    `numpy.add`); a
     Python function keeps its own when they already name it (its source stays findable) and
     takes the public ones otherwise. Array's members that do not resolve become
     `Array.<name>` of Array's module. docs/reliability.md states the rule.

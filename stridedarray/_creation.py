@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _dtypes
 from ._array import _DT_OF_NP, CPU_DEVICE, Array, Device, _alloc, _from_ndarray, _make_c, _wrap
-from ._arraytype import FastPath, _view_ndarray
+from ._arraytype import NativeFunction, _view_ndarray
 from ._dtypes import DType
 from ._validation import as_int, check_size, normalize_shape, not_array
 
@@ -661,11 +661,10 @@ def _import_dlpack(x: Any, copy: bool | None, func: str) -> np.ndarray:
 # `asarray(ndarray)`, `zeros(shape)`, `ones(shape)` and `empty(shape)` with no other argument
 # run in C, and so does `full(shape, fill_value)` with a Python scalar
 # (csrc/arraytype/creation.c); every other call takes the functions above, their fallback.
-# (Rebound through globals(): type checkers keep the functions' signatures.)
-globals().update(
-    asarray=FastPath(asarray, "asarray"),
-    zeros=FastPath(zeros, "zeros"),
-    ones=FastPath(ones, "ones"),
-    empty=FastPath(empty, "empty"),
-    full=FastPath(full, "full"),
-)
+# (Each name is bound to its NativeFunction, which type checkers call with the function's
+# signature: _arraytype.pyi.)
+asarray = NativeFunction(asarray, "asarray")
+zeros = NativeFunction(zeros, "zeros")
+ones = NativeFunction(ones, "ones")
+empty = NativeFunction(empty, "empty")
+full = NativeFunction(full, "full")

@@ -346,7 +346,6 @@ for _row in _UNARY:
     _FUNCS[_row[0]] = _make_unary(*_row)
 for _row in _BINARY:
     _FUNCS[_row[0]] = _make_binary(*_row)
-globals().update(_FUNCS)
 
 
 def clip(
@@ -549,7 +548,7 @@ def _operator_doc(prefix: str, symbol: str, fname: str) -> str:
 
 
 def _operators() -> dict[str, Any]:
-    """Array's operators, dunder name -> the Python function (the FastOps below replace most)."""
+    """Array's operators, dunder name -> the Python function (NativeUfuncs replace most)."""
     ops: dict[str, Any] = {}
     for dunder, fname in _OPERATORS.items():
         op, rop, iop = _binary_operator(fname)
@@ -571,7 +570,7 @@ def _operators() -> dict[str, Any]:
 OPERATORS = _operators()
 
 # The common operand pairs of those operators in C (the Python ones above stay their fallback).
-from ._fastops import install as _install_fast  # noqa: E402
+from ._native_ufuncs import install as _install_fast  # noqa: E402
 
 _install_fast(
     _BINARY_ROWS,
@@ -583,4 +582,72 @@ _install_fast(
     OPERATORS,
     _FUNCS,
 )
-globals().update(_FUNCS)
+
+# The namespace's element-wise functions, bound by name (the table's generated functions, most
+# of them now NativeUfuncs; clip is defined above).
+abs = _FUNCS["abs"]
+acos = _FUNCS["acos"]
+acosh = _FUNCS["acosh"]
+add = _FUNCS["add"]
+asin = _FUNCS["asin"]
+asinh = _FUNCS["asinh"]
+atan = _FUNCS["atan"]
+atan2 = _FUNCS["atan2"]
+atanh = _FUNCS["atanh"]
+bitwise_and = _FUNCS["bitwise_and"]
+bitwise_invert = _FUNCS["bitwise_invert"]
+bitwise_left_shift = _FUNCS["bitwise_left_shift"]
+bitwise_or = _FUNCS["bitwise_or"]
+bitwise_right_shift = _FUNCS["bitwise_right_shift"]
+bitwise_xor = _FUNCS["bitwise_xor"]
+ceil = _FUNCS["ceil"]
+conj = _FUNCS["conj"]
+copysign = _FUNCS["copysign"]
+cos = _FUNCS["cos"]
+cosh = _FUNCS["cosh"]
+divide = _FUNCS["divide"]
+equal = _FUNCS["equal"]
+exp = _FUNCS["exp"]
+expm1 = _FUNCS["expm1"]
+floor = _FUNCS["floor"]
+floor_divide = _FUNCS["floor_divide"]
+greater = _FUNCS["greater"]
+greater_equal = _FUNCS["greater_equal"]
+hypot = _FUNCS["hypot"]
+imag = _FUNCS["imag"]
+isfinite = _FUNCS["isfinite"]
+isinf = _FUNCS["isinf"]
+isnan = _FUNCS["isnan"]
+less = _FUNCS["less"]
+less_equal = _FUNCS["less_equal"]
+log = _FUNCS["log"]
+log10 = _FUNCS["log10"]
+log1p = _FUNCS["log1p"]
+log2 = _FUNCS["log2"]
+logaddexp = _FUNCS["logaddexp"]
+logical_and = _FUNCS["logical_and"]
+logical_not = _FUNCS["logical_not"]
+logical_or = _FUNCS["logical_or"]
+logical_xor = _FUNCS["logical_xor"]
+maximum = _FUNCS["maximum"]
+minimum = _FUNCS["minimum"]
+multiply = _FUNCS["multiply"]
+negative = _FUNCS["negative"]
+nextafter = _FUNCS["nextafter"]
+not_equal = _FUNCS["not_equal"]
+positive = _FUNCS["positive"]
+pow = _FUNCS["pow"]
+real = _FUNCS["real"]
+reciprocal = _FUNCS["reciprocal"]
+remainder = _FUNCS["remainder"]
+round = _FUNCS["round"]
+sign = _FUNCS["sign"]
+signbit = _FUNCS["signbit"]
+sin = _FUNCS["sin"]
+sinh = _FUNCS["sinh"]
+sqrt = _FUNCS["sqrt"]
+square = _FUNCS["square"]
+subtract = _FUNCS["subtract"]
+tan = _FUNCS["tan"]
+tanh = _FUNCS["tanh"]
+trunc = _FUNCS["trunc"]

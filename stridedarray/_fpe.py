@@ -16,7 +16,7 @@ a given outer state, so it is made once per outer state (`_quiet_of`) and entere
 NumPy's error-state context variable directly: `enter()` / `leave(token)`, about 0.15 us,
 around any code. A single ufunc call goes cheaper still through `call(uf, *args, **kwargs)`:
 C enters a context prepared once per outer state that holds only the quiet state, and leaves
-it (csrc/arraytype/fastops.c, which the C operators share).
+it (csrc/arraytype/fpe.c, which the C operators share).
 This uses NumPy's private `_extobj_contextvar` and `_make_extobj` (NumPy >= 2.0); if a NumPy
 lacks them, the same functions fall back to `np.errstate`.
 """
@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ._arraytype import _quiet_call, _set_fpe
+from ._arraytype import _quiet_call
 
 __all__ = ["call", "can_warn", "enter", "leave", "parts"]
 
@@ -88,7 +88,8 @@ if _cv is not None:
     def _learn() -> Any:
         return _quiet_of(_get())
 
-    _set_fpe(_cv, _QUIET_OF, _learn)
+    # What the array type's C code needs to enter the quiet state itself (_handover).
+    NATIVE_STATE: tuple | None = (_cv, _QUIET_OF, _learn)
     call: Any = _quiet_call
 
 else:  # pragma: no cover
@@ -111,3 +112,5 @@ else:  # pragma: no cover
         """uf(*args, **kwargs) (a NumPy ufunc or ufunc method) with its warnings silenced."""
         with np.errstate(all="ignore"):
             return uf(*args, **kwargs)
+
+    NATIVE_STATE = None  # C leaves the calls that need the quiet state to Python

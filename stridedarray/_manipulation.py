@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _dtypes
 from ._array import Array, _derive, _wrap
-from ._arraytype import FastPath, _reshape_strides
+from ._arraytype import NativeFunction, _reshape_strides
 from ._utility import check_array as _check_array
 from ._validation import (
     MAX_BYTES,
@@ -402,10 +402,8 @@ def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
 
 # `reshape(x, shape)` (copy None or False) that has a view runs in C (csrc/arraytype/reshape.c),
 # as do flip and permute_dims with plain arguments (csrc/arraytype/indexing.c); every other
-# call takes the function above, its fallback. (Rebound through globals(): type
-# checkers keep the function's signature.)
-globals().update(
-    reshape=FastPath(reshape, "reshape"),
-    flip=FastPath(flip, "flip"),
-    permute_dims=FastPath(permute_dims, "permute_dims"),
-)
+# call takes the function above, its fallback. (Type checkers call the NativeFunction with the
+# function's signature: _arraytype.pyi.)
+reshape = NativeFunction(reshape, "reshape")
+flip = NativeFunction(flip, "flip")
+permute_dims = NativeFunction(permute_dims, "permute_dims")

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _dtypes
 from ._array import Array, _from_ndarray, _make_c
-from ._arraytype import FastMatmul, _set_matmul
+from ._arraytype import NativeMatmul
 from ._ffi import ffi, lib
 from ._policy import DEFAULT_POLICY, _current, current_policy, matmul_policy
 from ._validation import check_size, not_array
@@ -554,17 +554,17 @@ def matmul_explain(x1: Array, x2: Array, /) -> MatmulExplain:
     return MatmulExplain(d)
 
 
-# `x @ y` and `matmul(x, y)` of two Arrays of one numeric dtype run in C (FastMatmul,
+# `x @ y` and `matmul(x, y)` of two Arrays of one numeric dtype run in C (NativeMatmul,
 # csrc/arraytype/matmul.c): the array type calls the C core's entry point through its address,
-# taken once here from the cffi module, with the policy struct of the ContextVar `_current`.
+# with the policy struct of the ContextVar `_current` (both handed over by _handover).
 # Every other call, and every error, takes the Python functions above, their fallback.
-_set_matmul(
-    int(ffi.cast("uintptr_t", ffi.addressof(lib, "sa_matmul_run"))),
-    _current,
-    lambda policy: int(ffi.cast("uintptr_t", policy)),
-    _raise,
-)
-# (Rebound through globals(): type checkers keep the functions' signatures. rmatmul_operator
-# and imatmul_operator call `matmul`, so they take the C path too; _bind.MEMBERS sets the
-# operators on Array.)
-globals().update(matmul=FastMatmul(matmul), matmul_operator=FastMatmul(matmul_operator))
+def _policy_address(policy: Any) -> int:
+    """The address of a policy's C struct (a cffi `sa_mm_policy *`), for the array type."""
+    return int(ffi.cast("uintptr_t", policy))
+
+
+# (Type checkers call a NativeMatmul with its function's signature: _arraytype.pyi.
+# rmatmul_operator and imatmul_operator call `matmul`, so they take the C path too;
+# _bind.MEMBERS sets the operators on Array.)
+matmul = NativeMatmul(matmul)
+matmul_operator = NativeMatmul(matmul_operator)

@@ -18,7 +18,7 @@ import pytest
 
 import stridedarray as sa
 from stridedarray._array import _make, _Storage
-from stridedarray._arraytype import FastMatmul, FastOp, _make_c, _quiet_call, _wrap
+from stridedarray._arraytype import NativeMatmul, NativeUfunc, _make_c, _quiet_call, _wrap
 from stridedarray._diagnostics import c_alloc_stats
 
 # Process-wide measurements (traced memory, RSS, the C core's allocation counters): another
@@ -129,9 +129,9 @@ ENTRY_POINTS: dict[str, Callable[[], object]] = {
     "x @ y fallback": lambda: X @ I8,  # mixed dtypes: the Python path
     "x @ y shape error": _raises(lambda: X @ sa.ones(3)),
     "x @ y core error": _raises(lambda: HUGE_K @ HUGE_K.mT),
-    "FastOp made and freed": lambda: FastOp(np.add, _add_py, "f", "f", 2, False, False),
-    "FastOp refused": _raises(lambda: FastOp(np.add, None, "f", "f", 2, False, False)),
-    "FastMatmul refused": _raises(lambda: FastMatmul(None)),
+    "NativeUfunc made and freed": lambda: NativeUfunc(np.add, _add_py, "f", "f", 2, False, False),
+    "NativeUfunc refused": _raises(lambda: NativeUfunc(np.add, None, "f", "f", 2, False, False)),
+    "NativeMatmul refused": _raises(lambda: NativeMatmul(None)),
     "zeros": lambda: sa.zeros((3, 4)),
     "ones": lambda: sa.ones((3, 4)),
     "empty": lambda: sa.empty(5),

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import stridedarray as sa
-from stridedarray._arraytype import FastOp, _elided, _elision_available
+from stridedarray._arraytype import NativeUfunc, _elided, _elision_available
 
 N = 256 * 1024 // 8 + 8  # float64 elements just above the 256 KiB threshold
 # How many elisions an operation on a temporary makes: none where the interpreter cannot say
@@ -273,9 +273,9 @@ def test_elided_results_equal_numpy(op, dtype, other, seed):
             r, n = _elisions(lambda: op(a + 0.0, b))
     dunder = f"__{'r' if other == 'reflected' else ''}{op.__name__.strip('_')}__"
     # The C operators take two arrays of one dtype, or a Python scalar with a float64 or
-    # complex128 array (csrc/arraytype/fastops.c); operators with special-case fix-ups and
+    # complex128 array (csrc/arraytype/operators.c); operators with special-case fix-ups and
     # other operands run in Python, which does not elide.
-    in_c = isinstance(getattr(sa.Array, dunder), FastOp) and (
+    in_c = isinstance(getattr(sa.Array, dunder), NativeUfunc) and (
         other in ("same", "row", "column") or dtype in ("float64", "complex128")
     )
     assert n == (ELIDED if in_c else 0)

@@ -1,7 +1,7 @@
-"""reshape and full in C (csrc/arraytype/reshape.c and creation.c, wrapped by FastPath) against
-their Python functions: the same results (shape, strides, origin, bytes, read-only flag, shared
-buffer) and the same errors with the same messages; and which calls each C path takes itself
-(the others reach the Python function)."""
+"""reshape and full in C (csrc/arraytype/reshape.c and creation.c, wrapped by NativeFunction)
+against their Python functions: the same results (shape, strides, origin, bytes, read-only flag,
+shared buffer) and the same errors with the same messages; and which calls each C path takes
+itself (the others reach the Python function)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from outcomes import assert_same_descriptor, outcome
 from strategies import reshape_targets, views
 
 import stridedarray as sa
-from stridedarray._arraytype import FastPath
+from stridedarray._arraytype import NativeFunction
 
 RESHAPE_PY = sa.reshape.__wrapped__
 FULL_PY = sa.full.__wrapped__
@@ -38,7 +38,7 @@ def _same(fast, slow, parent=None) -> None:
 
 
 class _Spy:
-    """A Python function that counts its calls: as a FastPath's fallback it counts the calls
+    """A Python function that counts its calls: as a NativeFunction's fallback it counts the calls
     the C path did not take."""
 
     def __init__(self, f):
@@ -58,7 +58,7 @@ def test_the_namespace_functions_are_fast_paths_with_their_python_signature():
     import inspect
 
     for f in (sa.reshape, sa.full):
-        assert type(f) is FastPath
+        assert type(f) is NativeFunction
         assert f.__doc__ == f.__wrapped__.__doc__ and f.__name__ == f.__wrapped__.__name__
         assert str(inspect.signature(f)) == str(inspect.signature(f.__wrapped__))
 
@@ -96,11 +96,11 @@ def test_reshape_in_c_takes_every_view_and_nothing_else(p, data):
     for copy in (ABSENT, None, False, True):
         spy = _Spy(RESHAPE_PY)
         args, kwargs = _reshape_args(p.x, target, copy)
-        outcome(lambda: FastPath(spy, "reshape")(*args, **kwargs))  # noqa: B023
+        outcome(lambda: NativeFunction(spy, "reshape")(*args, **kwargs))  # noqa: B023
         assert spy.calls == (0 if view and copy is not True else 1), (p.ops, target, copy)
     for other in (list(target), target + (np.int64(1),)):
         spy = _Spy(RESHAPE_PY)
-        FastPath(spy, "reshape")(p.x, other)
+        NativeFunction(spy, "reshape")(p.x, other)
         assert spy.calls == 1
 
 
@@ -188,7 +188,7 @@ def test_full_in_c_matches_the_python_path(shape, value):
 def test_full_in_c_takes_python_scalars_with_a_plain_shape(value, shape):
     """C fills (a (300, 300) array without the GIL), NumPy agrees; other calls go to Python."""
     spy = _Spy(FULL_PY)
-    got = FastPath(spy, "full")(shape, value)
+    got = NativeFunction(spy, "full")(shape, value)
     assert spy.calls == 0
     want = np.full(shape, value)
     assert got.dtype.np == want.dtype and got.shape == want.shape and not got.readonly
@@ -200,7 +200,7 @@ def test_full_in_c_takes_python_scalars_with_a_plain_shape(value, shape):
         ((shape, np.asarray(value)[()]), {}),
     ]:
         spy = _Spy(FULL_PY)
-        FastPath(spy, "full")(*args, **kwargs)
+        NativeFunction(spy, "full")(*args, **kwargs)
         assert spy.calls == 1, (args, kwargs)
 
 
@@ -222,7 +222,7 @@ def test_asarray_of_an_array_as_it_is_returns_it_in_c(kwargs, in_c):
     x = sa.ones((3, 2))[:, ::-1]
     spy = _Spy(sa.asarray.__wrapped__)
     fast, slow = (
-        outcome(lambda: FastPath(spy, "asarray")(x, **kwargs)),
+        outcome(lambda: NativeFunction(spy, "asarray")(x, **kwargs)),
         outcome(lambda: sa.asarray.__wrapped__(x, **kwargs)),
     )
     assert spy.calls == (0 if in_c else 1)

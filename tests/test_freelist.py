@@ -75,16 +75,16 @@ def test_a_del_method_given_to_the_class_later_runs_for_every_freed_array():
 
 
 def test_a_del_method_on_a_registered_subclass_runs_for_every_freed_array():
-    from stridedarray._arraytype import _set_array_class
+    from stridedarray._handover import connect
 
     class Sub(sa.Array):
         __slots__ = ()
 
-    _set_array_class(Sub)
+    connect(array_class=Sub)
     try:
         _churn(20)
         assert type(sa.zeros(3)) is Sub
         assert _count_finalized(Sub, lambda: sa.zeros(3)) == [5, 10, 15]
     finally:
-        _set_array_class(sa.Array)
+        connect()
     assert type(sa.zeros(3)) is sa.Array

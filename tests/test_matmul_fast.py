@@ -19,7 +19,7 @@ from test_threads import _GIL_PROOF, CONTROL_ATTEMPTS, _spinner_counts
 
 import stridedarray as sa
 from stridedarray import _diagnostics
-from stridedarray._arraytype import FastMatmul
+from stridedarray._arraytype import NativeMatmul
 from stridedarray._policy import BACKENDS
 
 OPERATOR = vars(sa.Array)["__matmul__"]
@@ -56,7 +56,7 @@ def _both(x1, x2) -> None:
 
 
 def test_matmul_and_the_operator_are_in_c():
-    assert isinstance(sa.matmul, FastMatmul) and isinstance(OPERATOR, FastMatmul)
+    assert isinstance(sa.matmul, NativeMatmul) and isinstance(OPERATOR, NativeMatmul)
     # __rmatmul__ and __imatmul__ keep their Python functions (which call the C matmul)
     assert inspect.isfunction(vars(sa.Array)["__rmatmul__"])
     assert inspect.isfunction(vars(sa.Array)["__imatmul__"])

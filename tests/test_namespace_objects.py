@@ -2,7 +2,8 @@
 reference to itself under every protocol, copies and deep-copies to itself, carries
 `__module__`, `__qualname__` and `__name__` that import back to it, a docstring and a signature
 that `inspect` reads; so it travels to worker processes (multiprocessing, Dask). The C
-callables (FastOp, FastPath, FastMatmul) are held to the same rule as the Python functions.
+callables (NativeUfunc, NativeFunction, NativeMatmul) are held to the same rule as the Python
+functions.
 The namespace inspection object's methods and Array's members likewise."""
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ import pytest
 
 import stridedarray as sa
 from stridedarray import fft, linalg
-from stridedarray._arraytype import ArrayBase, FastMatmul, FastOp, FastPath
+from stridedarray._arraytype import ArrayBase, NativeFunction, NativeMatmul, NativeUfunc
 from stridedarray._info import Info
 
-_FAST = (FastOp, FastPath, FastMatmul)
+_FAST = (NativeUfunc, NativeFunction, NativeMatmul)
 
 
 def _public_callables() -> dict[str, object]:
@@ -151,7 +152,7 @@ def _identity(x):
 def test_a_c_callable_whose_name_does_not_resolve_refuses_to_pickle():
     # an object made outside the namespace has its Python function's name, which names
     # that function: pickle says so instead of pickling something else
-    f = FastPath(_identity, "asarray")
+    f = NativeFunction(_identity, "asarray")
     assert (f.__module__, f.__qualname__, f.__name__) == (__name__, "_identity", "_identity")
     with pytest.raises(pickle.PicklingError, match="Can't pickle <built-in function"):
         pickle.dumps(f)
@@ -184,8 +185,8 @@ def test_array_members_pickle_and_copy_to_themselves(name):
 
 
 def test_array_members_include_the_c_operators():
-    assert isinstance(inspect.getattr_static(sa.Array, "__add__"), FastOp)
-    assert isinstance(inspect.getattr_static(sa.Array, "__matmul__"), FastMatmul)
+    assert isinstance(inspect.getattr_static(sa.Array, "__add__"), NativeUfunc)
+    assert isinstance(inspect.getattr_static(sa.Array, "__matmul__"), NativeMatmul)
     assert sa.Array.__add__.__qualname__ == "Array.__add__"
     assert "__add__" in MEMBERS and "__matmul__" in MEMBERS and "sum" in MEMBERS
 

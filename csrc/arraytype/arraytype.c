@@ -8,20 +8,35 @@
  * The storage type is in storage.c, the constructor in construct.c; this file holds the type's
  * members and the module.
  *
+ * What the type needs from Python (the array class, the dtypes, the Python paths C falls back
+ * to, the quiet floating-point state, the matmul policy, the cffi core) comes in one call,
+ * `_connect(table)`, made once by stridedarray/_handover.py, which builds the table; mod_connect
+ * below lists the entries and where each goes. The cffi core (stridedarray._core) is reached
+ * only through that table's `core` entry.
+ *
+ * One interpreter. The module uses single-phase initialisation (m_size -1) and keeps its
+ * state in process-wide statics: static types, the registered class and dtypes, the hand-over's
+ * objects. That is deliberate: NumPy, whose C API every file here calls, does not support
+ * subinterpreters either (it warns when imported into one), and the cffi core's state (the
+ * BLAS threads, the fork guard) is process-wide too, so per-interpreter module state would buy
+ * nothing and cost a module-state lookup on every operator call. A subinterpreter with its own
+ * GIL therefore refuses to import the module (CPython's rule for single-phase modules); one
+ * sharing the main GIL would share this state, and is not supported either.
+ *
  * Shared state and threads (docs/array.md, "Free-threaded CPython"). Nothing below relies on
  * the GIL for its soundness, so that the module could declare it does not need it
  * (PyUnstable_Module_SetGIL(m, Py_MOD_GIL_NOT_USED) in PyInit, this being single-phase init)
  * once that can be tested; until then it declares nothing, and a free-threaded CPython
  * enables the GIL when it imports it. The process-wide state of these files:
- * - Set once while stridedarray is imported, before any other thread can reach the type
- *   (the import lock holds them until the package's import ends): sa_array_class and the
- *   freelist's `reusable` (_set_array_class), sa_dtypes, sa_descrs and sa_code_of_type
- *   (_register_dtypes), cffi_cast and cffi_ctype (_set_cffi), fastops.c's fpe_var, fpe_quiet,
- *   fpe_learn, fpe_contexts (the pointer; the dict locks itself) and wrap_fallback (_set_fpe,
- *   _set_wrap_fallback), matmul.c's run_matmul, policy_var, policy_addr and raise_error
- *   (_set_matmul). These private setters must not be called again while threads compute.
+ * - Set by the hand-over (_connect) while stridedarray is imported, before any other thread
+ *   can reach the type (the import lock holds them until the package's import ends):
+ *   sa_array_class and the freelist's `reusable`, sa_dtypes, sa_descrs and sa_code_of_type,
+ *   cffi_cast and cffi_ctype, wrap.c's wrap_fallback, indexing.c's getitem fallback, fpe.c's
+ *   sa_fpe_var, sa_fpe_quiet, sa_fpe_learn, sa_fpe_contexts (the pointer; the dict locks
+ *   itself), matmul.c's run_matmul, policy_var, policy_addr and raise_error. _connect must not be
+ *   called again while threads compute.
  * - Published once, by compare-and-swap without the GIL (arraytype.h, SA_LAZY_CAS):
- *   fastops.c's out_kwnames, and each array's lazily built fields.
+ *   operators.c's out_kwnames, and each array's lazily built fields.
  * - Under a lock without the GIL: matmul.c's policy cache (cached_policy, cached_struct).
  * - Atomic: elide.c's counter of elided operations.
  * - Off without the GIL: freelist.c's free list and its count (FREELIST_MAX is 0 there).
@@ -249,7 +264,8 @@ array_get_c(ArrayObject *a, void *closure)
         return Py_NewRef(known);
     }
     if (cffi_cast == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "stridedarray._arraytype: cffi is not registered");
+        PyErr_SetString(PyExc_RuntimeError,
+                        "stridedarray._arraytype: the cffi core was not handed over");
         return NULL;
     }
     sa_array *d = sa_array_cdesc(a);
@@ -412,7 +428,7 @@ mod_make_c(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 }
 
 static PyObject *
-mod_set_array_class(PyObject *mod, PyObject *cls)
+set_array_class(PyObject *cls)
 {
     if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &sa_ArrayBaseType)) {
         PyErr_SetString(PyExc_TypeError, "the array class must derive from ArrayBase");
@@ -428,7 +444,7 @@ mod_set_array_class(PyObject *mod, PyObject *cls)
 }
 
 static PyObject *
-mod_register_dtypes(PyObject *mod, PyObject *seq)
+register_dtypes(PyObject *seq)
 {
     PyObject *fast = PySequence_Fast(seq, "dtypes must be a sequence");
     if (fast == NULL) {
@@ -463,16 +479,104 @@ mod_register_dtypes(PyObject *mod, PyObject *seq)
     Py_RETURN_NONE;
 }
 
+/* The cffi core (stridedarray._core), the one way the array type reaches it: `ffi.cast` and
+ * the `sa_array *` ctype for `x._c`, and the address of sa_matmul_run for matmul.c, all taken
+ * here once from the module's `ffi` and `lib` (NULL with an exception, else a new reference
+ * to that address as an int). */
 static PyObject *
-mod_set_cffi(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+take_core(PyObject *core)
 {
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "_set_cffi(cast, ctype) takes 2 arguments");
+    PyObject *ffi = PyObject_GetAttrString(core, "ffi");
+    PyObject *lib = ffi ? PyObject_GetAttrString(core, "lib") : NULL;
+    PyObject *cast = lib ? PyObject_GetAttrString(ffi, "cast") : NULL;
+    PyObject *ctype = cast ? PyObject_CallMethod(ffi, "typeof", "s", "sa_array *") : NULL;
+    PyObject *fn = ctype ? PyObject_CallMethod(ffi, "addressof", "Os", lib, "sa_matmul_run") : NULL;
+    PyObject *uptr = fn ? PyObject_CallFunction(cast, "sO", "uintptr_t", fn) : NULL;
+    PyObject *addr = uptr ? PyNumber_Long(uptr) : NULL;
+    if (addr != NULL) {
+        Py_XSETREF(cffi_cast, Py_NewRef(cast));
+        Py_XSETREF(cffi_ctype, Py_NewRef(ctype));
+    }
+    Py_XDECREF(ffi);
+    Py_XDECREF(lib);
+    Py_XDECREF(cast);
+    Py_XDECREF(ctype);
+    Py_XDECREF(fn);
+    Py_XDECREF(uptr);
+    return addr;
+}
+
+/* The one hand-over from Python (stridedarray/_handover.py, called once by the package's
+ * __init__ before any array is made): a dict of exactly these entries, each going where the
+ * comment says.
+ *   array_class  stridedarray.Array, the class C makes arrays of (sa_array_class; freelist.c)
+ *   dtypes       the 13 DTypes by code (sa_dtypes, sa_descrs, sa_code_of_type)
+ *   wrap         _array._wrap_py, the Python path of wrapping a NumPy result (wrap.c)
+ *   getitem      _getitem.getitem, the Python path of `x[key]` (indexing.c)
+ *   quiet_state  (ContextVar, quiet states, learn) of _fpe, or None (fpe.c)
+ *   matmul       (policy ContextVar, policy -> struct address, _matmul._raise) (matmul.c)
+ *   core         the cffi core's module, stridedarray._core (take_core above)
+ * The values are kept in process-wide statics (see the top of this file for why this is
+ * sound, and why the module is single-phase). */
+static const char *const connect_keys[] = {"array_class", "dtypes", "wrap", "getitem",
+                                           "quiet_state", "matmul", "core"};
+#define N_CONNECT_KEYS (sizeof(connect_keys) / sizeof(connect_keys[0]))
+
+static PyObject *
+mod_connect(PyObject *mod, PyObject *table)
+{
+    if (!PyDict_CheckExact(table) || PyDict_GET_SIZE(table) != (Py_ssize_t)N_CONNECT_KEYS) {
+        PyErr_Format(PyExc_TypeError, "_connect(table): table must be a dict of the %d entries "
+                     "stridedarray/_handover.py lists", (int)N_CONNECT_KEYS);
         return NULL;
     }
-    Py_XSETREF(cffi_cast, Py_NewRef(args[0]));
-    Py_XSETREF(cffi_ctype, Py_NewRef(args[1]));
-    Py_RETURN_NONE;
+    PyObject *v[N_CONNECT_KEYS];
+    for (size_t k = 0; k < N_CONNECT_KEYS; k++) {
+        v[k] = PyDict_GetItemString(table, connect_keys[k]);  /* borrowed; the dict holds it */
+        if (v[k] == NULL) {
+            PyErr_Format(PyExc_TypeError, "_connect(table): no entry %s", connect_keys[k]);
+            return NULL;
+        }
+    }
+    PyObject *fpe = v[4], *mm = v[5];
+    if ((fpe != Py_None && !(PyTuple_CheckExact(fpe) && PyTuple_GET_SIZE(fpe) == 3))
+        || !(PyTuple_CheckExact(mm) && PyTuple_GET_SIZE(mm) == 3)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "_connect(table): quiet_state must be a 3-tuple or None, matmul a 3-tuple");
+        return NULL;
+    }
+    PyObject *r = set_array_class(v[0]);
+    if (r == NULL) {
+        return NULL;
+    }
+    Py_DECREF(r);
+    if ((r = register_dtypes(v[1])) == NULL) {
+        return NULL;
+    }
+    Py_DECREF(r);
+    if ((r = sa_set_wrap_fallback(mod, v[2])) == NULL) {
+        return NULL;
+    }
+    Py_DECREF(r);
+    if ((r = sa_set_getitem_fallback(mod, v[3])) == NULL) {
+        return NULL;
+    }
+    Py_DECREF(r);
+    if (fpe != Py_None) {
+        if ((r = sa_set_fpe(mod, &PyTuple_GET_ITEM(fpe, 0), 3)) == NULL) {
+            return NULL;
+        }
+        Py_DECREF(r);
+    }
+    PyObject *run = take_core(v[6]);
+    if (run == NULL) {
+        return NULL;
+    }
+    PyObject *margs[4] = {run, PyTuple_GET_ITEM(mm, 0), PyTuple_GET_ITEM(mm, 1),
+                          PyTuple_GET_ITEM(mm, 2)};
+    r = sa_set_matmul(mod, margs, 4);
+    Py_DECREF(run);
+    return r;
 }
 
 static PyMethodDef mod_methods[] = {
@@ -481,16 +585,11 @@ static PyMethodDef mod_methods[] = {
      "constructor."},
     {"_make_c", (PyCFunction)(void (*)(void))mod_make_c, METH_FASTCALL,
      "_make_c(arr, dtype): an array over a whole C-contiguous aligned ndarray."},
-    {"_set_array_class", mod_set_array_class, METH_O, "Register stridedarray.Array."},
     {"_wrap", sa_wrap, METH_O,
      "_wrap(result): a NumPy result as an array (fresh C-contiguous ones in C)."},
     {"_view_ndarray", sa_asarray_view, METH_O,
      "_view_ndarray(arr): an array over a whole C-contiguous aligned native ndarray (through "
      "a base-class view of it the array owns), or None."},
-    {"_set_wrap_fallback", sa_set_wrap_fallback, METH_O,
-     "Register the Python path of _wrap (results C does not take)."},
-    {"_set_fpe", (PyCFunction)(void (*)(void))sa_set_fpe, METH_FASTCALL,
-     "Register NumPy's error-state ContextVar, the quiet states and their maker."},
     {"_elided", sa_elided_count, METH_NOARGS,
      "_elided(): how many operations so far wrote their result into a temporary operand."},
     {"_elision_available", sa_elision_available, METH_NOARGS,
@@ -498,8 +597,9 @@ static PyMethodDef mod_methods[] = {
     {"_quiet_call", (PyCFunction)(void (*)(void))sa_quiet_call, METH_FASTCALL | METH_KEYWORDS,
      "_quiet_call(f, *args, **kwargs): a NumPy ufunc (or ufunc method) call under the quiet "
      "floating-point state."},
-    {"_set_getitem_fallback", sa_set_getitem_fallback, METH_O,
-     "Register the Python path of indexing (keys the C path does not take)."},
+    {"_connect", mod_connect, METH_O,
+     "_connect(table): what the array type needs from Python, handed over once "
+     "(stridedarray/_handover.py)."},
     {"_basic_view", (PyCFunction)(void (*)(void))sa_basic_view, METH_FASTCALL,
      "_basic_view(x, items): the view of x for a basic key's items (exact ints, slices, None, "
      "Ellipsis), or the key's IndexError."},
@@ -509,11 +609,6 @@ static PyMethodDef mod_methods[] = {
     {"_reshape_strides", (PyCFunction)(void (*)(void))sa_reshape_strides_py, METH_FASTCALL,
      "_reshape_strides(x, shape): the strides that view x (non-empty) as `shape` (its size), "
      "or None when there is no view."},
-    {"_register_dtypes", mod_register_dtypes, METH_O, "Register the 13 DTypes, by code."},
-    {"_set_cffi", (PyCFunction)(void (*)(void))mod_set_cffi, METH_FASTCALL,
-     "Register ffi.cast and the `sa_array *` ctype."},
-    {"_set_matmul", (PyCFunction)(void (*)(void))sa_set_matmul, METH_FASTCALL,
-     "Register the C core's matmul entry point, the policy ContextVar and the error path."},
     {NULL},
 };
 
@@ -531,8 +626,8 @@ PyInit__arraytype(void)
     import_array();
     memset(sa_code_of_type, -1, sizeof(sa_code_of_type));  /* until the dtypes are registered */
     if (PyType_Ready(&sa_StorageType) < 0 || PyType_Ready(&sa_ArrayBaseType) < 0
-        || PyType_Ready(&sa_FastOpType) < 0
-        || PyType_Ready(&sa_FastMatmulType) < 0 || PyType_Ready(&sa_FastPathType) < 0) {
+        || PyType_Ready(&sa_NativeUfuncType) < 0
+        || PyType_Ready(&sa_NativeMatmulType) < 0 || PyType_Ready(&sa_NativeFunctionType) < 0) {
         return NULL;
     }
     PyObject *m = PyModule_Create(&moduledef);
@@ -541,9 +636,9 @@ PyInit__arraytype(void)
     }
     if (PyModule_AddObjectRef(m, "_Storage", (PyObject *)&sa_StorageType) < 0
         || PyModule_AddObjectRef(m, "ArrayBase", (PyObject *)&sa_ArrayBaseType) < 0
-        || PyModule_AddObjectRef(m, "FastOp", (PyObject *)&sa_FastOpType) < 0
-        || PyModule_AddObjectRef(m, "FastMatmul", (PyObject *)&sa_FastMatmulType) < 0
-        || PyModule_AddObjectRef(m, "FastPath", (PyObject *)&sa_FastPathType) < 0) {
+        || PyModule_AddObjectRef(m, "NativeUfunc", (PyObject *)&sa_NativeUfuncType) < 0
+        || PyModule_AddObjectRef(m, "NativeMatmul", (PyObject *)&sa_NativeMatmulType) < 0
+        || PyModule_AddObjectRef(m, "NativeFunction", (PyObject *)&sa_NativeFunctionType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

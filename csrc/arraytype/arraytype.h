@@ -217,7 +217,7 @@ int sa_fast_flip(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyO
 int sa_fast_permute_dims(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                          PyObject **out);
 
-/* fastcall.c: the plumbing of the C callables that stand in for a Python function. */
+/* native.c: the plumbing of the C callables that stand in for a Python function. */
 typedef struct {
     PyObject_HEAD
     PyObject *fallback;  /* the Python function: every call the C path does not take */
@@ -227,38 +227,40 @@ typedef struct {
      * and name (a str each, never NULL). */
     PyObject *module;
     PyObject *qualname;
-} FastCallHead;
-/* A new object of `type` (whose struct begins with a FastCallHead) around `fallback` (checked
+} NativeHead;
+/* A new object of `type` (whose struct begins with a NativeHead) around `fallback` (checked
  * callable), named as it is (or `default_name`), its own fields zeroed and not yet tracked by
  * the collector: the caller sets them and calls PyObject_GC_Track. NULL with an exception. */
-PyObject *sa_fastcall_new(PyTypeObject *type, PyObject *fallback, const char *default_name,
+PyObject *sa_native_new(PyTypeObject *type, PyObject *fallback, const char *default_name,
                           vectorcallfunc vectorcall);
-PyObject *sa_fastcall_call_fallback(PyObject *self, PyObject *const *args, size_t nargsf,
+PyObject *sa_native_call_fallback(PyObject *self, PyObject *const *args, size_t nargsf,
                                     PyObject *kwnames);
-PyObject *sa_fastcall_descr_get(PyObject *self, PyObject *obj, PyObject *type);
-PyObject *sa_fastcall_repr(PyObject *self);
-int sa_fastcall_traverse(PyObject *self, visitproc visit, void *arg);
-void sa_fastcall_clear_head(FastCallHead *h);
-void sa_fastcall_dealloc(PyObject *self);  /* for a type with no fields beyond the head */
-extern PyMemberDef sa_fastcall_members[];
-extern PyGetSetDef sa_fastcall_getset[];
-extern PyMethodDef sa_fastcall_methods[];
-/* The slots every such type has; T: its struct, which begins with a FastCallHead. */
-#define SA_FASTCALL_SLOTS(T)                                                                  \
+PyObject *sa_native_descr_get(PyObject *self, PyObject *obj, PyObject *type);
+PyObject *sa_native_repr(PyObject *self);
+int sa_native_traverse(PyObject *self, visitproc visit, void *arg);
+void sa_native_clear_head(NativeHead *h);
+void sa_native_dealloc(PyObject *self);  /* for a type with no fields beyond the head */
+extern PyMemberDef sa_native_members[];
+extern PyGetSetDef sa_native_getset[];
+extern PyMethodDef sa_native_methods[];
+/* The slots every such type has; T: its struct, which begins with a NativeHead. */
+#define SA_NATIVE_SLOTS(T)                                                                  \
     .tp_basicsize = sizeof(T),                                                                \
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL           \
                 | Py_TPFLAGS_METHOD_DESCRIPTOR,                                               \
-    .tp_call = PyVectorcall_Call, .tp_vectorcall_offset = offsetof(FastCallHead, vectorcall), \
-    .tp_descr_get = sa_fastcall_descr_get, .tp_repr = sa_fastcall_repr,                       \
-    .tp_members = sa_fastcall_members, .tp_getset = sa_fastcall_getset, .tp_methods = sa_fastcall_methods
+    .tp_call = PyVectorcall_Call, .tp_vectorcall_offset = offsetof(NativeHead, vectorcall), \
+    .tp_descr_get = sa_native_descr_get, .tp_repr = sa_native_repr,                       \
+    .tp_members = sa_native_members, .tp_getset = sa_native_getset, .tp_methods = sa_native_methods
 
-/* fastops.c */
-extern PyTypeObject sa_FastOpType;
+/* operators.c: the operator type */
+extern PyTypeObject sa_NativeUfuncType;
+/* wrap.c: a NumPy result as an array (new reference) */
 PyObject *sa_wrap_result(PyObject *r);
-PyObject *sa_set_fpe(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
-PyObject *sa_quiet_call(PyObject *mod, PyObject *const *args, size_t nargsf, PyObject *kwnames);
 PyObject *sa_set_wrap_fallback(PyObject *mod, PyObject *func);
 PyObject *sa_wrap(PyObject *mod, PyObject *arr);
+/* fpe.c: the quiet floating-point state (the inline call is in fpe.h) */
+PyObject *sa_set_fpe(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
+PyObject *sa_quiet_call(PyObject *mod, PyObject *const *args, size_t nargsf, PyObject *kwnames);
 
 /* elide.c: may the array (the first operand) take the operation's result in place? Asked
  * before the operator takes references of its own to its operands. */
@@ -268,7 +270,7 @@ PyObject *sa_elided_count(PyObject *mod, PyObject *unused);
 PyObject *sa_elision_available(PyObject *mod, PyObject *unused);
 
 /* matmul.c */
-extern PyTypeObject sa_FastMatmulType;
+extern PyTypeObject sa_NativeMatmulType;
 PyObject *sa_set_matmul(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 
 /* A shape argument's entries, when it is an exact int (*shape itself: one entry) or an exact
@@ -305,9 +307,9 @@ sa_row_major_strides(int nd, const int64_t *shape, int64_t *strides)
     return step;
 }
 
-/* The FastPath type (fastcall.c) and its bodies (1: *out set, 0: take the Python fallback,
+/* The NativeFunction type (native.c) and its bodies (1: *out set, 0: take the Python fallback,
  * -1: an exception), in creation.c, reshape.c and indexing.c. */
-extern PyTypeObject sa_FastPathType;
+extern PyTypeObject sa_NativeFunctionType;
 /* creation.c: an array over the whole of a caller's ndarray, through a base-class view of it
  * the array owns; the same for Python's asarray (`_view_ndarray`: None where it does not
  * apply). */

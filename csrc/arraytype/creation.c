@@ -1,4 +1,4 @@
-/* Creation in C (docs/array.md, "What a call costs"), the FastPath bodies of the plainest
+/* Creation in C (docs/array.md, "What a call costs"), the NativeFunction bodies of the plainest
  * calls:
  * - `asarray(ndarray)` of a whole C-contiguous aligned native ndarray: an array over it, and
  *   `asarray(x)` of one of our arrays asked for as it is: x;

@@ -382,7 +382,7 @@ sa_set_getitem_fallback(PyObject *mod, PyObject *func)
     Py_RETURN_NONE;
 }
 
-/* The keyword argument `name` of a FastPath call when it is the only one (1, *value set), 0
+/* The keyword argument `name` of a NativeFunction call when it is the only one (1, *value set), 0
  * when there are none, -1 when there are others (the Python function takes the call). */
 static int
 only_keyword(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *name,

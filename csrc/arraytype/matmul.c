@@ -2,7 +2,7 @@
  * numeric dtype, the output shape, the NumPy allocation, the C core's call and the wrapping of
  * the result, without a Python frame or a cffi call.
  *
- * A FastMatmul is bound in place of the Python function (stridedarray._matmul), which it keeps
+ * A NativeMatmul is bound in place of the Python function (stridedarray._matmul), which it keeps
  * as its fallback: every other call goes there unchanged (mixed dtypes, bool, NumPy operands
  * and the NotImplemented rules, subclasses, keywords), and so does every shape the C path does
  * not take (a 0-d operand, contracted lengths that differ, batch shapes that do not broadcast,
@@ -10,7 +10,7 @@
  * message. An error code of the C core goes to the Python `_raise`, which says what it means.
  *
  * The C core stays the cffi module stridedarray._core: its entry point `sa_matmul_run` is
- * reached through a function pointer that Python registers once (_set_matmul), taken from the
+ * reached through a function pointer the hand-over (arraytype.c, _connect) takes once from the
  * cffi module. cffi's call releases the GIL around every product; here it is released only
  * from `gil_release_min_work` multiply-adds on (a key of the matmul policy, measured by the
  * tuning tool): for a 2x2 product, releasing and taking back the GIL costs more than the
@@ -20,8 +20,8 @@
 
 #include "../sa_matmul.h"
 
-/* Registered by _set_matmul (stridedarray._matmul, at import); NULL until then, when every
- * call takes the fallback. */
+/* Set by the hand-over (arraytype.c, _connect, through sa_set_matmul); NULL until then, when
+ * every call takes the fallback. */
 static __typeof__(sa_matmul_run) *run_matmul = NULL;  /* the C core's entry point */
 static PyObject *policy_var = NULL;    /* _policy._current: the ContextVar of the policy */
 static PyObject *policy_addr = NULL;   /* its value (a cffi `sa_mm_policy *`) -> address */
@@ -46,8 +46,8 @@ static PyMutex cache_lock;  /* zero: unlocked */
 #endif
 
 typedef struct {
-    FastCallHead head;  /* the fallback: the Python function (same signature) */
-} FastMatmulObject;
+    NativeHead head;  /* the fallback: the Python function (same signature) */
+} NativeMatmulObject;
 
 /* The output's extents (the Array API matmul shape), its element count and the product's
  * multiply-adds, all checked: 0 when the shapes do not multiply, an extent is beyond int64
@@ -182,7 +182,7 @@ product(PyObject *x1, PyObject *x2, PyObject **out)
     char *data = PyArray_BYTES((PyArrayObject *)arr);
     int rc;
     /* The operands' descriptors and storage, and the policy struct, stay alive: the caller
-     * (fastmatmul_vectorcall) holds references to the operands and `owner` the struct. */
+     * (native_matmul_vectorcall) holds references to the operands and `owner` the struct. */
     if (work >= pol->gil_release_min_work) {
         Py_BEGIN_ALLOW_THREADS
         rc = run_matmul(da, db, code, data, size, pol);
@@ -207,7 +207,7 @@ product(PyObject *x1, PyObject *x2, PyObject **out)
 }
 
 static PyObject *
-fastmatmul_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+native_matmul_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     if (kwnames == NULL && PyVectorcall_NARGS(nargsf) == 2 && run_matmul != NULL) {
         /* The arguments are borrowed and may be borrowed by a C caller too; reading the
@@ -217,37 +217,37 @@ fastmatmul_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyOb
         PyObject *r;
         int rc = product(held[0], held[1], &r);
         if (rc == 0) {
-            r = sa_fastcall_call_fallback(self, held, 2, NULL);
+            r = sa_native_call_fallback(self, held, 2, NULL);
         }
         Py_DECREF(held[0]);
         Py_DECREF(held[1]);
         return rc < 0 ? NULL : r;
     }
-    return sa_fastcall_call_fallback(self, args, nargsf, kwnames);
+    return sa_native_call_fallback(self, args, nargsf, kwnames);
 }
 
 static PyObject *
-fastmatmul_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+native_matmul_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"fallback", NULL};
     PyObject *fallback;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O:FastMatmul", kwlist, &fallback)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O:NativeMatmul", kwlist, &fallback)) {
         return NULL;
     }
-    PyObject *fm = sa_fastcall_new(type, fallback, "matmul", fastmatmul_vectorcall);
+    PyObject *fm = sa_native_new(type, fallback, "matmul", native_matmul_vectorcall);
     if (fm != NULL) {
         PyObject_GC_Track(fm);
     }
     return fm;
 }
 
-PyTypeObject sa_FastMatmulType = {
+PyTypeObject sa_NativeMatmulType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "stridedarray._arraytype.FastMatmul",
-    SA_FASTCALL_SLOTS(FastMatmulObject),
-    .tp_new = fastmatmul_new,
-    .tp_dealloc = sa_fastcall_dealloc,
-    .tp_traverse = sa_fastcall_traverse,
+    .tp_name = "stridedarray._arraytype.NativeMatmul",
+    SA_NATIVE_SLOTS(NativeMatmulObject),
+    .tp_new = native_matmul_new,
+    .tp_dealloc = sa_native_dealloc,
+    .tp_traverse = sa_native_traverse,
 };
 
 PyObject *
@@ -256,13 +256,13 @@ sa_set_matmul(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     if (nargs != 4 || !PyLong_Check(args[0]) || !PyContextVar_CheckExact(args[1])
         || !PyCallable_Check(args[2]) || !PyCallable_Check(args[3])) {
         PyErr_SetString(PyExc_TypeError,
-                        "_set_matmul(run_address, policy_var, policy_address, raise_)");
+                        "_connect: matmul must be (policy ContextVar, policy_address, raise_)");
         return NULL;
     }
     void *run = PyLong_AsVoidPtr(args[0]);
     if (run == NULL) {
         if (!PyErr_Occurred()) {
-            PyErr_SetString(PyExc_ValueError, "_set_matmul: a NULL entry point");
+            PyErr_SetString(PyExc_ValueError, "_connect: the cffi core gave a NULL entry point");
         }
         return NULL;
     }

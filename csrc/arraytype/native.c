@@ -1,4 +1,4 @@
-/* What FastOp, FastPath and FastMatmul share: each is a C callable bound in place of a
+/* What NativeUfunc, NativeFunction and NativeMatmul share: each is a C callable bound in place of a
  * Python function, which it keeps as its fallback for every call its C path does not take.
  * The fallback also gives it its name, `__doc__`, `__signature__` and `__wrapped__` (so
  * help() and inspect.signature describe the Python function), and it binds as a method when
@@ -6,8 +6,8 @@
  * calls (Py_TPFLAGS_METHOD_DESCRIPTOR). Like a Python function it pickles by reference, as
  * `__module__`.`__qualname__`, and copies to itself: the package sets those two to the public
  * name (stridedarray/_bind.py, docs/reliability.md), so a namespace function travels to
- * worker processes (multiprocessing, Dask). Each type's struct begins with a FastCallHead
- * and its PyTypeObject with SA_FASTCALL_SLOTS (arraytype.h). */
+ * worker processes (multiprocessing, Dask). Each type's struct begins with a NativeHead
+ * and its PyTypeObject with SA_NATIVE_SLOTS (arraytype.h). */
 #include "arraytype.h"
 
 #include <string.h>
@@ -15,7 +15,7 @@
 /* obj.attr when it is a str, else `otherwise` as a str (NULL: a NULL result with no
  * exception set); NULL with an exception on a memory error. */
 static PyObject *
-fastcall_str_attr(PyObject *obj, const char *attr, const char *otherwise)
+native_str_attr(PyObject *obj, const char *attr, const char *otherwise)
 {
     PyObject *v = PyObject_GetAttrString(obj, attr);
     if (v != NULL && PyUnicode_Check(v)) {
@@ -32,33 +32,33 @@ fastcall_str_attr(PyObject *obj, const char *attr, const char *otherwise)
 }
 
 PyObject *
-sa_fastcall_new(PyTypeObject *type, PyObject *fallback, const char *default_name,
+sa_native_new(PyTypeObject *type, PyObject *fallback, const char *default_name,
                 vectorcallfunc vectorcall)
 {
     if (!PyCallable_Check(fallback)) {
         PyErr_Format(PyExc_TypeError, "%s: the fallback must be callable", type->tp_name);
         return NULL;
     }
-    FastCallHead *h = PyObject_GC_New(FastCallHead, type); /* type->tp_basicsize bytes */
+    NativeHead *h = PyObject_GC_New(NativeHead, type); /* type->tp_basicsize bytes */
     if (h == NULL) {
         return NULL;
     }
     /* The type's own fields after the head start zeroed (NULL references). */
-    memset((char *)h + sizeof(FastCallHead), 0, (size_t)type->tp_basicsize - sizeof(FastCallHead));
+    memset((char *)h + sizeof(NativeHead), 0, (size_t)type->tp_basicsize - sizeof(NativeHead));
     h->fallback = Py_NewRef(fallback);
     h->vectorcall = vectorcall;
     h->name = NULL;
     h->module = NULL;
     h->qualname = NULL;
-    h->name = fastcall_str_attr(fallback, "__name__", default_name);
+    h->name = native_str_attr(fallback, "__name__", default_name);
     if (h->name == NULL) {
         goto fail;
     }
-    h->module = fastcall_str_attr(fallback, "__module__", "stridedarray");
+    h->module = native_str_attr(fallback, "__module__", "stridedarray");
     if (h->module == NULL) {
         goto fail;
     }
-    h->qualname = fastcall_str_attr(fallback, "__qualname__", NULL);
+    h->qualname = native_str_attr(fallback, "__qualname__", NULL);
     if (h->qualname == NULL) {
         if (PyErr_Occurred()) {
             goto fail;
@@ -67,29 +67,29 @@ sa_fastcall_new(PyTypeObject *type, PyObject *fallback, const char *default_name
     }
     return (PyObject *)h;
 fail:
-    sa_fastcall_clear_head(h);
+    sa_native_clear_head(h);
     PyObject_GC_Del(h);
     return NULL;
 }
 
 PyObject *
-sa_fastcall_call_fallback(PyObject *self, PyObject *const *args, size_t nargsf,
+sa_native_call_fallback(PyObject *self, PyObject *const *args, size_t nargsf,
                           PyObject *kwnames)
 {
-    return PyObject_Vectorcall(((FastCallHead *)self)->fallback, args, nargsf, kwnames);
+    return PyObject_Vectorcall(((NativeHead *)self)->fallback, args, nargsf, kwnames);
 }
 
 /* Named as a function written in C is: <built-in function stridedarray.add>, so a log or an
  * error message that prints one says which function it is. */
 PyObject *
-sa_fastcall_repr(PyObject *self)
+sa_native_repr(PyObject *self)
 {
-    FastCallHead *h = (FastCallHead *)self;
+    NativeHead *h = (NativeHead *)self;
     return PyUnicode_FromFormat("<built-in function %U.%U>", h->module, h->qualname);
 }
 
 PyObject *
-sa_fastcall_descr_get(PyObject *self, PyObject *obj, PyObject *type)
+sa_native_descr_get(PyObject *self, PyObject *obj, PyObject *type)
 {
     if (obj == NULL || obj == Py_None) {
         return Py_NewRef(self);
@@ -98,9 +98,9 @@ sa_fastcall_descr_get(PyObject *self, PyObject *obj, PyObject *type)
 }
 
 int
-sa_fastcall_traverse(PyObject *self, visitproc visit, void *arg)
+sa_native_traverse(PyObject *self, visitproc visit, void *arg)
 {
-    FastCallHead *h = (FastCallHead *)self;
+    NativeHead *h = (NativeHead *)self;
     Py_VISIT(h->fallback);
     Py_VISIT(h->name);
     Py_VISIT(h->module);
@@ -109,7 +109,7 @@ sa_fastcall_traverse(PyObject *self, visitproc visit, void *arg)
 }
 
 void
-sa_fastcall_clear_head(FastCallHead *h)
+sa_native_clear_head(NativeHead *h)
 {
     Py_CLEAR(h->fallback);
     Py_CLEAR(h->name);
@@ -118,30 +118,30 @@ sa_fastcall_clear_head(FastCallHead *h)
 }
 
 void
-sa_fastcall_dealloc(PyObject *self)
+sa_native_dealloc(PyObject *self)
 {
     PyObject_GC_UnTrack(self);
-    sa_fastcall_clear_head((FastCallHead *)self);
+    sa_native_clear_head((NativeHead *)self);
     PyObject_GC_Del(self);
 }
 
 static PyObject *
-fastcall_get_doc(PyObject *self, void *closure)
+native_get_doc(PyObject *self, void *closure)
 {
-    return PyObject_GetAttrString(((FastCallHead *)self)->fallback, "__doc__");
+    return PyObject_GetAttrString(((NativeHead *)self)->fallback, "__doc__");
 }
 
 /* The fallback's signature, so inspect.signature reads it without following __wrapped__;
  * None (inspect's "no signature") when the fallback has none it can read. */
 static PyObject *
-fastcall_get_signature(PyObject *self, void *closure)
+native_get_signature(PyObject *self, void *closure)
 {
     PyObject *inspect = PyImport_ImportModule("inspect");
     if (inspect == NULL) {
         return NULL;
     }
     PyObject *sig =
-        PyObject_CallMethod(inspect, "signature", "O", ((FastCallHead *)self)->fallback);
+        PyObject_CallMethod(inspect, "signature", "O", ((NativeHead *)self)->fallback);
     Py_DECREF(inspect);
     if (sig == NULL && (PyErr_ExceptionMatches(PyExc_ValueError)
                         || PyErr_ExceptionMatches(PyExc_TypeError))) {
@@ -155,17 +155,17 @@ fastcall_get_signature(PyObject *self, void *closure)
  * package sets the public one, stridedarray/_bind.py). The offset of the field is the
  * closure. */
 static PyObject *
-fastcall_get_str(PyObject *self, void *closure)
+native_get_str(PyObject *self, void *closure)
 {
     return Py_NewRef(*(PyObject **)((char *)self + (size_t)closure));
 }
 
 static int
-fastcall_set_str(PyObject *self, PyObject *value, void *closure)
+native_set_str(PyObject *self, PyObject *value, void *closure)
 {
     if (value == NULL || !PyUnicode_Check(value)) {
         PyErr_Format(PyExc_TypeError, "%s must be set to a str, not %.80s",
-                     closure == (void *)offsetof(FastCallHead, module) ? "__module__"
+                     closure == (void *)offsetof(NativeHead, module) ? "__module__"
                                                                          : "__qualname__",
                      value == NULL ? "deleted" : Py_TYPE(value)->tp_name);
         return -1;
@@ -178,86 +178,87 @@ fastcall_set_str(PyObject *self, PyObject *value, void *closure)
  * (pickle checks it does, and raises PicklingError otherwise). copy.copy and copy.deepcopy
  * return the object itself for such a name. */
 static PyObject *
-fastcall_reduce(PyObject *self, PyObject *unused)
+native_reduce(PyObject *self, PyObject *unused)
 {
-    return Py_NewRef(((FastCallHead *)self)->qualname);
+    return Py_NewRef(((NativeHead *)self)->qualname);
 }
 
-PyMemberDef sa_fastcall_members[] = {
-    {"__name__", T_OBJECT, offsetof(FastCallHead, name), READONLY},
-    {"__wrapped__", T_OBJECT, offsetof(FastCallHead, fallback), READONLY},
+PyMemberDef sa_native_members[] = {
+    {"__name__", T_OBJECT, offsetof(NativeHead, name), READONLY},
+    {"__wrapped__", T_OBJECT, offsetof(NativeHead, fallback), READONLY},
     {NULL},
 };
 
-PyGetSetDef sa_fastcall_getset[] = {
-    {"__doc__", fastcall_get_doc, NULL, NULL, NULL},
-    {"__signature__", fastcall_get_signature, NULL, NULL, NULL},
-    {"__module__", fastcall_get_str, fastcall_set_str, NULL,
-     (void *)offsetof(FastCallHead, module)},
-    {"__qualname__", fastcall_get_str, fastcall_set_str, NULL,
-     (void *)offsetof(FastCallHead, qualname)},
+PyGetSetDef sa_native_getset[] = {
+    {"__doc__", native_get_doc, NULL, NULL, NULL},
+    {"__signature__", native_get_signature, NULL, NULL, NULL},
+    {"__module__", native_get_str, native_set_str, NULL,
+     (void *)offsetof(NativeHead, module)},
+    {"__qualname__", native_get_str, native_set_str, NULL,
+     (void *)offsetof(NativeHead, qualname)},
     {NULL},
 };
 
-PyMethodDef sa_fastcall_methods[] = {
-    {"__reduce__", fastcall_reduce, METH_NOARGS, NULL},
+PyMethodDef sa_native_methods[] = {
+    {"__reduce__", native_reduce, METH_NOARGS, NULL},
     {NULL},
 };
 
 /* ---------------------------------------------------------------------------------------- */
-/* FastPath: a namespace function with a C body for its common call (creation.c, reshape.c).
+/* NativeFunction: a namespace function with a C body for its common call (creation.c, reshape.c, indexing.c).
  * A body returns 1 with *out set, 0 to hand the call to the Python function, -1 with an
  * exception. */
 
-typedef int (*fastpath_body)(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+typedef int (*function_body)(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                              PyObject **out);
 
 static const struct {
     const char *kind;
-    fastpath_body body;
-} fastpath_kinds[] = {
+    function_body body;
+} function_kinds[] = {
     {"asarray", sa_fast_asarray}, {"zeros", sa_fast_zeros}, {"ones", sa_fast_ones},
     {"empty", sa_fast_empty},     {"full", sa_fast_full},   {"reshape", sa_fast_reshape},
     {"flip", sa_fast_flip},       {"permute_dims", sa_fast_permute_dims},
 };
 
 typedef struct {
-    FastCallHead head;
-    fastpath_body body;
-} FastPathObject;
+    NativeHead head;
+    function_body body;
+} NativeFunctionObject;
 
 static PyObject *
-fastpath_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+function_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     PyObject *out = NULL;
-    int r = ((FastPathObject *)self)->body(args, PyVectorcall_NARGS(nargsf), kwnames, &out);
+    int r = ((NativeFunctionObject *)self)->body(args, PyVectorcall_NARGS(nargsf), kwnames, &out);
     if (r != 0) {
         return r > 0 ? out : NULL;
     }
-    return sa_fastcall_call_fallback(self, args, nargsf, kwnames);
+    return sa_native_call_fallback(self, args, nargsf, kwnames);
 }
 
 static PyObject *
-fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+function_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"fallback", "kind", NULL};
     PyObject *fallback;
     const char *kind;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "Os:FastPath", kwlist, &fallback, &kind)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "Os:NativeFunction", kwlist, &fallback, &kind)) {
         return NULL;
     }
-    fastpath_body body = NULL;
-    for (size_t k = 0; k < sizeof(fastpath_kinds) / sizeof(fastpath_kinds[0]); k++) {
-        if (strcmp(kind, fastpath_kinds[k].kind) == 0) {
-            body = fastpath_kinds[k].body;
+    function_body body = NULL;
+    for (size_t k = 0; k < sizeof(function_kinds) / sizeof(function_kinds[0]); k++) {
+        if (strcmp(kind, function_kinds[k].kind) == 0) {
+            body = function_kinds[k].body;
         }
     }
     if (body == NULL) {
-        PyErr_Format(PyExc_ValueError, "FastPath: no C body for %.40R", PyTuple_GET_ITEM(args, 1));
+        PyErr_Format(PyExc_ValueError, "NativeFunction: no C body for %.40R",
+                     PyTuple_GET_ITEM(args, 1));
         return NULL;
     }
-    FastPathObject *fp =
-        (FastPathObject *)sa_fastcall_new(type, fallback, kind, fastpath_vectorcall);
+    NativeFunctionObject *fp =
+        (NativeFunctionObject *)sa_native_new(type, fallback, kind, function_vectorcall);
     if (fp == NULL) {
         return NULL;
     }
@@ -266,11 +267,11 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     return (PyObject *)fp;
 }
 
-PyTypeObject sa_FastPathType = {
+PyTypeObject sa_NativeFunctionType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "stridedarray._arraytype.FastPath",
-    SA_FASTCALL_SLOTS(FastPathObject),
-    .tp_new = fastpath_new,
-    .tp_dealloc = sa_fastcall_dealloc,
-    .tp_traverse = sa_fastcall_traverse,
+    .tp_name = "stridedarray._arraytype.NativeFunction",
+    SA_NATIVE_SLOTS(NativeFunctionObject),
+    .tp_new = function_new,
+    .tp_dealloc = sa_native_dealloc,
+    .tp_traverse = sa_native_traverse,
 };

@@ -1,4 +1,4 @@
-"""The operators in C (csrc/arraytype/fastops.c) against NumPy: every operator, every dtype,
+"""The operators in C (csrc/arraytype/operators.c) against NumPy: every operator, every dtype,
 operands that are views of views (negative, step, zero strides, broadcast, 0-d, empty), Python
 scalars on both sides; no floating-point warning leaks; anything the C path does not take
 gives the Python path's answer and error."""
@@ -19,7 +19,7 @@ from strategies import ALL_DTYPES, views
 
 import stridedarray as sa
 from stridedarray import _elementwise, _fpe
-from stridedarray._arraytype import FastOp, _quiet_call
+from stridedarray._arraytype import NativeUfunc, _quiet_call
 
 BINARY = {
     "add": operator.add,
@@ -55,9 +55,9 @@ def _outcome(f):
 
 
 def _python_path(stem: str):
-    """The Python operator a FastOp replaced (its fallback), or the operator itself."""
+    """The Python operator a NativeUfunc replaced (its fallback), or the operator itself."""
     op = vars(sa.Array)[f"__{stem}__"]
-    return op.__wrapped__ if isinstance(op, FastOp) else op
+    return op.__wrapped__ if isinstance(op, NativeUfunc) else op
 
 
 def _same(a, b) -> None:
@@ -84,7 +84,7 @@ def _like_numpy(got: np.ndarray, ref: np.ndarray) -> None:
 def test_the_operators_are_in_c():
     ops = [f"__{p}{s}__" for s in _elementwise._OPERATORS for p in ("", "r")]
     ops += [f"__{s}__" for s in (*_elementwise._COMPARISONS, *_elementwise._UNARY_OPERATORS)]
-    fast = {n for n in ops if isinstance(vars(sa.Array)[n], FastOp)}
+    fast = {n for n in ops if isinstance(vars(sa.Array)[n], NativeUfunc)}
     # floor division and its reflection keep their special-case fix-up in Python
     assert set(ops) - fast == {"__floordiv__", "__rfloordiv__"}
 
@@ -139,7 +139,7 @@ def test_scalar_operands_match_the_python_path(p, stem, s, reflected):
         name = f"__r{stem}__"
         fast = _outcome(lambda: getattr(p.x, name)(s))
         op = vars(sa.Array)[name]
-        py = op.__wrapped__ if isinstance(op, FastOp) else op
+        py = op.__wrapped__ if isinstance(op, NativeUfunc) else op
         slow = _outcome(lambda: py(p.x, s))
     else:
         fast = _outcome(lambda: BINARY[stem](p.x, s))
@@ -265,7 +265,7 @@ def test_quiet_call_runs_a_ufunc_method_quietly_and_passes_keywords():
         _quiet_call()
 
 
-FUNCS = sorted(n for n in _elementwise._FUNCS if isinstance(getattr(sa, n), FastOp))
+FUNCS = sorted(n for n in _elementwise._FUNCS if isinstance(getattr(sa, n), NativeUfunc))
 
 
 def test_the_functions_without_fixups_are_in_c():
@@ -308,7 +308,7 @@ def test_functions_match_the_python_path(pair, name, scalar):
 @pytest.mark.parametrize("name", ["zeros", "ones", "empty"])
 def test_zeros_ones_and_empty_in_c_match_the_python_path(name, shape):
     f = getattr(sa, name)
-    assert type(f).__name__ == "FastPath"
+    assert type(f).__name__ == "NativeFunction"
     fast, slow = _outcome(lambda: f(shape)), _outcome(lambda: f.__wrapped__(shape))
     assert fast[0] == slow[0] and (fast[0] == "ok" or fast[1] is slow[1])
     if fast[0] == "ok":

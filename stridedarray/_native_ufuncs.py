@@ -1,8 +1,8 @@
 """The operators in C: each of Array's arithmetic, comparison and unary operators whose
-function has no special-case fix-up becomes an `_arraytype.FastOp`, which computes the common
+function has no special-case fix-up becomes an `_arraytype.NativeUfunc`, which computes the common
 operand pairs (two arrays of one dtype; a float64/complex128 array and a Python float; an
 int64 array and a Python int) in C under the same quiet floating-point state, and hands every
-other call to the Python operator it replaces (csrc/arraytype/fastops.c says which)."""
+other call to the Python operator it replaces (csrc/arraytype/operators.c says which)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import _dtypes, _fpe
-from ._arraytype import FastOp
+from ._arraytype import NativeUfunc
 
 __all__ = ["install"]
 
@@ -32,17 +32,17 @@ def install(
     functions: dict[str, Any],
 ) -> None:
     """Replace Array's operators in `members` (dunder -> the Python operator, which `_bind`
-    binds onto the class) with FastOps around them, and the element-wise functions in
+    binds onto the class) with NativeUfuncs around them, and the element-wise functions in
     `functions` (the namespace's, by name) likewise."""
 
-    def fast(
+    def native(
         fname: str, row: tuple, dunder: str, nargs: int, reflected: bool, elide: bool = False
     ) -> None:
         _, cat, uf, fix = row
         fallback = members[dunder]
-        if fix is not None or isinstance(fallback, FastOp):
+        if fix is not None or isinstance(fallback, NativeUfunc):
             return
-        members[dunder] = FastOp(
+        members[dunder] = NativeUfunc(
             uf,
             fallback,
             kinds_of(fname, cat),
@@ -57,19 +57,19 @@ def install(
     # can take it (csrc/arraytype/elide.c); a comparison's is bool, and a function call's
     # arguments are not the interpreter's temporaries.
     for stem, fname in operators.items():
-        fast(fname, binary_rows[fname], f"__{stem}__", 2, False, elide=True)
-        fast(fname, binary_rows[fname], f"__r{stem}__", 2, True, elide=True)
+        native(fname, binary_rows[fname], f"__{stem}__", 2, False, elide=True)
+        native(fname, binary_rows[fname], f"__r{stem}__", 2, True, elide=True)
     for stem, fname in comparisons.items():
-        fast(fname, binary_rows[fname], f"__{stem}__", 2, False)
+        native(fname, binary_rows[fname], f"__{stem}__", 2, False)
     for stem, fname in unary_ops.items():
-        fast(fname, unary_rows[fname], f"__{stem}__", 1, False)
+        native(fname, unary_rows[fname], f"__{stem}__", 1, False)
     # The namespace's functions (`exp(x)`, `add(x1, x2)`): the same C path, the Python function
     # as fallback (inspect.signature and help() follow its __wrapped__).
     for rows, nargs in ((unary_rows, 1), (binary_rows, 2)):
         for fname, (_, cat, uf, fix) in rows.items():
             f = functions[fname]
-            if fix is None and not isinstance(f, FastOp):
-                functions[fname] = FastOp(
+            if fix is None and not isinstance(f, NativeUfunc):
+                functions[fname] = NativeUfunc(
                     uf,
                     f,
                     kinds_of(fname, cat),

@@ -1,0 +1,153 @@
+/* The quiet floating-point state (fpe.c), shared by the operators (operators.c) and the Python
+ * paths' `_quiet_call`. Inline, as when it shared a file with the operators: an operator enters
+ * it on every call, and its code stays the same as it was there. */
+#ifndef SA_FPE_H
+#define SA_FPE_H
+
+#include "arraytype.h"
+
+/* Set by the hand-over (arraytype.c, _connect), NULL until then. */
+extern PyObject *sa_fpe_var;       /* NumPy's error-state ContextVar */
+extern PyObject *sa_fpe_quiet;     /* dict: outer state -> quiet state (_fpe._QUIET_OF) */
+extern PyObject *sa_fpe_learn;     /* _fpe._learn(): makes and records the quiet state */
+extern PyObject *sa_fpe_contexts;  /* dict: outer state -> its prepared quiet context */
+
+/* The quiet floating-point state, two ways.
+ *
+ * Setting NumPy's error-state variable in the caller's context and resetting it afterwards
+ * (what np.errstate does) costs two context-variable writes and a token, about 1,400
+ * instructions: a third of a small ufunc call. Entering a context prepared once, whose only
+ * variable is NumPy's error state set to the quiet state, and leaving it costs two pointer
+ * swaps. A ufunc on numeric NumPy arrays and Python scalars runs no Python code and reads no
+ * other context variable, so it computes the same there.
+ *
+ * A context can be entered by one thread at a time. A ufunc over a large array releases the
+ * GIL, so another thread may find the prepared context entered; that call (a large one, where
+ * 1,400 instructions do not matter) takes the set-and-reset way instead.
+ *
+ * Without the GIL (free-threaded CPython) that test is not enough: CPython marks a context
+ * entered with a plain field, unlocked, so two threads could both enter one shared context
+ * and each leave the other's previous context behind. There every call takes the
+ * set-and-reset way, in the caller's own context (docs/array.md, "Free-threaded CPython"). */
+#ifdef Py_GIL_DISABLED
+#define SHARE_CONTEXTS 0
+#else
+#define SHARE_CONTEXTS 1
+#endif
+
+/* The quiet state for the current outer state `outer` (new reference). */
+static inline PyObject *
+quiet_state(PyObject *outer)
+{
+    PyObject *q;
+    int found = sa_dict_get_ref(sa_fpe_quiet, outer, &q);
+    return found != 0 ? q : PyObject_CallNoArgs(sa_fpe_learn);
+}
+
+/* The prepared context for `outer` (a new reference: the dict may drop it, by its bound
+ * below or from another thread, while the caller is inside), made on first use. */
+static inline PyObject *
+quiet_context(PyObject *outer)
+{
+    PyObject *ctx;
+    if (sa_dict_get_ref(sa_fpe_contexts, outer, &ctx) != 0) {
+        return ctx;  /* found, or NULL with the exception */
+    }
+    PyObject *q = quiet_state(outer);
+    if (q == NULL) {
+        return NULL;
+    }
+    ctx = PyContext_New();
+    if (ctx == NULL || PyContext_Enter(ctx) < 0) {
+        Py_DECREF(q);
+        Py_XDECREF(ctx);
+        return NULL;
+    }
+    PyObject *token = PyContextVar_Set(sa_fpe_var, q);
+    Py_DECREF(q);
+    Py_XDECREF(token);
+    if (PyContext_Exit(ctx) < 0 || token == NULL) {
+        Py_DECREF(ctx);
+        return NULL;
+    }
+    /* Outer states made by the user's errstate blocks come and go: keep a bounded few. */
+    if (PyDict_GET_SIZE(sa_fpe_contexts) >= 64) {
+        PyDict_Clear(sa_fpe_contexts);
+    }
+    if (PyDict_SetItem(sa_fpe_contexts, outer, ctx) < 0) {
+        Py_DECREF(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+/* uf(args) with NumPy's error-state variable set to `q` in the caller's context. */
+static inline PyObject *
+call_with_state_set(PyObject *uf, PyObject *const *args, size_t nargsf, PyObject *kwnames,
+                    PyObject *q)
+{
+    PyObject *token = PyContextVar_Set(sa_fpe_var, q);
+    if (token == NULL) {
+        return NULL;
+    }
+    PyObject *r = PyObject_Vectorcall(uf, args, nargsf, kwnames);
+    /* Reset even when the call failed, keeping its exception. */
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);
+    int rc = PyContextVar_Reset(sa_fpe_var, token);
+    Py_DECREF(token);
+    if (rc < 0) {
+        Py_XDECREF(r);
+        Py_XDECREF(et);
+        Py_XDECREF(ev);
+        Py_XDECREF(tb);
+        return NULL;
+    }
+    PyErr_Restore(et, ev, tb);
+    return r;
+}
+
+/* uf(args) under the quiet floating-point state (vectorcall arguments). */
+static inline PyObject *
+sa_call_quietly(PyObject *uf, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    PyObject *outer = NULL;
+    if (PyContextVar_Get(sa_fpe_var, NULL, &outer) < 0) {
+        return NULL;
+    }
+    if (outer == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "NumPy's error-state variable has no value");
+        return NULL;
+    }
+    PyObject *ctx = NULL;
+    if (SHARE_CONTEXTS && (ctx = quiet_context(outer)) == NULL) {
+        Py_DECREF(outer);
+        return NULL;
+    }
+    PyObject *r;
+    if (ctx != NULL && PyContext_Enter(ctx) == 0) {
+        r = PyObject_Vectorcall(uf, args, nargsf, kwnames);
+        PyObject *et, *ev, *tb;
+        PyErr_Fetch(&et, &ev, &tb);
+        if (PyContext_Exit(ctx) < 0) {
+            Py_CLEAR(r);
+            Py_XDECREF(et);
+            Py_XDECREF(ev);
+            Py_XDECREF(tb);
+        }
+        else {
+            PyErr_Restore(et, ev, tb);
+        }
+    }
+    else {  /* entered by another thread (see above), or no shared contexts */
+        PyErr_Clear();
+        PyObject *q = quiet_state(outer);
+        r = q == NULL ? NULL : call_with_state_set(uf, args, nargsf, kwnames, q);
+        Py_XDECREF(q);
+    }
+    Py_XDECREF(ctx);
+    Py_DECREF(outer);
+    return r;
+}
+
+#endif

@@ -1,0 +1,236 @@
+/* Operators in C (docs/array.md, "The array type"): `x + y`, `x * 2.0`, `x > 3.0`, `-x`, ...
+ * for the common operands, calling NumPy's ufunc on the cached NumPy views under the same
+ * quiet floating-point state as the Python path (stridedarray._fpe), and wrapping the result
+ * with the one constructor.
+ *
+ * A NativeUfunc is bound onto Array in place of the Python operator function, which it keeps as its
+ * fallback: anything outside the cases below goes there unchanged, so promotion rules, the
+ * special-case fix-ups and every error message stay the Python path's. Taken here:
+ * - two Arrays of the same dtype;
+ * - an Array and an exact Python float, the array float64 or complex128;
+ * - an Array and an exact Python int, the array int64 and the int inside int64, or the array
+ *   float64 or complex128 and the int inside +-2**53 (as a float: float64 holds it exactly);
+ * (these give the array's dtype, and NumPy's weak-scalar rule computes exactly what the Python
+ * path's scalar conversion gives), and the result dtype's kind in the function's category.
+ * A ufunc that raises (shapes that do not broadcast) is retried on the Python path, which
+ * raises the specific error; nothing was written, as no output was given.
+ */
+#include "fpe.h"
+
+static PyObject *out_kwnames = NULL;    /* ("out",): a ufunc call that writes into an operand */
+
+typedef struct {
+    NativeHead head;   /* the fallback: the Python operator (same signature) */
+    PyObject *uf;        /* the ufunc */
+    char kinds[8];       /* accepted dtype kinds */
+    char loud[8];        /* kinds that need the quiet floating-point state */
+    int nargs;           /* 1 or 2 */
+    int reflected;       /* x2 is self */
+    int via_float64;     /* integer input goes through float64: leave those to Python */
+    int elide;           /* an operator whose first operand may take the result (elide.c) */
+} NativeUfuncObject;
+
+static const char kind_of[SA_NDTYPES] = {'b', 'i', 'i', 'i', 'i', 'u', 'u', 'u', 'u',
+                                         'f', 'f', 'c', 'c'};
+
+/* Call uf(args) under the quiet floating-point state when `quiet`. */
+static PyObject *
+call_ufunc(PyObject *uf, PyObject *const *args, Py_ssize_t n, int quiet)
+{
+    return quiet ? sa_call_quietly(uf, args, n, NULL) : PyObject_Vectorcall(uf, args, n, NULL);
+}
+
+static PyObject *
+go_fallback(NativeUfuncObject *op, PyObject *const *args, size_t nargsf)
+{
+    return PyObject_Vectorcall(op->head.fallback, args, PyVectorcall_NARGS(nargsf), NULL);
+}
+
+/* The NumPy operand for one operand of an operation of dtype code `code`, or NULL (borrowed
+ * semantics: *out gets a new reference; 0 = not a fast case). */
+static int
+operand(PyObject *x, int code, PyObject **out)
+{
+    if (Py_TYPE(x) == sa_array_class) {
+        ArrayObject *a = (ArrayObject *)x;
+        if (a->code != code) {
+            return 0;
+        }
+        *out = sa_array_np(a);
+        return *out == NULL ? -1 : 1;
+    }
+    if (PyFloat_CheckExact(x)) {
+        if (code != SA_FLOAT64 && code != SA_COMPLEX128) {
+            return 0;
+        }
+        *out = Py_NewRef(x);
+        return 1;
+    }
+    if (PyLong_CheckExact(x)) {
+        if (code != SA_INT64 && code != SA_FLOAT64 && code != SA_COMPLEX128) {
+            return 0;
+        }
+        int ovf;
+        long long v = PyLong_AsLongLongAndOverflow(x, &ovf);
+        if (v == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+        if (ovf) {
+            return 0;  /* the Python path raises the range error (or converts it) */
+        }
+        if (code == SA_INT64) {
+            *out = Py_NewRef(x);
+            return 1;
+        }
+        /* Into float64 or complex128 the Python path makes it a float64 0-d array: as a
+         * Python float it is the same value when float64 holds it exactly, and then takes the
+         * float path's (NumPy's weak-scalar) rule. */
+        if (v > (1LL << 53) || v < -(1LL << 53)) {
+            return 0;
+        }
+        *out = PyFloat_FromDouble((double)v);
+        return *out == NULL ? -1 : 1;
+    }
+    return 0;
+}
+
+static PyObject *
+ufunc_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    NativeUfuncObject *op = (NativeUfuncObject *)self;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if (kwnames != NULL || n != op->nargs) {
+        return sa_native_call_fallback(self, args, nargsf, kwnames);
+    }
+    PyObject *self_arr = args[0];
+    if (Py_TYPE(self_arr) != sa_array_class) {
+        return go_fallback(op, args, nargsf);
+    }
+    int code = ((ArrayObject *)self_arr)->code;
+    char kind = kind_of[code];
+    if (strchr(op->kinds, kind) == NULL || (op->via_float64 && strchr("biu", kind) != NULL)) {
+        return go_fallback(op, args, nargsf);
+    }
+    int quiet = strchr(op->loud, kind) != NULL;
+    if (quiet && sa_fpe_var == NULL) {
+        return go_fallback(op, args, nargsf);
+    }
+    /* Judged before the operands hold references of their own. */
+    int elide = op->elide && n == 2 && SA_LAZY_LOAD(out_kwnames) != NULL
+                && sa_can_elide((ArrayObject *)self_arr, args[1]);
+    /* The arguments are borrowed: the caller may be C code holding them borrowed in turn (a
+     * dict value collections.Counter.update adds to), and the ufunc call can run a gc
+     * callback or, with the GIL released, another thread that drops the last reference. A
+     * reference of our own to each keeps them alive until this call returns: the elided
+     * result is the operand itself, and the fallback takes the arguments after the call. */
+    PyObject *held[2] = {Py_NewRef(args[0]), n == 2 ? Py_NewRef(args[1]) : NULL};
+    args = held;
+    PyObject *ops[2] = {NULL, NULL};
+    PyObject *r = NULL;
+    int rc = operand(self_arr, code, &ops[0]);
+    if (rc > 0 && n == 2) {
+        rc = operand(args[1], code, &ops[1]);
+    }
+    if (rc < 0) {
+        goto done;
+    }
+    if (rc == 0) {
+        r = go_fallback(op, args, nargsf);
+        goto done;
+    }
+    if (op->reflected) {
+        PyObject *t = ops[0];
+        ops[0] = ops[1];
+        ops[1] = t;
+    }
+    if (elide) {
+        /* The result goes into the operand's memory; a failure leaves that temporary, which
+         * nothing else sees, half written, so it is not retried on the Python path. */
+        PyObject *argv[3] = {ops[0], ops[1], ((ArrayObject *)self_arr)->buf};
+        PyObject *res = quiet ? sa_call_quietly(op->uf, argv, 2, out_kwnames)
+                              : PyObject_Vectorcall(op->uf, argv, 2, out_kwnames);
+        if (res != NULL) {
+            Py_DECREF(res);
+            sa_note_elided();
+            r = Py_NewRef(self_arr);
+        }
+        goto done;
+    }
+    PyObject *res = call_ufunc(op->uf, ops, n, quiet);
+    if (res == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_ValueError) || PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Clear();  /* nothing was written: the Python path says what is wrong */
+            r = go_fallback(op, args, nargsf);
+        }
+        goto done;
+    }
+    r = sa_wrap_result(res);
+    Py_DECREF(res);
+done:
+    Py_XDECREF(ops[0]);
+    Py_XDECREF(ops[1]);
+    Py_DECREF(held[0]);
+    Py_XDECREF(held[1]);
+    return r;
+}
+
+static int
+ufunc_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(((NativeUfuncObject *)self)->uf);
+    return sa_native_traverse(self, visit, arg);
+}
+
+static void
+ufunc_dealloc(PyObject *self)
+{
+    Py_CLEAR(((NativeUfuncObject *)self)->uf);
+    sa_native_dealloc(self);
+}
+
+static PyObject *
+ufunc_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"ufunc", "fallback", "kinds", "loud", "nargs", "reflected",
+                             "via_float64", "elide", NULL};
+    PyObject *uf, *fallback;
+    const char *kinds, *loud;
+    int nargs, reflected, via, elide = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOssipp|$p:NativeUfunc", kwlist, &uf, &fallback,
+                                     &kinds, &loud, &nargs, &reflected, &via, &elide)) {
+        return NULL;
+    }
+    /* made by the first NativeUfunc, published once (arraytype.h): threads may make NativeUfuncs */
+    if (SA_LAZY_LOAD(out_kwnames) == NULL
+        && sa_lazy_publish(&out_kwnames, Py_BuildValue("(s)", "out")) == NULL) {
+        return NULL;
+    }
+    if (strlen(kinds) >= 8 || strlen(loud) >= 8 || (nargs != 1 && nargs != 2)
+        || (reflected && nargs != 2) || (elide && nargs != 2) || !PyCallable_Check(uf)) {
+        PyErr_SetString(PyExc_ValueError, "NativeUfunc: bad arguments");
+        return NULL;
+    }
+    NativeUfuncObject *op =
+        (NativeUfuncObject *)sa_native_new(type, fallback, "operator", ufunc_vectorcall);
+    if (op == NULL) {
+        return NULL;
+    }
+    op->uf = Py_NewRef(uf);
+    strcpy(op->kinds, kinds);
+    strcpy(op->loud, loud);
+    op->nargs = nargs;
+    op->reflected = reflected;
+    op->via_float64 = via;
+    op->elide = elide;
+    PyObject_GC_Track(op);
+    return (PyObject *)op;
+}
+
+PyTypeObject sa_NativeUfuncType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "stridedarray._arraytype.NativeUfunc",
+    SA_NATIVE_SLOTS(NativeUfuncObject),
+    .tp_new = ufunc_new,
+    .tp_dealloc = ufunc_dealloc,
+    .tp_traverse = ufunc_traverse,
+};
