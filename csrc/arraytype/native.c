@@ -205,7 +205,8 @@ PyMethodDef sa_native_methods[] = {
 };
 
 /* ---------------------------------------------------------------------------------------- */
-/* NativeFunction: a namespace function with a C body for its common call (creation.c, reshape.c, indexing.c).
+/* NativeFunction: a namespace function with a C body for its common call (creation.c, reshape.c,
+ * indexing.c).
  * A body returns 1 with *out set, 0 to hand the call to the Python function, -1 with an
  * exception. */
 
