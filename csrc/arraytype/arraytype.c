@@ -505,6 +505,9 @@ static PyMethodDef mod_methods[] = {
      "Register ffi.cast and the `sa_array *` ctype."},
     {"_set_matmul", (PyCFunction)(void (*)(void))sa_set_matmul, METH_FASTCALL,
      "Register the C core's matmul entry point, the policy ContextVar and the error path."},
+    {"_matmul_shape", (PyCFunction)(void (*)(void))sa_matmul_shape, METH_FASTCALL,
+     "_matmul_shape(s1, s2): matmul's output shape, or an int saying why the shapes do not "
+     "multiply."},
     {NULL},
 };
 
