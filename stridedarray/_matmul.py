@@ -70,22 +70,27 @@ def _out_shape(s1: tuple, s2: tuple) -> tuple:
     """The Array API output shape of matmul; ValueError naming the shapes on a mismatch.
 
     The rule is the C path's own (`_arraytype._matmul_shape`, csrc/arraytype/matmul.c); this
-    function words its refusals."""
+    module only words its refusals (`_shape_error`)."""
     r = _matmul_shape(s1, s2)
-    if type(r) is tuple:
+    if isinstance(r, tuple):
         return r
-    if r == 1 or r == 2:
-        raise ValueError(
-            f"matmul: {'x1' if r == 1 else 'x2'} is 0-d; both operands must have at least one "
-            f"dimension, got shapes {s1} and {s2} (use multiply for 0-d arrays)"
+    raise _shape_error(s1, s2, r)
+
+
+def _shape_error(s1: tuple, s2: tuple, why: int) -> ValueError:
+    """The error for shapes that do not multiply; `why` is `_matmul_shape`'s reason."""
+    if why == 1 or why == 2:
+        return ValueError(
+            f"matmul: {'x1' if why == 1 else 'x2'} is 0-d; both operands must have at least "
+            f"one dimension, got shapes {s1} and {s2} (use multiply for 0-d arrays)"
         )
-    if r == 3:
+    if why == 3:
         k2 = s2[0] if len(s2) == 1 else s2[-2]
-        raise ValueError(
+        return ValueError(
             f"matmul: contracted dimensions differ: x1 shape {s1} has {s1[-1]} "
             f"columns, x2 shape {s2} has {k2} rows"
         )
-    raise ValueError(
+    return ValueError(
         f"matmul: batch shapes {s1[:-2]} (of x1 {s1}) and {s2[:-2]} (of x2 {s2}) do not broadcast"
     )
 
@@ -149,7 +154,9 @@ def _make_matmul(operator: bool) -> Any:
             dt = _check_operands(x1, x2)
         s1 = x1._shape
         s2 = x2._shape
-        shape = _out_shape(s1, s2)  # raises for shapes that do not multiply
+        shape = _matmul_shape(s1, s2)
+        if not isinstance(shape, tuple):
+            raise _shape_error(s1, s2, shape)
         size = prod(shape)
         try:
             arr = _empty(shape, dt.np)

@@ -61,7 +61,7 @@ typedef struct {
  * _matmul._out_shape turns into its message. */
 enum { MM_OK = 0, MM_X1_0D = 1, MM_X2_0D = 2, MM_CONTRACTED = 3, MM_BATCH = 4 };
 
-static int
+static inline __attribute__((always_inline)) int
 mm_shape(int n1, const int64_t *s1, int n2, const int64_t *s2, int *nd, int64_t *dims)
 {
     if (n1 == 0) {
