@@ -65,17 +65,11 @@ _DT_OF_NP = _dtypes._BY_NP.get  # native NumPy dtype -> ours (a non-native one i
 
 def _wrap_py(arr: np.ndarray | np.generic) -> Array:
     """Wrap a NumPy result, sharing its memory: the Python path of `_wrap`, the one result
-    wrapper of every function (`_arraytype._wrap` wraps a fresh C-contiguous aligned ndarray
-    of a native dtype in C and hands anything else here).
-
-    NumPy scalars become 0-d arrays; other layouts, misaligned, byte-swapped or unsupported
-    dtypes take `_wrap_general`."""
+    wrapper of every function. `_arraytype._wrap` takes, in C, native aligned ndarrays of any
+    layout and NumPy scalars of our dtypes, and hands the rest here: ndarray subclasses,
+    misaligned, byte-swapped or unsupported dtypes, strides that are not whole elements."""
     if type(arr) is not _ndarray:
-        arr = _asarray(arr)
-        if type(arr) is _ndarray:
-            # A NumPy scalar (a full reduction's or a 0-d operand's result) has become a fresh
-            # 0-d array: the C wrapper takes it whole (back here only for a dtype it lacks).
-            return _wrap(arr)
+        arr = _asarray(arr)  # a subclass's base-class view (or a scalar C did not take)
     dt = _DT_OF_NP(arr.dtype)
     if dt is not None:
         flags = arr.flags

@@ -169,8 +169,39 @@ def _check_unary(name: str, cat: str, x: Any) -> None:
 
 
 def _operands(name: str, x1: Any, x2: Any) -> tuple[Any, Any, DType]:
-    """NumPy operands for a binary function with at least one non-Array operand, and the
-    dtype the standard gives the result's inputs (see `_dtypes.scalar_operand`)."""
+    """The NumPy operands of a binary function or operator, and the dtype the standard gives
+    the result's inputs: the Python path's one conversion of an operand pair (the C operators
+    take the pairs csrc/arraytype/fastops.c lists and leave every other one here).
+
+    An Array gives its NumPy view; a Python scalar beside an array follows the 2024.12 rules
+    (`_dtypes.scalar_dtype`, `_dtypes.scalar_operand`); a NumPy scalar or 0-d ndarray beside
+    an array becomes a 0-d array of its own dtype; TypeError when neither is an Array."""
+    t1, t2 = type(x1), type(x2)
+    # Exact Arrays and Python scalars first, in the fewest steps: the calls that reach here
+    # most (mixed dtypes, fix-ups, scalars the C path declines).
+    if t1 is Array:
+        n1 = x1._npv
+        if n1 is None:
+            n1 = x1._np
+        if t2 is Array:
+            dt = x1._dtype
+            if dt is not x2._dtype:
+                dt = promote(dt, x2._dtype)
+            n2 = x2._npv
+            if n2 is None:
+                n2 = x2._np
+            return n1, n2, dt
+        if t2 in _PY_SCALARS:
+            a = x1._dtype
+            dt = scalar_dtype(a, x2, "x2")
+            return n1, (_scalar_operand(x2, dt) if dt is a else scalar_np(x2, dt)), dt
+    elif t2 is Array and t1 in _PY_SCALARS:
+        a = x2._dtype
+        dt = scalar_dtype(a, x1, "x1")
+        n2 = x2._npv
+        if n2 is None:
+            n2 = x2._np
+        return (_scalar_operand(x1, dt) if dt is a else scalar_np(x1, dt)), n2, dt
     a1, a2 = isinstance(x1, Array), isinstance(x2, Array)
     if a1 != a2 and _dtypes.numpy_value(x2 if a1 else x1):
         # A NumPy scalar or 0-d array beside an array: a 0-d array of its own dtype.
@@ -216,11 +247,10 @@ def _describe(x: Any) -> str:
 
 # NumPy's floating-point warnings are not errors in the standard (inf and nan are the
 # answers): `_fpe.can_warn` says for which operand kinds a function needs them silenced, and
-# only those calls enter the quiet state (_fpe.enter/leave, cheaper than np.errstate).
-# A lone ufunc call goes through `_fpe.call`; around a fix-up, `_fpe.enter()` is inlined in
-# the two hot bodies below as `_set(_quiet.get(_get()) or _learn())` (a Python call is a
-# visible share of a small ufunc).
-_get, _quiet, _learn, _set, _leave = _fpe.parts()
+# only those calls enter the quiet state: a lone ufunc call through `_fpe.call` (in C), a
+# ufunc and its fix-up between `_fpe.enter()` and `_fpe.leave(token)`.
+_enter = _fpe.enter
+_leave = _fpe.leave
 _quiet_call = _fpe.call
 
 
@@ -242,7 +272,7 @@ def _make_unary(name: str, cat: str, uf: Callable, fix: Callable | None) -> Call
         if x._dtype.kind in loud:
             if fix is None:
                 return _wrap(_quiet_call(uf, a))
-            tok = _set(_quiet.get(_get()) or _learn())
+            tok = _enter()
             try:
                 r = fix(a, uf(a))
             finally:
@@ -275,43 +305,15 @@ def _make_binary(
     reflected = form == "reflected"
 
     def f(x1: Array | _Scalar, x2: Array | _Scalar, /) -> Array:
-        # Untyped locals: the type tests below are on type(x) and do not narrow.
+        if operator and not isinstance(x2, _OPERAND_TYPES):
+            # x2 is the other operand in both forms: a list, NumPy's operands, another
+            # library's array (_validation says which)
+            return foreign_operand(name, x1, x2, reflected)
         u: Any = x1
         v: Any = x2
         if reflected:
             u, v = v, u
-        t1, t2 = type(u), type(v)
-        if t1 is Array and t2 is Array:  # the common cases, spelled out
-            dt = u._dtype
-            if dt is not v._dtype:
-                dt = promote(dt, v._dtype)
-            n1 = u._npv
-            if n1 is None:
-                n1 = u._np
-            n2 = v._npv
-            if n2 is None:
-                n2 = v._np
-        elif t1 is Array and t2 in _PY_SCALARS:
-            a = u._dtype
-            dt = scalar_dtype(a, v, "x2")
-            n1 = u._npv
-            if n1 is None:
-                n1 = u._np
-            n2 = _scalar_operand(v, dt) if dt is a else scalar_np(v, dt)
-        elif t2 is Array and t1 in _PY_SCALARS:
-            a = v._dtype
-            dt = scalar_dtype(a, u, "x1")
-            n1 = _scalar_operand(u, dt) if dt is a else scalar_np(u, dt)
-            n2 = v._npv
-            if n2 is None:
-                n2 = v._np
-        else:
-            if operator and not isinstance(u if reflected else v, _OPERAND_TYPES):
-                # a list, NumPy's operands, another library's array (_validation says which)
-                return foreign_operand(
-                    name, v if reflected else u, u if reflected else v, reflected
-                )
-            n1, n2, dt = _operands(name, u, v)
+        n1, n2, dt = _operands(name, u, v)
         k = dt.kind
         if k not in kinds:
             if not (via_float64 and k in "biu"):
@@ -323,7 +325,7 @@ def _make_binary(
                 if fix is None:
                     r = _quiet_call(uf, n1, n2)
                 else:
-                    tok = _set(_quiet.get(_get()) or _learn())
+                    tok = _enter()
                     try:
                         r = fix(n1, n2, uf(n1, n2))
                     finally:
@@ -447,22 +449,8 @@ def _binary_operator(fname: str) -> tuple[Callable, Callable, Callable]:
             # raises the specific error with x untouched. casting="no" makes NumPy refuse,
             # before it writes anything, a loop whose result is of another dtype (true
             # division of integers gives float64): the general path then says why.
-            # The operands as _operands gives them, its two common cases spelled out.
-            t = type(other)
             a = self._dtype
-            n1 = self._npv
-            if n1 is None:
-                n1 = self._np
-            if t is Array:
-                dt = a if other._dtype is a else promote(a, other._dtype)
-                n2 = other._npv
-                if n2 is None:
-                    n2 = other._np
-            elif t in _PY_SCALARS:
-                dt = scalar_dtype(a, other, "x2")
-                n2 = _scalar_operand(other, dt) if dt is a else scalar_np(other, dt)
-            else:
-                n1, n2, dt = _operands(fname, self, other)
+            n1, n2, dt = _operands(fname, self, other)
             own = dt is a
             if (
                 dt.kind in kinds
@@ -477,11 +465,7 @@ def _binary_operator(fname: str) -> tuple[Callable, Callable, Callable]:
                 casting, loop = ("no", None) if own else ("same_kind", dt.np)
                 try:
                     if dt.kind in loud:
-                        tok = _set(_quiet.get(_get()) or _learn())
-                        try:
-                            uf(n1, n2, out=n1, casting=casting, dtype=loop)
-                        finally:
-                            _leave(tok)
+                        _quiet_call(uf, n1, n2, out=n1, casting=casting, dtype=loop)
                     else:
                         uf(n1, n2, out=n1, casting=casting, dtype=loop)
                     return self

@@ -29,7 +29,7 @@ import numpy as np
 
 from ._arraytype import _quiet_call
 
-__all__ = ["call", "can_warn", "enter", "leave", "parts"]
+__all__ = ["call", "can_warn", "enter", "leave"]
 
 # Functions whose NumPy loops never set floating-point flags, whatever the values.
 _NEVER = frozenset(
@@ -80,11 +80,6 @@ if _cv is not None:
         q = _QUIET_OF.get(outer)
         return _set(q if q is not None else _quiet_of(outer))
 
-    def parts() -> tuple:
-        """(get, quiet states, learn, set, reset) for hot paths that inline `enter` as
-        `set(states.get(get()) or learn())` (a state object is always true)."""
-        return _get, _QUIET_OF, _learn, _set, leave
-
     def _learn() -> Any:
         return _quiet_of(_get())
 
@@ -103,10 +98,6 @@ else:  # pragma: no cover
     def leave(token: Any) -> None:
         """Restore the error state saved by `enter`."""
         token.__exit__(None, None, None)
-
-    def parts() -> tuple:
-        """(get, quiet states, learn, set, reset) in the fallback: enter/leave themselves."""
-        return (lambda: None), {}, enter, (lambda tok: tok), leave
 
     def call(uf: Any, /, *args: Any, **kwargs: Any) -> Any:
         """uf(*args, **kwargs) (a NumPy ufunc or ufunc method) with its warnings silenced."""

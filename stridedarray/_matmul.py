@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _dtypes
 from ._array import Array, _from_ndarray, _make_c
-from ._arraytype import NativeMatmul
+from ._arraytype import NativeMatmul, _matmul_shape
 from ._ffi import ffi, lib
 from ._policy import DEFAULT_POLICY, _current, current_policy, matmul_policy
 from ._validation import check_size, not_array
@@ -50,8 +50,6 @@ _sa_matmul = lib.sa_matmul
 _run = lib.sa_matmul_run
 _from_buffer = ffi.from_buffer
 _empty = np.empty
-# (x1 shape, x2 shape) -> (output shape, its size)
-_GEOMETRY: dict[tuple, tuple] = {}
 
 
 def _check_operands(x1: Any, x2: Any) -> Any:
@@ -66,38 +64,32 @@ def _check_operands(x1: Any, x2: Any) -> Any:
 
 
 def _out_shape(s1: tuple, s2: tuple) -> tuple:
-    """The Array API output shape of matmul; ValueError naming the shapes on a mismatch."""
-    n1, n2 = len(s1), len(s2)
-    if n1 == 0 or n2 == 0:
-        name = "x1" if n1 == 0 else "x2"
-        raise ValueError(
-            f"matmul: {name} is 0-d; both operands must have at least one "
-            f"dimension, got shapes {s1} and {s2} (use multiply for 0-d arrays)"
+    """The Array API output shape of matmul; ValueError naming the shapes on a mismatch.
+
+    The rule is the C path's own (`_arraytype._matmul_shape`, csrc/arraytype/matmul.c); this
+    module only words its refusals (`_shape_error`)."""
+    r = _matmul_shape(s1, s2)
+    if isinstance(r, tuple):
+        return r
+    raise _shape_error(s1, s2, r)
+
+
+def _shape_error(s1: tuple, s2: tuple, why: int) -> ValueError:
+    """The error for shapes that do not multiply; `why` is `_matmul_shape`'s reason."""
+    if why == 1 or why == 2:
+        return ValueError(
+            f"matmul: {'x1' if why == 1 else 'x2'} is 0-d; both operands must have at least "
+            f"one dimension, got shapes {s1} and {s2} (use multiply for 0-d arrays)"
         )
-    k1 = s1[-1]
-    k2 = s2[0] if n2 == 1 else s2[-2]
-    if k1 != k2:
-        raise ValueError(
-            f"matmul: contracted dimensions differ: x1 shape {s1} has {k1} "
+    if why == 3:
+        k2 = s2[0] if len(s2) == 1 else s2[-2]
+        return ValueError(
+            f"matmul: contracted dimensions differ: x1 shape {s1} has {s1[-1]} "
             f"columns, x2 shape {s2} has {k2} rows"
         )
-    b1 = s1[:-2]
-    b2 = s2[:-2]
-    if n1 > 2 or n2 > 2:
-        nb = max(len(b1), len(b2))
-        p1 = (1,) * (nb - len(b1)) + b1
-        p2 = (1,) * (nb - len(b2)) + b2
-        dims = []
-        for e1, e2 in zip(p1, p2, strict=True):
-            if e1 != e2 and e1 != 1 and e2 != 1:
-                raise ValueError(
-                    f"matmul: batch shapes {b1} (of x1 {s1}) and {b2} (of x2 {s2}) do not broadcast"
-                )
-            dims.append(e2 if e1 == 1 else e1)
-        batch = tuple(dims)
-    else:
-        batch = ()
-    return batch + s1[-2:-1] + s2[-1:] if n2 > 1 else batch + s1[-2:-1]
+    return ValueError(
+        f"matmul: batch shapes {s1[:-2]} (of x1 {s1}) and {s2[:-2]} (of x2 {s2}) do not broadcast"
+    )
 
 
 def _raise(x1: Array, x2: Array, rc: int) -> None:
@@ -159,25 +151,10 @@ def _make_matmul(operator: bool) -> Any:
             dt = _check_operands(x1, x2)
         s1 = x1._shape
         s2 = x2._shape
-        shape: tuple[int, ...]
-        if len(s1) == 2 and len(s2) == 2:  # the common case, spelled out
-            n = s2[1]
-            if s1[1] != s2[0]:
-                _out_shape(s1, s2)
-            shape = (s1[0], n)
-            size = s1[0] * n
-        else:
-            # Batched shapes repeat (loops, benchmarks): remember the output geometry per pair
-            # of operand shapes; computing it in Python costs more than the product of 4x4s.
-            key = (s1, s2)
-            geo = _GEOMETRY.get(key)
-            if geo is None:
-                shape = _out_shape(s1, s2)  # raises for bad shapes, which are never cached
-                geo = (shape, prod(shape))
-                if len(_GEOMETRY) >= 512:
-                    _GEOMETRY.clear()
-                _GEOMETRY[key] = geo
-            shape, size = geo
+        shape = _matmul_shape(s1, s2)
+        if not isinstance(shape, tuple):
+            raise _shape_error(s1, s2, shape)
+        size = prod(shape)
         try:
             arr = _empty(shape, dt.np)
         except ValueError:  # NumPy refuses sizes beyond int64: say which shape, in our words

@@ -7,7 +7,10 @@ out in standard_names.py (docs/reliability.md says how a mutation run checks thi
 
 from __future__ import annotations
 
+import cmath
 import math
+import operator
+import warnings
 
 import numpy as np
 import pytest
@@ -490,3 +493,199 @@ def test_python_floats_beyond_float32_become_inf_without_warnings():
         assert float(x[0]) == INF
         assert float(sa.full((), 1e300, dtype=sa.float32)) == INF
         assert float(sa.asarray([0.0], dtype=sa.float32)[0] / 0.0) != 0.0  # nan, quietly
+
+
+# -- operator operand pairs: one conversion (_operands) behind functions, operators and @= ----
+
+_OPERATOR_OF = {
+    "add": (operator.add, operator.iadd),
+    "subtract": (operator.sub, operator.isub),
+    "multiply": (operator.mul, operator.imul),
+    "divide": (operator.truediv, operator.itruediv),
+    "floor_divide": (operator.floordiv, operator.ifloordiv),
+    "remainder": (operator.mod, operator.imod),
+    "pow": (operator.pow, operator.ipow),
+    "bitwise_and": (operator.and_, operator.iand),
+    "bitwise_or": (operator.or_, operator.ior),
+    "bitwise_xor": (operator.xor, operator.ixor),
+    "bitwise_left_shift": (operator.lshift, operator.ilshift),
+    "bitwise_right_shift": (operator.rshift, operator.irshift),
+    "less": (operator.lt, None),
+    "less_equal": (operator.le, None),
+    "greater": (operator.gt, None),
+    "greater_equal": (operator.ge, None),
+    "equal": (operator.eq, None),
+    "not_equal": (operator.ne, None),
+}
+
+
+def _run(f):
+    """("ok", result) or ("raised", exception type)."""
+    try:
+        return "ok", f()
+    except Exception as exc:  # the comparison below says which are allowed
+        return "raised", type(exc)
+
+
+def _int_out_of_range(s, r) -> bool:
+    """Whether `s` is a Python int outside int64 or outside the integer dtype of array `r`."""
+    if type(s) is not int:
+        return False
+    info = np.iinfo(r.dtype if r.dtype.kind in "iu" else np.int64)
+    return not (np.iinfo(np.int64).min <= s <= np.iinfo(np.int64).max) or not (
+        info.min <= s <= info.max
+    )
+
+
+def _check_pair(name, x1, x2, r1, r2):
+    """x1 op x2 as a function, an operator (x2 reflected when x1 is not an Array) and in
+    place, against NumPy on the NumPy operands r1, r2 (Python scalars stay scalars: NumPy's
+    weak-scalar rule is the standard's). Where we refuse and NumPy computes, the result's
+    dtype must be outside the function's category of the standard."""
+    op, iop = _OPERATOR_OF[name]
+    allowed_np = [d.np for d in _category(CAT_BINARY[name])]
+    forms = {"function": lambda: getattr(sa, name)(x1, x2)}
+    if not isinstance(x1, np.generic):  # a NumPy x1's operator is NumPy's own
+        forms["operator"] = lambda: op(x1, x2)
+    with np.errstate(all="ignore"):
+        want = _run(lambda: REF_BINARY[name](r1, r2))
+    outcomes = {what: _run(f) for what, f in forms.items()}
+    for what, got in outcomes.items():
+        where = (name, what, r1, r2)
+        if got[0] == "ok":
+            assert want[0] == "ok", where
+            _equal(got[1], want[1])
+        elif want[0] == "ok" and got[1] is OverflowError:
+            # refused: a Python int the array's dtype (or int64) cannot hold
+            assert _int_out_of_range(r1, r2) or _int_out_of_range(r2, r1), where
+        elif want[0] == "ok":
+            # refused: the operands' promoted dtype is outside the standard's category
+            assert got[1] is TypeError and np.result_type(r1, r2) not in allowed_np, where
+    if "operator" in outcomes and not isinstance(x2, np.generic):
+        # (beside a NumPy scalar the operator may be NumPy's: see _numpy_dispatch)
+        assert outcomes["function"][0] == outcomes["operator"][0], (name, r1, r2)
+    if iop is None or not isinstance(x1, sa.Array):
+        return
+    y = sa.asarray(np.array(r1, copy=True))
+    r = np.array(r1, copy=True)
+    with np.errstate(all="ignore"):
+        iwant = _run(lambda: iop(r, r2))
+    got = _run(lambda: iop(y, x2))
+    if got[0] == "ok":
+        assert got[1] is y and iwant[0] == "ok", (name, "in place", r1, r2)
+        _equal(y, r)
+    else:
+        assert (iwant[0] == "raised" or outcomes["function"][0] == "raised") and got[1] in (
+            TypeError,
+            ValueError,
+            OverflowError,
+        ), (name, "in place", r1, r2, got)
+        np.testing.assert_array_equal(np.asarray(y), r1)  # left unchanged
+
+
+def _operand_values(dt, shape):
+    """Small nonzero values of `dt` (no division by zero, no negative integer exponents)."""
+    return (np.arange(shape and np.prod(shape) or 1).reshape(shape) % 3 + 1).astype(dt.np)
+
+
+@pytest.mark.parametrize("name", sorted(_OPERATOR_OF))
+def test_operator_pairs_of_every_dtype_pair_against_numpy(name):
+    """Every pair of the 13 dtypes, for arrays of one shape, a 0-d array beside an array, and
+    broadcasting shapes: same dtype pairs are the C operators', the rest the Python path's."""
+    for d1 in DTYPES:
+        for d2 in DTYPES:
+            for s1, s2 in (((3,), (3,)), ((2, 3), ()), ((), (2, 1)), ((2, 1), (3,))):
+                r1, r2 = _operand_values(d1, s1), _operand_values(d2, s2)
+                _check_pair(name, sa.asarray(r1), sa.asarray(r2), r1, r2)
+
+
+_SCALARS = [
+    True,
+    False,
+    0,
+    1,
+    2,
+    -1,
+    127,
+    300,
+    2**31,
+    2**53 + 1,
+    2**63,
+    -(2**63) - 1,
+    2**70,
+    1.5,
+    -0.5,
+    0.0,
+    float("inf"),
+    float("nan"),
+    3e300,
+    2j,
+    1.5 - 0.5j,
+]
+
+
+@pytest.mark.parametrize("name", sorted(_OPERATOR_OF))
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_operator_pairs_with_scalars_against_numpy(name, data):
+    """An array of any dtype beside a Python scalar of every kind (bool, int in and beyond
+    the dtype's range and int64's, float, complex), a NumPy scalar of any dtype, or a 0-d
+    array, in both orders and in place."""
+    dt = data.draw(st.sampled_from(DTYPES))
+    shape = data.draw(st.sampled_from([(), (1,), (2, 3)]))
+    r = _operand_values(dt, shape)
+    x = sa.asarray(r)
+    kind = data.draw(st.sampled_from(["python", "numpy scalar", "0-d array"]))
+    if kind == "python":
+        s = data.draw(st.sampled_from(_SCALARS))
+        if name in ("divide", "floor_divide", "remainder") and s == 0 and dt.kind in "biu":
+            s = 2  # integer division by zero is unspecified
+        if name == "pow" and isinstance(s, int) and s < 0:
+            s = 2  # integers to negative integer powers are unspecified
+        if name == "floor_divide" and not cmath.isfinite(s):
+            s = 1.5  # the standard's special cases differ from NumPy's (tested above)
+        other, ref = s, s
+    else:
+        # (np.float64 and np.complex128 are Python floats and complexes: the draws above)
+        d2 = data.draw(st.sampled_from([d for d in DTYPES if d not in (sa.float64, sa.complex128)]))
+        ref = _operand_values(d2, ())
+        other = sa.asarray(ref) if kind == "0-d array" else ref[()]
+        if kind == "numpy scalar":
+            ref = ref[()]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        _check_pair(name, x, other, r, ref)
+        _check_pair(name, other, x, ref, r)
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=lambda d: d.name)
+def test_numpy_scalar_results_are_wrapped_in_c(dt):
+    """A full reduction's or a 0-d operation's NumPy scalar result becomes a 0-d array in the
+    C wrapper: the Python wrapper (for layouts and dtypes C declines) is not reached, and the
+    value and dtype are NumPy's."""
+    from stridedarray import _array
+    from stridedarray._arraytype import _set_wrap_fallback
+
+    reached = []
+
+    def python_wrapper(arr):
+        reached.append(type(arr))
+        return _array._wrap_py(arr)
+
+    r = _operand_values(dt, (2, 3))
+    x, x0 = sa.asarray(r), sa.asarray(r[0, 0])
+    _set_wrap_fallback(python_wrapper)
+    try:
+        with np.errstate(all="ignore"):
+            got = [sa.max(x) if dt.kind != "c" else sa.sum(x), x0 == x0, sa.equal(x0, x0)]
+            want = [r.max() if dt.kind != "c" else r.sum(), r[0, 0] == r[0, 0]]
+        if dt.kind in "iufc":
+            got.append(sa.sum(x, dtype=dt))
+            want.append(np.add.reduce(r, axis=None, dtype=dt.np))
+    finally:
+        _set_wrap_fallback(_array._wrap_py)
+    assert reached == []
+    want.insert(2, want[1])
+    for g, w in zip(got, want, strict=True):
+        assert g.shape == () and isinstance(g, sa.Array)
+        _equal(g, np.asarray(w))

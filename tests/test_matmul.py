@@ -349,3 +349,94 @@ def test_hypothesis_random_view_chains(data):
         other, oref = matrix(dt, (), n, K, lay, seed)
     x1, r1, x2, r2 = (p.x, p.ref, other, oref) if left else (other, oref, p.x, p.ref)
     check(x1 @ x2, r1 @ r2, r1, r2, p.ops)
+
+
+# -- the output-shape rule: one implementation (csrc/arraytype/matmul.c) for every path -------
+
+
+@st.composite
+def shape_pair(draw):
+    """Two operand shapes, multiplying or not: 0-d and 1-d operands, 0 and 1 extents, batches
+    that broadcast, batches that do not, contracted extents that differ."""
+
+    def shape():
+        return tuple(draw(st.lists(st.integers(0, 3), min_size=0, max_size=5)))
+
+    s1, s2 = shape(), shape()
+    if s1 and s2 and draw(st.integers(0, 3)):  # mostly: make the contracted extents agree
+        k = s1[-1]
+        s2 = (k,) if len(s2) == 1 else s2[:-2] + (k,) + s2[-1:]
+    return s1, s2
+
+
+def _shape_error_kind(s1, s2) -> str:
+    """The refusal NumPy's matmul agrees is one, in the library's words (an oracle by hand)."""
+    if not s1 or not s2:
+        return "is 0-d"
+    if s1[-1] != (s2[0] if len(s2) == 1 else s2[-2]):
+        return "contracted dimensions differ"
+    return "do not broadcast"
+
+
+@settings(max_examples=300, deadline=None)
+@given(shape_pair(), st.sampled_from(NUMERIC_DTYPES), st.sampled_from(NUMERIC_DTYPES))
+def test_hypothesis_output_shapes_against_numpy(shapes, d1, d2):
+    """The output shape, or the ValueError, for one dtype (the C path), mixed dtypes (the
+    Python path), the operator, in-place matmul and matmul_explain: all NumPy's shape."""
+    s1, s2 = shapes
+    x1 = sa.zeros(s1, dtype=d1)
+    x2 = sa.zeros(s2, dtype=d2)
+    try:
+        want = np.matmul(np.zeros(s1), np.zeros(s2)).shape
+    except ValueError:
+        want = None
+    calls = {
+        "matmul": lambda: sa.matmul(x1, x2),
+        "operator": lambda: x1 @ x2,
+        "same dtype": lambda: sa.matmul(x1, sa.zeros(s2, dtype=d1)),
+        "explain": lambda: sa.matmul_explain(x1, x2),
+    }
+    for what, call in calls.items():
+        if want is None:
+            with pytest.raises(ValueError, match=_shape_error_kind(s1, s2)) as info:
+                call()
+            msg = str(info.value)
+            assert msg.startswith("matmul: ") and str(s1) in msg and str(s2) in msg, what
+        else:
+            r = call()
+            got = r["out_shape"] if what == "explain" else r.shape
+            assert got == want, (what, s1, s2)
+    # x1 @= x2 keeps x1's shape: it runs when the product has it, else says why
+    y = sa.zeros(s1, dtype=sa.result_type(d1, d2))
+    if want is None:
+        with pytest.raises(ValueError, match=_shape_error_kind(s1, s2)):
+            y @= x2
+    elif want != s1:
+        with pytest.raises(ValueError, match="would change x1's shape"):
+            y @= x2
+    else:
+        y @= x2
+        assert y.shape == s1
+
+
+def test_output_shape_rule_with_extents_beyond_int64():
+    """Extents int64 cannot hold take the same rule (compared exactly, copied unchanged)."""
+    from stridedarray._arraytype import _matmul_shape
+
+    big, bigger = 2**64, 2**65
+    assert _matmul_shape((big, 2, 3), (big, 3, 1)) == (big, 2, 1)
+    assert _matmul_shape((1, 2, 3), (bigger, 3, big)) == (bigger, 2, big)
+    assert _matmul_shape((big, 2, 3), (bigger, 3, 1)) == 4  # batches do not broadcast
+    assert _matmul_shape((2, big), (big + 1,)) == 3  # contracted extents differ
+    assert _matmul_shape((2, big), (big,)) == (2,)
+    o = sa.ones((1, 1), dtype=sa.int8)
+    x1 = o._view((big, 3), (0, 0), 0)
+    msg = (
+        r"contracted dimensions differ: x1 shape \(18446744073709551616, 3\) has 3 columns, "
+        r"x2 shape \(2, 1\) has 2 rows"
+    )
+    with pytest.raises(ValueError, match=msg):
+        sa.matmul(x1, o._view((2, 1), (0, 0), 0))
+    for bad in ((2, -1), [2, 3], (2, "3"), (1,) * 65):
+        with pytest.raises((TypeError, ValueError), match="_matmul_shape: s1"):
+            _matmul_shape(bad, (3,))

@@ -609,6 +609,9 @@ static PyMethodDef mod_methods[] = {
     {"_reshape_strides", (PyCFunction)(void (*)(void))sa_reshape_strides_py, METH_FASTCALL,
      "_reshape_strides(x, shape): the strides that view x (non-empty) as `shape` (its size), "
      "or None when there is no view."},
+    {"_matmul_shape", (PyCFunction)(void (*)(void))sa_matmul_shape, METH_FASTCALL,
+     "_matmul_shape(s1, s2): matmul's output shape, or an int saying why the shapes do not "
+     "multiply."},
     {NULL},
 };
 

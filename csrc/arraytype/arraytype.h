@@ -272,6 +272,7 @@ PyObject *sa_elision_available(PyObject *mod, PyObject *unused);
 /* matmul.c */
 extern PyTypeObject sa_NativeMatmulType;
 PyObject *sa_set_matmul(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
+PyObject *sa_matmul_shape(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 
 /* A shape argument's entries, when it is an exact int (*shape itself: one entry) or an exact
  * tuple of at most SA_MAXDIM entries: 1 with *items and *n set, else 0. The entries are not

@@ -9,6 +9,9 @@
  * an output NumPy cannot allocate), so each error is raised by the Python path with its own
  * message. An error code of the C core goes to the Python `_raise`, which says what it means.
  *
+ * The output shape rule lives here once (mm_shape); the Python path asks for it through
+ * _matmul_shape and only words the errors.
+ *
  * The C core stays the cffi module stridedarray._core: its entry point `sa_matmul_run` is
  * reached through a function pointer the hand-over (arraytype.c, _connect) takes once from the
  * cffi module. cffi's call releases the GIL around every product; here it is released only
@@ -49,53 +52,173 @@ typedef struct {
     NativeHead head;  /* the fallback: the Python function (same signature) */
 } NativeMatmulObject;
 
-/* The output's extents (the Array API matmul shape), its element count and the product's
- * multiply-adds, all checked: 0 when the shapes do not multiply, an extent is beyond int64
- * (SA_F_HUGE) or the output's byte size would not fit, which the Python path reports. */
-static int
-out_geometry(const ArrayObject *a, const ArrayObject *b, int *nd, npy_intp *dims,
-             int64_t *size, int64_t *work)
+/* The Array API matmul output shape: THE implementation of the rule, used by the C path
+ * below and, through _matmul_shape, by every Python caller (stridedarray._matmul._out_shape).
+ * s1 (n1 extents) and s2 (n2 extents) are the operands' shapes; the output's n <= max(n1, n2)
+ * extents go to dims. The rule only compares extents (with each other and with 1) and copies
+ * them, so a caller may stand for extents beyond int64 with distinct values below -1 (see
+ * mod_matmul_shape). Returns MM_OK or the reason the shapes do not multiply, which
+ * _matmul._out_shape turns into its message. */
+enum { MM_OK = 0, MM_X1_0D = 1, MM_X2_0D = 2, MM_CONTRACTED = 3, MM_BATCH = 4 };
+
+static inline __attribute__((always_inline)) int
+mm_shape(int n1, const int64_t *s1, int n2, const int64_t *s2, int *nd, int64_t *dims)
 {
-    int n1 = a->nd, n2 = b->nd;
-    if (n1 == 0 || n2 == 0 || ((a->flags | b->flags) & SA_F_HUGE)) {
-        return 0;
+    if (n1 == 0) {
+        return MM_X1_0D;
     }
-    int64_t k = a->cshape[n1 - 1];
-    if (k != (n2 == 1 ? b->cshape[0] : b->cshape[n2 - 2])) {
-        return 0;
+    if (n2 == 0) {
+        return MM_X2_0D;
+    }
+    if (s1[n1 - 1] != (n2 == 1 ? s2[0] : s2[n2 - 2])) {
+        return MM_CONTRACTED;
     }
     int nb1 = n1 > 2 ? n1 - 2 : 0, nb2 = n2 > 2 ? n2 - 2 : 0;
     int nb = nb1 > nb2 ? nb1 : nb2;
     int n = 0;
     for (int i = 0; i < nb; i++) {
-        int64_t e1 = i < nb - nb1 ? 1 : a->cshape[i - (nb - nb1)];
-        int64_t e2 = i < nb - nb2 ? 1 : b->cshape[i - (nb - nb2)];
+        int64_t e1 = i < nb - nb1 ? 1 : s1[i - (nb - nb1)];
+        int64_t e2 = i < nb - nb2 ? 1 : s2[i - (nb - nb2)];
         if (e1 != e2 && e1 != 1 && e2 != 1) {
-            return 0;
+            return MM_BATCH;
         }
-        dims[n++] = (npy_intp)(e1 == 1 ? e2 : e1);
+        dims[n++] = e1 == 1 ? e2 : e1;
     }
     if (n1 > 1) {
-        dims[n++] = (npy_intp)a->cshape[n1 - 2];
+        dims[n++] = s1[n1 - 2];
     }
     if (n2 > 1) {
-        dims[n++] = (npy_intp)b->cshape[n2 - 1];
+        dims[n++] = s2[n2 - 1];
+    }
+    *nd = n;
+    return MM_OK;
+}
+
+/* The output's extents, its element count and the product's multiply-adds, all checked: 0
+ * when the shapes do not multiply, an extent is beyond int64 (SA_F_HUGE) or the output's
+ * byte size would not fit, which the Python path reports. */
+static int
+out_geometry(const ArrayObject *a, const ArrayObject *b, int *nd, npy_intp *dims,
+             int64_t *size, int64_t *work)
+{
+    if ((a->flags | b->flags) & SA_F_HUGE) {
+        return 0;
+    }
+    int n;
+    int64_t ext[SA_MAXDIM];
+    if (mm_shape(a->nd, a->cshape, b->nd, b->cshape, &n, ext) != MM_OK) {
+        return 0;
     }
     /* As the array constructor counts bytes: zero extents skipped, so an empty output whose
      * other extents overflow goes to the Python path as well. */
     int64_t bytes = sa_descrs[a->code]->elsize, count = 1;
     for (int i = 0; i < n; i++) {
-        if (dims[i] && __builtin_mul_overflow(bytes, (int64_t)dims[i], &bytes)) {
+        dims[i] = (npy_intp)ext[i];
+        if (ext[i] && __builtin_mul_overflow(bytes, ext[i], &bytes)) {
             return 0;
         }
-        count *= dims[i];  /* <= bytes: cannot overflow */
+        count *= ext[i];  /* <= bytes: cannot overflow */
     }
     *nd = n;
     *size = count;
-    if (__builtin_mul_overflow(count, k, work)) {
+    if (__builtin_mul_overflow(count, a->cshape[a->nd - 1], work)) {
         *work = INT64_MAX;
     }
     return 1;
+}
+
+/* One shape argument of _matmul_shape as int64 extents: an extent beyond int64 becomes the
+ * stand-in of the first equal one met (in big[], shared by both shapes), -2 - its index, so
+ * equal big extents compare equal and none equals 1 or a real extent. 0 on success, -1 with
+ * an exception. */
+static int
+shape_extents(PyObject *shape, const char *name, int64_t *ext, PyObject **big, int *nbig)
+{
+    if (!PyTuple_Check(shape)) {
+        PyErr_Format(PyExc_TypeError, "_matmul_shape: %s must be a tuple of ints, got %.100s",
+                     name, Py_TYPE(shape)->tp_name);
+        return -1;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(shape);
+    if (n > SA_MAXDIM) {
+        PyErr_Format(PyExc_ValueError, "_matmul_shape: %s has %zd axes; at most %d are allowed",
+                     name, n, SA_MAXDIM);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = PyTuple_GET_ITEM(shape, i);
+        if (!PyLong_Check(v)) {
+            PyErr_Format(PyExc_TypeError, "_matmul_shape: %s must be a tuple of ints, got "
+                         "an entry of type %.100s", name, Py_TYPE(v)->tp_name);
+            return -1;
+        }
+        int ovf;
+        long long x = PyLong_AsLongLongAndOverflow(v, &ovf);
+        if (x == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+        if (!ovf && x >= 0) {
+            ext[i] = x;
+            continue;
+        }
+        if (!ovf) {
+            PyErr_Format(PyExc_ValueError, "_matmul_shape: %s has a negative extent %lld",
+                         name, x);
+            return -1;
+        }
+        int k = 0;
+        for (; k < *nbig; k++) {
+            int eq = PyObject_RichCompareBool(big[k], v, Py_EQ);
+            if (eq < 0) {
+                return -1;
+            }
+            if (eq) {
+                break;
+            }
+        }
+        if (k == *nbig) {
+            big[(*nbig)++] = v;  /* borrowed: the caller's tuples hold it */
+        }
+        ext[i] = -2 - k;
+    }
+    return 0;
+}
+
+/* _matmul_shape(s1, s2): the output shape (a tuple) of matmul for operand shapes s1 and s2,
+ * or, when they do not multiply, the reason as an int (1: x1 is 0-d, 2: x2 is 0-d, 3: the
+ * contracted extents differ, 4: the batch shapes do not broadcast). */
+PyObject *
+sa_matmul_shape(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "_matmul_shape(s1, s2) takes 2 arguments");
+        return NULL;
+    }
+    int64_t s1[SA_MAXDIM], s2[SA_MAXDIM], dims[SA_MAXDIM];
+    PyObject *big[2 * SA_MAXDIM];
+    int nbig = 0, nd;
+    if (shape_extents(args[0], "s1", s1, big, &nbig) < 0
+        || shape_extents(args[1], "s2", s2, big, &nbig) < 0) {
+        return NULL;
+    }
+    int rc = mm_shape((int)PyTuple_GET_SIZE(args[0]), s1, (int)PyTuple_GET_SIZE(args[1]), s2,
+                      &nd, dims);
+    if (rc != MM_OK) {
+        return PyLong_FromLong(rc);
+    }
+    PyObject *out = PyTuple_New(nd);
+    if (out == NULL) {
+        return NULL;
+    }
+    for (int i = 0; i < nd; i++) {
+        PyObject *v = dims[i] < -1 ? Py_NewRef(big[-2 - dims[i]]) : PyLong_FromLongLong(dims[i]);
+        if (v == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, i, v);
+    }
+    return out;
 }
 
 /* The policy struct in effect here (a new reference to its owner in *owner); NULL with an

@@ -6,26 +6,41 @@
 static PyObject *wrap_fallback = NULL;  /* _array._wrap */
 
 /* Wrap a NumPy result: a fresh C-contiguous aligned native array whole, another aligned
- * native layout (F order, transposed or reversed operands) over a window of its memory, both
- * in C; the rest by _wrap. */
+ * native layout (F order, transposed or reversed operands) over a window of its memory, and a
+ * NumPy scalar (a full reduction's or a 0-d operation's result) as a fresh 0-d array, all in
+ * C; the rest (dtypes without a code, byte-swapped or misaligned memory, strides that are not
+ * whole elements, ndarray subclasses) by _wrap. */
 PyObject *
 sa_wrap_result(PyObject *r)
 {
+    PyObject *scalar = NULL;
+    if (!PyArray_CheckExact(r) && PyArray_IsScalar(r, Generic)) {
+        /* A copy of its value in a new 0-d array: C-contiguous, aligned, native. */
+        scalar = r = PyArray_FromScalar(r, NULL);
+        if (r == NULL) {
+            return NULL;
+        }
+    }
+    PyObject *w = NULL;
     int code = sa_native_code(r);
     if (code >= 0) {
         if (PyArray_IS_C_CONTIGUOUS((PyArrayObject *)r)) {
-            return sa_make_c(r, code);
+            w = sa_make_c(r, code);
+            goto done;
         }
-        PyObject *w = sa_make_strided(r, code);
+        w = sa_make_strided(r, code);
         if (w != NULL || PyErr_Occurred()) {
-            return w;
+            goto done;
         }
     }
     if (wrap_fallback == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "stridedarray._arraytype: no wrap fallback");
-        return NULL;
+        goto done;
     }
-    return PyObject_CallOneArg(wrap_fallback, r);
+    w = PyObject_CallOneArg(wrap_fallback, r);
+done:
+    Py_XDECREF(scalar);
+    return w;
 }
 
 PyObject *
