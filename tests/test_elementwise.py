@@ -664,7 +664,7 @@ def test_numpy_scalar_results_are_wrapped_in_c(dt):
     C wrapper: the Python wrapper (for layouts and dtypes C declines) is not reached, and the
     value and dtype are NumPy's."""
     from stridedarray import _array
-    from stridedarray._arraytype import _set_wrap_fallback
+    from stridedarray._handover import connect
 
     reached = []
 
@@ -674,7 +674,7 @@ def test_numpy_scalar_results_are_wrapped_in_c(dt):
 
     r = _operand_values(dt, (2, 3))
     x, x0 = sa.asarray(r), sa.asarray(r[0, 0])
-    _set_wrap_fallback(python_wrapper)
+    connect(wrap=python_wrapper)
     try:
         with np.errstate(all="ignore"):
             got = [sa.max(x) if dt.kind != "c" else sa.sum(x), x0 == x0, sa.equal(x0, x0)]
@@ -683,7 +683,7 @@ def test_numpy_scalar_results_are_wrapped_in_c(dt):
             got.append(sa.sum(x, dtype=dt))
             want.append(np.add.reduce(r, axis=None, dtype=dt.np))
     finally:
-        _set_wrap_fallback(_array._wrap_py)
+        connect()
     assert reached == []
     want.insert(2, want[1])
     for g, w in zip(got, want, strict=True):

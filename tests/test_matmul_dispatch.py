@@ -322,7 +322,7 @@ def test_bad_input():
     with pytest.raises(TypeError, match="x1 must be"):
         sa.matmul([[1.0]], a)
     assert a.__rmatmul__([[1.0]]) is NotImplemented
-    with pytest.raises(TypeError, match="x2 must be a stridedarray Array"):
+    with pytest.raises(TypeError, match="x2 must be a stridedarray.Array"):
         sa.matmul_explain(a, "b")
     np.testing.assert_array_equal(np.asarray(a), np.arange(6.0).reshape(2, 3))
 
