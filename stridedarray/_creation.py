@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _dtypes
 from ._array import _DT_OF_NP, CPU_DEVICE, Array, Device, _alloc, _from_ndarray, _make_c, _wrap
-from ._arraytype import FastPath, _view_ndarray
+from ._arraytype import FastPath
 from ._dtypes import DType
 from ._validation import as_int, check_size, normalize_shape
 
@@ -132,20 +132,9 @@ def asarray(
         ...
     ValueError: asarray(copy=False) cannot convert float64 to float32 without a copy
     """
-    if type(obj) is np.ndarray and dtype is None and device is None and not copy:
-        # The common conversion, no other argument to check: a whole C-contiguous aligned
-        # native ndarray is viewed in C (_from_ndarray's first case).
-        a = _view_ndarray(obj)
-        return a if a is not None else _from_ndarray(np.ndarray.view(obj, np.ndarray), copy)
-    if (
-        type(obj) is Array
-        and device is None
-        and not copy
-        and (dtype is None or dtype is obj._dtype)
-    ):
-        # One of our own arrays, asked for as it is (clients convert every argument, often
-        # with its own dtype): the array itself, as the general path below returns it.
-        return obj
+    # The common conversions (an Array as it is, a whole C-contiguous aligned ndarray, Python
+    # scalars and lists of them) are the array type's (csrc/arraytype/creation.c); this is
+    # the rest, and every error.
     _check_device(device)
     dtype = _check_dtype(dtype)
     if isinstance(obj, Array):
@@ -658,8 +647,9 @@ def _import_dlpack(x: Any, copy: bool | None, func: str) -> np.ndarray:
         ) from None
 
 
-# `asarray(ndarray)`, `zeros(shape)`, `ones(shape)` and `empty(shape)` with no other argument
-# run in C, and so does `full(shape, fill_value)` with a Python scalar
+# `asarray` of an Array, a whole ndarray or Python scalars and lists of them,
+# `zeros(shape)`, `ones(shape)` and `empty(shape)` with no other argument, `full(shape,
+# fill_value)` with a Python scalar and `arange` of Python ints and floats run in C
 # (csrc/arraytype/creation.c); every other call takes the functions above, their fallback.
 # (Rebound through globals(): type checkers keep the functions' signatures.)
 globals().update(
@@ -668,4 +658,5 @@ globals().update(
     ones=FastPath(ones, "ones"),
     empty=FastPath(empty, "empty"),
     full=FastPath(full, "full"),
+    arange=FastPath(arange, "arange"),
 )

@@ -218,6 +218,7 @@ static const struct {
 } fastpath_kinds[] = {
     {"asarray", sa_fast_asarray}, {"zeros", sa_fast_zeros}, {"ones", sa_fast_ones},
     {"empty", sa_fast_empty},     {"full", sa_fast_full},   {"reshape", sa_fast_reshape},
+    {"arange", sa_fast_arange},
 };
 
 typedef struct {
