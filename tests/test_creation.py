@@ -805,3 +805,40 @@ def test_scalar_conversions_of_a_0d_view_read_its_own_element():
         int(sa.asarray(math.nan))
     with pytest.raises(OverflowError, match="infinity"):
         int(sa.asarray(-math.inf))
+
+
+# -- which implementation takes the call ---------------------------------------------------------
+def test_asarray_common_conversions_do_not_reach_the_python_fallback(monkeypatch):
+    # One implementation per rule: the array type converts an Array as it is, a whole ndarray
+    # (keywords given as None too) and Python scalars and lists of them; the Python function
+    # only sees what it declines.
+    import stridedarray._creation as creation
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the Python path was taken")
+
+    monkeypatch.setattr(creation, "_from_python", refuse)
+    monkeypatch.setattr(creation, "_from_ndarray", refuse)
+    monkeypatch.setattr(creation, "_check_dtype", refuse)
+    n = np.arange(6.0).reshape(2, 3)
+    x = sa.asarray(n, dtype=None, device=None, copy=None)
+    assert _shares(x, n) and sa.asarray(n, dtype=sa.float64, copy=False).shape == (2, 3)
+    assert sa.asarray(x, dtype=sa.float64, copy=False) is x
+    for obj in ([1.0, 2.0, 3.0], [[1, 2], [3, 4]], (True, False), [], 2.5, 3, 1j, [[1, 2.5j]]):
+        _same_values(sa.asarray(obj), np.asarray(obj))
+    _same_values(sa.asarray([1, 2], dtype=sa.float64, copy=True), np.asarray([1.0, 2.0]))
+    with pytest.raises(AssertionError, match="Python path"):
+        sa.asarray([1, 2], dtype=sa.int8)  # another dtype: the Python function casts
+
+
+def test_scalar_conversions_read_the_element_without_the_numpy_view():
+    # float(), int(), complex(), index() and item() read the element from the storage: the
+    # 0-d array's NumPy view is not made on the way.
+    x = sa.reshape(sa.arange(16), (4, 4))
+    for conv in (float, int, complex, operator.index, lambda a: a.item()):
+        e = x[1, 2]
+        assert e._npv is None
+        assert conv(e) == 6
+        assert e._npv is None
+    row = x[2:3, 1:2]
+    assert row.item() == 9 and row._npv is None
