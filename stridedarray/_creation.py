@@ -224,9 +224,29 @@ def _checked_interface(obj: Any) -> Any:
     return stand_in
 
 
+def _frozen(obj: Any, depth: int = 0) -> Any:
+    """`obj` with every list and tuple in it (exact types, down to 65 levels) copied into a
+    new tuple, holding each item.
+
+    NumPy reads a list's items without holding them while it converts: an element whose
+    `__len__`, `__float__` or `__index__` clears or grows that list makes it read freed
+    objects (NumPy 2.4 crashes). What it is given now cannot change: only the copies' items
+    are read, and they stay alive. A deeper nesting is left as it is, for NumPy's error about
+    too many dimensions."""
+    t = type(obj)
+    if (t is not list and t is not tuple) or depth > 64:
+        return obj
+    items = tuple(obj)  # an exact list or tuple: no Python code runs
+    for v in items:
+        tv = type(v)
+        if tv is list or tv is tuple:
+            return tuple([_frozen(v, depth + 1) for v in items])
+    return items
+
+
 def _from_python(obj: Any, dtype: DType | None) -> np.ndarray:
     """A fresh ndarray from a Python scalar or nested sequence, with the standard's defaults."""
-    obj = _checked_interface(obj)
+    obj = _frozen(_checked_interface(obj))
     default = _default_dtype_for(obj)
     target = dtype or default
     try:

@@ -648,14 +648,15 @@ def make_nested(fdp: Any, plain: list[bool], depth: int = 0) -> Any:
             item = make_nested(fdp, plain, depth + 1)
             template = item
         else:
-            item = _same_shape(fdp, template, plain, out)
+            item = _same_shape(fdp, template, plain, out, depth + 1)
         out.append(item)
     return tuple(out) if fdp.ConsumeIntInRange(0, 3) == 0 else out
 
 
-def _same_shape(fdp: Any, template: Any, plain: list[bool], holder: list) -> Any:
-    if isinstance(template, (list, tuple)):
-        items = [_same_shape(fdp, t, plain, holder) for t in template]
+def _same_shape(fdp: Any, template: Any, plain: list[bool], holder: list, depth: int = 0) -> Any:
+    # (depth-capped: a template may be a list that contains itself)
+    if isinstance(template, (list, tuple)) and depth < 4:
+        items = [_same_shape(fdp, t, plain, holder, depth + 1) for t in template]
         return tuple(items) if isinstance(template, tuple) else items
     return make_leaf(fdp, plain, holder)
 

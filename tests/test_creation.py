@@ -665,47 +665,6 @@ def test_asarray_of_lists_with_other_number_types_matches_numpy(obj):
     _same_values(sa.asarray(obj), want)
 
 
-class _Shrinking:
-    """An element whose conversion empties the list that holds it."""
-
-    def __init__(self, victim: list) -> None:
-        self.victim = victim
-
-    def __float__(self) -> float:
-        self.victim.clear()
-        return 1.0
-
-    def __index__(self) -> int:
-        self.victim.clear()
-        return 1
-
-    def __len__(self) -> int:
-        self.victim.clear()
-        return 0
-
-
-@pytest.mark.parametrize("dtype", [None, "float64", "int64"])
-def test_asarray_of_a_list_an_element_mutates_while_converting(dtype):
-    # Nothing crashes, and the outcome is NumPy's for the same list: a value or an error.
-    def make() -> list:
-        outer: list = [1.0, 2.0, 3.0]
-        outer.insert(1, _Shrinking(outer))
-        return outer
-
-    sdt = None if dtype is None else getattr(sa, dtype)
-    try:
-        want = np.asarray(make(), dtype=dtype)
-    except Exception as e:  # noqa: BLE001 - whatever NumPy raises, we raise a kind of it
-        with pytest.raises((type(e), ValueError, TypeError)):
-            sa.asarray(make(), dtype=sdt)
-        return
-    if want.dtype == object:  # NumPy keeps the element as an object: not a number to us
-        with pytest.raises(TypeError, match="_Shrinking"):
-            sa.asarray(make(), dtype=sdt)
-        return
-    _same_values(sa.asarray(make(), dtype=sdt), want)
-
-
 def test_asarray_leaves_the_list_unchanged():
     obj = [[1, 2.5], (3, True)]
     before = repr(obj)
@@ -842,3 +801,65 @@ def test_scalar_conversions_read_the_element_without_the_numpy_view():
         assert e._npv is None
     row = x[2:3, 1:2]
     assert row.item() == 9 and row._npv is None
+
+
+class _Hostile:
+    """An element whose conversion (as a number, or as a sequence through __len__) clears,
+    grows or rewrites the list holding it: NumPy 2.4, given that list, reads freed items."""
+
+    def __init__(self, victim: list, how: int, sequence: bool) -> None:
+        self.victim, self.how = victim, how
+        if sequence:
+            self.__class__ = _HostileSequence
+
+    def _hit(self) -> None:
+        if self.how == 0:
+            self.victim.clear()
+        elif self.how == 1:
+            self.victim.extend([1.0] * 8)
+        elif self.victim:
+            self.victim[0] = [[]]
+
+    def __float__(self) -> float:
+        self._hit()
+        return 1.5
+
+    def __index__(self) -> int:
+        self._hit()
+        return 1
+
+    def __int__(self) -> int:
+        self._hit()
+        return 1
+
+
+class _HostileSequence(_Hostile):
+    def __len__(self) -> int:
+        self._hit()
+        return 1
+
+    def __getitem__(self, i: int) -> float:
+        self._hit()
+        if i:
+            raise IndexError(i)
+        return 2.0
+
+
+@pytest.mark.parametrize("how", [0, 1, 2])
+@pytest.mark.parametrize("dtype", [None, "uint64", "float32", "int8"])
+def test_asarray_of_a_list_whose_elements_change_it_while_converting(how, dtype):
+    # The values converted are the list's at the call: the elements' own conversions
+    # changing the list cannot make the conversion read freed or moved items.
+    sdt = None if dtype is None else getattr(sa, dtype)
+    victim: list = []
+    victim += [_Hostile(victim, how, False), _Hostile(victim, how, False), 2.0]
+    if dtype is None:
+        with pytest.raises(TypeError, match="_Hostile"):
+            sa.asarray(victim)  # not numbers to us: NumPy keeps them as objects
+    else:
+        one = 1.5 if dtype.startswith("float") else 1  # __float__ or __index__
+        _same_values(sa.asarray(victim, dtype=sdt), np.asarray([one, one, 2], dtype=dtype))
+    victim = []
+    victim += [_Hostile(victim, how, True), _Hostile(victim, how, True), 5e-324]
+    with pytest.raises(ValueError, match="ragged"):  # sequences of length 1 beside a scalar
+        sa.asarray(victim, dtype=sdt)
