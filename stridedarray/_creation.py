@@ -224,24 +224,38 @@ def _checked_interface(obj: Any) -> Any:
     return stand_in
 
 
-def _frozen(obj: Any, depth: int = 0) -> Any:
-    """`obj` with every list and tuple in it (exact types, down to 65 levels) copied into a
-    new tuple, holding each item.
+_TOO_DEEP = (
+    "asarray: obj is nested more than 64 levels deep (or contains itself); arrays have at "
+    "most 64 dimensions"
+)
+
+
+def _frozen(obj: Any, path: set[int] | None = None) -> Any:
+    """`obj` with every list and tuple in it (exact types) copied into a new tuple, holding
+    each item.
 
     NumPy reads a list's items without holding them while it converts: an element whose
     `__len__`, `__float__` or `__index__` clears or grows that list makes it read freed
     objects (NumPy 2.4 crashes). What it is given now cannot change: only the copies' items
-    are read, and they stay alive. A deeper nesting is left as it is, for NumPy's error about
-    too many dimensions."""
+    are read, and they stay alive. A list that contains itself raises here: NumPy would walk
+    its every path to 64 levels (5 references to itself: 5**64 visits)."""
     t = type(obj)
-    if (t is not list and t is not tuple) or depth > 64:
+    if t is not list and t is not tuple:
         return obj
     items = tuple(obj)  # an exact list or tuple: no Python code runs
     for v in items:
         tv = type(v)
         if tv is list or tv is tuple:
-            return tuple([_frozen(v, depth + 1) for v in items])
-    return items
+            break
+    else:
+        return items
+    path = set() if path is None else path
+    if id(obj) in path or len(path) > 64:
+        raise ValueError(_TOO_DEEP)
+    path.add(id(obj))
+    out = tuple([_frozen(v, path) for v in items])
+    path.discard(id(obj))
+    return out
 
 
 def _from_python(obj: Any, dtype: DType | None) -> np.ndarray:
@@ -275,10 +289,7 @@ def _from_python(obj: Any, dtype: DType | None) -> np.ndarray:
                 f"differ in length or mix scalars and sequences): {msg}"
             ) from None
         if "maximum number of dimension" in msg:
-            raise ValueError(
-                "asarray: obj is nested more than 64 levels deep (or contains "
-                "itself); arrays have at most 64 dimensions"
-            ) from None
+            raise ValueError(_TOO_DEEP) from None
         into = target.name if target else "an array"
         raise ValueError(f"asarray: cannot convert obj to {into}: {msg}") from None
     if arr.dtype == object or arr.dtype.kind not in "biufc":

@@ -863,3 +863,15 @@ def test_asarray_of_a_list_whose_elements_change_it_while_converting(how, dtype)
     victim += [_Hostile(victim, how, True), _Hostile(victim, how, True), 5e-324]
     with pytest.raises(ValueError, match="ragged"):  # sequences of length 1 beside a scalar
         sa.asarray(victim, dtype=sdt)
+
+
+@pytest.mark.parametrize("width", [1, 5])
+def test_asarray_of_a_list_holding_itself_several_times_raises_at_once(width):
+    # NumPy walks every path of such a list to 64 levels (width**64 visits); the cycle is
+    # refused before it is given one.
+    loop: list = []
+    loop.extend([loop] * width)
+    with pytest.raises(ValueError, match="contains itself"):
+        sa.asarray(loop)
+    with pytest.raises(ValueError, match="contains itself"):
+        sa.asarray([[1.0, 2.0], (loop, loop)], dtype=sa.float32)
