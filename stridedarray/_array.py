@@ -473,10 +473,8 @@ class Array(ArrayBase):
     # -- conversions: the device, Python scalars, sequences, lists, NumPy (_array_convert) --
     to_device = _convert.to_device
     __bool__ = _convert.__bool__
-    __int__ = _convert.__int__
-    __index__ = _convert.__index__
-    __float__ = _convert.__float__
-    __complex__ = _convert.__complex__
+    # __float__, __int__, __index__, __complex__ and item: the array type's own, in C
+    # (csrc/arraytype/scalar.c)
     __format__ = _convert.__format__
     __len__ = _convert.__len__
     # __iter__: the array type's own (csrc/arraytype/iterate.c)
@@ -582,7 +580,6 @@ class Array(ArrayBase):
         dot: Callable[..., Any]
         fill: Callable[..., Any]
         flatten: Callable[..., Any]
-        item: Callable[..., Any]
         max: Callable[..., Any]
         mean: Callable[..., Any]
         min: Callable[..., Any]

@@ -1,4 +1,5 @@
-"""Array's conversions: the device, Python scalars (`bool(x)`, `int(x)`, `format(x, spec)`),
+"""Array's conversions: the device, Python scalars (`bool(x)` and `format(x, spec)`; `float`,
+`int`, `complex` and `item` are the array type's own, in C),
 the sequence protocol (`len`, `in`; iteration is the array type's own, in C), lists
 (`tolist`) and NumPy (`__array__`, Dask's token).
 
@@ -57,14 +58,6 @@ def to_device(self: Array, device: Device | str, /, *, stream: Any = None) -> Ar
     return self
 
 
-def _scalar(self: Array, what: str) -> Any:
-    if self.ndim != 0:
-        raise TypeError(
-            f"only 0-d arrays can be converted to Python {what}; this array has shape {self._shape}"
-        )
-    return self._np[()]
-
-
 def __bool__(self: Array) -> bool:
     """Truth value of an array of one element (complex: real or imaginary part non-zero)."""
     if self._shape:
@@ -75,34 +68,6 @@ def __bool__(self: Array) -> bool:
             raise ValueError(_AMBIGUOUS_EMPTY if n == 0 else _AMBIGUOUS_MANY.format(self._shape))
         return bool(self._np.reshape(-1)[0])
     return bool(self._np[()])
-
-
-def __int__(self: Array) -> int:
-    """A 0-d real array as a Python int (inf -> OverflowError, NaN -> ValueError)."""
-    v = _scalar(self, "int")
-    if self._dtype.kind == "c":
-        raise TypeError("int() of a complex array is not defined; take real() first")
-    return int(v)
-
-
-def __index__(self: Array) -> int:
-    """A 0-d integer array as a Python int (for use as an index)."""
-    if self._dtype.kind not in "iu":
-        raise TypeError(f"only integer arrays can be used as an index, got {self._dtype.name}")
-    return int(_scalar(self, "int"))
-
-
-def __float__(self: Array) -> float:
-    """A 0-d real array as a Python float."""
-    v = _scalar(self, "float")
-    if self._dtype.kind == "c":
-        raise TypeError("float() of a complex array is not defined; take real() first")
-    return float(v)
-
-
-def __complex__(self: Array) -> complex:
-    """A 0-d array as a Python complex."""
-    return complex(_scalar(self, "complex"))
 
 
 def __format__(self: Array, spec: str) -> str:

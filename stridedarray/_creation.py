@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _dtypes
 from ._array import _DT_OF_NP, CPU_DEVICE, Array, Device, _alloc, _from_ndarray, _make_c, _wrap
-from ._arraytype import NativeFunction, _view_ndarray
+from ._arraytype import NativeFunction
 from ._dtypes import DType
 from ._validation import as_int, check_size, normalize_shape, not_array
 
@@ -132,20 +132,9 @@ def asarray(
         ...
     ValueError: asarray(copy=False) cannot convert float64 to float32 without a copy
     """
-    if type(obj) is np.ndarray and dtype is None and device is None and not copy:
-        # The common conversion, no other argument to check: a whole C-contiguous aligned
-        # native ndarray is viewed in C (_from_ndarray's first case).
-        a = _view_ndarray(obj)
-        return a if a is not None else _from_ndarray(np.ndarray.view(obj, np.ndarray), copy)
-    if (
-        type(obj) is Array
-        and device is None
-        and not copy
-        and (dtype is None or dtype is obj._dtype)
-    ):
-        # One of our own arrays, asked for as it is (clients convert every argument, often
-        # with its own dtype): the array itself, as the general path below returns it.
-        return obj
+    # The common conversions (an Array as it is, a whole C-contiguous aligned ndarray, Python
+    # scalars and lists of them) are the array type's (csrc/arraytype/creation.c); this is
+    # the rest, and every error.
     _check_device(device)
     dtype = _check_dtype(dtype)
     if isinstance(obj, Array):
@@ -235,9 +224,43 @@ def _checked_interface(obj: Any) -> Any:
     return stand_in
 
 
+_TOO_DEEP = (
+    "asarray: obj is nested more than 64 levels deep (or contains itself); arrays have at "
+    "most 64 dimensions"
+)
+
+
+def _frozen(obj: Any, path: set[int] | None = None) -> Any:
+    """`obj` with every list and tuple in it (exact types) copied into a new tuple, holding
+    each item.
+
+    NumPy reads a list's items without holding them while it converts: an element whose
+    `__len__`, `__float__` or `__index__` clears or grows that list makes it read freed
+    objects (NumPy 2.4 crashes). What it is given now cannot change: only the copies' items
+    are read, and they stay alive. A list that contains itself raises here: NumPy would walk
+    its every path to 64 levels (5 references to itself: 5**64 visits)."""
+    t = type(obj)
+    if t is not list and t is not tuple:
+        return obj
+    items = tuple(obj)  # an exact list or tuple: no Python code runs
+    for v in items:
+        tv = type(v)
+        if tv is list or tv is tuple:
+            break
+    else:
+        return items
+    path = set() if path is None else path
+    if id(obj) in path or len(path) > 64:
+        raise ValueError(_TOO_DEEP)
+    path.add(id(obj))
+    out = tuple([_frozen(v, path) for v in items])
+    path.discard(id(obj))
+    return out
+
+
 def _from_python(obj: Any, dtype: DType | None) -> np.ndarray:
     """A fresh ndarray from a Python scalar or nested sequence, with the standard's defaults."""
-    obj = _checked_interface(obj)
+    obj = _frozen(_checked_interface(obj))
     default = _default_dtype_for(obj)
     target = dtype or default
     try:
@@ -266,10 +289,7 @@ def _from_python(obj: Any, dtype: DType | None) -> np.ndarray:
                 f"differ in length or mix scalars and sequences): {msg}"
             ) from None
         if "maximum number of dimension" in msg:
-            raise ValueError(
-                "asarray: obj is nested more than 64 levels deep (or contains "
-                "itself); arrays have at most 64 dimensions"
-            ) from None
+            raise ValueError(_TOO_DEEP) from None
         into = target.name if target else "an array"
         raise ValueError(f"asarray: cannot convert obj to {into}: {msg}") from None
     if arr.dtype == object or arr.dtype.kind not in "biufc":
@@ -658,8 +678,9 @@ def _import_dlpack(x: Any, copy: bool | None, func: str) -> np.ndarray:
         ) from None
 
 
-# `asarray(ndarray)`, `zeros(shape)`, `ones(shape)` and `empty(shape)` with no other argument
-# run in C, and so does `full(shape, fill_value)` with a Python scalar
+# `asarray` of an Array, a whole ndarray or Python scalars and lists of them,
+# `zeros(shape)`, `ones(shape)` and `empty(shape)` with no other argument, `full(shape,
+# fill_value)` with a Python scalar and `arange` of Python ints and floats run in C
 # (csrc/arraytype/creation.c); every other call takes the functions above, their fallback.
 # (Each name is bound to its NativeFunction, which type checkers call with the function's
 # signature: _arraytype.pyi.)
@@ -668,3 +689,4 @@ zeros = NativeFunction(zeros, "zeros")
 ones = NativeFunction(ones, "ones")
 empty = NativeFunction(empty, "empty")
 full = NativeFunction(full, "full")
+arange = NativeFunction(arange, "arange")

@@ -19,6 +19,12 @@ saved input is replayed by passing its file instead of a corpus directory. TARGE
              lists; same-dtype arithmetic must equal NumPy's.
 * `reshape`  `reshape` with -1, zeros, huge and negative extents and every `copy`; a result must
              equal NumPy's reshape.
+* `lists`    `asarray` of Python scalars and nested lists and tuples of them (the array type's
+             own parser, csrc/arraytype/creation.c): bools, ints at and beyond the int64 edges,
+             floats with NaN, infinities and -0.0, complex, subclasses of int and float, NumPy
+             scalars, ragged and self-containing lists, elements whose conversion mutates the
+             list, with and without `dtype`/`copy`; a result of plain Python scalars must equal
+             NumPy's conversion of the same object.
 * `pickle`   `pickle.loads` of mutated pickles of arrays (every protocol), through an unpickler
              that only resolves the globals the unmutated pickle named.
 
@@ -544,6 +550,144 @@ def target_asarray(data: bytes) -> None:
     check_equal(got, want, f"asarray({obj!r})")
 
 
+# ------------------------------------------------------------------ lists
+
+
+class _FuzzInt(int):
+    """An int subclass: not the exact type, so the C parser leaves it to NumPy."""
+
+
+class _FuzzFloat(float):
+    pass
+
+
+class _Mutator:
+    """An element whose conversion changes the list holding it (cleared, grown or an item
+    replaced): the conversion must neither crash nor read freed items."""
+
+    def __init__(self, victim: list, how: int) -> None:
+        self.victim, self.how = victim, how
+
+    def _hit(self) -> None:
+        if self.how == 0:
+            self.victim.clear()
+        elif self.how == 1:
+            self.victim.extend([1.0] * 8)
+        elif self.victim:
+            self.victim[0] = [[]]
+
+    def __float__(self) -> float:
+        self._hit()
+        return 1.5
+
+    def __index__(self) -> int:
+        self._hit()
+        return 1
+
+    def __int__(self) -> int:
+        self._hit()
+        return 1
+
+    def __complex__(self) -> complex:
+        self._hit()
+        return 1j
+
+    def __len__(self) -> int:
+        self._hit()
+        return 1
+
+    def __getitem__(self, i: int) -> float:
+        self._hit()
+        if i:
+            raise IndexError(i)
+        return 2.0
+
+
+_EDGE_INTS = [0, 1, -1, 2**31, 2**53 + 1, 2**63 - 1, -(2**63), 2**63, -(2**63) - 1, 2**64, 10**400]
+_EDGE_FLOATS = [0.0, -0.0, 1.5, float("nan"), float("inf"), -float("inf"), 1e308, 5e-324]
+
+
+def make_leaf(fdp: Any, plain: list[bool], holder: list) -> Any:
+    kind = fdp.ConsumeIntInRange(0, 11)
+    if kind == 0:
+        return fdp.ConsumeBool()
+    if kind == 1:
+        return fdp.PickValueInList(_EDGE_INTS)
+    if kind == 2:
+        return fdp.ConsumeIntInRange(-(2**63), 2**63 - 1)
+    if kind == 3:
+        return fdp.PickValueInList(_EDGE_FLOATS)
+    if kind == 4:
+        return fdp.ConsumeRegularFloat()
+    if kind == 5:
+        return complex(fdp.PickValueInList(_EDGE_FLOATS), fdp.ConsumeRegularFloat())
+    plain[0] = False
+    if kind == 6:
+        return _FuzzInt(fdp.PickValueInList(_EDGE_INTS))
+    if kind == 7:
+        return _FuzzFloat(fdp.PickValueInList(_EDGE_FLOATS))
+    if kind == 8:
+        return fdp.PickValueInList(NP_SCALARS)(1)
+    if kind == 9:
+        return _Mutator(holder, fdp.ConsumeIntInRange(0, 2))
+    if kind == 10:
+        return fdp.PickValueInList([None, "1", b"1", object()])
+    return holder  # the list contains itself
+
+
+def make_nested(fdp: Any, plain: list[bool], depth: int = 0) -> Any:
+    """Nested lists and tuples, rectangular unless the input says otherwise."""
+    if depth >= 4 or fdp.ConsumeIntInRange(0, 3) == 0:
+        return make_leaf(fdp, plain, [])
+    n = fdp.ConsumeIntInRange(0, 5)
+    out: list = []
+    ragged = fdp.ConsumeIntInRange(0, 15) == 0
+    template = None
+    for _ in range(n):
+        if template is None or ragged:
+            item = make_nested(fdp, plain, depth + 1)
+            template = item
+        else:
+            item = _same_shape(fdp, template, plain, out, depth + 1)
+        out.append(item)
+    return tuple(out) if fdp.ConsumeIntInRange(0, 3) == 0 else out
+
+
+def _same_shape(fdp: Any, template: Any, plain: list[bool], holder: list, depth: int = 0) -> Any:
+    # (depth-capped: a template may be a list that contains itself)
+    if isinstance(template, (list, tuple)) and depth < 4:
+        items = [_same_shape(fdp, t, plain, holder, depth + 1) for t in template]
+        return tuple(items) if isinstance(template, tuple) else items
+    return make_leaf(fdp, plain, holder)
+
+
+def target_lists(data: bytes) -> None:
+    fdp = atheris.FuzzedDataProvider(data)
+    plain = [True]
+    obj = make_nested(fdp, plain)
+    kwargs: dict[str, Any] = {}
+    if fdp.ConsumeIntInRange(0, 2) == 0:
+        kwargs["dtype"] = fdp.PickValueInList(DTYPES)
+    if fdp.ConsumeIntInRange(0, 3) == 0:
+        kwargs["copy"] = fdp.PickValueInList([None, True, False])
+    if VERBOSE:
+        show(f"asarray({describe(obj)}, **{kwargs!r})")
+    try:
+        got = sa.asarray(obj, **kwargs)
+    except ALLOWED:
+        return
+    np.asarray(got).tobytes()  # every element readable
+    if not plain[0] or kwargs.get("dtype") is not None:
+        return
+    try:
+        want = np.asarray(obj)
+    except Exception:
+        return
+    if want.dtype == object or want.dtype.name not in {d.name for d in DTYPES}:
+        return
+    check_equal(got, want, f"asarray({obj!r})")
+
+
 # ------------------------------------------------------------------ ops
 
 
@@ -773,6 +917,7 @@ TARGETS = {
     "ops": target_ops,
     "reshape": target_reshape,
     "pickle": target_pickle,
+    "lists": target_lists,
 }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import array
 import math
+import operator
 
 import numpy as np
 import pytest
@@ -513,3 +514,370 @@ def test_views_ignore_later_changes_to_the_buffer_ndarray(change):
     assert np.asarray(before).nbytes == 64 and np.asarray(before).dtype == np.float64
     np.testing.assert_array_equal(np.asarray(after), np.arange(1.0, 8.0, 2.0))
     np.testing.assert_array_equal(np.asarray(after + 1.0), np.arange(2.0, 9.0, 2.0))
+
+
+# -- asarray of Python scalars and nested lists, against NumPy ---------------------------------
+_INT64 = st.integers(-(2**63), 2**63 - 1)
+_SCALARS = {
+    "bool": st.booleans(),
+    "int": _INT64,
+    "float": st.floats(allow_nan=True, allow_infinity=True),
+    "complex": st.complex_numbers(allow_nan=True, allow_infinity=True),
+}
+
+
+@st.composite
+def _nested(draw, kinds=tuple(_SCALARS), max_dims=3, max_side=4):
+    """Nested lists (and tuples) of a rectangular shape whose leaves mix Python scalar kinds."""
+    shape = draw(st.lists(st.integers(0, max_side), max_size=max_dims))
+    leaf = st.one_of(*(_SCALARS[k] for k in kinds))
+
+    def build(dims):
+        if not dims:
+            return draw(leaf)
+        items = [build(dims[1:]) for _ in range(dims[0])]
+        return tuple(items) if draw(st.booleans()) else items
+
+    return build(shape)
+
+
+def _same_values(got, want):
+    assert got.dtype.name == want.dtype.name, (got.dtype, want.dtype)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(np.asarray(got), want, strict=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(obj=_nested())
+def test_asarray_of_nested_python_scalars_matches_numpy(obj):
+    # NumPy's inference over in-range Python scalars is the standard's: bool < int < float <
+    # complex, default dtypes, float64 for an empty sequence.
+    want = np.asarray(obj)
+    _same_values(sa.asarray(obj), want)
+    _same_values(sa.asarray(obj, copy=True), want)
+    _same_values(sa.asarray(obj, dtype=None, device=None, copy=None), want)
+
+
+_TARGETS = ["bool", "int8", "int64", "uint8", "float32", "float64", "complex64", "complex128"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(obj=_nested(), target=st.sampled_from(_TARGETS))
+def test_asarray_of_nested_python_scalars_with_a_dtype_matches_numpy(obj, target):
+    try:
+        with np.errstate(all="ignore"):
+            want = np.asarray(obj, dtype=target)
+    except (OverflowError, ValueError, TypeError) as e:
+        with pytest.raises(type(e)):
+            sa.asarray(obj, dtype=getattr(sa, target))
+        return
+    with np.errstate(all="ignore"):  # NumPy's cast warnings (1e300 to float32), as the oracle
+        got = sa.asarray(obj, dtype=getattr(sa, target))
+    _same_values(got, want)
+
+
+@pytest.mark.parametrize(
+    "obj",
+    [[], (), [[]], [[], []], [[[]]], [(), ()], ([], [])],
+    ids=repr,
+)
+def test_asarray_of_empty_sequences_is_float64_as_numpy(obj):
+    _same_values(sa.asarray(obj), np.asarray(obj))
+    assert sa.asarray(obj, dtype=sa.int64).dtype is sa.int64
+
+
+@pytest.mark.parametrize(
+    "obj",
+    [[1, [2]], [[1, 2], [3]], [[1], 2], [[[1]], [2]], [[], [1]], [[1, 2], (3,)], ([1], [2, 3])],
+    ids=repr,
+)
+def test_asarray_of_a_ragged_sequence_raises_valueerror(obj):
+    with pytest.raises(ValueError):
+        np.asarray(obj)  # the oracle refuses it too
+    with pytest.raises(ValueError, match="ragged"):
+        sa.asarray(obj)
+
+
+@pytest.mark.parametrize(
+    "obj",
+    [[2**63], [1, -(2**63) - 1], [True, 2**64], [[0], [2**100]], 2**63, -(2**63) - 1],
+    ids=repr,
+)
+def test_asarray_of_ints_beyond_int64_raises_overflowerror(obj):
+    with pytest.raises(OverflowError, match="int64"):
+        sa.asarray(obj)
+
+
+@pytest.mark.parametrize(
+    "obj",
+    [[2**63, 1.0], [1.5, 2**100], [2**64, 1j], [[2**70], [0.5]], [10**400, 1.0]],
+    ids=repr,
+)
+def test_asarray_of_big_ints_among_floats_converts_them_as_numpy(obj):
+    want = np.asarray(obj)
+    if want.dtype == object:  # NumPy keeps an int beyond 64 bits as an object
+        with pytest.raises(OverflowError, match="int64"):
+            sa.asarray(obj)
+    else:
+        _same_values(sa.asarray(obj), want)
+
+
+def test_asarray_of_a_list_nested_too_deep_or_containing_itself_raises():
+    deep: list = [1.0]
+    for _ in range(70):
+        deep = [deep]
+    with pytest.raises(ValueError, match="64 levels"):
+        sa.asarray(deep)
+    loop: list = []
+    loop.append(loop)
+    with pytest.raises(ValueError, match="64 levels"):
+        sa.asarray(loop)
+
+
+@pytest.mark.parametrize(
+    "obj, name",
+    [(["a"], "str"), ([1.0, None], "NoneType"), ([[1.0], [object()]], "object")],
+    ids=repr,
+)
+def test_asarray_of_a_list_of_non_numbers_names_the_element_type(obj, name):
+    with pytest.raises(TypeError, match=name):
+        sa.asarray(obj)
+
+
+class _Float(float):
+    """A float subclass (not the exact type): its conversion may run Python code."""
+
+
+class _Int(int):
+    pass
+
+
+@pytest.mark.parametrize(
+    "obj",
+    [
+        [_Float(1.5), 2.0],
+        [1, _Int(2)],
+        [np.float64(1.5), 2],
+        [np.int32(3), True],
+        [np.float32(0.25), 1j],
+        [[np.bool_(True)], [False]],
+        [sa.asarray(1.0), 2.0],
+    ],
+    ids=repr,
+)
+def test_asarray_of_lists_with_other_number_types_matches_numpy(obj):
+    # Scalars that are not Python's exact types go through NumPy's conversion.
+    want = np.asarray([np.asarray(v) if isinstance(v, sa.Array) else v for v in obj])
+    _same_values(sa.asarray(obj), want)
+
+
+def test_asarray_leaves_the_list_unchanged():
+    obj = [[1, 2.5], (3, True)]
+    before = repr(obj)
+    sa.asarray(obj)
+    sa.asarray(obj, dtype=sa.complex128)
+    assert repr(obj) == before
+
+
+# -- an array's element as a Python scalar, against NumPy -----------------------------------------
+def _zero_d_elements(pair):
+    """(0-d array, NumPy's element) for a few positions of a view, or nothing when empty."""
+    if pair.ref.size == 0:
+        return []
+    out = []
+    for pick in (lambda n: 0, lambda n: n - 1, lambda n: n // 2):
+        idx = tuple(pick(n) for n in pair.ref.shape)
+        out.append((pair.x[idx], pair.ref[idx]))
+    return out
+
+
+@SETTINGS
+@given(pair=views(dtype=st.sampled_from(dtype_list()), full_range=True))
+def test_float_int_complex_index_of_0d_views_match_numpy(pair):
+    for x0, ref in _zero_d_elements(pair):
+        assert x0.ndim == 0
+        kind = ref.dtype.kind
+        assert complex(x0) == complex(ref) or (np.isnan(ref) and np.isnan(complex(x0)))
+        assert type(complex(x0)) is complex
+        if kind == "c":
+            with pytest.raises(TypeError, match="complex"):
+                float(x0)
+            with pytest.raises(TypeError, match="complex"):
+                int(x0)
+        else:
+            f = float(x0)
+            assert type(f) is float and (f == float(ref) or (f != f and np.isnan(ref)))
+            try:
+                want = int(ref)
+            except (ValueError, OverflowError) as e:
+                with pytest.raises(type(e)):
+                    int(x0)
+            else:
+                got = int(x0)
+                assert type(got) is int and got == want
+        if kind in "iu":
+            assert operator.index(x0) == int(ref) and type(operator.index(x0)) is int
+        else:
+            with pytest.raises(TypeError, match="integer arrays"):
+                operator.index(x0)
+        got = x0.item()
+        assert type(got) is type(ref.item()) and (got == ref.item() or got != got)
+
+
+@SETTINGS
+@given(pair=views(dtype=st.sampled_from(dtype_list()), full_range=True))
+def test_item_matches_numpy_on_views_of_every_size(pair):
+    try:
+        want = pair.ref.item()
+    except ValueError:
+        with pytest.raises(ValueError, match="size 1"):
+            pair.x.item()
+    else:
+        got = pair.x.item()
+        assert type(got) is type(want) and (got == want or got != got)
+    if pair.ref.size:
+        assert pair.x.item(0) == pair.ref.item(0) or pair.ref.item(0) != pair.ref.item(0)
+        last = (pair.ref.size - 1,)
+        assert pair.x.item(last) == pair.ref.item(last) or pair.ref.item(last) != pair.ref.item(
+            last
+        )
+
+
+@pytest.mark.parametrize("shape", [(2,), (1, 2), (0,), (1, 1)])
+def test_scalar_conversions_of_arrays_that_are_not_0d_raise_typeerror(shape):
+    x = sa.zeros(shape)
+    for conv, what in ((float, "float"), (int, "int"), (complex, "complex")):
+        with pytest.raises(TypeError, match=f"only 0-d arrays can be converted to Python {what}"):
+            conv(x)
+    with pytest.raises(TypeError, match="only 0-d"):
+        operator.index(sa.zeros(shape, dtype=sa.int64))
+
+
+def test_scalar_conversions_of_a_0d_view_read_its_own_element():
+    # A view at an origin inside a larger buffer, reversed: the element at the origin.
+    base = sa.asarray(np.arange(10.0))
+    rev = base[::-1]
+    assert float(rev[0]) == 9.0 and float(rev[9]) == 0.0 and float(base[3]) == 3.0
+    assert rev[2:3].item() == 7.0
+    assert int(sa.asarray(np.arange(6, dtype=np.uint64))[5]) == 5
+    big = sa.asarray(np.array([2**64 - 1], dtype=np.uint64))
+    assert int(big[0]) == 2**64 - 1 and operator.index(big[0]) == 2**64 - 1
+    assert float(big[0]) == float(2**64 - 1)
+    assert int(sa.asarray(True)) == 1 and type(int(sa.asarray(True))) is int
+    assert sa.asarray(True).item() is True
+    assert float(sa.asarray(np.float32(0.1))) == float(np.float32(0.1))
+    with pytest.raises(ValueError, match="NaN"):
+        int(sa.asarray(math.nan))
+    with pytest.raises(OverflowError, match="infinity"):
+        int(sa.asarray(-math.inf))
+
+
+# -- which implementation takes the call ---------------------------------------------------------
+def test_asarray_common_conversions_do_not_reach_the_python_fallback(monkeypatch):
+    # One implementation per rule: the array type converts an Array as it is, a whole ndarray
+    # (keywords given as None too) and Python scalars and lists of them; the Python function
+    # only sees what it declines.
+    import stridedarray._creation as creation
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the Python path was taken")
+
+    monkeypatch.setattr(creation, "_from_python", refuse)
+    monkeypatch.setattr(creation, "_from_ndarray", refuse)
+    monkeypatch.setattr(creation, "_check_dtype", refuse)
+    n = np.arange(6.0).reshape(2, 3)
+    x = sa.asarray(n, dtype=None, device=None, copy=None)
+    assert _shares(x, n) and sa.asarray(n, dtype=sa.float64, copy=False).shape == (2, 3)
+    assert sa.asarray(x, dtype=sa.float64, copy=False) is x
+    for obj in ([1.0, 2.0, 3.0], [[1, 2], [3, 4]], (True, False), [], 2.5, 3, 1j, [[1, 2.5j]]):
+        _same_values(sa.asarray(obj), np.asarray(obj))
+    _same_values(sa.asarray([1, 2], dtype=sa.float64, copy=True), np.asarray([1.0, 2.0]))
+    with pytest.raises(AssertionError, match="Python path"):
+        sa.asarray([1, 2], dtype=sa.int8)  # another dtype: the Python function casts
+
+
+def test_scalar_conversions_read_the_element_without_the_numpy_view():
+    # float(), int(), complex(), index() and item() read the element from the storage: the
+    # 0-d array's NumPy view is not made on the way.
+    x = sa.reshape(sa.arange(16), (4, 4))
+    for conv in (float, int, complex, operator.index, lambda a: a.item()):
+        e = x[1, 2]
+        assert e._npv is None
+        assert conv(e) == 6
+        assert e._npv is None
+    row = x[2:3, 1:2]
+    assert row.item() == 9 and row._npv is None
+
+
+class _Hostile:
+    """An element whose conversion (as a number, or as a sequence through __len__) clears,
+    grows or rewrites the list holding it: NumPy 2.4, given that list, reads freed items."""
+
+    def __init__(self, victim: list, how: int, sequence: bool) -> None:
+        self.victim, self.how = victim, how
+        if sequence:
+            self.__class__ = _HostileSequence
+
+    def _hit(self) -> None:
+        if self.how == 0:
+            self.victim.clear()
+        elif self.how == 1:
+            self.victim.extend([1.0] * 8)
+        elif self.victim:
+            self.victim[0] = [[]]
+
+    def __float__(self) -> float:
+        self._hit()
+        return 1.5
+
+    def __index__(self) -> int:
+        self._hit()
+        return 1
+
+    def __int__(self) -> int:
+        self._hit()
+        return 1
+
+
+class _HostileSequence(_Hostile):
+    def __len__(self) -> int:
+        self._hit()
+        return 1
+
+    def __getitem__(self, i: int) -> float:
+        self._hit()
+        if i:
+            raise IndexError(i)
+        return 2.0
+
+
+@pytest.mark.parametrize("how", [0, 1, 2])
+@pytest.mark.parametrize("dtype", [None, "uint64", "float32", "int8"])
+def test_asarray_of_a_list_whose_elements_change_it_while_converting(how, dtype):
+    # The values converted are the list's at the call: the elements' own conversions
+    # changing the list cannot make the conversion read freed or moved items.
+    sdt = None if dtype is None else getattr(sa, dtype)
+    victim: list = []
+    victim += [_Hostile(victim, how, False), _Hostile(victim, how, False), 2.0]
+    if dtype is None:
+        with pytest.raises(TypeError, match="_Hostile"):
+            sa.asarray(victim)  # not numbers to us: NumPy keeps them as objects
+    else:
+        one = 1.5 if dtype.startswith("float") else 1  # __float__ or __index__
+        _same_values(sa.asarray(victim, dtype=sdt), np.asarray([one, one, 2], dtype=dtype))
+    victim = []
+    victim += [_Hostile(victim, how, True), _Hostile(victim, how, True), 5e-324]
+    with pytest.raises(ValueError, match="ragged"):  # sequences of length 1 beside a scalar
+        sa.asarray(victim, dtype=sdt)
+
+
+@pytest.mark.parametrize("width", [1, 5])
+def test_asarray_of_a_list_holding_itself_several_times_raises_at_once(width):
+    # NumPy walks every path of such a list to 64 levels (width**64 visits); the cycle is
+    # refused before it is given one.
+    loop: list = []
+    loop.extend([loop] * width)
+    with pytest.raises(ValueError, match="contains itself"):
+        sa.asarray(loop)
+    with pytest.raises(ValueError, match="contains itself"):
+        sa.asarray([[1.0, 2.0], (loop, loop)], dtype=sa.float32)

@@ -348,6 +348,47 @@ static PyMethodDef array_methods[] = {
      ">>> x = sa.reshape(sa.arange(6), (3, 2))\n"
      ">>> [row.tolist() for row in x]\n"
      "[[0, 1], [2, 3], [4, 5]]\n"},
+    /* The element as a Python scalar (scalar.c); METH_COEXIST as __iter__ above, beside the
+     * nb_float, nb_int and nb_index slots. */
+    {"__float__", sa_array_float_method, METH_NOARGS | METH_COEXIST,
+     "__float__($self, /)\n--\n\nA 0-d real array as a Python float."},
+    {"__int__", sa_array_int_method, METH_NOARGS | METH_COEXIST,
+     "__int__($self, /)\n--\n\n"
+     "A 0-d real array as a Python int (inf -> OverflowError, NaN -> ValueError)."},
+    {"__index__", sa_array_index_method, METH_NOARGS | METH_COEXIST,
+     "__index__($self, /)\n--\n\nA 0-d integer array as a Python int (for use as an index)."},
+    {"__complex__", sa_array_complex, METH_NOARGS,
+     "__complex__($self, /)\n--\n\nA 0-d array as a Python complex."},
+    {"item", (PyCFunction)(void (*)(void))sa_array_item, METH_FASTCALL | METH_KEYWORDS,
+     "item($self, /, *args)\n--\n\n"
+     "NumPy's ndarray.item: an element as a Python bool, int, float or complex.\n"
+     "\n"
+     "Parameters\n"
+     "----------\n"
+     "*args\n"
+     "    None: the element of an array of one element (read in C, without the NumPy\n"
+     "    view). A flat index or one index per axis: that element, as\n"
+     "    ``numpy.ndarray.item`` gives it from the zero-copy view.\n"
+     "\n"
+     "Returns\n"
+     "-------\n"
+     "bool or int or float or complex\n"
+     "    The element, of the Python type of the dtype's kind.\n"
+     "\n"
+     "Raises\n"
+     "------\n"
+     "ValueError\n"
+     "    No argument and an array whose size is not 1 (NumPy's message).\n"
+     "\n"
+     "See Also\n"
+     "--------\n"
+     "numpy.ndarray.item\n"
+     "\n"
+     "Examples\n"
+     "--------\n"
+     ">>> import stridedarray as sa\n"
+     ">>> sa.asarray([[2.5]]).item(), sa.arange(6).item(4)\n"
+     "(2.5, 4)\n"},
     {NULL},
 };
 
@@ -369,6 +410,12 @@ array_sq_item(PyObject *self, Py_ssize_t i)
     return r;
 }
 
+static PyNumberMethods array_as_number = {
+    .nb_int = sa_array_int,
+    .nb_float = sa_array_float,
+    .nb_index = sa_array_index,
+};
+
 static PySequenceMethods array_as_sequence = {
     .sq_item = array_sq_item,
 };
@@ -389,6 +436,7 @@ PyTypeObject sa_ArrayBaseType = {
     .tp_as_buffer = &sa_array_as_buffer,
     .tp_as_mapping = &array_as_mapping,
     .tp_as_sequence = &array_as_sequence,
+    .tp_as_number = &array_as_number,
     .tp_iter = sa_array_iter,
 };
 
@@ -587,9 +635,6 @@ static PyMethodDef mod_methods[] = {
      "_make_c(arr, dtype): an array over a whole C-contiguous aligned ndarray."},
     {"_wrap", sa_wrap, METH_O,
      "_wrap(result): a NumPy result as an array (fresh C-contiguous ones in C)."},
-    {"_view_ndarray", sa_asarray_view, METH_O,
-     "_view_ndarray(arr): an array over a whole C-contiguous aligned native ndarray (through "
-     "a base-class view of it the array owns), or None."},
     {"_elided", sa_elided_count, METH_NOARGS,
      "_elided(): how many operations so far wrote their result into a temporary operand."},
     {"_elision_available", sa_elision_available, METH_NOARGS,

@@ -308,19 +308,30 @@ sa_row_major_strides(int nd, const int64_t *shape, int64_t *strides)
     return step;
 }
 
+/* scalar.c: an array's one element as a Python scalar: the nb_float, nb_int and nb_index
+ * slots, their methods, __complex__ and item. */
+PyObject *sa_array_float(PyObject *self);
+PyObject *sa_array_int(PyObject *self);
+PyObject *sa_array_index(PyObject *self);
+PyObject *sa_array_float_method(PyObject *self, PyObject *unused);
+PyObject *sa_array_int_method(PyObject *self, PyObject *unused);
+PyObject *sa_array_index_method(PyObject *self, PyObject *unused);
+PyObject *sa_array_complex(PyObject *self, PyObject *unused);
+PyObject *sa_array_item(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                       PyObject *kwnames);
+
 /* The NativeFunction type (native.c) and its bodies (1: *out set, 0: take the Python fallback,
  * -1: an exception), in creation.c, reshape.c and indexing.c. */
 extern PyTypeObject sa_NativeFunctionType;
 /* creation.c: an array over the whole of a caller's ndarray, through a base-class view of it
- * the array owns; the same for Python's asarray (`_view_ndarray`: None where it does not
- * apply). */
+ * the array owns. */
 PyObject *sa_asarray_ndarray(PyObject *arr, int code);
-PyObject *sa_asarray_view(PyObject *mod, PyObject *arr);
 int sa_fast_asarray(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
 int sa_fast_zeros(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
 int sa_fast_empty(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
 int sa_fast_ones(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
 int sa_fast_full(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
+int sa_fast_arange(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
 int sa_fast_reshape(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
 /* reshape.c: the strides that present (nd, shape, strides) as (new_nd, new_shape), both of
  * the same non-zero size, without moving data (NumPy's _attempt_nocopy_reshape): 1 with

@@ -220,6 +220,7 @@ static const struct {
     {"asarray", sa_fast_asarray}, {"zeros", sa_fast_zeros}, {"ones", sa_fast_ones},
     {"empty", sa_fast_empty},     {"full", sa_fast_full},   {"reshape", sa_fast_reshape},
     {"flip", sa_fast_flip},       {"permute_dims", sa_fast_permute_dims},
+    {"arange", sa_fast_arange},
 };
 
 typedef struct {

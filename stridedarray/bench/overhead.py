@@ -137,6 +137,12 @@ TARGETS = [
     ("indexing and view functions: speed-up >= 0.5", ("indexing and views",), 0.5, None),
     ("creation: speed-up >= 0.5", ("creation",), 0.5, None),
     ("asarray(ndarray) < 1 us", ("asarray",), None, 1e-6),
+    (
+        "small conversions (a short list, float(), item()): speed-up >= 0.67",
+        ("conversions",),
+        1 / 1.5,
+        None,
+    ),
     ("matmul 2x2, 8x8: speed-up >= 0.8", ("matmul small",), 0.8, None),
     ("matmul (10,S,S)@(10,S,S), S < 32: speed-up >= 0.9", ("matmul batched",), 0.9, None),
     (
@@ -165,6 +171,7 @@ INSTRUCTION_TARGETS = [
     ("view then op: at most 2x", ("view then op",), 2.0),
     ("creation: at most 2x", ("creation",), 2.0),
     ("asarray(ndarray): at most 2x", ("asarray",), 2.0),
+    ("small conversions: at most 1.5x", ("conversions",), 1.5),
     ("reductions: at most 2x", ("reduction",), 2.0),
 ]
 
