@@ -8,6 +8,21 @@
  * The storage type is in storage.c, the constructor in construct.c; this file holds the type's
  * members and the module.
  *
+ * Where each rule lives. Each rule has one implementation, here in C; the Python function of
+ * the same name takes only what C declines and words the errors C leaves to it:
+ * - basic indexing (views and their errors): indexing.c, basic_view (x[key], and
+ *   `_basic_view` for stridedarray/_getitem.py, which only turns NumPy integers and 0-d integer
+ *   arrays into ints); advanced keys go to NumPy from _getitem.py; writing is _setitem.py;
+ * - flip and permute_dims views: indexing.c, sa_fast_flip / sa_fast_permute_dims;
+ * - reshape's view strides: reshape.c, sa_reshape_strides (`_reshape_strides` for Python);
+ * - matmul's output shape: matmul.c, mm_shape (`_matmul_shape`; _matmul.py words its codes);
+ * - asarray, of an ndarray or of nested lists of Python scalars: creation.c;
+ * - the descriptor's integers: construct.c (sa_make; `_descriptor_ints` for unpickling);
+ * - which operand pairs the operators take: operators.c; the Python path's conversion of a
+ *   pair: stridedarray/_elementwise.py, _operands;
+ * - wrapping a NumPy result: wrap.c, sa_wrap_result (its fallback: _array._wrap_py);
+ * - an element as a Python scalar (float(), int(), item()): scalar.c.
+ *
  * What the type needs from Python (the array class, the dtypes, the Python paths C falls back
  * to, the quiet floating-point state, the matmul policy, the cffi core) comes in one call,
  * `_connect(table)`, made once by stridedarray/_handover.py, which builds the table; mod_connect
