@@ -561,9 +561,10 @@ class _FuzzFloat(float):
     pass
 
 
-class _Mutator:
-    """An element whose conversion changes the list holding it (cleared, grown or an item
-    replaced): the conversion must neither crash nor read freed items."""
+class ListMutator:
+    """A list element whose conversion to a number clears, grows or rewrites the list holding
+    it (`how` 0, 1, 2): a conversion must neither crash nor read freed items (NumPy 2.4, given
+    such a list, reads freed items). ListMutatorSequence does the same as a sequence."""
 
     def __init__(self, victim: list, how: int) -> None:
         self.victim, self.how = victim, how
@@ -591,6 +592,11 @@ class _Mutator:
     def __complex__(self) -> complex:
         self._hit()
         return 1j
+
+
+class ListMutatorSequence(ListMutator):
+    """A ListMutator that is also a sequence of length 1, which changes the list through
+    __len__ and __getitem__ too."""
 
     def __len__(self) -> int:
         self._hit()
@@ -629,7 +635,7 @@ def make_leaf(fdp: Any, plain: list[bool], holder: list) -> Any:
     if kind == 8:
         return fdp.PickValueInList(NP_SCALARS)(1)
     if kind == 9:
-        return _Mutator(holder, fdp.ConsumeIntInRange(0, 2))
+        return ListMutatorSequence(holder, fdp.ConsumeIntInRange(0, 2))
     if kind == 10:
         return fdp.PickValueInList([None, "1", b"1", object()])
     return holder  # the list contains itself

@@ -9,6 +9,7 @@ import operator
 
 import numpy as np
 import pytest
+from fuzz_arraytype import ListMutator, ListMutatorSequence
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import dtype_list, views
@@ -809,48 +810,6 @@ def test_scalar_conversions_read_the_element_without_the_numpy_view():
     assert row.item() == 9 and row._npv is None
 
 
-class _Hostile:
-    """An element whose conversion (as a number, or as a sequence through __len__) clears,
-    grows or rewrites the list holding it: NumPy 2.4, given that list, reads freed items."""
-
-    def __init__(self, victim: list, how: int, sequence: bool) -> None:
-        self.victim, self.how = victim, how
-        if sequence:
-            self.__class__ = _HostileSequence
-
-    def _hit(self) -> None:
-        if self.how == 0:
-            self.victim.clear()
-        elif self.how == 1:
-            self.victim.extend([1.0] * 8)
-        elif self.victim:
-            self.victim[0] = [[]]
-
-    def __float__(self) -> float:
-        self._hit()
-        return 1.5
-
-    def __index__(self) -> int:
-        self._hit()
-        return 1
-
-    def __int__(self) -> int:
-        self._hit()
-        return 1
-
-
-class _HostileSequence(_Hostile):
-    def __len__(self) -> int:
-        self._hit()
-        return 1
-
-    def __getitem__(self, i: int) -> float:
-        self._hit()
-        if i:
-            raise IndexError(i)
-        return 2.0
-
-
 @pytest.mark.parametrize("how", [0, 1, 2])
 @pytest.mark.parametrize("dtype", [None, "uint64", "float32", "int8"])
 def test_asarray_of_a_list_whose_elements_change_it_while_converting(how, dtype):
@@ -858,15 +817,15 @@ def test_asarray_of_a_list_whose_elements_change_it_while_converting(how, dtype)
     # changing the list cannot make the conversion read freed or moved items.
     sdt = None if dtype is None else getattr(sa, dtype)
     victim: list = []
-    victim += [_Hostile(victim, how, False), _Hostile(victim, how, False), 2.0]
+    victim += [ListMutator(victim, how), ListMutator(victim, how), 2.0]
     if dtype is None:
-        with pytest.raises(TypeError, match="_Hostile"):
+        with pytest.raises(TypeError, match="ListMutator"):
             sa.asarray(victim)  # not numbers to us: NumPy keeps them as objects
     else:
         one = 1.5 if dtype.startswith("float") else 1  # __float__ or __index__
         _same_values(sa.asarray(victim, dtype=sdt), np.asarray([one, one, 2], dtype=dtype))
     victim = []
-    victim += [_Hostile(victim, how, True), _Hostile(victim, how, True), 5e-324]
+    victim += [ListMutatorSequence(victim, how), ListMutatorSequence(victim, how), 5e-324]
     with pytest.raises(ValueError, match="ragged"):  # sequences of length 1 beside a scalar
         sa.asarray(victim, dtype=sdt)
 
