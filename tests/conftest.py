@@ -78,11 +78,10 @@ C_CORE = {
 # the buffer, DLPack and NumPy protocols, pickling, threads and fork, NumPy scalars, typing.
 VERSION_SENSITIVE = {
     "test_arraytype", "test_arraytype_leaks", "test_creation", "test_views", "test_native_ufuncs",
-    "test_elide",
-    "test_freelist", "test_buffer", "test_dlpack", "test_numpy_protocols", "test_numpy_scalars",
-    "test_pickle", "test_lifetimes", "test_threads", "test_fork", "test_parallel",
-    "test_operators", "test_inplace", "test_indexing", "test_typing", "test_client_fast_paths",
-    "test_diagnostics", "test_memory",
+    "test_elide", "test_freelist", "test_buffer", "test_dlpack", "test_numpy_protocols",
+    "test_numpy_scalars", "test_pickle", "test_lifetimes", "test_threads", "test_fork",
+    "test_parallel", "test_operators", "test_inplace", "test_indexing", "test_typing",
+    "test_diagnostics", "test_memory", "test_statistical", "test_dtypes",
 }  # fmt: skip
 # install: what reads the installed files, the distributions or the tools beside the tests:
 # the build and its bundled libraries, the dist checks, the command-line entry points, the

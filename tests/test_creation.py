@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from outcomes import Spy as _Spy
 from outcomes import assert_same_outcome as _same
 from outcomes import outcome
-from strategies import dtype_list, views
+from strategies import arrays, dtype_list, dtypes, views
 
 import stridedarray as sa
 from stridedarray._arraytype import NativeFunction
@@ -984,3 +984,33 @@ def test_asarray_of_an_array_as_it_is_returns_it_in_c(kwargs, in_c):
         assert fast[1].dtype == slow[1].dtype
     else:
         assert fast[1:] == slow[1:]  # the same exception type and message
+
+
+# --- asarray of an Array --------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(views(max_ops=3))
+def test_asarray_of_an_array_as_it_is_returns_it(v) -> None:
+    x = v.x
+    for kwargs in ({}, {"dtype": None}, {"copy": None}, {"copy": False}, {"dtype": x.dtype}):
+        assert sa.asarray(x, **kwargs) is x
+    assert sa.asarray(x, device=x.device) is x
+    c = sa.asarray(x, copy=True)
+    assert c is not x and c.buffer is not x.buffer
+    np.testing.assert_array_equal(np.asarray(c), v.ref)
+
+
+@given(arrays(dtype=dtypes(["int32", "float32"]), shape=st.just((3,))))
+def test_asarray_of_an_array_to_another_dtype_converts(pair) -> None:
+    x, ref = pair
+    y = sa.asarray(x, dtype=sa.float64)
+    assert y.dtype is sa.float64 and y is not x
+    np.testing.assert_array_equal(np.asarray(y), ref.astype(np.float64))
+    with pytest.raises(ValueError, match="without a copy"):
+        sa.asarray(x, dtype=sa.float64, copy=False)
+
+
+def test_asarray_of_an_array_bad_device_still_raises() -> None:
+    with pytest.raises(ValueError, match="unsupported device"):
+        sa.asarray(sa.ones(2), device="gpu")

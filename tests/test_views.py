@@ -5,6 +5,8 @@ its Python function); bad input; no out-of-bounds descriptor."""
 from __future__ import annotations
 
 import itertools
+import math
+import re
 
 import numpy as np
 import pytest
@@ -627,4 +629,81 @@ def test_reshape_keywords_the_c_path_leaves_to_python():
         _same(fast, outcome(lambda: RESHAPE_PY(_X, **kwargs)), _X)  # noqa: B023
     _same(
         outcome(lambda: sa.reshape(_X, (64,), None)), outcome(lambda: RESHAPE_PY(_X, (64,), None))
+    )
+
+
+# --- reshape with one -1 ---------------------------------------------------------------------
+
+
+def _minus_one_targets(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """(-1,), and each 2-d split of the size with the -1 on either side."""
+    size = math.prod(shape)
+    out: list[tuple[int, ...]] = [(-1,)]
+    for d in range(1, size + 1):
+        if size % d == 0:
+            out += [(d, -1), (-1, d), (1, d, -1)]
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(views(max_ops=4), st.data())
+def test_reshape_with_minus_one_equals_numpy(v, data) -> None:
+    targets = _minus_one_targets(v.ref.shape)
+    target = data.draw(st.sampled_from(targets))
+    got = sa.reshape(v.x, target)
+    want = np.reshape(v.ref, target)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(np.asarray(got), want)
+    # A view exactly when NumPy can make one (the memory is shared with the base then).
+    if np.shares_memory(want, v.base_np) and want.size > 1:
+        assert got.buffer is v.base_x.buffer
+
+
+@given(arrays(shape=st.tuples(st.integers(1, 4), st.integers(1, 4))))
+def test_flatten_is_a_view_of_a_contiguous_array(pair) -> None:
+    x, ref = pair
+    flat = sa.reshape(x, (-1,))
+    assert flat.shape == (ref.size,)
+    assert flat.buffer is x.buffer
+    np.testing.assert_array_equal(np.asarray(flat), ref.reshape(-1))
+
+
+@pytest.mark.parametrize(
+    ("shape", "error", "message"),
+    [
+        ((-1, -1), ValueError, "may contain at most one -1"),
+        ((4, -1), ValueError, "cannot reshape an array of size 6 into shape (4, -1)"),
+        ((-2, 3), ValueError, "has a negative extent"),
+        ((0, -1), ValueError, "cannot reshape an array of size 6 into shape (0, -1)"),
+        ((2.0, -1), TypeError, "shape[0] must be an integer"),
+        ((True, -1), TypeError, "shape[0] must be an integer"),
+        ((-1.0,), TypeError, "shape[0] must be an integer"),
+    ],
+)
+def test_reshape_minus_one_errors_unchanged(shape, error, message) -> None:
+    x = sa.reshape(sa.arange(6.0), (2, 3))
+    with pytest.raises(error, match=re.escape(message)):
+        sa.reshape(x, shape)
+
+
+@pytest.mark.parametrize("shape", [(0,), (0, 3), (3, 0, 2)])
+@pytest.mark.parametrize("target", [(-1,), (0, -1), (3, -1), (-1, 2)])
+def test_reshape_minus_one_of_an_empty_array_as_numpy(shape, target) -> None:
+    # An empty array takes the general path: NumPy's answer, or its refusal (0 * -1).
+    x = sa.zeros(shape)
+    try:
+        want = np.zeros(shape).reshape(target)
+    except ValueError:
+        with pytest.raises(ValueError, match="cannot reshape"):
+            sa.reshape(x, target)
+    else:
+        assert sa.reshape(x, target).shape == want.shape
+
+
+def test_reshape_minus_one_copy_false_still_refuses() -> None:
+    x = sa.reshape(sa.arange(6.0), (2, 3)).mT  # not viewable as one run
+    with pytest.raises(ValueError, match="cannot be viewed"):
+        sa.reshape(x, (-1,), copy=False)
+    np.testing.assert_array_equal(
+        np.asarray(sa.reshape(x, (-1,))), np.arange(6.0).reshape(2, 3).T.reshape(-1)
     )
