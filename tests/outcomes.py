@@ -1,10 +1,13 @@
 """Comparing a C path with the Python function it stands in for: what each call did (its
-result, or its exception and message) and whether two arrays have one descriptor."""
+result, or its exception and message), whether two arrays have one descriptor, whether two
+calls did the same, and a spy that counts the calls a C path leaves to its Python function."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 
 def outcome(f: Callable[[], Any]) -> tuple:
@@ -25,3 +28,31 @@ def assert_same_descriptor(a: Any, b: Any) -> None:
         b.dtype,
         b.readonly,
     )
+
+
+def assert_same_outcome(fast, slow, parent=None) -> None:
+    """Both raised the same exception with the same message, or made equal arrays (descriptor,
+    bytes, read-only flag; and both share `parent`'s buffer or neither does)."""
+    assert fast[0] == slow[0], (fast, slow)
+    if fast[0] == "raises":
+        assert fast[1:] == slow[1:]
+        return
+    a, b = fast[1], slow[1]
+    assert_same_descriptor(a, b)
+    if a.size <= 10**6:  # (the huge broadcast views have the equal descriptors checked above)
+        assert np.asarray(a).tobytes() == np.asarray(b).tobytes()  # NaN and -0.0 bit for bit
+    if parent is not None:
+        assert (a.buffer is parent.buffer) == (b.buffer is parent.buffer)
+
+
+class Spy:
+    """A Python function that counts its calls: as a NativeFunction's fallback it counts the calls
+    the C path did not take."""
+
+    def __init__(self, f):
+        self.f = f
+        self.calls = 0
+
+    def __call__(self, *args, **kwargs):
+        self.calls += 1
+        return self.f(*args, **kwargs)

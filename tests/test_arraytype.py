@@ -1,5 +1,6 @@
 """The array type (docs/array.md, "The array type"): the descriptor lives in a C type, is
-built by one validating constructor and cannot be changed from Python afterwards."""
+built by one validating constructor and cannot be changed from Python afterwards; iteration
+(csrc/arraytype/iterate.c) and the wrapping of NumPy results (scalars included)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import arrays, basic_indices, shapes, views
+from strategies import DTYPES, arrays, basic_indices, shapes, views
 
 import stridedarray as sa
 from stridedarray import _array
@@ -484,3 +485,74 @@ def test_the_hand_over_takes_exactly_its_table_and_changes_nothing_when_it_refus
         _connect({**t, "matmul": None, "array_class": int})
     assert type(x + 1.0) is sa.Array and (x + 1.0).tolist() == [1.0, 2.0, 3.0]
     assert (x @ x).tolist() == 5.0 and x._c.ndim == 1
+
+
+# --- iteration (csrc/arraytype/iterate.c) ---------------------------------------------------
+
+
+@settings(max_examples=100, deadline=None)
+@given(views(max_ops=4))
+def test_iteration_yields_the_views_along_the_first_axis(v) -> None:
+    if v.ref.ndim == 0:
+        with pytest.raises(TypeError, match="iteration over a 0-d array"):
+            iter(v.x)
+        assert not np.iterable(v.x)
+        return
+    rows = list(v.x)
+    assert len(rows) == v.ref.shape[0] == len(v.x)
+    for k, (row, want) in enumerate(zip(rows, v.ref, strict=True)):
+        assert type(row) is sa.Array and row.shape == want.shape
+        np.testing.assert_array_equal(np.asarray(row), want)
+        assert row.buffer is v.x.buffer  # a view, as x[k]
+        np.testing.assert_array_equal(np.asarray(row), np.asarray(v.x[k]))
+    assert np.iterable(v.x)
+
+
+def test_an_exhausted_iterator_stays_exhausted() -> None:
+    it = iter(sa.arange(2))
+    assert [int(a) for a in it] == [0, 1]
+    with pytest.raises(StopIteration):
+        next(it)
+    with pytest.raises(StopIteration):
+        next(it)
+
+
+def test_iter_method_is_documented_and_callable() -> None:
+    assert "Examples" in (sa.Array.__iter__.__doc__ or "")
+    x = sa.reshape(sa.arange(6), (3, 2))
+    assert [r.tolist() for r in sa.Array.__iter__(x)] == [[0, 1], [2, 3], [4, 5]]
+    with pytest.raises(TypeError, match="iteration over a 0-d array"):
+        sa.Array.__iter__(sa.asarray(1))
+
+
+# --- wrapping a NumPy scalar result ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)
+def test_wrapping_a_numpy_scalar_gives_the_0d_array(dtype) -> None:
+    from stridedarray._array import _wrap_py
+    from stridedarray._arraytype import _wrap
+
+    value = np.ones((), dtype=dtype.np)[()]  # a NumPy scalar of the dtype
+    assert isinstance(value, np.generic)
+    for wrap in (_wrap, _wrap_py):
+        w = wrap(value)
+        assert type(w) is sa.Array and w.dtype is dtype and w.shape == ()
+        assert w._np == value
+        assert w.buffer.flags.writeable  # its own fresh memory
+
+
+@pytest.mark.parametrize("value", [np.float16(1.5), np.str_("a"), np.datetime64("2020-01-01")])
+def test_wrapping_a_numpy_scalar_of_an_unsupported_dtype_raises(value) -> None:
+    from stridedarray._array import _wrap_py
+    from stridedarray._arraytype import _wrap
+
+    for wrap in (_wrap, _wrap_py):
+        with pytest.raises(
+            TypeError, match="bool, int8, int16, int32, int64, uint8, uint16, uint32"
+        ):
+            wrap(value)
+        with pytest.raises(
+            TypeError, match="bool, int8, int16, int32, int64, uint8, uint16, uint32"
+        ):
+            wrap(np.asarray(value))

@@ -721,3 +721,81 @@ def test_bench_package_has_no_import_cycle() -> None:
     graph = graph_tool.import_graph(bench)
     assert "cases" in graph and graph_tool.cycles(graph) == []
     assert "overhead" not in graph["callgrind"]  # the cases live in one module both use
+
+
+def _run_suite(args: list[str]) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "stridedarray.bench", "--no-progress", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_overhead_suite_quick(tmp_path: Path) -> None:
+    proc = _run_suite(["--suite", "overhead", "--quick", "--out", str(tmp_path)])
+    assert proc.returncode == 0, proc.stderr
+    text = (tmp_path / "overhead.md").read_text()
+    for family in (
+        "elementwise binary",
+        "reduction",
+        "where",
+        "indexing and views",
+        "creation",
+        "asarray",
+        "matmul small",
+        "matmul batched",
+    ):
+        assert f"| {family} |" in text
+    assert "## Targets" in text and "differs from NumPy" not in text
+    with open(tmp_path / "overhead.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert {r["variant"] for r in rows} >= {"numpy", "stridedarray"}
+    assert all(float(r["seconds_per_call"]) > 0 for r in rows)
+    data = json.loads((tmp_path / "overhead.json").read_text())
+    assert all(c["stridedarray"] > 0 for c in data["cases"])
+    if (tmp_path / "overhead.png").exists():
+        assert (tmp_path / "overhead.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_clients_suite_quick(tmp_path: Path) -> None:
+    pytest.importorskip("sklearn")
+    pytest.importorskip("scipy")
+    proc = _run_suite(
+        [
+            "--suite",
+            "clients",
+            "--quick",
+            "--filter",
+            "zscore|StandardScaler",
+            "--out",
+            str(tmp_path),
+        ]
+    )
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads((tmp_path / "clients.json").read_text())
+    names = {w["workload"] for w in data["workloads"]}
+    assert names == {"zscore(axis=0)", "StandardScaler fit_transform"}
+    generic = "numpy (generic path)"
+    for w in data["workloads"]:
+        assert "stridedarray" not in w["errors"] and "stridedarray" not in w["mismatch"]
+        assert generic not in w["errors"] and generic not in w["mismatch"]
+        assert w["stridedarray"] > 0 and w["numpy"] > 0 and w[generic] > 0
+        assert w["speedup_generic"] == pytest.approx(w[generic] / w["stridedarray"])
+    assert [t["bound"] for t in data["targets"]] == pytest.approx([1 / 1.15, 1 / 1.10])
+    assert "same-path NumPy" in data["targets"][1]["target"]
+    text = (tmp_path / "clients.md").read_text()
+    head = next(ln for ln in text.splitlines() if ln.startswith("| workload |"))
+    assert "| NumPy generic path |" in head and "| speed-up vs generic path |" in head
+    assert "within 1.10x of the same-path NumPy" in text and "## Targets" in text
+    assert "| NumPy generic path |" in proc.stdout  # the printed table
+    with open(tmp_path / "clients.csv", newline="") as f:
+        variants = {r["variant"] for r in csv.DictReader(f)}
+    assert {generic, generic + " cpu", "numpy", "stridedarray"} <= variants
+
+
+def test_suite_list_and_bad_filter() -> None:
+    proc = _run_suite(["--suite", "overhead", "--list"])
+    assert proc.returncode == 0 and "x + y [4x4]" in proc.stdout
+    proc = _run_suite(["--suite", "overhead", "--filter", "(["])
+    assert proc.returncode != 0 and "regular expression" in proc.stderr

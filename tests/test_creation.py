@@ -1,5 +1,6 @@
 """Creation functions: asarray copy semantics and sources, the *_like family, eye, linspace,
-meshgrid, tril/triu, full with its dtype rules."""
+meshgrid, tril/triu, full with its dtype rules; full and asarray in C against their Python
+functions."""
 
 from __future__ import annotations
 
@@ -12,9 +13,13 @@ import pytest
 from fuzz_arraytype import ListMutator, ListMutatorSequence
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import dtype_list, views
+from outcomes import Spy as _Spy
+from outcomes import assert_same_outcome as _same
+from outcomes import outcome
+from strategies import arrays, dtype_list, dtypes, views
 
 import stridedarray as sa
+from stridedarray._arraytype import NativeFunction
 
 SETTINGS = settings(max_examples=20, deadline=None)
 
@@ -840,3 +845,131 @@ def test_asarray_of_a_list_holding_itself_several_times_raises_at_once(width):
         sa.asarray(loop)
     with pytest.raises(ValueError, match="contains itself"):
         sa.asarray([[1.0, 2.0], (loop, loop)], dtype=sa.float32)
+
+
+# -- full and asarray in C (csrc/arraytype/creation.c, wrapped by NativeFunction) against
+# their Python functions: the same results and errors; and which calls the C path takes itself.
+FULL_PY = sa.full.__wrapped__
+
+
+def test_the_namespace_functions_are_fast_paths_with_their_python_signature():
+    import inspect
+
+    for f in (sa.reshape, sa.full):
+        assert type(f) is NativeFunction
+        assert f.__doc__ == f.__wrapped__.__doc__ and f.__name__ == f.__wrapped__.__name__
+        assert str(inspect.signature(f)) == str(inspect.signature(f.__wrapped__))
+
+
+FILL_VALUES = [
+    1.5,
+    -0.0,
+    math.nan,
+    -math.inf,
+    True,
+    False,
+    0,
+    -7,
+    2**63 - 1,
+    -(2**63),
+    2**63,  # beyond int64: OverflowError
+    -(2**63) - 1,
+    1 + 2j,
+    complex(math.nan, -0.0),
+    np.float64(2.5),
+    np.int8(-3),
+    np.bool_(True),
+    sa.asarray(2.0),
+    "x",
+    None,
+    [1.0],
+]
+SHAPES = [(), 0, 3, (2, 3), (0, 5), (1,) * 64, (1,) * 65, (-1,), (2**62, 2**62), (True,), 2.0]
+SHAPES += [[2, 3], (np.int64(2),), (2**31, 2**31, 0)]
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=repr)
+@pytest.mark.parametrize("value", FILL_VALUES, ids=repr)
+def test_full_in_c_matches_the_python_path(shape, value):
+    _same(outcome(lambda: sa.full(shape, value)), outcome(lambda: FULL_PY(shape, value)))
+
+
+@pytest.mark.parametrize("value", [1.5, -0.0, True, False, 0, 2**63 - 1, -(2**63), 1 - 1j])
+@pytest.mark.parametrize("shape", [(), 0, 7, (2, 3), (0, 4), (300, 300)], ids=repr)
+def test_full_in_c_takes_python_scalars_with_a_plain_shape(value, shape):
+    """C fills (a (300, 300) array without the GIL), NumPy agrees; other calls go to Python."""
+    spy = _Spy(FULL_PY)
+    got = NativeFunction(spy, "full")(shape, value)
+    assert spy.calls == 0
+    want = np.full(shape, value)
+    assert got.dtype.np == want.dtype and got.shape == want.shape and not got.readonly
+    assert np.asarray(got).tobytes() == want.tobytes()
+    for args, kwargs in [
+        ((shape, value), {"dtype": sa.complex128}),
+        ((shape, value), {"device": None}),
+        ((list(np.shape(want)), value), {}),
+        ((shape, np.asarray(value)[()]), {}),
+    ]:
+        spy = _Spy(FULL_PY)
+        NativeFunction(spy, "full")(*args, **kwargs)
+        assert spy.calls == 1, (args, kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "in_c"),
+    [
+        ({}, True),
+        ({"dtype": None, "copy": None, "device": None}, True),
+        ({"dtype": sa.float64, "copy": False}, True),
+        ({"dtype": sa.float32}, False),  # a conversion
+        ({"copy": True}, False),  # a copy
+        ({"copy": 0}, False),  # not the bool False: the Python function judges it
+        ({"device": sa.ones(1).device}, False),
+        ({"dtype": "float64"}, False),  # refused by the Python function
+        ({"bogus": None}, False),
+    ],
+)
+def test_asarray_of_an_array_as_it_is_returns_it_in_c(kwargs, in_c):
+    x = sa.ones((3, 2))[:, ::-1]
+    spy = _Spy(sa.asarray.__wrapped__)
+    fast, slow = (
+        outcome(lambda: NativeFunction(spy, "asarray")(x, **kwargs)),
+        outcome(lambda: sa.asarray.__wrapped__(x, **kwargs)),
+    )
+    assert spy.calls == (0 if in_c else 1)
+    assert fast[0] == slow[0]
+    if fast[0] == "ok":
+        assert (fast[1] is x) == (slow[1] is x)
+        assert fast[1].dtype == slow[1].dtype
+    else:
+        assert fast[1:] == slow[1:]  # the same exception type and message
+
+
+# --- asarray of an Array --------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(views(max_ops=3))
+def test_asarray_of_an_array_as_it_is_returns_it(v) -> None:
+    x = v.x
+    for kwargs in ({}, {"dtype": None}, {"copy": None}, {"copy": False}, {"dtype": x.dtype}):
+        assert sa.asarray(x, **kwargs) is x
+    assert sa.asarray(x, device=x.device) is x
+    c = sa.asarray(x, copy=True)
+    assert c is not x and c.buffer is not x.buffer
+    np.testing.assert_array_equal(np.asarray(c), v.ref)
+
+
+@given(arrays(dtype=dtypes(["int32", "float32"]), shape=st.just((3,))))
+def test_asarray_of_an_array_to_another_dtype_converts(pair) -> None:
+    x, ref = pair
+    y = sa.asarray(x, dtype=sa.float64)
+    assert y.dtype is sa.float64 and y is not x
+    np.testing.assert_array_equal(np.asarray(y), ref.astype(np.float64))
+    with pytest.raises(ValueError, match="without a copy"):
+        sa.asarray(x, dtype=sa.float64, copy=False)
+
+
+def test_asarray_of_an_array_bad_device_still_raises() -> None:
+    with pytest.raises(ValueError, match="unsupported device"):
+        sa.asarray(sa.ones(2), device="gpu")

@@ -15,7 +15,7 @@ from standard_names import DTYPE_NAMES
 from strategies import views
 
 import stridedarray as sa
-from stridedarray._dtypes import DTYPES, promote
+from stridedarray._dtypes import DTYPES, KIND_OF, promote
 
 NAMES = list(DTYPE_NAMES)  # the standard's order, written out in standard_names.py
 
@@ -326,3 +326,60 @@ def test_dtype_hash_is_the_equal_numpy_dtypes_and_runs_no_python_frame():
             if collecting:
                 gc.enable()
     assert frames == []
+
+
+# --- isdtype and result_type --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)
+def test_isdtype_one_category_equals_the_tuple_path(dtype) -> None:
+    for kind, members in KIND_OF.items():
+        assert sa.isdtype(dtype, kind) is (dtype in members)
+        # A 1-tuple takes the general path: the same answer.
+        assert sa.isdtype(dtype, (kind,)) is sa.isdtype(dtype, kind)
+        # NumPy's own isdtype agrees on every category both have.
+        assert sa.isdtype(dtype, kind) == np.isdtype(dtype.np, kind)
+
+
+def test_isdtype_errors_unchanged() -> None:
+    with pytest.raises(ValueError, match="'floating' is neither a dtype category"):
+        sa.isdtype(sa.float64, "floating")
+    with pytest.raises(TypeError, match="dtype must name a supported dtype"):
+        sa.isdtype(np.float16, "real floating")
+    with pytest.raises(TypeError, match="dtype must name a supported dtype"):
+        sa.isdtype("float16", "real floating")
+    # Other spellings of a dtype (docs/dtypes.md) take the general path: the same answer.
+    assert sa.isdtype(np.float64, "real floating") is sa.isdtype("f8", "real floating") is True
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)
+@pytest.mark.parametrize("scalar", [2, 2.5, True, 1j, np.float64(2.5)], ids=repr)
+def test_result_type_of_an_array_and_a_scalar(dtype, scalar) -> None:
+    x = sa.ones(2, dtype=dtype)
+    try:
+        want = sa.result_type(x.dtype, scalar)  # the dtype argument: the general path
+    except TypeError as exc:
+        with pytest.raises(TypeError, match=str(exc)[:30]):
+            sa.result_type(x, scalar)
+        return
+    assert sa.result_type(x, scalar) is want
+    assert sa.result_type(scalar, x) is want
+    # What an operation of the two gives.
+    assert (x + scalar).dtype is want
+
+
+def test_result_type_int_out_of_range_and_bad_arguments() -> None:
+    with pytest.raises(
+        OverflowError, match="arrays_and_dtypes: Python int 1000 is out of range for int8"
+    ):
+        sa.result_type(sa.ones(2, dtype=sa.int8), 1000)
+    with pytest.raises(TypeError, match="got 'float16'"):
+        sa.result_type(sa.ones(2), "float16")
+    with pytest.raises(TypeError, match="got <object"):
+        sa.result_type(sa.ones(2), object())
+    assert sa.result_type(sa.ones(2, dtype=sa.float32), "float64") is sa.float64
+    with pytest.raises(ValueError, match="at least one array or dtype"):
+        sa.result_type(1.0, 2)
+    assert sa.result_type(sa.ones(2, dtype=sa.float32), sa.ones(2, dtype=sa.int64)) is (
+        sa.result_type(sa.float32, sa.int64)
+    )

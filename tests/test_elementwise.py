@@ -20,6 +20,7 @@ from standard_names import BINARY_CATEGORY, ELEMENTWISE, UNARY_CATEGORY
 from strategies import ALL_DTYPES, dtype_list, fill, numpy_promote, views
 
 import stridedarray as sa
+from stridedarray._dtypes import scalar_np, scalar_operand
 
 SETTINGS = settings(max_examples=15, deadline=None)
 
@@ -691,3 +692,50 @@ def test_numpy_scalar_results_are_wrapped_in_c(dt):
     for g, w in zip(got, want, strict=True):
         assert g.shape == () and isinstance(g, sa.Array)
         _equal(g, np.asarray(w))
+
+
+_DT = st.sampled_from(
+    [
+        "bool",
+        "int8",
+        "uint8",
+        "int32",
+        "int64",
+        "uint64",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    dtype=_DT,
+    value=st.one_of(
+        st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=True, allow_infinity=True)
+    ),
+)
+def test_scalar_operand_gives_the_bits_of_a_0d_array(dtype: str, value: object) -> None:
+    dt = getattr(sa, dtype)
+    a = np.array([0, 1, 2], dtype=dtype) if dtype != "bool" else np.array([True, False])
+    if isinstance(value, bool) != (dtype == "bool"):
+        return
+    if isinstance(value, float) and dt.kind not in "fc":
+        return
+    if isinstance(value, int) and dt.kind in "iu":
+        info = np.iinfo(dtype)
+        if not info.min <= value <= info.max:
+            return
+    try:
+        ref_operand = scalar_np(value, dt)
+    except OverflowError:
+        return  # a Python int beyond float range: refused either way
+    ours = scalar_operand(value, dt)
+    ops = [np.add, np.multiply, np.equal] if dtype != "bool" else [np.logical_and, np.equal]
+    for uf in ops:
+        with np.errstate(all="ignore"):
+            ref, got = uf(a, ref_operand), uf(a, ours)
+        assert got.dtype == ref.dtype
+        assert got.tobytes() == ref.tobytes()

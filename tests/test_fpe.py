@@ -1,7 +1,9 @@
 """The quiet floating-point state (stridedarray/_fpe.py): on the supported NumPy versions it is
 the fast path built on NumPy's private error-state names, and a NumPy that lacks them fails
 here by name instead of making every call quietly slower. The fallback that a NumPy without
-them would take (np.errstate) gives the same values and leaks no warning."""
+them would take (np.errstate) gives the same values and leaks no warning. Which calls may skip
+the quiet state (_fpe.can_warn), and that the state is silent, per thread and restores the
+caller's."""
 
 from __future__ import annotations
 
@@ -9,12 +11,15 @@ import contextvars
 import subprocess
 import sys
 import textwrap
+import threading
+import warnings
 
 import numpy as np
 import pytest
 
 import stridedarray as sa
 from stridedarray import _arraytype, _fpe
+from stridedarray._elementwise import _BINARY, _K, _UNARY
 
 # What _fpe.py takes from NumPy privately (its `from numpy._core import umath` block).
 PRIVATE = ("_extobj_contextvar", "_make_extobj")
@@ -120,3 +125,180 @@ def test_the_fallback_without_numpys_private_names_gives_the_same_values():
         f = np.array([1.0, -1.0, 0.0])
         want = repr((f / 0.0).tolist())
     assert fast[0].startswith("[" + want)
+
+
+_SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, np.inf, -np.inf, np.nan, 1e308, -1e308, 5e-324, 3e38, 1e-45]
+
+
+def _special(dtype: str) -> np.ndarray:
+    """Zeros, ones, halves, infinities, NaN, the extremes and subnormals of `dtype` (for a
+    complex dtype every pair of them as real and imaginary parts)."""
+    real = {"complex64": "float32", "complex128": "float64"}.get(dtype, dtype)
+    with np.errstate(all="ignore"):
+        v = np.array(_SPECIAL).astype(real)
+    if dtype == real:
+        return v
+    re, im = np.meshgrid(v, v)
+    out = np.empty(re.size, dtype)
+    out.real, out.imag = re.ravel(), im.ravel()
+    return out
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+def test_calls_said_never_to_warn_set_no_flag_on_special_values(dtype: str) -> None:
+    # What _fpe.can_warn promises: with errstate(all="raise"), NumPy raises on any flag.
+    a = _special(dtype)
+    b = a[::-1].copy()
+    # Each function on the dtypes its category admits (complex comparisons, which do set the
+    # invalid flag on NaN, are refused before NumPy runs).
+    rows = [(n, c, uf, 1) for n, c, uf, _ in _UNARY] + [(n, c, uf, 2) for n, c, uf, _ in _BINARY]
+    checked = 0
+    for name, cat, uf, arity in rows:
+        if _fpe.can_warn(name) or not isinstance(uf, np.ufunc) or a.dtype.kind not in _K[cat]:
+            continue
+        try:
+            with np.errstate(all="ignore"):
+                (uf(a) if arity == 1 else uf(a, b))
+        except TypeError:
+            continue  # no loop for this dtype (bit operations on floats)
+        with np.errstate(all="raise"):
+            uf(a) if arity == 1 else uf(a, b)  # FloatingPointError would fail the test
+        checked += 1
+    assert checked >= 7
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "int64", "bool"])
+def test_integer_operands_warn_only_through_division(dtype: str) -> None:
+    info = np.iinfo(dtype) if dtype != "bool" else None
+    vals = [0, 1] if info is None else [0, 1, -1 if info.min < 0 else 2, info.min, info.max]
+    a = np.array(vals, dtype=dtype)
+    b = a[::-1].copy()
+    checked = []
+    for name, cat, uf, _ in _BINARY:
+        if (
+            "i" in _fpe.can_warn(name)
+            or not isinstance(uf, np.ufunc)
+            or a.dtype.kind not in _K[cat]
+        ):
+            continue
+        try:
+            with np.errstate(all="ignore"):
+                uf(a, b)
+        except (TypeError, ValueError):  # no loop, or negative integer powers
+            continue
+        with np.errstate(all="raise"):  # FloatingPointError would fail the test
+            uf(a, b)
+        checked.append(name)
+    # The table must not filter empty: these functions take such operands.
+    wanted = {"equal", "logical_and", "bitwise_and"} if dtype == "bool" else {"add", "multiply"}
+    assert wanted <= set(checked), checked
+
+
+def test_quiet_state_is_silent_and_restores_the_callers() -> None:
+    x = sa.asarray([1e308, 0.0, -1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = np.asarray((x * 10.0) / sa.asarray([1.0, 0.0, 0.0]))
+        assert r[0] == np.inf and np.isnan(r[1]) and r[2] == -np.inf
+        np.asarray(sa.log(x))
+        np.asarray(sa.sum(sa.asarray([1e308, 1e308])))
+        np.asarray(sa.mean(sa.asarray([1e308, 1e308], dtype=sa.float64)))
+    before = np.geterr()
+    with np.errstate(all="raise", under="ignore"):
+        np.asarray(x * 10.0)  # quiet inside our call ...
+        # (NumPy's own error and message)
+        with pytest.raises(FloatingPointError, match="divide by zero"):
+            np.ones(1) / 0.0  # ... and the caller's state is back after it
+        assert np.geterr()["divide"] == "raise" and np.geterr()["under"] == "ignore"
+    assert np.geterr() == before
+
+
+def test_quiet_state_per_thread() -> None:
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            with np.errstate(divide="raise"):
+                for _ in range(200):
+                    np.asarray(sa.asarray([1.0]) / 0.0)
+                with pytest.raises(FloatingPointError, match="divide by zero"):
+                    np.ones(1) / 0.0
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
+# The same calls as the two tests above, in a child whose NumPy lacks the private names
+# stridedarray._fpe uses (numpy._core.umath._extobj_contextvar): the module then falls back
+# to np.errstate, and the C operators to the Python path for the calls that need the quiet
+# state. NumPy bound the name for itself at its own import, so removing it from umath
+# afterwards changes only what stridedarray finds.
+_WITHOUT_PRIVATE_NUMPY = """
+import threading, warnings
+import numpy as np
+from numpy._core import umath
+del umath._extobj_contextvar
+import stridedarray as sa
+from stridedarray import _fpe
+assert _fpe._cv is None, "the fallback was not taken"
+warnings.simplefilter("error")
+a, b = np.array([1e308, 0.0, -1.0]), np.array([1.0, 0.0, 0.0])
+with np.errstate(all="ignore"):
+    want = [(a * 10.0) / b, np.log(a), np.sum(np.array([1e308, 1e308])), a / 0.0]
+x, y = sa.asarray(a), sa.asarray(b)
+got = [(x * 10.0) / y, sa.log(x), sa.sum(sa.asarray([1e308, 1e308])), sa.divide(x, 0.0)]
+for w, g in zip(want, got):
+    np.testing.assert_array_equal(np.asarray(g), w)
+before = np.geterr()
+tok = _fpe.enter()
+np.ones(1) / 0.0  # quiet between enter and leave
+_fpe.leave(tok)
+assert np.geterr() == before, (np.geterr(), before)
+assert _fpe.call(np.divide, np.ones(1), 0.0)[0] == np.inf
+with np.errstate(all="raise", under="ignore"):
+    np.asarray(x * 10.0)
+    try:
+        np.ones(1) / 0.0
+    except FloatingPointError:
+        pass
+    else:
+        raise AssertionError("the caller's error state was not restored")
+    assert np.geterr()["divide"] == "raise" and np.geterr()["under"] == "ignore"
+errors = []
+def work():
+    try:
+        with np.errstate(divide="raise"):
+            for _ in range(50):
+                np.asarray(sa.asarray([1.0]) / 0.0)
+            try:
+                np.ones(1) / 0.0
+            except FloatingPointError:
+                return
+            errors.append("the thread's error state was not restored")
+    except BaseException as e:
+        errors.append(repr(e))
+ths = [threading.Thread(target=work) for _ in range(4)]
+for t in ths:
+    t.start()
+for t in ths:
+    t.join()
+assert not errors, errors
+print("ok")
+"""
+
+
+def test_quiet_state_without_numpys_private_names() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_PRIVATE_NUMPY],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["ok"]

@@ -3,6 +3,8 @@ casting rules, take and take_along_axis — differential against NumPy over rand
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
@@ -431,3 +433,38 @@ def test_an_extent_beyond_int64_is_refused_by_name():
             IndexError, match=r"extent beyond 2\*\*63 - 1 \(shape \(18446744073709551616,\)\)"
         ):
             h[key]
+
+
+# --- assignment of a Python float -------------------------------------------------------------
+
+_FLOATS = [0.0, -0.0, 2.5, -1e300, 1e300, 3.4e38, 5e-324, math.nan, math.inf, -math.inf]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("value", _FLOATS, ids=repr)
+def test_assigning_a_python_float_equals_numpy_and_the_general_path(dtype, value) -> None:
+    ref = np.arange(6.0).reshape(2, 3).astype(dtype)
+    mask = np.array([[True, False, True], [False, False, True]])
+    with np.errstate(over="ignore"):
+        ref[mask] = value
+        ref[1, 0] = value
+    x = sa.asarray(np.arange(6.0).reshape(2, 3).astype(dtype))
+    x[sa.asarray(mask)] = value
+    x[1, 0] = value
+    # np.float64 is a float subclass: the general path, with the same rule.
+    y = sa.asarray(np.arange(6.0).reshape(2, 3).astype(dtype))
+    y[sa.asarray(mask)] = np.float64(value)
+    y[1, 0] = np.float64(value)
+    np.testing.assert_array_equal(np.asarray(x), ref)
+    np.testing.assert_array_equal(np.asarray(y), ref)
+
+
+def test_assigning_a_python_float_elsewhere_keeps_its_errors() -> None:
+    x = sa.zeros(3, dtype=sa.int32)
+    with pytest.raises(ValueError, match="NaN cannot be assigned"):
+        x[0] = math.nan
+    x[0] = 2.7  # truncates, as NumPy
+    assert int(x[0]) == 2
+    ro = sa.broadcast_to(sa.ones(1), (3,))
+    with pytest.raises(ValueError, match="read-only"):
+        ro[0] = 1.0

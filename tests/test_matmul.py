@@ -4,11 +4,14 @@ Explicit grids cover 4 roles x broadcasting (none, LHS, RHS, cross, broadcast_to
 x layouts (C, F, padded leading dimension, negative inner, negative outer, step-two, both axes
 strided) x every numeric dtype x sizes below and above the BLAS / pack crossovers, plus empty
 M, N, K and batch. Every backend forced on its own must agree with the reference kernel.
-Hypothesis adds random shapes, layouts and dtype pairs. Helpers here are reused by
-test_matmul_dispatch.py.
+Hypothesis adds random shapes, layouts and dtype pairs. Repeated products with new storage and
+policies, and from several threads, check the plan cache takes nothing stale. Helpers here
+are reused by test_matmul_dispatch.py.
 """
 
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 import pytest
@@ -440,3 +443,78 @@ def test_output_shape_rule_with_extents_beyond_int64():
     for bad in ((2, -1), [2, 3], (2, "3"), (1,) * 65):
         with pytest.raises((TypeError, ValueError), match="_matmul_shape: s1"):
             _matmul_shape(bad, (3,))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float64", "complex64"])
+def test_repeated_products_with_new_storage_origins_and_strides(dtype: str) -> None:
+    # The C core's plan cache keys on rank, shape, strides, dtypes and policy; storage and
+    # origin change between calls and must be taken from each call's operands.
+    rng = np.random.default_rng(7)
+    base = [
+        (rng.integers(-9, 9, (6, 5, 7)) + (1j if dtype.startswith("c") else 0)).astype(dtype)
+        for _ in range(3)
+    ]
+    views = [
+        lambda b: b[1:5, 0, :4],
+        lambda b: b[0:4, 1, 1:5],
+        lambda b: b[1:5, 2, 3:],
+        lambda b: b[:4, 0, ::-1][:, :4],
+        lambda b: b[::-1][:4, 3, :4],
+    ]
+    rhs = [lambda b: b[:4, :3, 0], lambda b: b[1:5, 1:4, 2], lambda b: b[2:, :3, 6][:4]]
+    for _ in range(3):  # every (layout, storage) pair again: cache hits with new pointers
+        for v in views:
+            for w in rhs:
+                for bl, br in ((base[0], base[1]), (base[2], base[0])):
+                    a, b = v(bl), w(br)
+                    got = np.asarray(sa.asarray(a) @ sa.asarray(b))
+                    np.testing.assert_allclose(got, a @ b, rtol=1e-6)
+                    batch = np.asarray(sa.asarray(bl[:3, :4, :5]) @ sa.asarray(br[:3, :5, :2]))
+                    np.testing.assert_allclose(batch, bl[:3, :4, :5] @ br[:3, :5, :2], rtol=1e-6)
+
+
+def test_repeated_products_follow_the_policy_in_force() -> None:
+    # Same operands under another policy: the plan is not reused across policies. A reversed
+    # lhs reused over a batch runs generic by default at this size and packs once when
+    # pack_blas is forced, which the C allocation counters show.
+    from stridedarray._diagnostics import c_alloc_stats
+
+    rng = np.random.default_rng(5)
+    an, bn = rng.standard_normal((1, 8, 8))[..., ::-1], rng.standard_normal((4, 8, 8))
+    a, b = sa.asarray(an), sa.asarray(bn)
+
+    def packs() -> int:
+        return c_alloc_stats()["pack"]["allocations"]
+
+    for _ in range(2):
+        before = packs()
+        np.testing.assert_allclose(np.asarray(a @ b), an @ bn, rtol=1e-12)
+        assert packs() == before and sa.matmul_explain(a, b)["route"] == "generic"
+        with sa.matmul_policy(force="pack_blas"):
+            np.testing.assert_allclose(np.asarray(a @ b), an @ bn, rtol=1e-12)
+            np.testing.assert_allclose(np.asarray(a @ b), an @ bn, rtol=1e-12)
+            assert packs() == before + 2
+        np.testing.assert_allclose(np.asarray(a @ b), an @ bn, rtol=1e-12)
+        assert packs() == before + 2
+
+
+def test_plan_cache_is_per_thread() -> None:
+    errors: list[BaseException] = []
+    rng = np.random.default_rng(3)
+    mats = [rng.standard_normal((8, 8)) for _ in range(4)]
+
+    def work(k: int) -> None:
+        try:
+            x, y = mats[k], mats[(k + 1) % 4][:, ::-1]
+            sx, sy = sa.asarray(x), sa.asarray(y)
+            for _ in range(300):
+                np.testing.assert_allclose(np.asarray(sx @ sy), x @ y, rtol=1e-12)
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors

@@ -406,3 +406,16 @@ def test_matmul_defers_to_an_operand_that_implements_the_reflected_product():
         with pytest.raises(TypeError, match="x2 must be"):
             y = sa.ones((2, 2))
             y @= bad
+
+
+def test_operator_and_function_share_one_body() -> None:
+    x = sa.asarray([1.0, 2.0])
+    assert x.__add__(np.ones(2)) is NotImplemented
+    assert x.__radd__("a") is NotImplemented
+    assert x.__matmul__(np.ones(2)) is NotImplemented
+    with pytest.raises(TypeError, match="x2 must be an Array"):
+        sa.add(x, "a")
+    with pytest.raises(TypeError, match="matmul: x2 must be a stridedarray.Array"):
+        sa.matmul(x, np.ones(2))
+    assert float(2.0 - x[0]) == 1.0 and float(x @ x) == 5.0
+    assert sa.matmul.__name__ == "matmul" and sa.add.__name__ == "add"

@@ -3,11 +3,13 @@ accepted dtype (0-size included), the standard's result dtypes, empty input, bad
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import dtype_list, fill, views
+from strategies import DTYPES, arrays, dtype_list, dtypes, fill, views
 
 import stridedarray as sa
 from stridedarray._validation import AxisError
@@ -226,3 +228,77 @@ def test_sums_and_products_of_bool_count_as_numpy(name, data):
     got, want = getattr(sa, name)(p.x), getattr(np, name)(p.ref)
     assert got.dtype is sa.int64 and want.dtype == np.int64
     np.testing.assert_array_equal(np.asarray(got), want)
+
+
+# --- any / all ------------------------------------------------------------------------------
+
+_ZERO_D_VALUES = [0, 1, -1, 0.0, -0.0, 0.5, math.nan, math.inf, -math.inf, 1e-320]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)
+@pytest.mark.parametrize("value", _ZERO_D_VALUES, ids=repr)
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_any_all_of_a_0d_array_equal_numpy(dtype, value, keepdims) -> None:
+    with np.errstate(invalid="ignore", over="ignore"):
+        ref = np.asarray(value).astype(dtype.np)
+    x = sa.asarray(ref)
+    for func in ("any", "all"):
+        got = getattr(sa, func)(x, keepdims=keepdims)
+        want = getattr(np, func)(ref, keepdims=keepdims)
+        assert got.dtype is sa.bool and got.shape == ()
+        assert bool(got) == bool(want), (func, dtype, value)
+
+
+@pytest.mark.parametrize("value", [complex(0, 0), complex(0, 1), complex(math.nan, 0)])
+def test_any_all_of_a_0d_complex_equal_numpy(value) -> None:
+    ref = np.asarray(value)
+    assert bool(sa.any(sa.asarray(ref))) == bool(np.any(ref))
+    assert bool(sa.all(sa.asarray(ref))) == bool(np.all(ref))
+
+
+def test_any_of_a_0d_array_is_a_new_array() -> None:
+    flag = sa.asarray(True)
+    r = sa.any(flag)
+    assert r is not flag and r.buffer is not flag.buffer
+
+
+@settings(max_examples=100, deadline=None)
+@given(views(max_ops=4), st.data())
+def test_any_all_along_axes_equal_numpy(v, data) -> None:
+    nd = v.ref.ndim
+    axis = data.draw(st.none() | (st.integers(-nd, nd - 1) if nd else st.none()))
+    keepdims = data.draw(st.booleans())
+    for func in ("any", "all"):
+        got = getattr(sa, func)(v.x, axis=axis, keepdims=keepdims)
+        want = getattr(np, func)(v.ref, axis=axis, keepdims=keepdims)
+        assert got.dtype is sa.bool
+        assert got.shape == np.shape(want)
+        np.testing.assert_array_equal(np.asarray(got), want)
+
+
+@pytest.mark.parametrize("func", ["any", "all"])
+def test_any_all_errors_unchanged(func) -> None:
+    with pytest.raises(TypeError, match="x must be a stridedarray.Array, got ndarray"):
+        getattr(sa, func)(np.ones(3))
+    with pytest.raises(AxisError, match=f"{func}: axis 2 is out of bounds for an array of rank 2"):
+        getattr(sa, func)(sa.ones((2, 3)), axis=2)
+    with pytest.raises(Exception, match="out of bounds"):
+        getattr(sa, func)(sa.asarray(1.0), axis=0)
+
+
+# --- full reductions and their 0-d results ------------------------------------------------
+
+
+@given(arrays(dtype=dtypes(["float32", "float64", "int64", "complex128"])))
+def test_full_reductions_and_0d_results_equal_numpy(pair) -> None:
+    x, ref = pair
+    if ref.size == 0:
+        return
+    for func in ("max", "min", "sum"):
+        if func in ("max", "min") and ref.dtype.kind == "c":
+            continue
+        got = getattr(sa, func)(x)
+        assert got.shape == ()
+        np.testing.assert_array_equal(np.asarray(got), getattr(np, func)(ref))
+    zero_d = sa.max(x) if ref.dtype.kind != "c" else sa.sum(x)
+    np.testing.assert_array_equal(np.asarray(sa.isnan(zero_d)), np.isnan(np.asarray(zero_d)))

@@ -1,14 +1,20 @@
 """Views: random chains of views equal NumPy's and share memory; every view
-function against NumPy; reshape view vs copy; bad input; no out-of-bounds descriptor."""
+function against NumPy; reshape view vs copy (all of reshape's tests: with -1, and in C against
+its Python function); bad input; no out-of-bounds descriptor."""
 
 from __future__ import annotations
 
 import itertools
+import math
+import re
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from outcomes import Spy as _Spy
+from outcomes import assert_same_outcome as _same
+from outcomes import outcome
 from strategies import (
     ALL_DTYPES,
     arrays,
@@ -22,6 +28,7 @@ from strategies import (
 
 import stridedarray as sa
 from stridedarray._array import _make
+from stridedarray._arraytype import NativeFunction
 
 
 def _offset_bounds(x: sa.Array) -> tuple[int, int]:
@@ -527,3 +534,176 @@ def test_flip_and_permute_dims_in_c_and_in_python_match_numpy(p, data):
             sa.permute_dims(x, perm[:-1])
         with pytest.raises((ValueError, IndexError), match="axis"):
             sa.flip(x, axis=nd)
+
+
+# -- reshape in C (csrc/arraytype/reshape.c, wrapped by NativeFunction) against its Python
+# function: the same results (shape, strides, origin, bytes, read-only flag, shared buffer) and
+# the same errors with the same messages; and which calls the C path takes itself.
+RESHAPE_PY = sa.reshape.__wrapped__
+ABSENT = object()  # copy not passed at all
+
+
+def _reshape_args(x, target, copy):
+    return (x, target), ({} if copy is ABSENT else {"copy": copy})
+
+
+_BAD_TARGETS = st.one_of(
+    st.lists(st.integers(-3, 13), max_size=4).map(tuple),
+    st.lists(st.integers(-1, 13), max_size=3),  # a list: the Python path takes it
+    st.integers(-2, 13),
+    st.sampled_from([(np.int64(2), -1), (2.0, -1), (True, -1), (2**64, 0), (0, 2**63), None]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(views(max_ops=4), st.data())
+def test_reshape_in_c_matches_the_python_path(p, data):
+    target = data.draw(reshape_targets(p.ref.size) | _BAD_TARGETS, label="target")
+    copy = data.draw(st.sampled_from([ABSENT, None, False, True, 0]), label="copy")
+    args, kwargs = _reshape_args(p.x, target, copy)
+    fast = outcome(lambda: sa.reshape(*args, **kwargs))
+    slow = outcome(lambda: RESHAPE_PY(*args, **kwargs))
+    _same(fast, slow, p.x)
+
+
+@settings(max_examples=200, deadline=None)
+@given(views(max_ops=4), st.data())
+def test_reshape_in_c_takes_every_view_and_nothing_else(p, data):
+    """copy None (passed or not) or False and a target NumPy can view: C makes the view; a
+    copy, copy=True, and a shape that is not a tuple of ints go to the Python function."""
+    target = data.draw(reshape_targets(p.ref.size), label="target")
+    try:
+        view = p.ref.reshape(target, copy=False) is not None
+    except ValueError:
+        view = False
+    for copy in (ABSENT, None, False, True):
+        spy = _Spy(RESHAPE_PY)
+        args, kwargs = _reshape_args(p.x, target, copy)
+        outcome(lambda: NativeFunction(spy, "reshape")(*args, **kwargs))  # noqa: B023
+        assert spy.calls == (0 if view and copy is not True else 1), (p.ops, target, copy)
+    for other in (list(target), target + (np.int64(1),)):
+        spy = _Spy(RESHAPE_PY)
+        NativeFunction(spy, "reshape")(p.x, other)
+        assert spy.calls == 1
+
+
+_I8 = sa.ones((1, 1), dtype=sa.int8)
+_X = sa.reshape(sa.arange(64.0), (4, 4, 4))
+
+
+@pytest.mark.parametrize(
+    "x, target",
+    [
+        (_I8._view((1, 2**62), (0, 0), 0), (2**62,)),  # a broadcast of 2**62 elements: a view
+        (_I8._view((1, 2**62), (0, 0), 0), (2**31, -1)),
+        (_I8._view((2**40, 2**40), (0, 0), 0), (-1,)),  # 2**80 elements: the Python path
+        (sa.ones((1, 1))._view((1, 2**62), (0, 0), 0), (2**62,)),  # 2**65 bytes
+        (_X[::5], (4, 4)),  # a stride beyond the buffer on an extent-1 axis (held as 0 in C)
+        (_X[::5], (16, 1)),
+        (_X[:, :0], (0, 2**62)),  # empty, but no such shape can exist
+        (_X[:, :0], (0, 2**40)),
+        (_X[:, :0], (-1, 2**40)),
+        (_X.mT, (4, -1, 2)),
+        (_X.mT, (2,) * 6),
+        (_X.mT, (1,) * 64 + (64,)),
+        (sa.asarray(2.5), (1,) * 64),
+        (sa.asarray(2.5), (1,) * 65),
+        (_X, (4, -1, -1)),
+        (_X, (-2, -32)),
+        (_X, (0, -1)),
+        (_X, (65,)),
+        (_X, 64),
+        (np.arange(4.0), (2, 2)),
+    ],
+)
+def test_reshape_edge_cases_in_c_match_the_python_path(x, target):
+    for copy in (ABSENT, None, False):
+        args, kwargs = _reshape_args(x, target, copy)
+        fast = outcome(lambda: sa.reshape(*args, **kwargs))  # noqa: B023
+        _same(fast, outcome(lambda: RESHAPE_PY(*args, **kwargs)), x)  # noqa: B023
+
+
+def test_reshape_keywords_the_c_path_leaves_to_python():
+    for kwargs in ({"shape": (16, 4)}, {"copy": None, "order": "C"}, {"copy": 1}):
+        fast = outcome(lambda: sa.reshape(_X, **kwargs))  # noqa: B023
+        _same(fast, outcome(lambda: RESHAPE_PY(_X, **kwargs)), _X)  # noqa: B023
+    _same(
+        outcome(lambda: sa.reshape(_X, (64,), None)), outcome(lambda: RESHAPE_PY(_X, (64,), None))
+    )
+
+
+# --- reshape with one -1 ---------------------------------------------------------------------
+
+
+def _minus_one_targets(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """(-1,), and each 2-d split of the size with the -1 on either side."""
+    size = math.prod(shape)
+    out: list[tuple[int, ...]] = [(-1,)]
+    for d in range(1, size + 1):
+        if size % d == 0:
+            out += [(d, -1), (-1, d), (1, d, -1)]
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(views(max_ops=4), st.data())
+def test_reshape_with_minus_one_equals_numpy(v, data) -> None:
+    targets = _minus_one_targets(v.ref.shape)
+    target = data.draw(st.sampled_from(targets))
+    got = sa.reshape(v.x, target)
+    want = np.reshape(v.ref, target)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(np.asarray(got), want)
+    # A view exactly when NumPy can make one (the memory is shared with the base then).
+    if np.shares_memory(want, v.base_np) and want.size > 1:
+        assert got.buffer is v.base_x.buffer
+
+
+@given(arrays(shape=st.tuples(st.integers(1, 4), st.integers(1, 4))))
+def test_flatten_is_a_view_of_a_contiguous_array(pair) -> None:
+    x, ref = pair
+    flat = sa.reshape(x, (-1,))
+    assert flat.shape == (ref.size,)
+    assert flat.buffer is x.buffer
+    np.testing.assert_array_equal(np.asarray(flat), ref.reshape(-1))
+
+
+@pytest.mark.parametrize(
+    ("shape", "error", "message"),
+    [
+        ((-1, -1), ValueError, "may contain at most one -1"),
+        ((4, -1), ValueError, "cannot reshape an array of size 6 into shape (4, -1)"),
+        ((-2, 3), ValueError, "has a negative extent"),
+        ((0, -1), ValueError, "cannot reshape an array of size 6 into shape (0, -1)"),
+        ((2.0, -1), TypeError, "shape[0] must be an integer"),
+        ((True, -1), TypeError, "shape[0] must be an integer"),
+        ((-1.0,), TypeError, "shape[0] must be an integer"),
+    ],
+)
+def test_reshape_minus_one_errors_unchanged(shape, error, message) -> None:
+    x = sa.reshape(sa.arange(6.0), (2, 3))
+    with pytest.raises(error, match=re.escape(message)):
+        sa.reshape(x, shape)
+
+
+@pytest.mark.parametrize("shape", [(0,), (0, 3), (3, 0, 2)])
+@pytest.mark.parametrize("target", [(-1,), (0, -1), (3, -1), (-1, 2)])
+def test_reshape_minus_one_of_an_empty_array_as_numpy(shape, target) -> None:
+    # An empty array takes the general path: NumPy's answer, or its refusal (0 * -1).
+    x = sa.zeros(shape)
+    try:
+        want = np.zeros(shape).reshape(target)
+    except ValueError:
+        with pytest.raises(ValueError, match="cannot reshape"):
+            sa.reshape(x, target)
+    else:
+        assert sa.reshape(x, target).shape == want.shape
+
+
+def test_reshape_minus_one_copy_false_still_refuses() -> None:
+    x = sa.reshape(sa.arange(6.0), (2, 3)).mT  # not viewable as one run
+    with pytest.raises(ValueError, match="cannot be viewed"):
+        sa.reshape(x, (-1,), copy=False)
+    np.testing.assert_array_equal(
+        np.asarray(sa.reshape(x, (-1,))), np.arange(6.0).reshape(2, 3).T.reshape(-1)
+    )

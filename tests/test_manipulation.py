@@ -1,5 +1,7 @@
-"""Manipulation functions of part 2: differential against NumPy over random views and dtypes,
-views where the strides allow, list/tuple results per requested API version, bad input."""
+"""Manipulation functions (moveaxis, unstack, concat, stack, repeat, roll, tile, the broadcast
+functions, expand_dims, permute_dims): differential against NumPy over random views and dtypes,
+views where the strides allow, list/tuple results per requested API version, bad input.
+reshape's tests are in test_views.py."""
 
 from __future__ import annotations
 
