@@ -9,8 +9,9 @@ import `_array`, so `_array` cannot import them; instead the package's `__init__
 
 A member is the implementing object itself, not a wrapper: `x + y` calls the NativeUfunc (C) that
 `_elementwise` made, `x @ y` the function (or C callable) `_matmul` exports, with no Python
-frame in between. A new member is one line here and one declaration in `Array`'s class body;
-tests/test_import_graph.py keeps the two equal.
+frame in between. A new member is one line here and one declaration in `Array`'s class body
+(an operator: one named assignment in `_operators` and its name in the class body's import from
+it); tests/test_import_graph.py keeps the two equal.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import types
 from collections.abc import Iterable
 from typing import Any
 
-from . import _elementwise, _info, _matmul, _ndarray_methods, _setitem
+from . import _info, _ndarray_methods, _operators, _setitem
 from . import _numpy_dispatch as _nd
 from ._array import Array
 from ._arraytype import NativeFunction, NativeMatmul, NativeUfunc
@@ -35,13 +36,10 @@ MEMBERS: dict[str, Any] = {
     "__array_function__": _nd.__array_function__,
     # assignment, `x[key] = value` (reading, `x[key]`, is the array type's own, in C)
     "__setitem__": _setitem.__setitem__,
-    # the matrix product, `@`, `@=`
-    "__matmul__": _matmul.matmul_operator,
-    "__rmatmul__": _matmul.rmatmul_operator,
-    "__imatmul__": _matmul.imatmul_operator,
-    # arithmetic, bitwise, comparison and unary operators: NativeUfuncs (C) for the common
-    # operands, around the Python operators (see _native_ufuncs)
-    **_elementwise.OPERATORS,
+    # the operators, each the object `_operators` names: arithmetic, bitwise, comparison and
+    # unary ones are NativeUfuncs (C) for the common operands, around the Python operators (see
+    # _native_ufuncs); `@`, `@=` are _matmul's
+    **{name: getattr(_operators, name) for name in _operators.NAMES},
     # arrays compare element-wise, so they cannot be hashed (as NumPy's)
     "__hash__": None,
     # NumPy's ndarray methods (sum, astype, reshape, ...) on the zero-copy view

@@ -550,7 +550,8 @@ def _operators() -> dict[str, Any]:
     return ops
 
 
-# Array's operators, bound onto the class by `_bind` (arithmetic, bitwise, comparisons, unary).
+# Array's operators (arithmetic, bitwise, comparisons, unary): `_operators` names each one, which
+# `_bind` sets on the class.
 OPERATORS = _operators()
 
 # The common operand pairs of those operators in C (the Python ones above stay their fallback).

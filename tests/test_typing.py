@@ -2,7 +2,8 @@
 
 The operators, assignment, the namespace, NumPy's protocols and NumPy's methods are bound onto
 Array when the package imports (the one table, `_bind.MEMBERS`); Array's class statement
-declares them for type checkers in an `if TYPE_CHECKING:` block. These tests keep the two
+declares them for type checkers in an `if TYPE_CHECKING:` block (the operators by importing
+them from `_operators`). These tests keep the two
 lists equal, and check with mypy (when installed) that user code gets Arrays back from the
 operators."""
 
@@ -37,6 +38,8 @@ def _declared_for_type_checkers() -> set[str]:
             names.add(node.name)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             names.add(node.target.id)
+        elif isinstance(node, ast.ImportFrom):  # the operators, from _operators by name
+            names.update(alias.asname or alias.name for alias in node.names)
     return names
 
 

@@ -168,6 +168,8 @@ def _class_names(body: list[ast.stmt], type_checking: bool) -> set[str]:
             out.update(t.id for t in node.targets if isinstance(t, ast.Name))
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             out.add(node.target.id)
+        elif isinstance(node, ast.ImportFrom):
+            out.update(alias.asname or alias.name for alias in node.names)
     return out
 
 
