@@ -2,7 +2,7 @@
 
 `(1, S, S)[..., ::-1] @ (B, S, S)` with the batch axis chunked, on a `dask.distributed`
 LocalCluster of 1 and then 2 worker processes (one thread each; every BLAS and OpenMP pool in
-them pinned to one thread, and each worker's thread counts and stall-guard state recorded:
+them pinned to one thread, and each worker's thread counts recorded:
 scale_out.py), once with stridedarray chunks and once
 with NumPy chunks of the same values. The batch operand is generated and persisted on the
 workers before the clock starts (nothing large crosses the wire), and the product is persisted
@@ -152,7 +152,7 @@ def run(
                 if n == workers[0]:
                     sums[library] = _matrix_sums(client, workload(library, rhs, size, seed=0))
                 del rhs
-            # after the runs: the stall count says whether the guard acted during them
+            # after the runs: what each worker's pools report
             threads[f"{n} worker(s)"] = list(client.run(worker_threads).values())
     ref, got = sums["numpy"], sums["stridedarray"]
     if not np.allclose(got, ref, rtol=1e-10, atol=1e-9 * size):

@@ -137,12 +137,6 @@ TARGETS = [
     ("indexing and view functions: speed-up >= 0.5", ("indexing and views",), 0.5, None),
     ("creation: speed-up >= 0.5", ("creation",), 0.5, None),
     ("asarray(ndarray) < 1 us", ("asarray",), None, 1e-6),
-    (
-        "small conversions (a short list, float(), item()): speed-up >= 0.67",
-        ("conversions",),
-        1 / 1.5,
-        None,
-    ),
     ("matmul 2x2, 8x8: speed-up >= 0.8", ("matmul small",), 0.8, None),
     ("matmul (10,S,S)@(10,S,S), S < 32: speed-up >= 0.9", ("matmul batched",), 0.9, None),
     (

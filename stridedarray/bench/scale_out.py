@@ -6,8 +6,7 @@ A worker's thread counts are what decide whether stridedarray chunks and NumPy c
 compared fairly: NumPy's OpenBLAS, stridedarray's OpenBLAS and its OpenMP team each have a
 thread count, read from the environment when the worker process starts. The benchmarks pin
 all of them to one thread per worker (`PINNED_ENV`, and `pin_threads` inside the worker) and
-record what a worker reports (`worker_threads`), with the stall guard's state and count
-(csrc/sa_threads.c; absent in a build without it).
+record what a worker reports (`worker_threads`).
 """
 
 from __future__ import annotations
@@ -52,10 +51,9 @@ def pin_threads() -> dict[str, Any]:
 
 def worker_threads() -> dict[str, Any]:
     """In a worker: the thread-count environment, each BLAS library's threads as
-    threadpoolctl sees them, stridedarray's core setting and its OpenBLAS threads per call,
-    and the stall guard (on/off/absent, stalls so far)."""
+    threadpoolctl sees them, stridedarray's core setting and its OpenBLAS threads per call."""
     import stridedarray as sa
-    from stridedarray._ffi import blas_info, lib
+    from stridedarray._ffi import blas_info
 
     out: dict[str, Any] = {
         "pid": os.getpid(),
@@ -73,15 +71,6 @@ def worker_threads() -> dict[str, Any]:
         ]
     except ImportError:
         out["blas_pools"] = "threadpoolctl not installed"
-    set_guard = getattr(lib, "sa_threads_set_guard", None)
-    if set_guard is None:
-        out["stall_guard"] = "absent"
-    else:
-        on = set_guard(1)
-        set_guard(on)  # read, left as it was
-        out["stall_guard"] = "on" if on else "off"
-    stalls = getattr(lib, "sa_threads_stalls", None)
-    out["stalls"] = int(stalls()) if stalls is not None else None
     return out
 
 
@@ -155,8 +144,7 @@ def _threads_lines(workers: dict[str, list[dict]]) -> list[str]:
             lines.append(
                 f"- {where}, worker {w['pid']}: {env}; stridedarray core "
                 f"{w['stridedarray_threads']} thread(s), its OpenBLAS "
-                f"{w['stridedarray_blas_threads_per_call']} per call; pools: {pools}; stall "
-                f"guard {w['stall_guard']}, {w['stalls']} stall(s)"
+                f"{w['stridedarray_blas_threads_per_call']} per call; pools: {pools}"
             )
     return lines
 
