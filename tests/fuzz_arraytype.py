@@ -540,14 +540,7 @@ def target_asarray(data: bytes) -> None:
     np.asarray(got).tobytes()  # every element readable
     if kwargs or fn is sa.from_dlpack:
         return
-    try:
-        want = np.asarray(obj)
-    except Exception:
-        return
-    if want.dtype == object or want.dtype.name not in {d.name for d in DTYPES}:
-        return
-    want = want.astype(want.dtype.newbyteorder("="))  # copied to native order (docs/array.md)
-    check_equal(got, want, f"asarray({obj!r})")
+    check_like_numpy_asarray(got, obj)
 
 
 # ------------------------------------------------------------------ lists
@@ -611,6 +604,19 @@ class ListMutatorSequence(ListMutator):
 
 _EDGE_INTS = [0, 1, -1, 2**31, 2**53 + 1, 2**63 - 1, -(2**63), 2**63, -(2**63) - 1, 2**64, 10**400]
 _EDGE_FLOATS = [0.0, -0.0, 1.5, float("nan"), float("inf"), -float("inf"), 1e308, 5e-324]
+
+
+def check_like_numpy_asarray(got: Any, obj: Any) -> None:
+    """`got`, our asarray of `obj`, holds what NumPy's asarray of it holds, where NumPy makes
+    an array of one of our dtypes of it (copied to native byte order: docs/array.md)."""
+    try:
+        want = np.asarray(obj)
+    except Exception:
+        return
+    if want.dtype == object or want.dtype.name not in {d.name for d in DTYPES}:
+        return
+    want = want.astype(want.dtype.newbyteorder("="))
+    check_equal(got, want, f"asarray({obj!r})")
 
 
 def make_leaf(fdp: Any, plain: list[bool], holder: list) -> Any:
@@ -685,13 +691,7 @@ def target_lists(data: bytes) -> None:
     np.asarray(got).tobytes()  # every element readable
     if not plain[0] or kwargs.get("dtype") is not None:
         return
-    try:
-        want = np.asarray(obj)
-    except Exception:
-        return
-    if want.dtype == object or want.dtype.name not in {d.name for d in DTYPES}:
-        return
-    check_equal(got, want, f"asarray({obj!r})")
+    check_like_numpy_asarray(got, obj)
 
 
 # ------------------------------------------------------------------ ops

@@ -4,6 +4,8 @@ tests of the namespace do not take them from the code under test."""
 
 from __future__ import annotations
 
+import operator
+
 # Each element-wise function and the dtype category its page asks for (the arguments' for
 # binary functions).
 UNARY_CATEGORY: dict[str, str] = {
@@ -134,4 +136,25 @@ CATEGORIES: dict[str, frozenset[str]] = {
     "real numeric": _SIGNED | _UNSIGNED | _REAL_FLOATING,
     "numeric": _SIGNED | _UNSIGNED | _REAL_FLOATING | _COMPLEX,
     "all": frozenset(DTYPE_NAMES),
+}
+
+
+# The standard's arithmetic operators and comparisons, by symbol, as Python's operator module
+# spells them.
+ARITHMETIC_OPERATORS = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "//": operator.floordiv,
+    "%": operator.mod,
+    "**": operator.pow,
+}
+COMPARISON_OPERATORS = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
 }

@@ -3,13 +3,13 @@ properties, contiguity flags, creation functions, and __setitem__ with broadcast
 
 from __future__ import annotations
 
-import operator
 import re
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from standard_names import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS
 from strategies import ALL_DTYPES, basic_indices, dtypes, fill, shapes, views
 
 import stridedarray as sa
@@ -249,21 +249,7 @@ def test_misaligned_numpy_results_are_copied_to_aligned_memory(dt):
 # scalars are NumPy's to compute (through __array_ufunc__), other libraries' arrays answer
 # the reflected operator. A list or tuple is a TypeError saying how to convert it, for == and
 # != as for +: never Python's identity fallback, a silent False.
-OPERATORS = {
-    "+": operator.add,
-    "-": operator.sub,
-    "*": operator.mul,
-    "/": operator.truediv,
-    "//": operator.floordiv,
-    "%": operator.mod,
-    "**": operator.pow,
-    "<": operator.lt,
-    "<=": operator.le,
-    ">": operator.gt,
-    ">=": operator.ge,
-    "==": operator.eq,
-    "!=": operator.ne,
-}
+OPERATORS = {**ARITHMETIC_OPERATORS, **COMPARISON_OPERATORS}
 
 
 @pytest.mark.parametrize("sym", OPERATORS)

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from standard_names import ARITHMETIC_OPERATORS
 from strategies import ALL_DTYPES as DTYPES
 from strategies import dtype_list, numpy_promote, views
 
@@ -285,15 +286,7 @@ def test_bool_of_one_element_arrays(shape, value):
     assert bool(sa.asarray(ref)) is bool(ref)
 
 
-BOOL_ARITHMETIC = {
-    "+": operator.add,
-    "-": operator.sub,
-    "*": operator.mul,
-    "/": operator.truediv,
-    "//": operator.floordiv,
-    "%": operator.mod,
-    "**": operator.pow,
-}
+BOOL_ARITHMETIC = ARITHMETIC_OPERATORS
 BOOL_INPLACE = {
     "+": operator.iadd,
     "-": operator.isub,
