@@ -14,12 +14,24 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import stridedarray as sa
 from stridedarray.bench import cubed_scaling, machine, report
 from stridedarray.bench.cli import select_cases
 from stridedarray.bench.machine import busy_warning, header_lines
 from stridedarray.bench.report import CSV_FIELDS, fmt_time
 from stridedarray.bench.scale_out import Params
 from stridedarray.bench.workloads import GRID_SIZES, all_cases
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _thread_counts_restored():
+    """The benchmark sets the process's thread counts (stridedarray's core and, through
+    threadpoolctl, every BLAS and OpenMP pool) for its runs; the tests here leave them as they
+    found them, so that later tests in the same process see the defaults."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    with threadpoolctl.threadpool_limits(limits=None):  # restores every pool on exit
+        yield
+    sa.set_num_threads(None)  # the default, which the rest of the suite runs with
 
 
 @pytest.fixture(scope="module")
