@@ -411,6 +411,27 @@ plain_array(PyObject *x)
     return a->flags & (SA_F_HUGE | SA_F_INEXACT) ? NULL : a;
 }
 
+/* An axis argument of flip and permute_dims: 1 with *j set when `p` is an exact int in
+ * [-nd, nd) (normalised), 0 when the Python path is to take the call (another type, out of
+ * range: it raises the specific error), -1 with an exception. */
+static int
+exact_axis(PyObject *p, int nd, int *j)
+{
+    if (!PyLong_CheckExact(p)) {
+        return 0;
+    }
+    int ovf;
+    long long v = PyLong_AsLongLongAndOverflow(p, &ovf);
+    if (v == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    if (ovf || v < -nd || v >= nd) {
+        return 0;
+    }
+    *j = (int)(v < 0 ? v + nd : v);
+    return 1;
+}
+
 int
 sa_fast_permute_dims(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                      PyObject **out)
@@ -433,19 +454,10 @@ sa_fast_permute_dims(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
     uint64_t seen = 0;  /* nd <= SA_MAXDIM = 64 bits */
     sa_desc d;
     for (int k = 0; k < nd; k++) {
-        PyObject *p = PyTuple_GET_ITEM(axes, k);
-        if (!PyLong_CheckExact(p)) {
-            return 0;
+        int j, r = exact_axis(PyTuple_GET_ITEM(axes, k), nd, &j);
+        if (r <= 0) {
+            return r;  /* not an exact int in range: the Python path says which axis is wrong */
         }
-        int ovf;
-        long long v = PyLong_AsLongLongAndOverflow(p, &ovf);
-        if (v == -1 && PyErr_Occurred()) {
-            return -1;
-        }
-        if (ovf || v < -nd || v >= nd) {
-            return 0;  /* the Python path says which axis is out of range */
-        }
-        int j = (int)(v < 0 ? v + nd : v);
         if (seen & ((uint64_t)1 << j)) {
             return 0;  /* not a permutation: the Python path says so */
         }
@@ -475,18 +487,10 @@ sa_fast_flip(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObjec
     }
     int nd = a->nd, only = -1;
     if (axis != Py_None) {
-        if (!PyLong_CheckExact(axis)) {
-            return 0;
+        int r = exact_axis(axis, nd, &only);
+        if (r <= 0) {
+            return r;  /* the Python path raises the axis error */
         }
-        int ovf;
-        long long v = PyLong_AsLongLongAndOverflow(axis, &ovf);
-        if (v == -1 && PyErr_Occurred()) {
-            return -1;
-        }
-        if (ovf || v < -nd || v >= nd) {
-            return 0;  /* the Python path raises the axis error */
-        }
-        only = (int)(v < 0 ? v + nd : v);
     }
     int empty = (a->flags & SA_F_EMPTY) != 0;
     sa_desc d;
