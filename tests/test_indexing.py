@@ -422,6 +422,37 @@ def test_views_of_strides_beyond_int64_match_numpy_values(step, shape, data):
         assert got._strides == x._strides
 
 
+class _StepThatChanges:
+    """A slice bound whose `__index__` answers 1 the first time and -1 after."""
+
+    def __init__(self):
+        self.reads = 0
+
+    def __index__(self):
+        self.reads += 1
+        return 1 if self.reads == 1 else -1
+
+
+@pytest.mark.parametrize("write", [False, True])
+def test_a_slice_step_is_read_once_on_the_exact_strides_path(write):
+    # Reliability 5, finding 4: views of a parent whose stride C holds inexactly re-read the
+    # slice's step to make their exact strides; a step answering 1 and then -1 gave x2's row
+    # reversed with the origin of step 1, reaching the parent's row before x2's.
+    base = np.arange(12.0).reshape(3, 4)
+    x = sa.asarray(base.copy())
+    x2 = x[2:, :][:: 2**62]  # shape (1, 4): a stride beyond the buffer
+    step = _StepThatChanges()
+    v = x2[:, ::step]
+    assert step.reads == 1
+    np.testing.assert_array_equal(np.asarray(v), base[2:, :])
+    assert v.strides[1] == 1
+    if write:
+        v[...] = -1.0
+        expected = base.copy()
+        expected[2] = -1.0
+        np.testing.assert_array_equal(np.asarray(x), expected)  # nothing outside x2 changed
+
+
 def test_an_extent_beyond_int64_is_refused_by_name():
     # Only the private constructor makes such an array (a broadcast beyond NumPy's reach);
     # indexing it says why, on both paths, instead of computing with extents C cannot hold.

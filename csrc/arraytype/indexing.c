@@ -48,10 +48,11 @@ has_big_extent(ArrayObject *a)
  * stride belongs to an axis of extent <= 1 or an empty array, where no index multiplies it,
  * so only the strides tuple shows it: each result stride is made again as the parent's exact
  * stride times the step (1 for an axis kept whole, 0 for a new axis). The items were walked
- * by basic_view (all valid); `used` is the axes they consume. Called off the common path. */
+ * by basic_view (all valid); `used` is the axes they consume, `steps` the slices' steps as
+ * basic_view read them, in order. Called off the common path. */
 static PyObject *
 make_exact_view(ArrayObject *a, const sa_desc *d, PyObject *const *items, Py_ssize_t nitems,
-                Py_ssize_t used)
+                Py_ssize_t used, const Py_ssize_t *steps)
 {
     PyObject *pstrides = sa_array_strides(a), *st = sa_array_storage(a);
     if (pstrides == NULL || st == NULL) {
@@ -62,7 +63,7 @@ make_exact_view(ArrayObject *a, const sa_desc *d, PyObject *const *items, Py_ssi
     if (shape == NULL || strides == NULL || origin == NULL) {
         goto done;
     }
-    int nd = a->nd, ax = 0, k = 0;
+    int nd = a->nd, ax = 0, k = 0, nslice = 0;
     for (Py_ssize_t i = 0; i <= nitems; i++) {
         PyObject *key = i < nitems ? items[i] : NULL;  /* NULL: the axes after the key */
         Py_ssize_t step = 1;
@@ -86,10 +87,9 @@ make_exact_view(ArrayObject *a, const sa_desc *d, PyObject *const *items, Py_ssi
             continue;
         }
         else {
-            Py_ssize_t start, stop;
-            if (PySlice_Unpack(key, &start, &stop, &step) < 0) {
-                goto done;
-            }
+            /* The step basic_view read: a slice's __index__ is not asked again (it may
+             * answer otherwise the second time). */
+            step = steps[nslice++];
             take = 1;
         }
         PyObject *m = PyLong_FromSsize_t(step);
@@ -192,7 +192,9 @@ basic_view(ArrayObject *a, PyObject *const *items, Py_ssize_t nitems, PyObject *
     /* C holds some parent stride as 0 (SA_F_INEXACT): the result's strides come from the
      * exact values (make_exact_view). */
     int exact = (a->flags & SA_F_INEXACT) != 0;
-    int ax = 0, out_nd = 0;
+    int ax = 0, out_nd = 0, nslice = 0;
+    /* Each slice's step as read here, once (at most `used` <= nd <= SA_MAXDIM slices). */
+    Py_ssize_t steps[SA_MAXDIM];
     for (Py_ssize_t i = 0; i < nitems; i++) {
         PyObject *k = items[i];
         if (k == Py_None) {
@@ -236,6 +238,7 @@ basic_view(ArrayObject *a, PyObject *const *items, Py_ssize_t nitems, PyObject *
         if (PySlice_Unpack(k, &start, &stop, &step) < 0) {
             return -1;
         }
+        steps[nslice++] = step;
         Py_ssize_t len = PySlice_AdjustIndices((Py_ssize_t)n, &start, &stop, step);
         int64_t ns;
         if (__builtin_mul_overflow(s, (int64_t)step, &ns)) {
@@ -268,7 +271,8 @@ basic_view(ArrayObject *a, PyObject *const *items, Py_ssize_t nitems, PyObject *
     d.nd = out_nd;
     d.wide = 0;
     d.origin = empty ? a->corigin : origin;
-    *out = exact ? make_exact_view(a, &d, items, nitems, used) : sa_make_view(a, &d, NULL);
+    *out = exact ? make_exact_view(a, &d, items, nitems, used, steps)
+                 : sa_make_view(a, &d, NULL);
     return *out == NULL ? -1 : 1;
 }
 

@@ -255,8 +255,8 @@ function_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         }
     }
     if (body == NULL) {
-        PyErr_Format(PyExc_ValueError, "NativeFunction: no C body for %.40R",
-                     PyTuple_GET_ITEM(args, 1));
+        /* `kind` as parsed: it may have come by keyword, and then `args` holds one item. */
+        PyErr_Format(PyExc_ValueError, "NativeFunction: no C body for '%.40s'", kind);
         return NULL;
     }
     NativeFunctionObject *fp =
