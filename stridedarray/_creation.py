@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any, Literal
 
 import numpy as np
@@ -167,13 +168,15 @@ def asarray(
             raise ValueError(f"asarray: obj cannot export its memory: {e}") from None
         if view is not None:
             arr = np.asarray(view)
+        elif (iview := _interface_view(obj)) is not None:
+            arr = iview  # a view of the producer's memory, as a buffer's
         else:
             if copy is False:
                 raise ValueError(
                     f"asarray(copy=False) cannot wrap a {type(obj).__name__} without copying it"
                 )
             arr = _from_python(obj, dtype)
-            copy = None  # already a fresh array
+            copy = None  # already an array of ours (a copy, or _own of what __array__ gave)
     if dtype is not None and arr.dtype != dtype.np:
         if copy is False:
             raise ValueError(
@@ -189,30 +192,87 @@ def asarray(
 _NUMBER = (bool, int, float, complex, np.bool_, np.number)
 
 
+def _own(arr: np.ndarray) -> np.ndarray:
+    """A base-class view of `arr` that nobody else holds: the storage an array takes of an
+    ndarray that came from outside (the caller's, or what an `__array__`, a DLPack import or a
+    NumPy function handed back). It shares arr's memory and has its geometry of now; the
+    caller may later assign arr.shape, arr.dtype or arr.strides, and an array must not change
+    with them (docs/reliability.md)."""
+    return _ndarray_view(arr, np.ndarray)
+
+
+_ndarray_view = np.ndarray.view
+
+
 class _InterfaceOf:
-    """Hands NumPy the one `__array_interface__` dict that `_checked_interface` looked at."""
+    """Hands NumPy one `__array_interface__` dict: the plain one `_interface_view` made."""
 
     def __init__(self, iface: dict) -> None:
         self.__array_interface__ = iface
 
 
-def _checked_interface(obj: Any) -> Any:
-    """`obj`, or, when its `__array_interface__` gives the memory as a buffer object (`data`
-    not a pointer tuple), a stand-in with that same dict once its extent is checked to fit in
-    the buffer: NumPy makes such a view without that check (shape `()`, typestr `'<f8'` and
-    6 bytes of data give an array reading 2 bytes past the buffer)."""
+def _index_tuple(v: Any, key: str) -> tuple[int, ...]:
+    """An interface's shape or strides as a tuple of Python ints, each entry read once."""
+    if not isinstance(v, tuple):
+        raise TypeError(
+            f"asarray: obj's __array_interface__[{key!r}] must be a tuple, got {type(v).__name__}"
+        )
+    return tuple([operator.index(n) for n in v])
+
+
+def _interface_view(obj: Any) -> np.ndarray | None:
+    """The ndarray that `obj.__array_interface__` describes, or None when obj has none.
+
+    The interface is read once, and what is checked is what is used: its dict is copied and
+    every value NumPy would read (shape and strides entries, offset, the pointer, the `data`
+    buffer's export) is made a plain value here, once. NumPy then builds its view from that
+    copy, so an `__index__` that answers 2 and then 65536, or a buffer that exports 16 bytes
+    and then 8, cannot make the array differ from what was checked. A view over a buffer must
+    lie inside it (NumPy does not check: shape `()`, typestr `'<f8'` and 6 bytes of data give
+    an array reading 2 bytes past the buffer); a raw pointer's extent is the producer's word,
+    as it is for NumPy."""
+    if getattr(type(obj), "__array_struct__", None) is not None:
+        return None  # NumPy reads that first: a pointer, the producer's word
     iface = getattr(obj, "__array_interface__", None)
-    if not isinstance(iface, dict) or iface.get("data") is None:
-        return obj
-    data = iface["data"]
+    if iface is None:
+        return None
+    if not isinstance(iface, dict):
+        raise TypeError(
+            f"asarray: obj's __array_interface__ must be a dict, got {type(iface).__name__}"
+        )
+    raw = dict.copy(iface)  # the dict's own entries, as NumPy reads them (no overridden get)
+    plain: dict[str, Any] = {"version": 3}
+    for key in ("typestr", "descr", "mask"):
+        if key in raw:
+            plain[key] = raw[key]
+    if "shape" in raw:
+        plain["shape"] = _index_tuple(raw["shape"], "shape")
+    if raw.get("strides") is not None:
+        plain["strides"] = _index_tuple(raw["strides"], "strides")
+    data = raw.get("data")
+    buf = None
     if isinstance(data, tuple):
-        return obj  # a raw pointer: its size is the producer's word
-    stand_in = _InterfaceOf(iface)
-    try:
-        view, buf = np.asarray(stand_in), np.frombuffer(data, np.uint8)
-    except Exception:
-        return stand_in  # NumPy refuses it again, in the caller's error handling
-    if view.size:
+        if len(data) != 2:
+            raise TypeError(
+                "asarray: obj's __array_interface__['data'] must be a buffer or a "
+                f"(pointer, read_only) pair, got a tuple of {len(data)} items"
+            )
+        plain["data"] = (operator.index(data[0]), bool(data[1]))
+    else:
+        # The buffer (obj's own for data None) exported once; NumPy views this export.
+        try:
+            buf = np.frombuffer(memoryview(obj if data is None else data), np.uint8)
+        except (TypeError, ValueError, BufferError) as e:
+            which = "obj" if data is None else "its 'data'"
+            raise TypeError(
+                f"asarray: obj's __array_interface__ gives no pointer and {which} cannot "
+                f"export a contiguous buffer: {e}"
+            ) from None
+        plain["data"] = buf
+        if "offset" in raw:
+            plain["offset"] = operator.index(raw["offset"])
+    view = np.asarray(_InterfaceOf(plain))
+    if buf is not None and view.size:
         lo, hi = np.lib.array_utils.byte_bounds(view)
         start = buf.ctypes.data
         if lo < start or hi > start + buf.size:
@@ -221,7 +281,7 @@ def _checked_interface(obj: Any) -> Any:
                 f"{view.shape} at byte {lo - start} to {hi - start} of its data buffer, which "
                 f"holds {buf.size} bytes; give a shape, strides and offset that fit the buffer"
             )
-    return stand_in
+    return view
 
 
 _TOO_DEEP = (
@@ -232,35 +292,56 @@ _TOO_DEEP = (
 
 def _frozen(obj: Any, path: set[int] | None = None) -> Any:
     """`obj` with every list and tuple in it (exact types) copied into a new tuple, holding
-    each item.
+    each item, and every item with an `__array_interface__` replaced by the view
+    `_interface_view` checked.
 
     NumPy reads a list's items without holding them while it converts: an element whose
     `__len__`, `__float__` or `__index__` clears or grows that list makes it read freed
     objects (NumPy 2.4 crashes). What it is given now cannot change: only the copies' items
     are read, and they stay alive. A list that contains itself raises here: NumPy would walk
-    its every path to 64 levels (5 references to itself: 5**64 visits)."""
+    its every path to 64 levels (5 references to itself: 5**64 visits). An element's
+    `__array_interface__` is read here once, and its extent checked, as asarray's own."""
     t = type(obj)
     if t is not list and t is not tuple:
         return obj
     items = tuple(obj)  # an exact list or tuple: no Python code runs
+    nested = False
     for v in items:
         tv = type(v)
         if tv is list or tv is tuple:
+            nested = True
+        elif tv not in _PLAIN_LEAVES:
             break
     else:
-        return items
+        if not nested:
+            return items
     path = set() if path is None else path
     if id(obj) in path or len(path) > 64:
         raise ValueError(_TOO_DEEP)
     path.add(id(obj))
-    out = tuple([_frozen(v, path) for v in items])
+    out = tuple([_frozen(v, path) if type(v) in (list, tuple) else _leaf(v) for v in items])
     path.discard(id(obj))
     return out
 
 
+# Leaves NumPy converts by value, with no interface to read.
+_PLAIN_LEAVES = frozenset({bool, int, float, complex, str, bytes, type(None)})
+
+
+def _leaf(v: Any) -> Any:
+    """A sequence's element as NumPy is to read it: one with an `__array_interface__` as the
+    view that describes, read once and checked (NumPy would read the interface itself,
+    unchecked)."""
+    if type(v) in _PLAIN_LEAVES or isinstance(v, (np.ndarray, np.generic)):
+        return v
+    view = _interface_view(v)
+    return v if view is None else view
+
+
 def _from_python(obj: Any, dtype: DType | None) -> np.ndarray:
-    """A fresh ndarray from a Python scalar or nested sequence, with the standard's defaults."""
-    obj = _frozen(_checked_interface(obj))
+    """A fresh ndarray from a Python scalar or nested sequence, with the standard's defaults
+    (or, from an object's `__array__`, a view of what it returned that only we hold)."""
+    obj = _frozen(obj)
     default = _default_dtype_for(obj)
     target = dtype or default
     try:
@@ -269,8 +350,8 @@ def _from_python(obj: Any, dtype: DType | None) -> np.ndarray:
                 info = np.iinfo(target.np)
                 if not info.min <= obj <= info.max:
                     raise OverflowError(f"Python int {obj} is out of range for {target.name}")
-            return np.asarray(obj, dtype=target.np)
-        arr = np.asarray(obj)
+            return _own_result(np.asarray(obj, dtype=target.np), obj)
+        arr = _own_result(np.asarray(obj), obj)
         if arr.dtype == np.uint64:
             # NumPy infers uint64 for ints in [2**63, 2**64); the standard's default is int64.
             raise OverflowError(
@@ -308,6 +389,15 @@ def _from_python(obj: Any, dtype: DType | None) -> np.ndarray:
             f"or complex (or nested sequences of them); got {where}{what}"
         )
     return arr
+
+
+def _own_result(arr: np.ndarray, obj: Any) -> np.ndarray:
+    """NumPy's conversion `arr` of `obj`, as storage an array may take: a sequence or a
+    scalar was copied into a new ndarray; anything else (an `__array__`, which may hand back
+    an ndarray its owner keeps) gives a view only we hold."""
+    if type(obj) is tuple or type(obj) in _PLAIN_LEAVES:
+        return arr
+    return _own(arr)
 
 
 def _check_fill(value: Any, dtype: DType) -> None:
@@ -390,7 +480,7 @@ def _full(func: str, shape: tuple[int, ...], fill_value: Any, dtype: DType | Non
     and its value converted by `astype`'s rule; a NumPy scalar gives its dtype as the default
     and fills as the Python scalar of its value (an integer that does not fit raises)."""
     if isinstance(fill_value, np.ndarray):
-        fill_value = _from_ndarray(fill_value, None)
+        fill_value = _from_ndarray(_own(fill_value), None)
     if isinstance(fill_value, Array):
         if fill_value.ndim != 0:
             raise ValueError(
@@ -648,7 +738,8 @@ def _import_dlpack(x: Any, copy: bool | None, func: str) -> np.ndarray:
     x.__dlpack__() returned and what is accepted."""
     producer = _Producer(x)
     try:
-        return np.from_dlpack(producer, copy=copy)
+        # NumPy makes a new ndarray of the capsule; _own keeps that true whatever it returns.
+        return _own(np.from_dlpack(producer, copy=copy))
     except ValueError as e:
         if "PyCapsule" not in str(e) or not producer.returned:
             raise

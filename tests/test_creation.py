@@ -129,6 +129,111 @@ def test_asarray_of_an_array_interface_that_fits_its_buffer():
     np.testing.assert_array_equal(np.asarray(sa.asarray(obj)), np.asarray(obj))
 
 
+class _Changing:
+    """An integer whose `__index__` answers `first` the first time and `later` after (or
+    raises `first` when it is an exception): what a producer that lies on a second reading
+    gives."""
+
+    def __init__(self, first, later):
+        self.first, self.later, self.reads = first, later, 0
+
+    def __index__(self):
+        self.reads += 1
+        if self.reads == 1:
+            if isinstance(self.first, BaseException):
+                raise self.first
+            return self.first
+        return self.later
+
+
+class _LiveInterface:
+    """`__array_interface__` as a property: a new dict, from the same entries, on every
+    reading."""
+
+    def __init__(self, **entries):
+        self.entries, self.readings = entries, 0
+
+    @property
+    def __array_interface__(self):
+        self.readings += 1
+        return {"version": 3, **self.entries}
+
+
+@pytest.mark.parametrize("where", ["shape", "strides", "offset"])
+def test_asarray_reads_an_array_interface_once_and_uses_what_it_checked(where):
+    # Reliability 5, finding 1: the extent was checked on one reading of the interface and
+    # the array made from a second one; a shape entry answering 2 and then 65536 gave a
+    # 65,536-element array over a 16-byte bytearray (x[...] = 1.0 crashed).
+    buf = bytearray(16)
+    entries = {"shape": (2,), "typestr": "<f8", "data": buf}
+    huge = {"shape": 65536, "strides": -8, "offset": 4096}[where]
+    fair = {"shape": 2, "strides": 8, "offset": 0}[where]
+    liar = _Changing(fair, huge)
+    entries[where] = (liar,) if where != "offset" else liar
+    obj = _LiveInterface(**entries)
+    x = sa.asarray(obj)
+    assert (obj.readings, liar.reads) == (1, 1)
+    assert x.shape == (2,) and x.dtype is sa.float64
+    x[...] = 1.0
+    assert bytes(buf) == np.ones(2).tobytes()  # the array is the 16 bytes of buf
+
+
+def test_asarray_passes_on_an_array_interface_that_raises_on_its_first_reading():
+    # Reliability 5, finding 1: the check read the interface, swallowed the exception and
+    # went on without checking; NumPy's own reading then got 65536.
+    liar = _Changing(RuntimeError("the producer's error"), 65536)
+    obj = _LiveInterface(shape=(liar,), typestr="<f8", data=bytearray(16))
+    with pytest.raises(RuntimeError, match="the producer's error"):
+        sa.asarray(obj)
+    assert liar.reads == 1
+
+
+def test_asarray_checks_the_dict_that_numpy_reads_not_its_overridden_get():
+    class Lying(dict):  # a raw pointer to Python code, a buffer to NumPy (which reads the
+        def get(self, key, default=None):  # dict's own entries)
+            return (0, True) if key == "data" else super().get(key, default)
+
+        def __getitem__(self, key):
+            return (0, True) if key == "data" else super().__getitem__(key)
+
+    buf = bytearray(16)
+    obj = _Interface(Lying(shape=(4096,), typestr="<f8", version=3, data=buf))
+    with pytest.raises(ValueError, match="holds 16 bytes"):
+        sa.asarray(obj)
+
+
+@pytest.mark.parametrize("nest", [lambda o: [o], lambda o: [[o, o]], lambda o: (1.0, o)])
+def test_asarray_checks_an_array_interface_inside_a_sequence(nest):
+    # NumPy copies each element of a list from the view its interface describes, unchecked.
+    buf = bytearray(16)
+    big = _Interface({"shape": (2,), "typestr": "<f8", "version": 3, "data": buf})
+    x = sa.asarray([big, big])
+    np.testing.assert_array_equal(np.asarray(x), np.zeros((2, 2)))
+    bad = _Interface({"shape": (4096,), "typestr": "<f8", "version": 3, "data": buf})
+    if nest(bad) == (1.0, bad):
+        bad = _Interface({"shape": (), "typestr": "<f8", "version": 3, "data": bytearray(6)})
+    with pytest.raises(ValueError, match="holds (16|6) bytes"):
+        sa.asarray(nest(bad))
+
+
+def test_asarray_of_an_array_interface_with_data_none_needs_objs_buffer():
+    # data None: the memory is obj's own buffer. An object with a buffer is taken as a buffer
+    # before its interface (NumPy's order too); one without has no memory to view.
+    obj = _Interface({"shape": (65536,), "typestr": "<f8", "version": 3, "data": None})
+    with pytest.raises(TypeError, match="cannot export a contiguous buffer"):
+        sa.asarray(obj)
+
+
+def test_asarray_of_an_array_interface_is_a_view_that_copy_controls():
+    buf = bytearray(np.arange(2.0).tobytes())
+    obj = _Interface({"shape": (2,), "typestr": "<f8", "version": 3, "data": buf})
+    v = sa.asarray(obj, copy=False)
+    c = sa.asarray(obj, copy=True)
+    assert _shares(v, np.frombuffer(buf))
+    assert not _shares(c, np.frombuffer(buf))
+    np.testing.assert_array_equal(np.asarray(c), [0.0, 1.0])
+
+
 def test_asarray_from_a_dlpack_producer():
     class Producer:  # DLPack only, no buffer protocol or array interface
         def __init__(self, a):
@@ -845,6 +950,19 @@ def test_asarray_of_a_list_holding_itself_several_times_raises_at_once(width):
         sa.asarray(loop)
     with pytest.raises(ValueError, match="contains itself"):
         sa.asarray([[1.0, 2.0], (loop, loop)], dtype=sa.float32)
+
+
+def test_native_function_names_an_unknown_kind_given_by_keyword():
+    # Reliability 5, finding 5: the message read the kind from the positional arguments, one
+    # past their end when it came by keyword.
+    for args, kwargs in (
+        ((len, "nope"), {}),
+        ((len,), {"kind": "nope"}),
+        ((), {"fallback": len, "kind": "nope"}),
+    ):
+        with pytest.raises(ValueError, match="no C body for 'nope'"):
+            NativeFunction(*args, **kwargs)
+    assert NativeFunction(fallback=sa.asarray, kind="asarray")([1.0]).shape == (1,)
 
 
 # -- full and asarray in C (csrc/arraytype/creation.c, wrapped by NativeFunction) against
