@@ -32,6 +32,8 @@ import numpy as np
 from ._array import Array, _wrap
 from ._dtypes import from_numpy_dtype
 
+_own: Any = np.ndarray.view  # _own(r): r's base-class view (r is an exact ndarray here)
+
 __all__: list[str] = []  # Array's two methods below, bound onto it by _bind
 
 # Types we convert ourselves; any other argument type that defines the protocol is deferred to.
@@ -111,9 +113,16 @@ def _supported(npdt: np.dtype) -> bool:
 
 
 def _to_ours(r: Any) -> Any:
-    """NumPy's result with its arrays and scalars of standard dtypes as stridedarray arrays."""
+    """NumPy's result with its arrays and scalars of standard dtypes as stridedarray arrays.
+
+    An ndarray result becomes an array over a view of it that only we hold, never over the
+    ndarray itself: NumPy may hand back an argument as it is (`np.asarray(a, like=x)`,
+    `np.atleast_1d(x, a)`, an `__array__` that returns its own ndarray), and its owner may
+    later assign its shape or dtype (docs/reliability.md)."""
     t = type(r)
-    if t is np.ndarray or isinstance(r, np.generic):
+    if t is np.ndarray:
+        return _wrap(_own(r)) if _supported(r.dtype) else r
+    if isinstance(r, np.generic):
         return _wrap(r) if _supported(r.dtype) else r
     if t is list:
         return [_to_ours(o) for o in r]

@@ -508,6 +508,50 @@ class _Foreign:
         return "foreign function"
 
 
+class _Holder:
+    """An object whose `__array__` hands out the ndarray it keeps (as pandas and xarray do)."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __array__(self, dtype=None, copy=None):
+        return self.a
+
+
+# Every way an ndarray from outside reaches an array: NEP 18 results that are an argument as
+# it is, `__array__`, asarray, DLPack, full's 0-d fill value.
+_CALLERS_NDARRAY_ROUTES = {
+    "asarray(like=)": lambda x, a: np.asarray(a, like=x),
+    "ascontiguousarray(like=)": lambda x, a: np.ascontiguousarray(a, like=x),
+    "atleast_1d": lambda x, a: np.atleast_1d(x, a)[1],
+    "asarray(__array__, like=)": lambda x, a: np.asarray(_Holder(a), like=x),
+    "sa.asarray(__array__)": lambda x, a: sa.asarray(_Holder(a)),
+    "sa.asarray(__array__, dtype=)": lambda x, a: sa.asarray(_Holder(a), dtype=sa.float64),
+    "sa.asarray": lambda x, a: sa.asarray(a),
+    "sa.asarray(strided)": lambda x, a: sa.asarray(a[::-1])[::-1],
+    "sa.from_dlpack": lambda x, a: sa.from_dlpack(a),
+}
+
+
+@pytest.mark.parametrize("route", _CALLERS_NDARRAY_ROUTES.values(), ids=_CALLERS_NDARRAY_ROUTES)
+def test_no_array_takes_the_callers_ndarray_as_its_storage(route):
+    # Reliability 5, finding 3: these wrapped the caller's ndarray itself, so that after
+    # `a.shape = (2, 4)`, y + 1.0 had shape (2, 4) while y.shape was (8,), and after a dtype
+    # change the values were garbage. The array views a's memory (zero-copy) with the
+    # geometry a had when it was made (docs/reliability.md).
+    x = sa.asarray([1.0])
+    a = np.arange(8.0)
+    y = route(x, a)
+    assert isinstance(y, sa.Array) and y.shape == (8,)
+    assert np.shares_memory(np.asarray(y), a)
+    a.shape = (2, 4)
+    a.dtype = np.int64  # the same bytes, read as integers
+    assert y.shape == (8,) and y.dtype is sa.float64
+    np.testing.assert_array_equal(np.asarray(y + 1.0), np.arange(8.0) + 1.0)
+    np.testing.assert_array_equal(np.asarray(y), np.arange(8.0))
+    assert float(sa.sum(y)) == 28.0
+
+
 def test_other_libraries_arrays_are_deferred_to():
     x = sa.ones(2)
     assert np.add(x, _Foreign()) == "foreign ufunc"
