@@ -213,6 +213,71 @@ def test_quiet_state_is_silent_and_restores_the_callers() -> None:
     assert np.geterr() == before
 
 
+class _KeepdimsThatSetsErrors:
+    """A keepdims whose truth runs the caller's Python code: it records a context variable
+    and sets NumPy's error state to raise."""
+
+    def __init__(self, var: contextvars.ContextVar) -> None:
+        self.var, self.seen = var, []
+
+    def __bool__(self) -> bool:
+        self.seen.append(self.var.get("not the caller's context"))
+        np.seterr(all="raise")
+        return True
+
+    def __index__(self) -> int:
+        return int(self.__bool__())
+
+
+def test_the_callers_code_never_runs_inside_the_shared_quiet_context() -> None:
+    # Reliability 5, finding 4: sum(x, keepdims=K()) ran K's code inside the thread's shared
+    # quiet context: it could not see the caller's context variables, and its np.seterr
+    # became the state of every later quiet call there (x / 0.0 raised from then on). An
+    # error state of its own keeps a failure here from reaching other tests.
+    var: contextvars.ContextVar = contextvars.ContextVar("caller")
+    x = sa.asarray([1.0, 2.0])
+    with np.errstate(divide="warn", over="warn", invalid="warn", under="ignore"):
+        outer = np.geterr()
+        token = var.set("the caller's")
+        k = _KeepdimsThatSetsErrors(var)
+        np.testing.assert_array_equal(np.asarray(sa.sum(x, keepdims=k)), [3.0])
+        var.reset(token)
+        assert k.seen and set(k.seen) == {"the caller's"}
+        assert np.geterr() == outer  # the call's state is the caller's again after it
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            for _ in range(2):
+                r = np.asarray(x / 0.0)
+                assert np.isinf(r).all()
+                assert np.isnan(float(sa.sum(sa.asarray([np.inf, -np.inf]))))
+
+
+def test_quiet_call_enters_the_shared_context_only_for_numpys_ufuncs_on_numbers() -> None:
+    # The private _quiet_call is reachable from Python: a callable that is not a ufunc, an
+    # object array (its loop calls Python) and np.frompyfunc's ufuncs run in the caller's
+    # context, where they see its variables, with the quiet state set.
+    var: contextvars.ContextVar = contextvars.ContextVar("caller")
+    token = var.set("the caller's")
+    try:
+        seen: list = []
+
+        def f(*args):
+            seen.append(var.get("not the caller's context"))
+            return np.geterr()["divide"]
+
+        class Obj:
+            def __add__(self, other):
+                seen.append(var.get("not the caller's context"))
+                return self
+
+        assert _fpe.call(f, 1.0) == "ignore"
+        _fpe.call(np.frompyfunc(f, 1, 1), np.ones(2))
+        _fpe.call(np.add, np.array([Obj()], dtype=object), 1)
+        assert seen == ["the caller's"] * 4
+    finally:
+        var.reset(token)
+
+
 def test_quiet_state_per_thread() -> None:
     errors: list[BaseException] = []
 

@@ -1,6 +1,8 @@
 /* The quiet floating-point state (docs/array.md, "The array type"): NumPy ufunc calls with
  * floating-point warnings off, as stridedarray._fpe gives the Python paths, for the operators
- * (operators.c) and for the Python paths' own ufunc calls (_quiet_call).
+ * (operators.c) and for the Python paths' own ufunc calls (_quiet_call). Only calls that
+ * run no Python code enter the shared quiet context (fpe.h, plain_call); the others set the
+ * quiet state in the caller's own context.
  */
 #include "fpe.h"
 
@@ -8,11 +10,12 @@ PyObject *sa_fpe_var = NULL;
 PyObject *sa_fpe_quiet = NULL;
 PyObject *sa_fpe_learn = NULL;
 PyObject *sa_fpe_contexts = NULL;
+PyObject *sa_fpe_ufunc_type = NULL;
 
 /* _quiet_call(f, *args, **kwargs): f(*args, **kwargs) under the quiet floating-point state,
- * for the Python paths (stridedarray._fpe.call). f must be a NumPy ufunc or one of its
- * methods: C code that runs no Python code, as the prepared context holds no other
- * variable. */
+ * for the Python paths (stridedarray._fpe.call). f is meant to be a NumPy ufunc or one of
+ * its methods; a call that could run Python code (another callable, an argument of another
+ * type) runs in the caller's own context with the quiet state set (fpe.h, plain_call). */
 PyObject *
 sa_quiet_call(PyObject *mod, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {

@@ -6,6 +6,12 @@
 
 #include "arraytype.h"
 
+/* The ufunc object's layout only (ntypes, nargs, types), read by plain_call below; none of
+ * the ufunc C API is called, so it is not imported. */
+#define NO_IMPORT_UFUNC
+#define PY_UFUNC_UNIQUE_SYMBOL sa_arraytype_UFUNC_API
+#include <numpy/ufuncobject.h>
+
 /* Set by the hand-over (arraytype.c, _connect), NULL until then. */
 extern PyObject *sa_fpe_var;       /* NumPy's error-state ContextVar */
 extern PyObject *sa_fpe_quiet;     /* dict: outer state -> quiet state (_fpe._QUIET_OF) */
@@ -34,6 +40,91 @@ extern PyObject *sa_fpe_contexts;  /* dict: outer state -> its prepared quiet co
 #else
 #define SHARE_CONTEXTS 1
 #endif
+
+extern PyObject *sa_fpe_ufunc_type; /* type(numpy.add), looked up on first use */
+
+/* The caller's Python code never runs inside the shared quiet context (docs/reliability.md):
+ * it cannot see the caller's context variables there, and a np.seterr it made would become
+ * every later quiet call's state. So only a call that runs no Python code may enter it: a
+ * NumPy ufunc (or a method of one) that has a loop not over Python objects (np.frompyfunc's
+ * calls Python for each element), on exact ndarrays of numbers, exact Python and NumPy
+ * numbers, None, strings, dtypes of numbers and exact tuples of these. Anything else (an
+ * object whose __index__ or __bool__ answers keepdims=, a subclass, an object array) takes
+ * the set-and-reset way, in the caller's own context. */
+static inline int
+plain_value(PyObject *v, int depth)
+{
+    PyTypeObject *t = Py_TYPE(v);
+    if (t == &PyArray_Type) {
+        int tn = PyArray_TYPE((PyArrayObject *)v);
+        return PyTypeNum_ISNUMBER(tn) || tn == NPY_BOOL;
+    }
+    if (v == Py_None || t == &PyFloat_Type || t == &PyLong_Type || t == &PyBool_Type
+        || t == &PyComplex_Type || t == &PyUnicode_Type) {
+        return 1;
+    }
+    if (PyArray_DescrCheck(v)) {
+        int tn = ((PyArray_Descr *)v)->type_num;
+        return PyTypeNum_ISNUMBER(tn) || tn == NPY_BOOL;
+    }
+    if (PyArray_IsScalar(v, Number) || PyArray_IsScalar(v, Bool)) {
+        return !(t->tp_flags & Py_TPFLAGS_HEAPTYPE); /* NumPy's own, not a Python subclass */
+    }
+    if (t == &PyTuple_Type && depth == 0) {
+        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(v); k++) {
+            if (!plain_value(PyTuple_GET_ITEM(v, k), 1)) {
+                return 0;
+            }
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* 1 when uf(args) runs no Python code (the rule above), 0 when it may, -1 with an error. */
+static inline int
+plain_call(PyObject *uf, PyObject *const *args, Py_ssize_t n, PyObject *kwnames)
+{
+    PyObject *ut = SA_LAZY_LOAD(sa_fpe_ufunc_type);
+    if (ut == NULL) {
+        PyObject *np = PyImport_ImportModule("numpy");
+        if (np == NULL) {
+            return -1;
+        }
+        PyObject *add = PyObject_GetAttrString(np, "add");
+        Py_DECREF(np);
+        if (add == NULL) {
+            return -1;
+        }
+        /* kept for the process, as NumPy's module is; the first to publish wins */
+        ut = sa_lazy_publish(&sa_fpe_ufunc_type, Py_NewRef((PyObject *)Py_TYPE(add)));
+        Py_DECREF(add);
+    }
+    PyObject *self = PyCFunction_Check(uf) ? PyCFunction_GET_SELF(uf) : uf;
+    if (self == NULL || Py_TYPE(self) != (PyTypeObject *)ut) {
+        return 0;
+    }
+    PyUFuncObject *u = (PyUFuncObject *)self;
+    if (u->ntypes > 0) {
+        int numeric = 0;
+        for (int i = 0; i < u->ntypes && !numeric; i++) {
+            numeric = 1;
+            for (int j = 0; j < u->nargs; j++) {
+                numeric &= u->types[i * u->nargs + j] != NPY_OBJECT;
+            }
+        }
+        if (!numeric) {
+            return 0;
+        }
+    }
+    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    for (Py_ssize_t k = 0; k < n + nkw; k++) {
+        if (!plain_value(args[k], 0)) {
+            return 0;
+        }
+    }
+    return 1;
+}
 
 /* The quiet state for the current outer state `outer` (new reference). */
 static inline PyObject *
@@ -120,7 +211,8 @@ sa_call_quietly(PyObject *uf, PyObject *const *args, size_t nargsf, PyObject *kw
         return NULL;
     }
     PyObject *ctx = NULL;
-    if (SHARE_CONTEXTS && (ctx = quiet_context(outer)) == NULL) {
+    int plain = SHARE_CONTEXTS ? plain_call(uf, args, PyVectorcall_NARGS(nargsf), kwnames) : 0;
+    if (plain < 0 || (plain && (ctx = quiet_context(outer)) == NULL)) {
         Py_DECREF(outer);
         return NULL;
     }
@@ -139,7 +231,7 @@ sa_call_quietly(PyObject *uf, PyObject *const *args, size_t nargsf, PyObject *kw
             PyErr_Restore(et, ev, tb);
         }
     }
-    else {  /* entered by another thread (see above), or no shared contexts */
+    else {  /* entered by another thread (see above), no shared contexts, or not plain */
         PyErr_Clear();
         PyObject *q = quiet_state(outer);
         r = q == NULL ? NULL : call_with_state_set(uf, args, nargsf, kwnames, q);
