@@ -154,11 +154,14 @@ def asarray(
         arr = np.ndarray.view(obj, np.ndarray)
     elif isinstance(obj, np.generic):
         arr = np.asarray(obj)
-    elif hasattr(obj, "__dlpack__") and not hasattr(obj, "__array_interface__"):
-        # A DLPack producer (e.g. another library's tensor): import it without a copy.
-        arr = _import_dlpack(obj, copy, "asarray")
-        if copy:
-            copy = None  # the import already copied
+    elif hasattr(obj, "__dlpack__"):
+        # A DLPack producer (e.g. another library's tensor): import it without a copy, unless
+        # it describes its memory by an array interface too (read here once, and used).
+        arr = _interface_view(obj)
+        if arr is None:
+            arr = _import_dlpack(obj, copy, "asarray")
+            if copy:
+                copy = None  # the import already copied
     else:
         try:
             view = memoryview(obj)

@@ -139,11 +139,10 @@ class _Changing:
 
     def __index__(self):
         self.reads += 1
-        if self.reads == 1:
-            if isinstance(self.first, BaseException):
-                raise self.first
-            return self.first
-        return self.later
+        answer = self.first if self.reads == 1 else self.later
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
 
 
 class _LiveInterface:
@@ -159,8 +158,9 @@ class _LiveInterface:
         return {"version": 3, **self.entries}
 
 
+@pytest.mark.parametrize("later", ["huge", "raises"])
 @pytest.mark.parametrize("where", ["shape", "strides", "offset"])
-def test_asarray_reads_an_array_interface_once_and_uses_what_it_checked(where):
+def test_asarray_reads_an_array_interface_once_and_uses_what_it_checked(where, later):
     # Reliability 5, finding 1: the extent was checked on one reading of the interface and
     # the array made from a second one; a shape entry answering 2 and then 65536 gave a
     # 65,536-element array over a 16-byte bytearray (x[...] = 1.0 crashed).
@@ -168,7 +168,7 @@ def test_asarray_reads_an_array_interface_once_and_uses_what_it_checked(where):
     entries = {"shape": (2,), "typestr": "<f8", "data": buf}
     huge = {"shape": 65536, "strides": -8, "offset": 4096}[where]
     fair = {"shape": 2, "strides": 8, "offset": 0}[where]
-    liar = _Changing(fair, huge)
+    liar = _Changing(fair, huge if later == "huge" else RuntimeError("a second reading"))
     entries[where] = (liar,) if where != "offset" else liar
     obj = _LiveInterface(**entries)
     x = sa.asarray(obj)
@@ -176,6 +176,36 @@ def test_asarray_reads_an_array_interface_once_and_uses_what_it_checked(where):
     assert x.shape == (2,) and x.dtype is sa.float64
     x[...] = 1.0
     assert bytes(buf) == np.ones(2).tobytes()  # the array is the 16 bytes of buf
+
+
+def test_asarray_uses_the_interface_as_read_when_reading_it_changes_it():
+    # An entry's __index__ that rewrites the producer's dict (a bigger shape, another buffer)
+    # changes nothing: the dict was copied before any entry was read.
+    buf = bytearray(16)
+    iface = {"typestr": "<f8", "version": 3, "data": buf}
+
+    class Rewrites:
+        def __index__(self):
+            iface["shape"], iface["data"] = (65536,), bytearray(8)
+            return 2
+
+    iface["shape"] = (Rewrites(),)
+    x = sa.asarray(_Interface(iface))
+    x[...] = 3.0
+    assert x.shape == (2,) and bytes(buf) == np.full(2, 3.0).tobytes()
+
+
+def test_asarray_of_a_dlpack_producer_with_an_array_interface_reads_it_once():
+    buf = bytearray(np.arange(2.0).tobytes())
+    liar = _Changing(2, 65536)
+
+    class Both(_LiveInterface):
+        def __dlpack__(self, **kwargs):
+            raise AssertionError("the array interface is used")
+
+    obj = Both(shape=(liar,), typestr="<f8", data=buf)
+    np.testing.assert_array_equal(np.asarray(sa.asarray(obj)), [0.0, 1.0])
+    assert (obj.readings, liar.reads) == (1, 1)
 
 
 def test_asarray_passes_on_an_array_interface_that_raises_on_its_first_reading():
