@@ -157,8 +157,10 @@ def asarray(
     elif hasattr(obj, "__dlpack__"):
         # A DLPack producer (e.g. another library's tensor): import it without a copy, unless
         # it describes its memory by an array interface too (read here once, and used).
-        arr = _interface_view(obj)
-        if arr is None:
+        iface_view = _interface_view(obj)
+        if iface_view is not None:
+            arr = iface_view
+        else:
             arr = _import_dlpack(obj, copy, "asarray")
             if copy:
                 copy = None  # the import already copied
