@@ -707,3 +707,71 @@ def test_reshape_minus_one_copy_false_still_refuses() -> None:
     np.testing.assert_array_equal(
         np.asarray(sa.reshape(x, (-1,))), np.arange(6.0).reshape(2, 3).T.reshape(-1)
     )
+
+
+class _Counted:
+    """An integer argument whose every reading is counted (`__index__` and `__bool__`)."""
+
+    def __init__(self, value):
+        self.value, self.reads = value, 0
+
+    def __index__(self):
+        self.reads += 1
+        return self.value
+
+    def __bool__(self):
+        self.reads += 1
+        return bool(self.value)
+
+
+# (call, the integer arguments it takes, NumPy's answer): each argument is a _Counted.
+_ONCE = {
+    "x[a:b:c]": (lambda x, a, b, c: x[a:b:c], (1, 3, 1), lambda n: n[1:3:1]),
+    "x[:, ::c]": (lambda x, c: x[:, ::c], (-1,), lambda n: n[:, ::-1]),
+    "x[i, np.int64]": (lambda x, i: x[i, np.int64(1)], (1,), lambda n: n[1, 1, ...]),
+    "inexact x[::c]": (
+        lambda x, c: x[:1][:: 2**62][:, ::c],
+        (-1,),
+        lambda n: n[:1, ::-1],
+    ),
+    "permute_dims": (
+        lambda x, a, b: sa.permute_dims(x, (a, b)),
+        (1, 0),
+        lambda n: n.T,
+    ),
+    "flip": (lambda x, a: sa.flip(x, axis=a), (1,), lambda n: n[:, ::-1]),
+    "reshape": (lambda x, a, b: sa.reshape(x, (a, b)), (4, 3), lambda n: n.reshape(4, 3)),
+    "expand_dims": (lambda x, a: sa.expand_dims(x, axis=a), (0,), lambda n: n[None]),
+    "squeeze": (lambda x, a: sa.squeeze(x[:1], axis=a), (0,), lambda n: n[0]),
+    "moveaxis": (lambda x, a, b: sa.moveaxis(x, a, b), (0, 1), lambda n: n.T),
+    "take": (lambda x, a: sa.take(x, sa.asarray([0]), axis=a), (1,), lambda n: n[:, :1]),
+    "sum keepdims": (
+        lambda x, k: sa.sum(x, axis=1, keepdims=k),
+        (1,),
+        lambda n: n.sum(1, keepdims=True),
+    ),
+    "max keepdims": (lambda x, k: sa.max(x, keepdims=k), (1,), lambda n: n.max(keepdims=True)),
+    "tril": (lambda x, k: sa.tril(x, k=k), (1,), lambda n: np.tril(n, 1)),
+    "roll": (lambda x, s: sa.roll(x, s, axis=1), (1,), lambda n: np.roll(n, 1, axis=1)),
+}
+
+
+@pytest.mark.parametrize("name", _ONCE)
+@pytest.mark.parametrize("write", [False, True])
+def test_every_integer_argument_is_read_once(name, write):
+    # Reliability 5: a value read twice may answer differently the second time (a slice's
+    # step answered 1 then -1 on the exact-strides path: the view reached outside its parent).
+    call, values, want = _ONCE[name]
+    ref = np.arange(12.0).reshape(3, 4)
+    x = sa.asarray(ref.copy())
+    args = [_Counted(v) for v in values]
+    got = call(x, *args)
+    assert [a.reads for a in args] == [1] * len(args)
+    np.testing.assert_array_equal(np.asarray(got), want(ref))
+    if write and name.startswith(("x[", "inexact")):
+        args = [_Counted(v) for v in values]
+        key_view = call(x, *args)
+        key_view[...] = -1.0
+        expected = ref.copy()
+        want(expected)[...] = -1.0
+        np.testing.assert_array_equal(np.asarray(x), expected)
