@@ -225,6 +225,9 @@ def _index_tuple(v: Any, key: str) -> tuple[int, ...]:
     return tuple([operator.index(n) for n in v])
 
 
+_ABSENT = object()
+
+
 def _interface_view(obj: Any) -> np.ndarray | None:
     """The ndarray that `obj.__array_interface__` describes, or None when obj has none.
 
@@ -238,11 +241,12 @@ def _interface_view(obj: Any) -> np.ndarray | None:
     as it is for NumPy."""
     if getattr(type(obj), "__array_struct__", None) is not None:
         return None  # NumPy reads that first: a pointer, the producer's word
-    iface = getattr(obj, "__array_interface__", None)
-    if iface is None:
+    iface = getattr(obj, "__array_interface__", _ABSENT)
+    if iface is _ABSENT:
         return None
     if not isinstance(iface, dict):
-        raise TypeError(
+        # (None too: NumPy would read the attribute again, and could get a dict then)
+        raise ValueError(
             f"asarray: obj's __array_interface__ must be a dict, got {type(iface).__name__}"
         )
     raw = dict.copy(iface)  # the dict's own entries, as NumPy reads them (no overridden get)

@@ -208,6 +208,24 @@ def test_asarray_of_a_dlpack_producer_with_an_array_interface_reads_it_once():
     assert (obj.readings, liar.reads) == (1, 1)
 
 
+def test_asarray_refuses_an_array_interface_that_is_not_a_dict_on_its_one_reading():
+    # None on the first reading, a dict describing 4096 elements of a 16-byte buffer on the
+    # second: NumPy's own reading would have got the dict, unchecked.
+    readings = []
+
+    class Late:
+        @property
+        def __array_interface__(self):
+            readings.append(1)
+            if len(readings) == 1:
+                return None
+            return {"shape": (4096,), "typestr": "<f8", "version": 3, "data": bytearray(16)}
+
+    with pytest.raises(ValueError, match="must be a dict, got NoneType"):
+        sa.asarray(Late())
+    assert len(readings) == 1
+
+
 def test_asarray_passes_on_an_array_interface_that_raises_on_its_first_reading():
     # Reliability 5, finding 1: the check read the interface, swallowed the exception and
     # went on without checking; NumPy's own reading then got 65536.
