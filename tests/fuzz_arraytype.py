@@ -331,14 +331,36 @@ class _ProducerError(Exception):
 
 
 class _Interface:
-    def __init__(self, iface: Any) -> None:
-        self._iface = iface
+    def __init__(self, iface: Any, later: Any = None) -> None:
+        self._iface, self._later, self._reads = iface, later, 0
+        # A producer that answers otherwise on a second reading: NumPy's own reading of it
+        # is no oracle (asarray must read it once; what it keeps must still be readable).
+        self.fickle = later is not None
 
     @property
     def __array_interface__(self) -> Any:
+        self._reads += 1
         if isinstance(self._iface, BaseException):
             raise self._iface
-        return self._iface
+        return self._iface if self._later is None or self._reads == 1 else self._later
+
+
+class _Fickle:
+    """An integer entry that answers `first` on its first reading and `later` after."""
+
+    def __init__(self, first: int, later: Any) -> None:
+        self.first, self.later, self.reads = first, later, 0
+
+    def __index__(self) -> int:
+        self.reads += 1
+        if self.reads == 1:
+            return self.first
+        if isinstance(self.later, BaseException):
+            raise self.later
+        return self.later
+
+    def __repr__(self) -> str:
+        return f"_Fickle({self.first}, {self.later!r})"
 
 
 class _DLPackProducer:
@@ -439,6 +461,25 @@ def make_producer(fdp: Any, keep: list[Any]) -> Any:
         payload: Any = iface
         if fdp.ConsumeIntInRange(0, 15) == 0:
             payload = fdp.PickValueInList([None, 3, [], _ProducerError("lying producer")])
+        # Reliability 5, finding 1: a producer whose second reading differs (entries that grow
+        # or raise, or a bigger dict from the property); only with a buffer, whose extent is
+        # checked (a raw pointer's is the producer's word).
+        fickle = fdp.ConsumeIntInRange(0, 7)
+        if fickle <= 1 and isinstance(payload, dict) and not isinstance(iface.get("data"), tuple):
+            grow: Any = fdp.PickValueInList([4096, 2**20, -4096, _ProducerError("second")])
+            if fickle == 0:
+                for key in ("shape", "strides"):
+                    if isinstance(iface.get(key), tuple):
+                        iface[key] = tuple(
+                            _Fickle(v, grow if isinstance(grow, BaseException) else v * grow + 1)
+                            if type(v) is int
+                            else v
+                            for v in iface[key]
+                        )
+                return _Interface(iface, later=iface)
+            bigger = dict(iface, shape=(4096,) * max(1, len(iface.get("shape") or ())))
+            bigger.pop("strides", None)
+            return _Interface(iface, later=bigger)
         return _Interface(payload)
     if kind <= 3:  # a memoryview, cast and sliced
         src: Any = backing if fdp.ConsumeBool() else bytes(backing)
@@ -538,7 +579,7 @@ def target_asarray(data: bytes) -> None:
     except _ProducerError:
         return  # the producer's own exception, passed on
     np.asarray(got).tobytes()  # every element readable
-    if kwargs or fn is sa.from_dlpack:
+    if kwargs or fn is sa.from_dlpack or getattr(obj, "fickle", False):
         return
     check_like_numpy_asarray(got, obj)
 
