@@ -119,7 +119,11 @@ def _refuse_view(arr: np.ndarray, dt: DType) -> None:
 
 
 def _from_ndarray(arr: np.ndarray, copy: bool | None) -> Array:
-    """Wrap any ndarray keeping its strides (negative included) when its memory allows."""
+    """Wrap any ndarray keeping its strides (negative included) when its memory allows.
+
+    `arr` (or a window of it) becomes the array's storage and NumPy view: it must be an
+    ndarray only stridedarray holds (a NumPy result, or `_creation._own` of one from outside),
+    never the caller's own, whose shape and dtype the caller may assign later."""
     if not copy:
         # The common case, a C-contiguous aligned array of a native supported dtype, is in
         # bounds and aligned by construction: one dict lookup and one flags object.
