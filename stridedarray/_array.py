@@ -14,7 +14,7 @@ Array. The members implemented higher up are bound onto the class by `_bind`, in
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
@@ -477,7 +477,9 @@ class Array(ArrayBase):
     # (csrc/arraytype/scalar.c)
     __format__ = _convert.__format__
     __len__ = _convert.__len__
-    # __iter__: the array type's own (csrc/arraytype/iterate.c)
+    # __iter__: the array type's own (csrc/arraytype/iterate.c): a 1-D array yields read-only
+    # 0-d copies of its elements, which hash as their values; __hash__ (csrc/arraytype/
+    # scalar.c) refuses every other array, as NumPy's ndarray (docs/numpy-users.md).
     __contains__ = _convert.__contains__
     tolist = _convert.tolist
     __array__ = _convert.__array__
@@ -562,7 +564,6 @@ class Array(ArrayBase):
             __xor__,
         )
 
-        __hash__: ClassVar[None]  # type: ignore[assignment]  # unhashable, as NumPy's
         # NumPy's methods (_ndarray_methods): an Array or what NumPy returns (_numpy_dispatch).
         all: Callable[..., Any]
         any: Callable[..., Any]
