@@ -11,7 +11,7 @@ from . import _dtypes
 from ._array import _DT_OF_NP, CPU_DEVICE, Array, Device, _alloc, _from_ndarray, _make_c, _wrap
 from ._arraytype import NativeFunction
 from ._dtypes import DType
-from ._validation import as_int, check_size, normalize_shape, not_array
+from ._validation import as_bool, as_int, check_size, normalize_shape, not_array
 
 __all__ = [
     "arange",
@@ -137,6 +137,8 @@ def asarray(
     # the rest, and every error.
     _check_device(device)
     dtype = _check_dtype(dtype)
+    if copy is not None and copy.__class__ is not bool:
+        copy = as_bool(copy, "copy", "asarray", none=True)
     if isinstance(obj, Array):
         if dtype is not None and dtype is not obj.dtype:
             if copy is False:
@@ -560,13 +562,14 @@ def linspace(
     # float64 and rounds toward -inf (SciPy relies on it); we give NumPy's values.
     n = as_int(num, "num", "linspace", low=0)
     check_size((n,), dt.np.itemsize, "linspace: num")
-    return _wrap(np.linspace(start, stop, n, endpoint=bool(endpoint), dtype=dt.np))
+    endpoint = as_bool(endpoint, "endpoint", "linspace")
+    return _wrap(np.linspace(start, stop, n, endpoint=endpoint, dtype=dt.np))
 
 
 def meshgrid(*arrays: Array, indexing: Literal["xy", "ij"] = "xy") -> tuple[Array, ...]:
     """Coordinate matrices from 1-D coordinate vectors ("xy" Cartesian or "ij" matrix)."""
     if indexing not in ("xy", "ij"):
-        raise ValueError(f"indexing must be 'xy' or 'ij', got {indexing!r}")
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
     for i, a in enumerate(arrays):
         _check_array(a, f"arrays[{i}]")
         if a.ndim != 1:
@@ -605,6 +608,7 @@ def from_dlpack(x: Any, /, *, device: Device | None = None, copy: bool | None = 
     _check_device(device)
     if not hasattr(x, "__dlpack__"):
         raise AttributeError(f"from_dlpack: x must implement __dlpack__, got {type(x).__name__}")
+    copy = as_bool(copy, "copy", "from_dlpack", none=True)
     arr = _import_dlpack(x, copy, "from_dlpack")
     return _from_ndarray(arr, copy=None)
 

@@ -19,7 +19,7 @@ from ._dtypes import (
     promote_standard,
     scalar_dtype,
 )
-from ._validation import not_array
+from ._validation import as_bool, not_array
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
@@ -44,6 +44,8 @@ def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Device | Non
     dtype = as_dtype(dtype)
     if device is not None and device != CPU_DEVICE:
         raise ValueError(f"device must be None or {CPU_DEVICE!r}, got {device!r}")
+    if copy.__class__ is not bool:
+        copy = as_bool(copy, "copy", "astype")
     if not copy and dtype is x.dtype:
         return x
     if x.dtype.kind == "c" and dtype.kind != "c":

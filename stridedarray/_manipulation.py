@@ -11,16 +11,19 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from . import _dtypes
 from ._array import Array, _derive, _wrap
 from ._arraytype import NativeFunction, _reshape_strides
+from ._numpy_names import numpy_arguments, numpy_call
 from ._utility import check_array as _check_array
 from ._validation import (
     MAX_BYTES,
     AxisError,
+    as_bool,
     as_int,
     as_ints,
     c_strides,
@@ -150,6 +153,8 @@ def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
 def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Array:
     """Give a new shape: a view when the strides allow, else a copy (never with copy=False)."""
     _check_array(x)
+    if copy is not None and copy.__class__ is not bool:
+        copy = as_bool(copy, "copy", "reshape", none=True)
     dims = list(as_ints(shape if isinstance(shape, Sequence) else (shape,), "shape", "reshape"))
     if dims.count(-1) > 1:
         raise ValueError(f"shape {tuple(dims)} may contain at most one -1")
@@ -295,8 +300,13 @@ def _joined(arrays: Sequence[Array], func: str) -> tuple[list, _dtypes.DType]:
     return [a._np for a in arrays], dt
 
 
-def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) -> Array:
+@numpy_arguments
+def concat(
+    arrays: tuple[Array, ...] | list[Array], /, *numpy_args: Any, axis: int | None = 0
+) -> Array:
     """Join arrays along an existing axis (flattened first when axis is None)."""
+    if numpy_args:
+        raise numpy_call("concat", numpy_args)
     nps, dt = _joined(arrays, "concat")
     if axis is None:
         return _wrap(np.concatenate([a.reshape(-1) for a in nps], dtype=dt.np))
@@ -315,8 +325,11 @@ def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) 
     return _wrap(np.concatenate(nps, axis=ax, dtype=dt.np))
 
 
-def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array:
+@numpy_arguments
+def stack(arrays: tuple[Array, ...] | list[Array], /, *numpy_args: Any, axis: int = 0) -> Array:
     """Join arrays of equal shape along a new axis."""
+    if numpy_args:
+        raise numpy_call("stack", numpy_args)
     nps, dt = _joined(arrays, "stack")
     shapes = [a.shape for a in arrays]
     if any(s != shapes[0] for s in shapes):

@@ -13,8 +13,9 @@ import numpy as np
 
 from . import _dtypes
 from ._array import Array, _wrap
+from ._numpy_names import numpy_arguments, numpy_call
 from ._utility import check_array, check_kind, operands, reduce_axes, scalar_as
-from ._validation import normalize_axis
+from ._validation import as_bool, normalize_axis
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
 
@@ -26,7 +27,8 @@ _np_where = np.where
 def _arg_extremum(fn: Callable, name: str, x: Array, axis: int | None, keepdims: bool) -> Array:
     check_array(x)
     check_kind(x, "biuf", name, "real-valued")
-    ax = None if axis is None else normalize_axis(axis, x.ndim)
+    ax = None if axis is None else normalize_axis(axis, x.ndim, func=name)
+    keepdims = as_bool(keepdims, "keepdims", name)
     # Empty only where a searched extent is 0: a (0, 4) array along axis 1 has no rows to
     # search and gives shape (0,), as in NumPy; along axis 0 (or flattened) there is no answer.
     if (x.size == 0 if ax is None else x.shape[ax] == 0) if x.ndim else False:
@@ -39,13 +41,19 @@ def _arg_extremum(fn: Callable, name: str, x: Array, axis: int | None, keepdims:
     return _wrap(out if out.dtype == _INT64 else np.asarray(out, dtype=np.int64))
 
 
-def argmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
+@numpy_arguments
+def argmax(x: Array, /, *numpy_args: Any, axis: int | None = None, keepdims: bool = False) -> Array:
     """Index of the first maximum along an axis (of the flattened array when axis is None)."""
+    if numpy_args:
+        raise numpy_call("argmax", numpy_args)
     return _arg_extremum(np.ndarray.argmax, "argmax", x, axis, keepdims)
 
 
-def argmin(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
+@numpy_arguments
+def argmin(x: Array, /, *numpy_args: Any, axis: int | None = None, keepdims: bool = False) -> Array:
     """Index of the first minimum along an axis (of the flattened array when axis is None)."""
+    if numpy_args:
+        raise numpy_call("argmin", numpy_args)
     return _arg_extremum(np.ndarray.argmin, "argmin", x, axis, keepdims)
 
 
@@ -54,7 +62,8 @@ def count_nonzero(
 ) -> Array:
     """Number of non-zero elements along the given axes."""
     check_array(x)
-    axes = reduce_axes(axis, x.ndim)
+    axes = reduce_axes(axis, x.ndim, "count_nonzero")
+    keepdims = as_bool(keepdims, "keepdims", "count_nonzero")
     if axes is None:
         axes = tuple(range(x.ndim))
     out = np.count_nonzero(x._np, axis=axes, keepdims=keepdims)

@@ -13,6 +13,7 @@ import numpy as np
 
 from ._array import Array, _wrap
 from ._utility import check_array, operands
+from ._validation import as_bool
 
 __all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
 
@@ -77,5 +78,6 @@ def unique_values(x: Array, /) -> Array:
 def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
     """For each element of x1, whether it equals some element of x2 (or not, with invert)."""
     a, b, dt = operands(x1, x2, "isin")
-    out = np.isin(a.astype(dt.np, copy=False), b.astype(dt.np, copy=False), invert=bool(invert))
+    invert = as_bool(invert, "invert", "isin")
+    out = np.isin(a.astype(dt.np, copy=False), b.astype(dt.np, copy=False), invert=invert)
     return _wrap(np.asarray(out))

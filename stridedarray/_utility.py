@@ -15,7 +15,8 @@ import numpy as np
 from . import _dtypes
 from ._array import Array, _wrap
 from ._dtypes import DType
-from ._validation import as_int, convert_hint, normalize_axes, normalize_axis, not_array
+from ._numpy_names import numpy_arguments, numpy_call
+from ._validation import as_bool, as_int, convert_hint, normalize_axes, normalize_axis, not_array
 
 __all__ = ["all", "any", "diff"]
 
@@ -93,6 +94,8 @@ def _truth_reduction(name: str, x: Array, axis: Any, keepdims: bool) -> Array:
     """all(x) or any(x) (`name`) along `axis`."""
     if type(x) is not Array:
         check_array(x)
+    if keepdims.__class__ is not bool:
+        keepdims = as_bool(keepdims, "keepdims", name)
     if not x._shape and axis is None:
         # One 0-d flag (clients test them one at a time): its truth value is the answer, and
         # the reduction machinery costs several times more.
@@ -101,25 +104,31 @@ def _truth_reduction(name: str, x: Array, axis: Any, keepdims: bool) -> Array:
     return _wrap(_TRUTH_REDUCE[name](x._np, axes, bool, None, keepdims=keepdims))
 
 
+@numpy_arguments
 def all(
     x: Array,
     /,
-    *,
+    *numpy_args: Any,
     axis: int | tuple[int, ...] | None = None,  # noqa: A001
     keepdims: bool = False,
 ) -> Array:
     """Test whether all elements along the axes are true (non-zero)."""
+    if numpy_args:
+        raise numpy_call("all", numpy_args)
     return _truth_reduction("all", x, axis, keepdims)
 
 
+@numpy_arguments
 def any(
     x: Array,
     /,
-    *,
+    *numpy_args: Any,
     axis: int | tuple[int, ...] | None = None,  # noqa: A001
     keepdims: bool = False,
 ) -> Array:
     """Test whether any element along the axes is true (non-zero)."""
+    if numpy_args:
+        raise numpy_call("any", numpy_args)
     return _truth_reduction("any", x, axis, keepdims)
 
 

@@ -224,3 +224,15 @@ def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
 def ifftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
     """The inverse of fftshift."""
     return _shift(np.fft.ifftshift, "ifftshift", x, axes)
+
+
+# -- NumPy's spellings say what the standard calls them (stridedarray/_numpy_names.py); dir()
+# lists the public names only, not this module's imports.
+def __getattr__(name: str) -> object:
+    from ._numpy_names import missing
+
+    raise missing(__name__, name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

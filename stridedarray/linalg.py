@@ -30,7 +30,7 @@ from ._dtypes import DType
 from ._linalg_functions import tensordot, vecdot
 from ._manipulation import matrix_transpose
 from ._utility import check_array, check_kind, reduce_axes, sum_dtype
-from ._validation import as_int
+from ._validation import as_bool, as_int
 
 __all__ = [
     "LinAlgError",
@@ -155,7 +155,8 @@ def matmul(x1: Array, x2: Array, /) -> Array:
 def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     """Cholesky factor of a (stack of) Hermitian positive-definite matrix."""
     a = _float_matrix(x, "cholesky", square=True)
-    return _wrap(np.linalg.cholesky(a, upper=bool(upper)))
+    upper = as_bool(upper, "upper", "linalg.cholesky")
+    return _wrap(np.linalg.cholesky(a, upper=upper))
 
 
 def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
@@ -253,6 +254,7 @@ def matrix_norm(
 ) -> Array:  # noqa: A002
     """Matrix norm over the last two axes (Frobenius by default)."""
     a = _float_matrix(x, "matrix_norm")
+    keepdims = as_bool(keepdims, "keepdims", "linalg.matrix_norm")
     if isinstance(ord, bool) or ord not in _MATRIX_ORDS:  # True == 1, but is not an order
         raise ValueError(f"linalg.matrix_norm: ord must be one of {_MATRIX_ORDS}, got {ord!r}")
     if ord in ("nuc", 2, -2):  # singular values: LAPACK (see the module docstring)
@@ -261,7 +263,7 @@ def matrix_norm(
             r = np.asarray(r)[..., None, None]
         return _wrap(r)
     with np.errstate(over="ignore", invalid="ignore"):  # |inf + 0j|**2 warns inside NumPy
-        return _wrap(np.linalg.matrix_norm(a, keepdims=bool(keepdims), ord=ord))
+        return _wrap(np.linalg.matrix_norm(a, keepdims=keepdims, ord=ord))
 
 
 def matrix_power(x: Array, n: int, /) -> Array:
@@ -392,9 +394,8 @@ def solve(x1: Array, x2: Array, /) -> Array:
 
 def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     """Singular value decomposition x = U @ diag(S) @ Vh."""
-    u, s, vh = _nonfinite_nan(
-        np.linalg.svd, _float_matrix(x, "svd"), full_matrices=bool(full_matrices)
-    )
+    full = as_bool(full_matrices, "full_matrices", "linalg.svd")
+    u, s, vh = _nonfinite_nan(np.linalg.svd, _float_matrix(x, "svd"), full_matrices=full)
     return SVDResult(_wrap(u), _wrap(s), _wrap(vh))
 
 
@@ -424,6 +425,7 @@ def vector_norm(
     check_array(x)
     check_kind(x, "fc", "linalg.vector_norm", "floating-point")
     axes = reduce_axes(axis, x.ndim, "linalg.vector_norm")
+    keepdims = as_bool(keepdims, "keepdims", "linalg.vector_norm")
     if isinstance(ord, bool) or not isinstance(ord, (int, float, np.integer, np.floating)):
         raise TypeError(
             f"linalg.vector_norm: ord must be an int or a float, got "
@@ -434,8 +436,20 @@ def vector_norm(
         out = np.linalg.vector_norm(
             x._np,
             axis=axes,  # type: ignore[arg-type]
-            keepdims=bool(keepdims),
+            keepdims=keepdims,
             ord=ord,
         )
     real = np.float32 if x.dtype.np in (np.float32, np.complex64) else np.float64
     return _wrap(np.asarray(out, dtype=real))
+
+
+# -- NumPy's spellings say what the standard calls them (stridedarray/_numpy_names.py); dir()
+# lists the public names only, not this module's imports.
+def __getattr__(name: str) -> object:
+    from ._numpy_names import missing
+
+    raise missing(__name__, name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
