@@ -479,29 +479,29 @@ def _arange_bound(v: Any, name: str) -> int | float:
     return v
 
 
-def _check_array(x: Any, name: str = "x") -> Array:
+def _check_array(x: Any, name: str = "x", func: str = "") -> Array:
     if not isinstance(x, Array):
-        raise not_array(x, name)
+        raise not_array(x, name, func)
     return x
 
 
 def empty_like(x: Array, /, *, dtype: DType | None = None, device: Device | None = None) -> Array:
     """An uninitialised array with the shape (and by default the dtype) of x."""
-    _check_array(x)
+    _check_array(x, func="empty_like")
     _check_device(device)
     return _alloc(_check_dtype(dtype) or x.dtype, x.shape)
 
 
 def zeros_like(x: Array, /, *, dtype: DType | None = None, device: Device | None = None) -> Array:
     """Zeros with the shape (and by default the dtype) of x."""
-    _check_array(x)
+    _check_array(x, func="zeros_like")
     _check_device(device)
     return _filled(x.shape, _check_dtype(dtype) or x.dtype, 0)
 
 
 def ones_like(x: Array, /, *, dtype: DType | None = None, device: Device | None = None) -> Array:
     """Ones with the shape (and by default the dtype) of x."""
-    _check_array(x)
+    _check_array(x, func="ones_like")
     _check_device(device)
     return _filled(x.shape, _check_dtype(dtype) or x.dtype, 1)
 
@@ -515,7 +515,7 @@ def full_like(
     device: Device | None = None,
 ) -> Array:
     """`fill_value` everywhere, with the shape (and by default the dtype) of x."""
-    _check_array(x)
+    _check_array(x, func="full_like")
     _check_device(device)
     return _full("full_like", x.shape, fill_value, _check_dtype(dtype) or x.dtype)
 
@@ -571,7 +571,7 @@ def meshgrid(*arrays: Array, indexing: Literal["xy", "ij"] = "xy") -> tuple[Arra
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
     for i, a in enumerate(arrays):
-        _check_array(a, f"arrays[{i}]")
+        _check_array(a, f"arrays[{i}]", func="meshgrid")
         if a.ndim != 1:
             raise ValueError(f"meshgrid: arrays[{i}] must be 1-D, got shape {a.shape}")
         if a.dtype is not arrays[0].dtype:
@@ -583,7 +583,7 @@ def meshgrid(*arrays: Array, indexing: Literal["xy", "ij"] = "xy") -> tuple[Arra
 
 
 def _tri(name: str, f: Any, x: Array, k: int) -> Array:
-    _check_array(x)
+    _check_array(x, func=name)
     if x.ndim < 2:
         raise ValueError(f"{name}: x must have rank >= 2, got shape {x.shape}")
     k = as_int(k, "k", name)

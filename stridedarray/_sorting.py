@@ -20,7 +20,7 @@ __all__ = ["argsort", "sort"]
 
 
 def _check(x: Array, axis: int, name: str) -> int:
-    check_array(x)
+    check_array(x, func=name)
     # NumPy orders complex numbers lexicographically; the standard leaves that undefined.
     check_kind(x, "biuf", name, "real-valued")
     if x.ndim == 0:

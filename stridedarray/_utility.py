@@ -21,10 +21,10 @@ from ._validation import as_bool, as_int, convert_hint, normalize_axes, normaliz
 __all__ = ["all", "any", "diff"]
 
 
-def check_array(x: object, name: str = "x") -> Array:
-    """`x` itself if it is an Array, else a TypeError naming the argument."""
+def check_array(x: object, name: str = "x", func: str = "") -> Array:
+    """`x` itself if it is an Array, else a TypeError naming the function and the argument."""
     if not isinstance(x, Array):
-        raise not_array(x, name)
+        raise not_array(x, name, func)
     return x
 
 
@@ -93,7 +93,7 @@ _TRUTH_REDUCE: dict[str, Any] = {"all": np.logical_and.reduce, "any": np.logical
 def _truth_reduction(name: str, x: Array, axis: Any, keepdims: bool) -> Array:
     """all(x) or any(x) (`name`) along `axis`."""
     if type(x) is not Array:
-        check_array(x)
+        check_array(x, func=name)
     if keepdims.__class__ is not bool:
         keepdims = as_bool(keepdims, "keepdims", name)
     if not x._shape and axis is None:
@@ -142,7 +142,7 @@ def diff(
     append: Array | None = None,
 ) -> Array:
     """The n-th forward difference along an axis (with optional prepend/append arrays)."""
-    check_array(x)
+    check_array(x, func="diff")
     if x.ndim == 0:
         raise ValueError("diff: x must have rank >= 1, got a 0-d array")
     ax = normalize_axis(axis, x.ndim, func="diff")
@@ -150,7 +150,7 @@ def diff(
     parts = []
     for name, extra in (("prepend", prepend), ("append", append)):
         if extra is not None:
-            check_array(extra, name)
+            check_array(extra, name, func="diff")
             if extra.dtype is not x.dtype:
                 # NumPy would promote silently; the standard asks for x's dtype.
                 raise TypeError(

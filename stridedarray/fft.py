@@ -58,7 +58,7 @@ def _complex_of(x: Array) -> np.dtype:
 
 
 def _check(x: Array, name: str, kind: str, norm: str) -> None:
-    check_array(x)
+    check_array(x, func=f"fft.{name}")
     kinds, what = _KINDS[kind]
     check_kind(x, kinds, f"fft.{name}", what)
     if norm not in ("backward", "ortho", "forward"):
@@ -209,7 +209,7 @@ def rfftfreq(
 
 
 def _shift(fn: Callable, name: str, x: Array, axes: int | Sequence[int] | None) -> Array:
-    check_array(x)
+    check_array(x, func=f"fft.{name}")
     ax = None if axes is None else normalize_axes(axes, x.ndim, "axes", f"fft.{name}")
     if x.ndim == 0:
         return x.to_row_major()  # nothing to shift (NumPy's roll fails on 0-d input)

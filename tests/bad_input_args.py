@@ -364,3 +364,58 @@ for rid, call, exc, frag in [
     ),
 ]:
     row(rid, SB, call, exc, frag)
+
+# -- messages name the function and the argument it is about (x1 of solve, not "x"), the
+# index that is out of range, and how to convert a list.
+SM = "x = sa.zeros((2, 2)); v = sa.arange(3.0); b = sa.ones(2)"
+for rid, call, exc, frag in [
+    (
+        "msg_solve_list",
+        "sa.linalg.solve([[1.0, 0.0], [0.0, 1.0]], b)",
+        TypeError,
+        "linalg.solve: x1 must be a stridedarray.Array",
+    ),
+    (
+        "msg_solve_int_x1",
+        "sa.linalg.solve(sa.eye(2, dtype=sa.int64), b)",
+        TypeError,
+        "linalg.solve: x1 must have a floating-point",
+    ),
+    ("msg_inv_list", "sa.linalg.inv([[1.0, 0.0], [0.0, 1.0]])", TypeError, "linalg.inv: x must be"),
+    ("msg_sum_list", "sa.sum([1.0, 2.0])", TypeError, "sum: x must be"),
+    ("msg_mean_list", "sa.mean([1.0, 2.0])", TypeError, "mean: x must be"),
+    ("msg_where_list", "sa.where([True, False], b, b)", TypeError, "where: condition must be"),
+    ("msg_unique_list", "sa.unique_values([1, 2])", TypeError, "unique_values: x must be"),
+    (
+        "msg_take_out_of_range",
+        "sa.take(v, sa.asarray([0, 5]))",
+        IndexError,
+        "take: index 5 (indices[1]) is out of range for axis 0 of size 3",
+    ),
+    (
+        "msg_take_negative_out_of_range",
+        "sa.take(v, sa.asarray([-4]))",
+        IndexError,
+        "index -4 (indices[0])",
+    ),
+    (
+        "msg_take_along_axis_out_of_range",
+        "sa.take_along_axis(x, sa.asarray([[0, 1], [3, 0]]), axis=1)",
+        IndexError,
+        "index 3 (indices[(1, 0)])",
+    ),
+    (
+        "msg_take_list",
+        "sa.take(v, [0, 2])",
+        TypeError,
+        "convert it with stridedarray.asarray(indices)",
+    ),
+    (
+        "msg_setitem_list",
+        "x[0] = [1.0, 2.0]",
+        TypeError,
+        "convert it with stridedarray.asarray(value)",
+    ),
+    ("msg_setitem_tuple", "x[0] = (1.0, 2.0)", TypeError, "x[key] = value: value must be"),
+]:
+    row(rid, SM, call, exc, frag)

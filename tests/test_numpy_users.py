@@ -163,3 +163,36 @@ def test_the_docs_table_is_the_map():
         "docs/numpy-users.md's table differs from stridedarray/_numpy_names.py; the table "
         "to paste:\n" + render_table()
     )
+
+
+def _public_functions():
+    for prefix, mod in (("", sa), ("linalg.", sa.linalg), ("fft.", sa.fft)):
+        for n in sorted(mod.__all__):
+            f = getattr(mod, n)
+            if callable(f) and not isinstance(f, type):
+                yield prefix + n, f
+
+
+@pytest.mark.parametrize("name", [n for n, _ in _public_functions()])
+def test_a_list_argument_is_named_with_its_function(name):
+    """Every "must be a stridedarray.Array" message starts with the function's name (the
+    linalg functions that are the namespace's own may use its name: they are one object)."""
+    f = dict(_public_functions())[name]
+    attempts = ([[1.0, 2.0]], [[[1.0, 0.0], [0.0, 1.0]]] * 2, [[[1.0, 0.0], [0.0, 1.0]]] * 3)
+    for args in attempts:
+        try:
+            f(*args)
+        except TypeError as e:
+            message = str(e)
+            if "must be a stridedarray.Array" in message:
+                own = name.rpartition(".")[2]
+                aliases = {name, own, "matmul" if own == "matmul_explain" else own}
+                assert any(message.startswith(a + ":") for a in aliases), message
+                assert "stridedarray.asarray(" in message
+                return
+            if "positional argument" not in message:
+                return
+        except Exception:
+            return
+        else:
+            return
