@@ -456,6 +456,9 @@ class Array(ArrayBase):
     def __repr__(self) -> str:
         """Values, dtype and shape; for a view also its strides and origin.
 
+        A 0-d array shows its value, dtype and shape only: it has no strides, and a list of
+        elements (`[x[0], x[1]]`) stays readable.
+
         Examples
         --------
         >>> import stridedarray as sa
@@ -463,10 +466,14 @@ class Array(ArrayBase):
         Array([1., 2.], dtype=float64, shape=(2,))
         >>> sa.arange(6)[4::-2]
         Array([4, 2, 0], dtype=int64, shape=(3,), strides=(-2,), origin=4)
+        >>> sa.arange(6)[4]
+        Array(4, dtype=int64, shape=())
         """
         body = np.array2string(self._np, separator=", ", prefix="Array(")
         extra = f", shape={self._shape}"
-        if not (self.is_c_contiguous and self._origin == 0 and self._st.arr.size == self.size):
+        if self._shape and not (
+            self.is_c_contiguous and self._origin == 0 and self._st.arr.size == self.size
+        ):
             extra += f", strides={self._strides}, origin={self._origin}"
         return f"Array({body}, dtype={self._dtype.name}{extra})"
 

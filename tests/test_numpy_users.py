@@ -196,3 +196,44 @@ def test_a_list_argument_is_named_with_its_function(name):
             return
         else:
             return
+
+
+_CAST_VALUES = [0.0, -1.5, 300.0, 3e9, -3e9, 2.0**31, -(2.0**31), 1e19, -9.3e18, 2e19, 1e20]
+_CAST_VALUES += [np.nan, np.inf, -np.inf, -(2.0**63), 2.0**63]
+
+
+@pytest.mark.parametrize(
+    "to", ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"]
+)
+@pytest.mark.parametrize("source", ["float32", "float64"])
+def test_astype_float_to_int_warns_where_numpy_warns(source, to):
+    """NumPy's RuntimeWarning "invalid value encountered in cast", value by value, and its
+    np.errstate choices; the values themselves are those docs/dtypes.md states."""
+    import warnings
+
+    for v in _CAST_VALUES:
+        ref = np.asarray([1.0, v, 2.0], dtype=source)
+        with warnings.catch_warnings(record=True) as numpy_warned:
+            warnings.simplefilter("always")
+            ref.astype(to)
+        with warnings.catch_warnings(record=True) as ours:
+            warnings.simplefilter("always")
+            sa.astype(sa.asarray(ref), getattr(sa, to))
+        assert [str(w.message) for w in ours] == [str(w.message) for w in numpy_warned], v
+        assert all(w.category is RuntimeWarning and w.filename == __file__ for w in ours)
+    with np.errstate(invalid="raise"), pytest.raises(FloatingPointError, match="in cast"):
+        sa.astype(sa.asarray([np.nan], dtype=getattr(sa, source)), getattr(sa, to))
+    with warnings.catch_warnings(), np.errstate(invalid="ignore"):
+        warnings.simplefilter("error")
+        sa.astype(sa.asarray([np.nan], dtype=getattr(sa, source)), getattr(sa, to))
+
+
+def test_0d_repr_is_concise_and_views_keep_their_descriptor():
+    m = sa.reshape(sa.arange(4.0), (2, 2))
+    assert repr(m[1, 1]) == "Array(3., dtype=float64, shape=())"  # a 0-d view: no strides=()
+    assert repr([m[0, 0], m[0, 1]]) == (
+        "[Array(0., dtype=float64, shape=()), Array(1., dtype=float64, shape=())]"
+    )
+    assert repr(sa.asarray(True)) == "Array(True, dtype=bool, shape=())"
+    assert repr(m[:, ::-1]).endswith("strides=(2, -1), origin=1)")  # views of rank >= 1 do
+    assert repr(m[1]).endswith("shape=(2,), strides=(1,), origin=2)")
