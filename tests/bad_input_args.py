@@ -419,3 +419,19 @@ for rid, call, exc, frag in [
     ("msg_setitem_tuple", "x[0] = (1.0, 2.0)", TypeError, "x[key] = value: value must be"),
 ]:
     row(rid, SM, call, exc, frag)
+
+# -- a conversion to Python of a whole array names x.tolist(), where that is the fix
+SC = "v = sa.arange(3.0); m = sa.ones((1, 2))"
+for rid, call, frag in [
+    (
+        "tolist_float_of_vector",
+        "float(v)",
+        "this array has shape (3,): index one element (x[i]), or take x.tolist()",
+    ),
+    ("tolist_int_of_matrix", "int(m)", "x.tolist()"),
+    ("tolist_complex_of_vector", "complex(v)", "x.tolist()"),
+    ("tolist_format_of_vector", "format(v, '.2f')", "for v in x.tolist()"),
+    ("tolist_hash_of_vector", "hash(v)", "unhashable type: 'Array': arrays are mutable"),
+    ("tolist_hash_of_element_view", "{v[0]: 1}", "x.tolist() or, for one element, x.item()"),
+]:
+    row(rid, SC, call, TypeError, frag)

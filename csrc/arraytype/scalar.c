@@ -90,7 +90,8 @@ zero_d_element(ArrayObject *a, const char *what)
         if (shape != NULL) {
             PyErr_Format(PyExc_TypeError,
                          "only 0-d arrays can be converted to Python %s; this array has "
-                         "shape %R",
+                         "shape %R: index one element (x[i]), or take x.tolist() for "
+                         "Python numbers",
                          what, shape);
         }
         return NULL;
