@@ -19,7 +19,6 @@ import numpy as np
 __all__ = [
     "AxisError",
     "as_bool",
-    "as_choice",
     "as_int",
     "as_ints",
     "normalize_axis",
@@ -156,19 +155,6 @@ def as_bool(value: Any, name: str, func: str = "", none: bool = False) -> Any:
         return bool(value)
     accepted = "True, False or None" if none else "True or False"
     raise TypeError(f"{_where(func)}{name} must be {accepted}, got {_shown(value)}")
-
-
-def as_choice(value: Any, name: str, func: str, choices: tuple[Any, ...]) -> Any:
-    """An argument that takes one of a few strings (side, indexing, mode, norm, ...), or None
-    where None is among `choices`: TypeError for another type, ValueError for another string,
-    both naming `func`, `name` and the choices."""
-    if value is None and None in choices:
-        return None
-    if value.__class__ is str and value in choices:
-        return value
-    accepted = ", ".join(repr(c) for c in choices)
-    exc = ValueError if isinstance(value, str) else TypeError
-    raise exc(f"{_where(func)}{name} must be one of {accepted}, got {_shown(value)}")
 
 
 def as_ints(values: Any, name: str, func: str = "", low: int | None = None) -> tuple[int, ...]:

@@ -17,6 +17,7 @@
 #include "arraytype.h"
 
 #include <math.h>
+#include <string.h>
 
 /* The address of the element at index (0, ..., 0): the origin's. Only for an array that has
  * an element (not SA_F_EMPTY): the constructor checked the origin inside the storage. */
@@ -269,6 +270,22 @@ sa_frozen_element(const char *p, int code)
     PyObject *bytes = PyBytes_FromStringAndSize(p, (Py_ssize_t)its);
     if (bytes == NULL) {
         return NULL;
+    }
+    if ((uintptr_t)PyBytes_AS_STRING(bytes) % (uintptr_t)PyDataType_ALIGNMENT(descr)) {
+        /* A CPython whose bytes data is not aligned for the dtype (today's are 16-aligned
+         * or 8-aligned): a read-only copy in NumPy's memory; it reads the same, it just does
+         * not hash (immutable_memory wants bytes). */
+        Py_DECREF(bytes);
+        Py_INCREF(descr);
+        PyObject *own = PyArray_NewFromDescr(&PyArray_Type, descr, 0, NULL, NULL, NULL, 0, NULL);
+        if (own == NULL) {
+            return NULL;
+        }
+        memcpy(PyArray_BYTES((PyArrayObject *)own), p, (size_t)its);
+        PyArray_CLEARFLAGS((PyArrayObject *)own, NPY_ARRAY_WRITEABLE);
+        PyObject *r = sa_make_c(own, code);
+        Py_DECREF(own);
+        return r;
     }
     Py_INCREF(descr); /* PyArray_NewFromDescr steals it */
     PyObject *arr = PyArray_NewFromDescr(&PyArray_Type, descr, 0, NULL, NULL,
