@@ -104,4 +104,18 @@ __all__ = sorted(
 # Every public callable pickles by reference and copies to itself (docs/reliability.md).
 _bind.publish([_sys.modules[__name__], linalg, fft])
 
+
+# -- NumPy's spellings: `sa.transpose`, `sa.concatenate`, ... say what the standard calls them
+# (stridedarray/_numpy_names.py); dir() lists the public names only. Names are looked up here
+# only when they are missing, so this costs nothing otherwise.
+def __getattr__(name: str) -> object:
+    from ._numpy_names import missing
+
+    raise missing(__name__, name)
+
+
+def __dir__() -> list[str]:
+    return sorted({*__all__, "__version__", "__array_api_version__"})
+
+
 del _bind, _dask, _dtypes, _handover, _sys

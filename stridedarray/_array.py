@@ -14,7 +14,7 @@ Array. The members implemented higher up are bound onto the class by `_bind`, in
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
@@ -460,6 +460,9 @@ class Array(ArrayBase):
     def __repr__(self) -> str:
         """Values, dtype and shape; for a view also its strides and origin.
 
+        A 0-d array shows its value, dtype and shape only: it has no strides, and a list of
+        elements (`[x[0], x[1]]`) stays readable.
+
         Examples
         --------
         >>> import stridedarray as sa
@@ -467,10 +470,14 @@ class Array(ArrayBase):
         Array([1., 2.], dtype=float64, shape=(2,))
         >>> sa.arange(6)[4::-2]
         Array([4, 2, 0], dtype=int64, shape=(3,), strides=(-2,), origin=4)
+        >>> sa.arange(6)[4]
+        Array(4, dtype=int64, shape=())
         """
         body = np.array2string(self._np, separator=", ", prefix="Array(")
         extra = f", shape={self._shape}"
-        if not (self.is_c_contiguous and self._origin == 0 and self._st.arr.size == self.size):
+        if self._shape and not (
+            self.is_c_contiguous and self._origin == 0 and self._st.arr.size == self.size
+        ):
             extra += f", strides={self._strides}, origin={self._origin}"
         return f"Array({body}, dtype={self._dtype.name}{extra})"
 
@@ -481,7 +488,9 @@ class Array(ArrayBase):
     # (csrc/arraytype/scalar.c)
     __format__ = _convert.__format__
     __len__ = _convert.__len__
-    # __iter__: the array type's own (csrc/arraytype/iterate.c)
+    # __iter__: the array type's own (csrc/arraytype/iterate.c): a 1-D array yields read-only
+    # 0-d copies of its elements, which hash as their values; __hash__ (csrc/arraytype/
+    # scalar.c) refuses every other array, as NumPy's ndarray (docs/numpy-users.md).
     __contains__ = _convert.__contains__
     tolist = _convert.tolist
     __array__ = _convert.__array__
@@ -566,7 +575,6 @@ class Array(ArrayBase):
             __xor__,
         )
 
-        __hash__: ClassVar[None]  # type: ignore[assignment]  # unhashable, as NumPy's
         # NumPy's methods (_ndarray_methods): an Array or what NumPy returns (_numpy_dispatch).
         all: Callable[..., Any]
         any: Callable[..., Any]

@@ -90,7 +90,8 @@ def __format__(self: Array, spec: str) -> str:
         return str(self)
     if self.ndim != 0:
         raise TypeError(
-            f"format spec {spec!r} applies to 0-d arrays only; this array has shape {self._shape}"
+            f"format spec {spec!r} applies to 0-d arrays only; this array has shape "
+            f"{self._shape}: format its elements, e.g. [format(v, {spec!r}) for v in x.tolist()]"
         )
     return format(self._np.item(), spec)
 

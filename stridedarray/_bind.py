@@ -40,8 +40,6 @@ MEMBERS: dict[str, Any] = {
     # unary ones are NativeUfuncs (C) for the common operands, around the Python operators (see
     # _native_ufuncs); `@`, `@=` are _matmul's
     **{name: getattr(_operators, name) for name in _operators.NAMES},
-    # arrays compare element-wise, so they cannot be hashed (as NumPy's)
-    "__hash__": None,
     # NumPy's ndarray methods (sum, astype, reshape, ...) on the zero-copy view
     **_ndarray_methods.METHODS,
 }

@@ -12,7 +12,7 @@ from . import _dtypes
 from ._array import _DT_OF_NP, CPU_DEVICE, Array, Device, _alloc, _from_ndarray, _make_c, _wrap
 from ._arraytype import NativeFunction
 from ._dtypes import DType
-from ._validation import as_int, check_size, normalize_shape, not_array
+from ._validation import as_bool, as_int, check_size, normalize_shape, not_array
 
 __all__ = [
     "arange",
@@ -138,6 +138,8 @@ def asarray(
     # the rest, and every error.
     _check_device(device)
     dtype = _check_dtype(dtype)
+    if copy is not None and copy.__class__ is not bool:
+        copy = as_bool(copy, "copy", "asarray", none=True)
     if isinstance(obj, Array):
         if dtype is not None and dtype is not obj.dtype:
             if copy is False:
@@ -576,29 +578,29 @@ def _arange_bound(v: Any, name: str) -> int | float:
     return v
 
 
-def _check_array(x: Any, name: str = "x") -> Array:
+def _check_array(x: Any, name: str = "x", func: str = "") -> Array:
     if not isinstance(x, Array):
-        raise not_array(x, name)
+        raise not_array(x, name, func)
     return x
 
 
 def empty_like(x: Array, /, *, dtype: DType | None = None, device: Device | None = None) -> Array:
     """An uninitialised array with the shape (and by default the dtype) of x."""
-    _check_array(x)
+    _check_array(x, func="empty_like")
     _check_device(device)
     return _alloc(_check_dtype(dtype) or x.dtype, x.shape)
 
 
 def zeros_like(x: Array, /, *, dtype: DType | None = None, device: Device | None = None) -> Array:
     """Zeros with the shape (and by default the dtype) of x."""
-    _check_array(x)
+    _check_array(x, func="zeros_like")
     _check_device(device)
     return _filled(x.shape, _check_dtype(dtype) or x.dtype, 0)
 
 
 def ones_like(x: Array, /, *, dtype: DType | None = None, device: Device | None = None) -> Array:
     """Ones with the shape (and by default the dtype) of x."""
-    _check_array(x)
+    _check_array(x, func="ones_like")
     _check_device(device)
     return _filled(x.shape, _check_dtype(dtype) or x.dtype, 1)
 
@@ -612,7 +614,7 @@ def full_like(
     device: Device | None = None,
 ) -> Array:
     """`fill_value` everywhere, with the shape (and by default the dtype) of x."""
-    _check_array(x)
+    _check_array(x, func="full_like")
     _check_device(device)
     return _full("full_like", x.shape, fill_value, _check_dtype(dtype) or x.dtype)
 
@@ -659,15 +661,16 @@ def linspace(
     # float64 and rounds toward -inf (SciPy relies on it); we give NumPy's values.
     n = as_int(num, "num", "linspace", low=0)
     check_size((n,), dt.np.itemsize, "linspace: num")
-    return _wrap(np.linspace(start, stop, n, endpoint=bool(endpoint), dtype=dt.np))
+    endpoint = as_bool(endpoint, "endpoint", "linspace")
+    return _wrap(np.linspace(start, stop, n, endpoint=endpoint, dtype=dt.np))
 
 
 def meshgrid(*arrays: Array, indexing: Literal["xy", "ij"] = "xy") -> tuple[Array, ...]:
     """Coordinate matrices from 1-D coordinate vectors ("xy" Cartesian or "ij" matrix)."""
     if indexing not in ("xy", "ij"):
-        raise ValueError(f"indexing must be 'xy' or 'ij', got {indexing!r}")
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
     for i, a in enumerate(arrays):
-        _check_array(a, f"arrays[{i}]")
+        _check_array(a, f"arrays[{i}]", func="meshgrid")
         if a.ndim != 1:
             raise ValueError(f"meshgrid: arrays[{i}] must be 1-D, got shape {a.shape}")
         if a.dtype is not arrays[0].dtype:
@@ -679,7 +682,7 @@ def meshgrid(*arrays: Array, indexing: Literal["xy", "ij"] = "xy") -> tuple[Arra
 
 
 def _tri(name: str, f: Any, x: Array, k: int) -> Array:
-    _check_array(x)
+    _check_array(x, func=name)
     if x.ndim < 2:
         raise ValueError(f"{name}: x must have rank >= 2, got shape {x.shape}")
     k = as_int(k, "k", name)
@@ -704,6 +707,7 @@ def from_dlpack(x: Any, /, *, device: Device | None = None, copy: bool | None = 
     _check_device(device)
     if not hasattr(x, "__dlpack__"):
         raise AttributeError(f"from_dlpack: x must implement __dlpack__, got {type(x).__name__}")
+    copy = as_bool(copy, "copy", "from_dlpack", none=True)
     arr = _import_dlpack(x, copy, "from_dlpack")
     return _from_ndarray(arr, copy=None)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +20,7 @@ from ._dtypes import (
     promote_standard,
     scalar_dtype,
 )
-from ._validation import not_array
+from ._validation import as_bool, not_array
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
@@ -44,6 +45,8 @@ def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Device | Non
     dtype = as_dtype(dtype)
     if device is not None and device != CPU_DEVICE:
         raise ValueError(f"device must be None or {CPU_DEVICE!r}, got {device!r}")
+    if copy.__class__ is not bool:
+        copy = as_bool(copy, "copy", "astype")
     if not copy and dtype is x.dtype:
         return x
     if x.dtype.kind == "c" and dtype.kind != "c":
@@ -53,7 +56,37 @@ def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Device | Non
             f"astype: casting {x.dtype.name} to {dtype.name} is not defined; "
             "take real(x) or abs(x) first"
         )
+    if x.dtype.kind == "f" and dtype.kind in "iu" and x.size:
+        _warn_invalid_cast(x._np, dtype.name)
     return x._pack(dtype)
+
+
+# Float to integer: the range of the C conversion each integer type goes through (docs/
+# dtypes.md, "Casting"), as [low, high) of the truncated value; uint64 also takes [2**63, 2**64).
+_CAST_RANGE = {
+    "int64": (-(2.0**63), 2.0**63),
+    "uint32": (-(2.0**63), 2.0**63),
+    "uint64": (-(2.0**63), 2.0**64),
+}
+
+
+def _warn_invalid_cast(a: np.ndarray, to: str) -> None:
+    """NumPy's RuntimeWarning "invalid value encountered in cast" (or its np.errstate
+    choice) when a float has no value of the conversion's integer type: NaN, an infinity,
+    or out of its range. NumPy's warning comes from the processor's invalid-operation flag,
+    which our C loop does not read; these are the values that set it."""
+    mode = np.geterr()["invalid"]
+    if mode == "ignore":
+        return
+    low, high = _CAST_RANGE.get(to, (-(2.0**31), 2.0**31))
+    t = np.trunc(a.astype(np.float64, copy=False))
+    with np.errstate(invalid="ignore"):
+        fits = bool(np.all((t >= low) & (t < high)))  # NaN compares False: it does not fit
+    if fits:
+        return
+    if mode == "raise":
+        raise FloatingPointError("invalid value encountered in cast")
+    warnings.warn("invalid value encountered in cast", RuntimeWarning, stacklevel=3)
 
 
 def can_cast(from_: DType | Array, to: DType, /) -> builtins.bool:

@@ -556,7 +556,9 @@ OPERATORS = _operators()
 
 # The common operand pairs of those operators in C (the Python ones above stay their fallback).
 from ._native_ufuncs import install as _install_fast  # noqa: E402
+from ._numpy_names import round_without_decimals  # noqa: E402
 
+_FUNCS["round"] = round_without_decimals(_FUNCS["round"])  # NumPy's decimals: a hint
 _install_fast(
     _BINARY_ROWS,
     {row[0]: row for row in _UNARY},

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ._array import Array, _wrap
-from ._validation import normalize_axis, not_array
+from ._validation import convert_hint, normalize_axis, not_array
 
 __all__ = ["take", "take_along_axis"]
 
@@ -17,9 +17,24 @@ __all__ = ["take", "take_along_axis"]
 def _check_indices(name: str, x: Any, indices: Any) -> None:
     if not isinstance(x, Array):
         raise not_array(x, "x", name)
-    if not isinstance(indices, Array) or indices.dtype.kind not in "iu":
-        what = indices.dtype.name if isinstance(indices, Array) else type(indices).__name__
-        raise TypeError(f"{name}: indices must be an integer Array, got {what}")
+    if not isinstance(indices, Array):
+        raise TypeError(
+            f"{name}: indices must be an integer Array, got {type(indices).__name__}; "
+            f"{convert_hint('indices')}"
+        )
+    if indices.dtype.kind not in "iu":
+        raise TypeError(f"{name}: indices must be an integer Array, got {indices.dtype.name}")
+
+
+def _out_of_range(name: str, idx: np.ndarray, ax: int, n: int) -> IndexError:
+    """The IndexError naming the first index outside [-n, n) and its position in indices."""
+    bad = np.flatnonzero((idx < -n) | (idx >= n))[0]
+    where = np.unravel_index(bad, idx.shape)
+    pos = where[0] if idx.ndim == 1 else tuple(int(i) for i in where)
+    return IndexError(
+        f"{name}: index {int(idx.reshape(-1)[bad])} (indices[{pos}]) is out of range for "
+        f"axis {ax} of size {n}; indices must lie in [-{n}, {n})"
+    )
 
 
 def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
@@ -31,11 +46,11 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
         if x.ndim != 1:
             raise ValueError(f"take: axis is required for an array of rank {x.ndim}")
         axis = 0
-    ax = normalize_axis(axis, max(x.ndim, 1))
+    ax = normalize_axis(axis, max(x.ndim, 1), func="take")
     n = x.shape[ax] if x.ndim else 1
     idx = indices._np
     if idx.size and (idx.min() < -n or idx.max() >= n):
-        raise IndexError(f"take: indices must lie in [-{n}, {n}) for axis {ax} of size {n}")
+        raise _out_of_range("take", idx, ax, n)
     return _wrap(np.take(x._np, idx, axis=ax))
 
 
@@ -47,11 +62,9 @@ def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
             f"take_along_axis: indices must have the rank of x ({x.ndim}), got "
             f"shape {indices.shape}"
         )
-    ax = normalize_axis(axis, x.ndim)
+    ax = normalize_axis(axis, x.ndim, func="take_along_axis")
     n = x.shape[ax]
     idx = indices._np
     if idx.size and (idx.min() < -n or idx.max() >= n):
-        raise IndexError(
-            f"take_along_axis: indices must lie in [-{n}, {n}) for axis {ax} of size {n}"
-        )
+        raise _out_of_range("take_along_axis", idx, ax, n)
     return _wrap(np.take_along_axis(x._np, idx, axis=ax))

@@ -13,8 +13,9 @@ import numpy as np
 
 from . import _dtypes
 from ._array import Array, _wrap
+from ._numpy_names import numpy_arguments, numpy_call
 from ._utility import check_array, check_kind, operands, reduce_axes, scalar_as
-from ._validation import normalize_axis
+from ._validation import as_bool, normalize_axis
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
 
@@ -24,9 +25,10 @@ _np_where = np.where
 
 
 def _arg_extremum(fn: Callable, name: str, x: Array, axis: int | None, keepdims: bool) -> Array:
-    check_array(x)
+    check_array(x, func=name)
     check_kind(x, "biuf", name, "real-valued")
-    ax = None if axis is None else normalize_axis(axis, x.ndim)
+    ax = None if axis is None else normalize_axis(axis, x.ndim, func=name)
+    keepdims = as_bool(keepdims, "keepdims", name)
     # Empty only where a searched extent is 0: a (0, 4) array along axis 1 has no rows to
     # search and gives shape (0,), as in NumPy; along axis 0 (or flattened) there is no answer.
     if (x.size == 0 if ax is None else x.shape[ax] == 0) if x.ndim else False:
@@ -39,13 +41,19 @@ def _arg_extremum(fn: Callable, name: str, x: Array, axis: int | None, keepdims:
     return _wrap(out if out.dtype == _INT64 else np.asarray(out, dtype=np.int64))
 
 
-def argmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
+@numpy_arguments
+def argmax(x: Array, /, *numpy_args: Any, axis: int | None = None, keepdims: bool = False) -> Array:
     """Index of the first maximum along an axis (of the flattened array when axis is None)."""
+    if numpy_args:
+        raise numpy_call("argmax", numpy_args)
     return _arg_extremum(np.ndarray.argmax, "argmax", x, axis, keepdims)
 
 
-def argmin(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
+@numpy_arguments
+def argmin(x: Array, /, *numpy_args: Any, axis: int | None = None, keepdims: bool = False) -> Array:
     """Index of the first minimum along an axis (of the flattened array when axis is None)."""
+    if numpy_args:
+        raise numpy_call("argmin", numpy_args)
     return _arg_extremum(np.ndarray.argmin, "argmin", x, axis, keepdims)
 
 
@@ -53,8 +61,9 @@ def count_nonzero(
     x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
 ) -> Array:
     """Number of non-zero elements along the given axes."""
-    check_array(x)
-    axes = reduce_axes(axis, x.ndim)
+    check_array(x, func="count_nonzero")
+    axes = reduce_axes(axis, x.ndim, "count_nonzero")
+    keepdims = as_bool(keepdims, "keepdims", "count_nonzero")
     if axes is None:
         axes = tuple(range(x.ndim))
     out = np.count_nonzero(x._np, axis=axes, keepdims=keepdims)
@@ -63,7 +72,7 @@ def count_nonzero(
 
 def nonzero(x: Array, /) -> tuple[Array, ...]:
     """Indices of the non-zero elements, one int64 array per axis, in row-major order."""
-    check_array(x)
+    check_array(x, func="nonzero")
     if x.ndim == 0:
         # NumPy deprecated and then removed 0-d nonzero; the standard forbids it.
         raise ValueError("nonzero: x must have rank >= 1, got a 0-d array")
@@ -79,7 +88,7 @@ def searchsorted(
     sorter: Array | None = None,
 ) -> Array:
     """Insertion indices into the 1-d sorted (or `sorter`-sorted) x1 that keep it sorted."""
-    check_array(x1, "x1")
+    check_array(x1, "x1", func="searchsorted")
     check_kind(x1, "iuf", "searchsorted", "real-valued", "x1")
     if x1.ndim != 1:
         raise ValueError(f"searchsorted: x1 must be 1-d, got shape {x1.shape}")
@@ -91,7 +100,7 @@ def searchsorted(
         v, _ = scalar_as(x2, x1.dtype, "searchsorted(x2)")
     s = None
     if sorter is not None:
-        check_array(sorter, "sorter")
+        check_array(sorter, "sorter", func="searchsorted")
         check_kind(sorter, "iu", "searchsorted", "integer", "sorter")
         if sorter.shape != x1.shape:
             raise ValueError(
@@ -105,7 +114,7 @@ def searchsorted(
 def where(condition: Array, x1: Array | Any, x2: Array | Any, /) -> Array:
     """Elements of x1 where condition is true, else of x2 (broadcast; dtypes promoted)."""
     if type(condition) is not Array:
-        check_array(condition, "condition")
+        check_array(condition, "condition", func="where")
     if condition._dtype is not _dtypes.bool:
         # NumPy would take truthiness of any dtype; the standard asks for bool (2024.12).
         raise TypeError(f"where: condition must have dtype bool, got {condition.dtype.name}")

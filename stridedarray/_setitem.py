@@ -17,6 +17,7 @@ from ._array import Array, _from_ndarray
 from ._arraytype import _basic_view
 from ._dtypes import check_int_range, python_scalar, scalar_dtype, scalar_np
 from ._getitem import _numpy_key, basic_key
+from ._validation import convert_hint
 
 __all__: list[str] = []
 
@@ -76,8 +77,10 @@ def _value_for(a: Array, value: Any) -> Any:
         iv = int(value)
         check_int_range(iv, dt, "value")
         return scalar_np(iv, dt)
+    hint = f"; {convert_hint('value')}" if isinstance(value, (list, tuple)) else ""
     raise TypeError(
-        f"value must be an array or a Python or NumPy scalar, got {type(value).__name__}"
+        f"x[key] = value: value must be an array or a Python or NumPy scalar, got "
+        f"{type(value).__name__}{hint}"
     )
 
 

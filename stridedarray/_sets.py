@@ -13,6 +13,7 @@ import numpy as np
 
 from ._array import Array, _wrap
 from ._utility import check_array, operands
+from ._validation import as_bool
 
 __all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
 
@@ -44,38 +45,41 @@ def _idx(a: np.ndarray) -> Array:
     return _wrap(a.astype(np.int64, copy=False))
 
 
-def _unique(x: Array, **kw: bool) -> Any:
+def _unique(x: Array, func: str, **kw: bool) -> Any:
     """np.unique of x's elements: an ndarray, or a tuple of them when a return_* flag is set."""
-    check_array(x)
+    check_array(x, func=func)
     # NumPy's overloads want literal flags; each caller unpacks the tuple its flags ask for.
     return np.unique(x._np.reshape(-1), equal_nan=False, **kw)  # type: ignore[call-overload]
 
 
 def unique_all(x: Array, /) -> UniqueAllResult:
     """Unique values with first-occurrence indices, inverse indices and counts."""
-    v, i, inv, c = _unique(x, return_index=True, return_inverse=True, return_counts=True)
+    v, i, inv, c = _unique(
+        x, "unique_all", return_index=True, return_inverse=True, return_counts=True
+    )
     return UniqueAllResult(_wrap(v), _idx(i), _idx(inv.reshape(x.shape)), _idx(c))
 
 
 def unique_counts(x: Array, /) -> UniqueCountsResult:
     """Unique values and how often each occurs."""
-    v, c = _unique(x, return_counts=True)
+    v, c = _unique(x, "unique_counts", return_counts=True)
     return UniqueCountsResult(_wrap(v), _idx(c))
 
 
 def unique_inverse(x: Array, /) -> UniqueInverseResult:
     """Unique values and, for each element of x, the index of its value."""
-    v, inv = _unique(x, return_inverse=True)
+    v, inv = _unique(x, "unique_inverse", return_inverse=True)
     return UniqueInverseResult(_wrap(v), _idx(inv.reshape(x.shape)))
 
 
 def unique_values(x: Array, /) -> Array:
     """The unique values of x (sorted, every NaN distinct)."""
-    return _wrap(_unique(x))
+    return _wrap(_unique(x, "unique_values"))
 
 
 def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
     """For each element of x1, whether it equals some element of x2 (or not, with invert)."""
     a, b, dt = operands(x1, x2, "isin")
-    out = np.isin(a.astype(dt.np, copy=False), b.astype(dt.np, copy=False), invert=bool(invert))
+    invert = as_bool(invert, "invert", "isin")
+    out = np.isin(a.astype(dt.np, copy=False), b.astype(dt.np, copy=False), invert=invert)
     return _wrap(np.asarray(out))

@@ -7,19 +7,20 @@ keep their original relative order, as the standard requires of `stable=True`.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
 from ._array import Array, _wrap
+from ._numpy_names import numpy_arguments, numpy_call
 from ._utility import check_array, check_kind
-from ._validation import normalize_axis
+from ._validation import as_bool, normalize_axis
 
 __all__ = ["argsort", "sort"]
 
 
 def _check(x: Array, axis: int, name: str) -> int:
-    check_array(x)
+    check_array(x, func=name)
     # NumPy orders complex numbers lexicographically; the standard leaves that undefined.
     check_kind(x, "biuf", name, "real-valued")
     if x.ndim == 0:
@@ -37,16 +38,39 @@ def _argsort_np(a: np.ndarray, axis: int, descending: bool, stable: bool) -> np.
     return (n - 1) - np.flip(idx, axis=axis)
 
 
-def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
+@numpy_arguments
+def argsort(
+    x: Array,
+    /,
+    *numpy_args: Any,
+    axis: int = -1,
+    descending: bool = False,
+    stable: bool = True,
+) -> Array:
     """Indices that sort x along an axis (stable by default; descending optionally)."""
+    if numpy_args:
+        raise numpy_call("argsort", numpy_args)
     ax = _check(x, axis, "argsort")
-    idx = _argsort_np(x._np, ax, bool(descending), bool(stable))
+    descending = as_bool(descending, "descending", "argsort")
+    idx = _argsort_np(x._np, ax, descending, as_bool(stable, "stable", "argsort"))
     return _wrap(idx.astype(np.int64, copy=False))
 
 
-def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
+@numpy_arguments
+def sort(
+    x: Array,
+    /,
+    *numpy_args: Any,
+    axis: int = -1,
+    descending: bool = False,
+    stable: bool = True,
+) -> Array:
     """A sorted copy of x along an axis (ascending by default)."""
+    if numpy_args:
+        raise numpy_call("sort", numpy_args)
     ax = _check(x, axis, "sort")
+    descending = as_bool(descending, "descending", "sort")
+    stable = as_bool(stable, "stable", "sort")
     out = np.sort(x._np, axis=ax, kind="stable" if stable else None)
     if descending:
         # Sorted values carry no identity, so reversing the ascending result is exact.

@@ -19,8 +19,9 @@ import numpy as np
 from . import _dtypes, _fpe
 from ._array import Array, _wrap
 from ._dtypes import DType
+from ._numpy_names import NUMPY, numpy_arguments, numpy_call
 from ._utility import check_array, check_kind, reduce_axes, sum_dtype
-from ._validation import normalize_axis
+from ._validation import as_bool, normalize_axis
 
 __all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var"]
 
@@ -30,7 +31,7 @@ _Axis = int | tuple[int, ...] | None
 def _accumulate(
     fn: Callable, name: str, x: Array, axis: int | None, dtype: DType | None, include_initial: bool
 ) -> Array:
-    check_array(x)
+    check_array(x, func=name)
     check_kind(x, "biufc", name, "numeric or bool")  # bool: see _sumlike
     if x.ndim == 0:
         raise ValueError(f"{name}: x must have rank >= 1, got a 0-d array")
@@ -45,40 +46,49 @@ def _accumulate(
         ax = normalize_axis(axis, x.ndim, func=name)
     dt = sum_dtype(x, dtype, name)
     with np.errstate(invalid="ignore", over="ignore"):  # inf + -inf is NaN: the answer
-        return _wrap(fn(x._np, axis=ax, dtype=dt.np, include_initial=bool(include_initial)))
+        include = as_bool(include_initial, "include_initial", name)
+        return _wrap(fn(x._np, axis=ax, dtype=dt.np, include_initial=include))
 
 
+@numpy_arguments
 def cumulative_sum(
     x: Array,
     /,
-    *,
+    *numpy_args: Any,
     axis: int | None = None,
     dtype: DType | None = None,
     include_initial: bool = False,
 ) -> Array:
     """Cumulative sum along an axis (optionally starting with the additive identity 0)."""
+    if numpy_args:
+        raise numpy_call("cumulative_sum", numpy_args)
     return _accumulate(np.cumulative_sum, "cumulative_sum", x, axis, dtype, include_initial)
 
 
+@numpy_arguments
 def cumulative_prod(
     x: Array,
     /,
-    *,
+    *numpy_args: Any,
     axis: int | None = None,
     dtype: DType | None = None,
     include_initial: bool = False,
 ) -> Array:
     """Cumulative product along an axis (optionally starting with the identity 1)."""
+    if numpy_args:
+        raise numpy_call("cumulative_prod", numpy_args)
     return _accumulate(np.cumulative_prod, "cumulative_prod", x, axis, dtype, include_initial)
 
 
 def _extremum(uf: np.ufunc, name: str, x: Array, axis: _Axis, keepdims: bool) -> Array:
     if type(x) is not Array:
-        check_array(x)
+        check_array(x, func=name)
     # The standard orders real numbers only; NumPy's lexicographic complex order is not it.
     if x._dtype.kind not in "biuf":
         check_kind(x, "biuf", name, "real-valued")
     axes = reduce_axes(axis, len(x._shape), name)
+    if keepdims.__class__ is not bool:
+        keepdims = as_bool(keepdims, "keepdims", name)
     if 0 in x._shape:
         n = x.size if axes is None else int(np.prod([x.shape[a] for a in axes]))
         if n == 0:
@@ -89,13 +99,23 @@ def _extremum(uf: np.ufunc, name: str, x: Array, axis: _Axis, keepdims: bool) ->
     return _wrap(uf.reduce(x._np, axis=axes, keepdims=keepdims))
 
 
-def max(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
+@numpy_arguments
+def max(  # noqa: A001
+    x: Array, /, *numpy_args: Any, axis: _Axis = None, keepdims: bool = False, out: Any = NUMPY
+) -> Array:
     """Maximum along the given axes (NaN propagates)."""
+    if numpy_args or out is not NUMPY:
+        raise numpy_call("max", numpy_args, out=out)
     return _extremum(np.maximum, "max", x, axis, keepdims)
 
 
-def min(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
+@numpy_arguments
+def min(  # noqa: A001
+    x: Array, /, *numpy_args: Any, axis: _Axis = None, keepdims: bool = False, out: Any = NUMPY
+) -> Array:
     """Minimum along the given axes (NaN propagates)."""
+    if numpy_args or out is not NUMPY:
+        raise numpy_call("min", numpy_args, out=out)
     return _extremum(np.minimum, "min", x, axis, keepdims)
 
 
@@ -103,7 +123,7 @@ def _sumlike(
     uf: np.ufunc, name: str, x: Array, axis: _Axis, dtype: DType | None, keepdims: bool
 ) -> Array:
     if type(x) is not Array:
-        check_array(x)
+        check_array(x, func=name)
     k = x._dtype.kind
     # bool input: the standard asks for numeric; NumPy, PyTorch and JAX sum and multiply bools
     # as integers (a count of the true values), in the default integer dtype: so do we.
@@ -111,6 +131,8 @@ def _sumlike(
         check_kind(x, "biufc", name, "numeric or bool")
     dt = x._dtype if dtype is None and k in "fc" else sum_dtype(x, dtype, name)
     axes = reduce_axes(axis, len(x._shape), name)
+    if keepdims.__class__ is not bool:
+        keepdims = as_bool(keepdims, "keepdims", name)
     a = x._np
     if k in "biu" and dt.kind in "biu":  # integer accumulation sets no floating-point flag
         return _wrap(uf.reduce(a, axis=axes, dtype=dt.np, keepdims=keepdims))
@@ -119,22 +141,35 @@ def _sumlike(
     return _wrap(_fpe.call(uf.reduce, a, axis=axes, dtype=dt.np, keepdims=keepdims))
 
 
+@numpy_arguments
 def sum(
     x: Array,
     /,
-    *,
+    *numpy_args: Any,
     axis: _Axis = None,
     dtype: DType | None = None,  # noqa: A001
     keepdims: bool = False,
+    out: Any = NUMPY,
 ) -> Array:
     """Sum along the given axes (integers accumulate in the 64-bit default)."""
+    if numpy_args or out is not NUMPY:
+        raise numpy_call("sum", numpy_args, out=out)
     return _sumlike(np.add, "sum", x, axis, dtype, keepdims)
 
 
+@numpy_arguments
 def prod(
-    x: Array, /, *, axis: _Axis = None, dtype: DType | None = None, keepdims: bool = False
+    x: Array,
+    /,
+    *numpy_args: Any,
+    axis: _Axis = None,
+    dtype: DType | None = None,
+    keepdims: bool = False,
+    out: Any = NUMPY,
 ) -> Array:
     """Product along the given axes (integers accumulate in the 64-bit default)."""
+    if numpy_args or out is not NUMPY:
+        raise numpy_call("prod", numpy_args, out=out)
     return _sumlike(np.multiply, "prod", x, axis, dtype, keepdims)
 
 
@@ -147,7 +182,7 @@ def _floating(x: Array, name: str) -> Array:
     """x, or its float64 copy for bool and integer input (the one rule of
     `_dtypes.INTEGERS_AS_FLOAT64`); TypeError for another kind outside the category."""
     if type(x) is not Array:
-        check_array(x)
+        check_array(x, func=name)
     cat = _CATEGORY[name]
     kinds, what = _KINDS[cat]
     k = x._dtype.kind
@@ -158,8 +193,15 @@ def _floating(x: Array, name: str) -> Array:
     return x
 
 
-def mean(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:
+@numpy_arguments
+def mean(
+    x: Array, /, *numpy_args: Any, axis: _Axis = None, keepdims: bool = False, out: Any = NUMPY
+) -> Array:
     """Arithmetic mean along the given axes (integers in float64; NaN for empty)."""
+    if numpy_args or out is not NUMPY:
+        raise numpy_call("mean", numpy_args, out=out)
+    if keepdims.__class__ is not bool:
+        keepdims = as_bool(keepdims, "keepdims", "mean")
     x = _floating(x, "mean")
     axes = reduce_axes(axis, len(x._shape), "mean")
     n = 1
@@ -193,6 +235,8 @@ def _moment(
         raise TypeError(f"{name}: correction must be an int or float, got {correction!r}")
     if correction < 0:
         raise ValueError(f"{name}: correction must be >= 0, got {correction}")
+    if keepdims.__class__ is not bool:
+        keepdims = as_bool(keepdims, "keepdims", name)
     with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
         # N - correction <= 0 yields NaN (or inf), as the standard specifies; no warning.
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -207,15 +251,35 @@ def _moment(
         )
 
 
+@numpy_arguments
 def std(
-    x: Array, /, *, axis: _Axis = None, correction: int | float = 0.0, keepdims: bool = False
+    x: Array,
+    /,
+    *numpy_args: Any,
+    axis: _Axis = None,
+    correction: int | float = 0.0,
+    keepdims: bool = False,
+    ddof: Any = NUMPY,
+    out: Any = NUMPY,
 ) -> Array:
     """Standard deviation along the given axes, dividing by N - correction."""
+    if numpy_args or ddof is not NUMPY or out is not NUMPY:
+        raise numpy_call("std", numpy_args, ddof=ddof, out=out)
     return _moment(np.std, "std", x, axis, correction, keepdims)
 
 
+@numpy_arguments
 def var(
-    x: Array, /, *, axis: _Axis = None, correction: int | float = 0.0, keepdims: bool = False
+    x: Array,
+    /,
+    *numpy_args: Any,
+    axis: _Axis = None,
+    correction: int | float = 0.0,
+    keepdims: bool = False,
+    ddof: Any = NUMPY,
+    out: Any = NUMPY,
 ) -> Array:
     """Variance along the given axes, dividing by N - correction."""
+    if numpy_args or ddof is not NUMPY or out is not NUMPY:
+        raise numpy_call("var", numpy_args, ddof=ddof, out=out)
     return _moment(np.var, "var", x, axis, correction, keepdims)

@@ -15,15 +15,16 @@ import numpy as np
 from . import _dtypes
 from ._array import Array, _wrap
 from ._dtypes import DType
-from ._validation import as_int, convert_hint, normalize_axes, normalize_axis, not_array
+from ._numpy_names import numpy_arguments, numpy_call
+from ._validation import as_bool, as_int, convert_hint, normalize_axes, normalize_axis, not_array
 
 __all__ = ["all", "any", "diff"]
 
 
-def check_array(x: object, name: str = "x") -> Array:
-    """`x` itself if it is an Array, else a TypeError naming the argument."""
+def check_array(x: object, name: str = "x", func: str = "") -> Array:
+    """`x` itself if it is an Array, else a TypeError naming the function and the argument."""
     if not isinstance(x, Array):
-        raise not_array(x, name)
+        raise not_array(x, name, func)
     return x
 
 
@@ -92,7 +93,9 @@ _TRUTH_REDUCE: dict[str, Any] = {"all": np.logical_and.reduce, "any": np.logical
 def _truth_reduction(name: str, x: Array, axis: Any, keepdims: bool) -> Array:
     """all(x) or any(x) (`name`) along `axis`."""
     if type(x) is not Array:
-        check_array(x)
+        check_array(x, func=name)
+    if keepdims.__class__ is not bool:
+        keepdims = as_bool(keepdims, "keepdims", name)
     if not x._shape and axis is None:
         # One 0-d flag (clients test them one at a time): its truth value is the answer, and
         # the reduction machinery costs several times more.
@@ -101,25 +104,31 @@ def _truth_reduction(name: str, x: Array, axis: Any, keepdims: bool) -> Array:
     return _wrap(_TRUTH_REDUCE[name](x._np, axes, bool, None, keepdims=keepdims))
 
 
+@numpy_arguments
 def all(
     x: Array,
     /,
-    *,
+    *numpy_args: Any,
     axis: int | tuple[int, ...] | None = None,  # noqa: A001
     keepdims: bool = False,
 ) -> Array:
     """Test whether all elements along the axes are true (non-zero)."""
+    if numpy_args:
+        raise numpy_call("all", numpy_args)
     return _truth_reduction("all", x, axis, keepdims)
 
 
+@numpy_arguments
 def any(
     x: Array,
     /,
-    *,
+    *numpy_args: Any,
     axis: int | tuple[int, ...] | None = None,  # noqa: A001
     keepdims: bool = False,
 ) -> Array:
     """Test whether any element along the axes is true (non-zero)."""
+    if numpy_args:
+        raise numpy_call("any", numpy_args)
     return _truth_reduction("any", x, axis, keepdims)
 
 
@@ -133,7 +142,7 @@ def diff(
     append: Array | None = None,
 ) -> Array:
     """The n-th forward difference along an axis (with optional prepend/append arrays)."""
-    check_array(x)
+    check_array(x, func="diff")
     if x.ndim == 0:
         raise ValueError("diff: x must have rank >= 1, got a 0-d array")
     ax = normalize_axis(axis, x.ndim, func="diff")
@@ -141,7 +150,7 @@ def diff(
     parts = []
     for name, extra in (("prepend", prepend), ("append", append)):
         if extra is not None:
-            check_array(extra, name)
+            check_array(extra, name, func="diff")
             if extra.dtype is not x.dtype:
                 # NumPy would promote silently; the standard asks for x's dtype.
                 raise TypeError(

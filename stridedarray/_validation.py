@@ -14,8 +14,11 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 __all__ = [
     "AxisError",
+    "as_bool",
     "as_int",
     "as_ints",
     "normalize_axis",
@@ -136,6 +139,22 @@ def as_int(
     if high is not None and v > high:
         raise ValueError(f"{_where(func)}{name} must be <= {high}, got {v}")
     return v
+
+
+def as_bool(value: Any, name: str, func: str = "", none: bool = False) -> Any:
+    """A boolean argument (keepdims, stable, endpoint, copy, ...) as a Python bool, or None
+    where `none` allows it. Python's and NumPy's bools only: NumPy would take any object's
+    truth value, so `copy="no"` or `keepdims="False"` would silently mean True.
+
+    TypeError naming `func`, `name` and what it accepts otherwise."""
+    if value.__class__ is bool:
+        return value
+    if value is None and none:
+        return None
+    if isinstance(value, np.bool_):
+        return bool(value)
+    accepted = "True, False or None" if none else "True or False"
+    raise TypeError(f"{_where(func)}{name} must be {accepted}, got {_shown(value)}")
 
 
 def as_ints(values: Any, name: str, func: str = "", low: int | None = None) -> tuple[int, ...]:

@@ -58,7 +58,7 @@ def _complex_of(x: Array) -> np.dtype:
 
 
 def _check(x: Array, name: str, kind: str, norm: str) -> None:
-    check_array(x)
+    check_array(x, func=f"fft.{name}")
     kinds, what = _KINDS[kind]
     check_kind(x, kinds, f"fft.{name}", what)
     if norm not in ("backward", "ortho", "forward"):
@@ -209,7 +209,7 @@ def rfftfreq(
 
 
 def _shift(fn: Callable, name: str, x: Array, axes: int | Sequence[int] | None) -> Array:
-    check_array(x)
+    check_array(x, func=f"fft.{name}")
     ax = None if axes is None else normalize_axes(axes, x.ndim, "axes", f"fft.{name}")
     if x.ndim == 0:
         return x.to_row_major()  # nothing to shift (NumPy's roll fails on 0-d input)
@@ -224,3 +224,15 @@ def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
 def ifftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
     """The inverse of fftshift."""
     return _shift(np.fft.ifftshift, "ifftshift", x, axes)
+
+
+# -- NumPy's spellings say what the standard calls them (stridedarray/_numpy_names.py); dir()
+# lists the public names only, not this module's imports.
+def __getattr__(name: str) -> object:
+    from ._numpy_names import missing
+
+    raise missing(__name__, name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -30,7 +30,7 @@ from ._dtypes import DType
 from ._linalg_functions import tensordot, vecdot
 from ._manipulation import matrix_transpose
 from ._utility import check_array, check_kind, reduce_axes, sum_dtype
-from ._validation import as_int
+from ._validation import as_bool, as_int
 
 __all__ = [
     "LinAlgError",
@@ -100,14 +100,14 @@ class SVDResult(NamedTuple):
     Vh: Array
 
 
-def _float_matrix(x: Array, name: str, square: bool = False) -> np.ndarray:
-    check_array(x)
-    check_kind(x, "fc", f"linalg.{name}", "floating-point")
+def _float_matrix(x: Array, name: str, square: bool = False, arg: str = "x") -> np.ndarray:
+    check_array(x, arg, func=f"linalg.{name}")
+    check_kind(x, "fc", f"linalg.{name}", "floating-point", arg)
     if x.ndim < 2:
-        raise ValueError(f"linalg.{name}: x must have rank >= 2, got shape {x.shape}")
+        raise ValueError(f"linalg.{name}: {arg} must have rank >= 2, got shape {x.shape}")
     if square and x.shape[-1] != x.shape[-2]:
         raise ValueError(
-            f"linalg.{name}: x must be (a stack of) square matrices, got shape {x.shape}"
+            f"linalg.{name}: {arg} must be (a stack of) square matrices, got shape {x.shape}"
         )
     return x._np
 
@@ -155,13 +155,14 @@ def matmul(x1: Array, x2: Array, /) -> Array:
 def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     """Cholesky factor of a (stack of) Hermitian positive-definite matrix."""
     a = _float_matrix(x, "cholesky", square=True)
-    return _wrap(np.linalg.cholesky(a, upper=bool(upper)))
+    upper = as_bool(upper, "upper", "linalg.cholesky")
+    return _wrap(np.linalg.cholesky(a, upper=upper))
 
 
 def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """Cross product of 3-element vectors along an axis (other axes broadcast)."""
-    check_array(x1, "x1")
-    check_array(x2, "x2")
+    check_array(x1, "x1", func="linalg.cross")
+    check_array(x2, "x2", func="linalg.cross")
     check_kind(x1, "iufc", "linalg.cross", "numeric", "x1")
     check_kind(x2, "iufc", "linalg.cross", "numeric", "x2")
     dt = _dtypes.promote(x1.dtype, x2.dtype)
@@ -196,7 +197,7 @@ def diagonal(x: Array, /, *, offset: int = 0) -> Array:
 
 
 def _diagonal(x: Array, offset: int, func: str) -> Array:
-    check_array(x)
+    check_array(x, func=func)
     if x.ndim < 2:
         raise ValueError(f"{func}: x must have rank >= 2, got shape {x.shape}")
     offset = as_int(offset, "offset", func)
@@ -253,6 +254,7 @@ def matrix_norm(
 ) -> Array:  # noqa: A002
     """Matrix norm over the last two axes (Frobenius by default)."""
     a = _float_matrix(x, "matrix_norm")
+    keepdims = as_bool(keepdims, "keepdims", "linalg.matrix_norm")
     if isinstance(ord, bool) or ord not in _MATRIX_ORDS:  # True == 1, but is not an order
         raise ValueError(f"linalg.matrix_norm: ord must be one of {_MATRIX_ORDS}, got {ord!r}")
     if ord in ("nuc", 2, -2):  # singular values: LAPACK (see the module docstring)
@@ -261,12 +263,12 @@ def matrix_norm(
             r = np.asarray(r)[..., None, None]
         return _wrap(r)
     with np.errstate(over="ignore", invalid="ignore"):  # |inf + 0j|**2 warns inside NumPy
-        return _wrap(np.linalg.matrix_norm(a, keepdims=bool(keepdims), ord=ord))
+        return _wrap(np.linalg.matrix_norm(a, keepdims=keepdims, ord=ord))
 
 
 def matrix_power(x: Array, n: int, /) -> Array:
     """x raised to an integer power by repeated squaring through the matmul core."""
-    check_array(x)
+    check_array(x, func="linalg.matrix_power")
     check_kind(x, "iufc", "linalg.matrix_power", "numeric")
     n = as_int(n, "n", "linalg.matrix_power")
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
@@ -306,8 +308,8 @@ def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
 
 def outer(x1: Array, x2: Array, /) -> Array:
     """Outer product of two vectors: out[i, j] = x1[i] * x2[j]."""
-    check_array(x1, "x1")
-    check_array(x2, "x2")
+    check_array(x1, "x1", func="linalg.outer")
+    check_array(x2, "x2", func="linalg.outer")
     if x1.ndim != 1 or x2.ndim != 1:
         raise ValueError(f"linalg.outer: inputs must be 1-d, got shapes {x1.shape} and {x2.shape}")
     check_kind(x1, "iufc", "linalg.outer", "numeric", "x1")
@@ -373,8 +375,8 @@ def _check_solve_shapes(s1: tuple, s2: tuple) -> None:
 
 def solve(x1: Array, x2: Array, /) -> Array:
     """Solve x1 @ out = x2; x2 is a vector only when it is 1-d (NumPy 2 rule, as the spec)."""
-    a = _float_matrix(x1, "solve", square=True)
-    check_array(x2, "x2")
+    a = _float_matrix(x1, "solve", square=True, arg="x1")
+    check_array(x2, "x2", func="linalg.solve")
     check_kind(x2, "fc", "linalg.solve", "floating-point", "x2")
     _check_solve_shapes(x1.shape, x2.shape)
     dt = _dtypes.promote(x1.dtype, x2.dtype).np
@@ -392,9 +394,8 @@ def solve(x1: Array, x2: Array, /) -> Array:
 
 def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     """Singular value decomposition x = U @ diag(S) @ Vh."""
-    u, s, vh = _nonfinite_nan(
-        np.linalg.svd, _float_matrix(x, "svd"), full_matrices=bool(full_matrices)
-    )
+    full = as_bool(full_matrices, "full_matrices", "linalg.svd")
+    u, s, vh = _nonfinite_nan(np.linalg.svd, _float_matrix(x, "svd"), full_matrices=full)
     return SVDResult(_wrap(u), _wrap(s), _wrap(vh))
 
 
@@ -405,7 +406,7 @@ def svdvals(x: Array, /) -> Array:
 
 def trace(x: Array, /, *, offset: int = 0, dtype: DType | None = None) -> Array:
     """Sum along the offset diagonal of the last two axes."""
-    check_array(x)
+    check_array(x, func="linalg.trace")
     check_kind(x, "iufc", "linalg.trace", "numeric")
     d = _diagonal(x, offset, "linalg.trace")
     dt = sum_dtype(x, dtype, "linalg.trace")
@@ -421,9 +422,10 @@ def vector_norm(
     ord: int | float = 2,
 ) -> Array:  # noqa: A002
     """Vector p-norm over the given axes (all axes, flattened, when axis is None)."""
-    check_array(x)
+    check_array(x, func="linalg.vector_norm")
     check_kind(x, "fc", "linalg.vector_norm", "floating-point")
     axes = reduce_axes(axis, x.ndim, "linalg.vector_norm")
+    keepdims = as_bool(keepdims, "keepdims", "linalg.vector_norm")
     if isinstance(ord, bool) or not isinstance(ord, (int, float, np.integer, np.floating)):
         raise TypeError(
             f"linalg.vector_norm: ord must be an int or a float, got "
@@ -434,8 +436,20 @@ def vector_norm(
         out = np.linalg.vector_norm(
             x._np,
             axis=axes,  # type: ignore[arg-type]
-            keepdims=bool(keepdims),
+            keepdims=keepdims,
             ord=ord,
         )
     real = np.float32 if x.dtype.np in (np.float32, np.complex64) else np.float64
     return _wrap(np.asarray(out, dtype=real))
+
+
+# -- NumPy's spellings say what the standard calls them (stridedarray/_numpy_names.py); dir()
+# lists the public names only, not this module's imports.
+def __getattr__(name: str) -> object:
+    from ._numpy_names import missing
+
+    raise missing(__name__, name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

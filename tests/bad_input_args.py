@@ -240,3 +240,198 @@ row(
     None,
     check="assert r.shape == (2,)",
 )
+
+# -- boolean arguments (one shared helper, `stridedarray._validation.as_bool`): Python's and
+# NumPy's bools only, None where the standard allows it. NumPy takes any object's truth value
+# for most of them, so `copy="no"` or `keepdims="False"` silently meant True; NumPy itself
+# refuses a string copy (asarray, from_dlpack), and we refuse every non-bool alike.
+SB = (
+    "x = sa.reshape(sa.arange(6.0), (2, 3)); v = sa.arange(4.0); "
+    "b = sa.asarray([True, False]); n = np.ones(3)"
+)
+for rid, call, frag in [
+    (
+        "bool_asarray_copy_str",
+        "sa.asarray(n, copy='no')",
+        "asarray: copy must be True, False or None",
+    ),
+    (
+        "bool_asarray_copy_int",
+        "sa.asarray([1.0], copy=1)",
+        "asarray: copy must be True, False or None",
+    ),
+    (
+        "bool_from_dlpack_copy",
+        "sa.from_dlpack(v, copy='no')",
+        "from_dlpack: copy must be True, False",
+    ),
+    (
+        "bool_astype_copy",
+        "sa.astype(v, sa.float32, copy='no')",
+        "astype: copy must be True or False",
+    ),
+    (
+        "bool_astype_copy_none",
+        "sa.astype(v, sa.float32, copy=None)",
+        "astype: copy must be True or False",
+    ),
+    (
+        "bool_reshape_copy",
+        "sa.reshape(v, (2, 2), copy='no')",
+        "reshape: copy must be True, False or None",
+    ),
+    (
+        "bool_sum_keepdims",
+        "sa.sum(v, keepdims='no')",
+        "sum: keepdims must be True or False, got str",
+    ),
+    (
+        "bool_prod_keepdims",
+        "sa.prod(v, keepdims=1)",
+        "prod: keepdims must be True or False, got int",
+    ),
+    ("bool_mean_keepdims", "sa.mean(v, keepdims='no')", "mean: keepdims"),
+    ("bool_std_keepdims", "sa.std(v, keepdims='no')", "std: keepdims"),
+    ("bool_var_keepdims", "sa.var(v, keepdims=[])", "var: keepdims"),
+    ("bool_max_keepdims", "sa.max(v, keepdims='no')", "max: keepdims"),
+    ("bool_min_keepdims", "sa.min(v, keepdims=None)", "min: keepdims must be True or False"),
+    ("bool_all_keepdims", "sa.all(b, keepdims='no')", "all: keepdims"),
+    ("bool_any_keepdims", "sa.any(b, keepdims=1)", "any: keepdims"),
+    ("bool_argmax_keepdims", "sa.argmax(v, keepdims='no')", "argmax: keepdims"),
+    ("bool_argmin_keepdims", "sa.argmin(v, keepdims=None)", "argmin: keepdims"),
+    (
+        "bool_count_nonzero_keepdims",
+        "sa.count_nonzero(v, keepdims='no')",
+        "count_nonzero: keepdims",
+    ),
+    (
+        "bool_cumsum_include_initial",
+        "sa.cumulative_sum(v, include_initial='no')",
+        "include_initial",
+    ),
+    ("bool_cumprod_include_initial", "sa.cumulative_prod(v, include_initial=2)", "include_initial"),
+    ("bool_sort_descending", "sa.sort(v, descending='no')", "sort: descending"),
+    ("bool_sort_stable", "sa.sort(v, stable='no')", "sort: stable"),
+    ("bool_argsort_descending", "sa.argsort(v, descending='yes')", "argsort: descending"),
+    ("bool_argsort_stable", "sa.argsort(v, stable=0)", "argsort: stable"),
+    ("bool_isin_invert", "sa.isin(v, v, invert='no')", "isin: invert"),
+    ("bool_linspace_endpoint", "sa.linspace(0, 1, 5, endpoint='no')", "linspace: endpoint"),
+    ("bool_cholesky_upper", "sa.linalg.cholesky(sa.eye(2), upper='no')", "linalg.cholesky: upper"),
+    ("bool_svd_full_matrices", "sa.linalg.svd(x, full_matrices='no')", "linalg.svd: full_matrices"),
+    ("bool_matrix_norm_keepdims", "sa.linalg.matrix_norm(x, keepdims='no')", "linalg.matrix_norm"),
+    ("bool_vector_norm_keepdims", "sa.linalg.vector_norm(v, keepdims='no')", "linalg.vector_norm"),
+]:
+    row(rid, SB, call, TypeError, frag)
+# NumPy's bools are bools; the enum-like strings name the function, the argument and the choices.
+for rid, call, check in [
+    (
+        "bool_numpy_bool_accepted",
+        "r = sa.sum(x, axis=0, keepdims=np.True_)",
+        "assert r.shape == (1, 3)",
+    ),
+    (
+        "bool_asarray_copy_numpy_false",
+        "r = sa.asarray(n, copy=np.False_)",
+        "assert np.shares_memory(r._np, n)",
+    ),
+]:
+    row(rid, SB, call, None, check=check)
+for rid, call, exc, frag in [
+    (
+        "choice_meshgrid_indexing",
+        "sa.meshgrid(v, v, indexing='xx')",
+        ValueError,
+        "meshgrid: indexing must be 'xy' or 'ij'",
+    ),
+    (
+        "choice_searchsorted_side",
+        "sa.searchsorted(v, v, side='middle')",
+        ValueError,
+        "searchsorted: side must be 'left' or 'right'",
+    ),
+    (
+        "choice_qr_mode",
+        "sa.linalg.qr(x, mode='r')",
+        ValueError,
+        "linalg.qr: mode must be 'reduced' or 'complete'",
+    ),
+    ("choice_fft_norm", "sa.fft.fft(sa.ones(4), norm=None)", ValueError, "fft.fft: norm must be"),
+    (
+        "choice_matrix_norm_ord",
+        "sa.linalg.matrix_norm(x, ord='frob')",
+        ValueError,
+        "linalg.matrix_norm: ord must be one of",
+    ),
+]:
+    row(rid, SB, call, exc, frag)
+
+# -- messages name the function and the argument it is about (x1 of solve, not "x"), the
+# index that is out of range, and how to convert a list.
+SM = "x = sa.zeros((2, 2)); v = sa.arange(3.0); b = sa.ones(2)"
+for rid, call, exc, frag in [
+    (
+        "msg_solve_list",
+        "sa.linalg.solve([[1.0, 0.0], [0.0, 1.0]], b)",
+        TypeError,
+        "linalg.solve: x1 must be a stridedarray.Array",
+    ),
+    (
+        "msg_solve_int_x1",
+        "sa.linalg.solve(sa.eye(2, dtype=sa.int64), b)",
+        TypeError,
+        "linalg.solve: x1 must have a floating-point",
+    ),
+    ("msg_inv_list", "sa.linalg.inv([[1.0, 0.0], [0.0, 1.0]])", TypeError, "linalg.inv: x must be"),
+    ("msg_sum_list", "sa.sum([1.0, 2.0])", TypeError, "sum: x must be"),
+    ("msg_mean_list", "sa.mean([1.0, 2.0])", TypeError, "mean: x must be"),
+    ("msg_where_list", "sa.where([True, False], b, b)", TypeError, "where: condition must be"),
+    ("msg_unique_list", "sa.unique_values([1, 2])", TypeError, "unique_values: x must be"),
+    (
+        "msg_take_out_of_range",
+        "sa.take(v, sa.asarray([0, 5]))",
+        IndexError,
+        "take: index 5 (indices[1]) is out of range for axis 0 of size 3",
+    ),
+    (
+        "msg_take_negative_out_of_range",
+        "sa.take(v, sa.asarray([-4]))",
+        IndexError,
+        "index -4 (indices[0])",
+    ),
+    (
+        "msg_take_along_axis_out_of_range",
+        "sa.take_along_axis(x, sa.asarray([[0, 1], [3, 0]]), axis=1)",
+        IndexError,
+        "index 3 (indices[(1, 0)])",
+    ),
+    (
+        "msg_take_list",
+        "sa.take(v, [0, 2])",
+        TypeError,
+        "convert it with stridedarray.asarray(indices)",
+    ),
+    (
+        "msg_setitem_list",
+        "x[0] = [1.0, 2.0]",
+        TypeError,
+        "convert it with stridedarray.asarray(value)",
+    ),
+    ("msg_setitem_tuple", "x[0] = (1.0, 2.0)", TypeError, "x[key] = value: value must be"),
+]:
+    row(rid, SM, call, exc, frag)
+
+# -- a conversion to Python of a whole array names x.tolist(), where that is the fix
+SC = "v = sa.arange(3.0); m = sa.ones((1, 2))"
+for rid, call, frag in [
+    (
+        "tolist_float_of_vector",
+        "float(v)",
+        "this array has shape (3,): index one element (x[i]), or take x.tolist()",
+    ),
+    ("tolist_int_of_matrix", "int(m)", "x.tolist()"),
+    ("tolist_complex_of_vector", "complex(v)", "x.tolist()"),
+    ("tolist_format_of_vector", "format(v, '.2f')", "for v in x.tolist()"),
+    ("tolist_hash_of_vector", "hash(v)", "unhashable type: 'Array': arrays are mutable"),
+    ("tolist_hash_of_element_view", "{v[0]: 1}", "x.tolist() or, for one element, x.item()"),
+]:
+    row(rid, SC, call, TypeError, frag)

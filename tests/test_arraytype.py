@@ -492,7 +492,9 @@ def test_the_hand_over_takes_exactly_its_table_and_changes_nothing_when_it_refus
 
 @settings(max_examples=100, deadline=None)
 @given(views(max_ops=4))
-def test_iteration_yields_the_views_along_the_first_axis(v) -> None:
+def test_iteration_yields_the_items_along_the_first_axis(v) -> None:
+    """Views of a 2-D or higher array; read-only copies of a 1-D array's elements (values
+    that hash, as NumPy's scalars, and no longer follow the array)."""
     if v.ref.ndim == 0:
         with pytest.raises(TypeError, match="iteration over a 0-d array"):
             iter(v.x)
@@ -503,9 +505,45 @@ def test_iteration_yields_the_views_along_the_first_axis(v) -> None:
     for k, (row, want) in enumerate(zip(rows, v.ref, strict=True)):
         assert type(row) is sa.Array and row.shape == want.shape
         np.testing.assert_array_equal(np.asarray(row), want)
-        assert row.buffer is v.x.buffer  # a view, as x[k]
         np.testing.assert_array_equal(np.asarray(row), np.asarray(v.x[k]))
+        if v.ref.ndim > 1:
+            assert row.buffer is v.x.buffer  # a view, as x[k]
+        else:
+            assert row.readonly and row.buffer is not v.x.buffer
+            value = want.item()
+            if value == value:  # not NaN
+                assert hash(row) == hash(value) and {row: 1}[value] == 1
     assert np.iterable(v.x)
+
+
+def test_iterated_elements_are_copies_and_views_do_not_hash() -> None:
+    x = sa.asarray([1.0, 2.0])
+    first = next(iter(x))
+    x[0] = 5.0
+    assert float(first) == 1.0  # a value taken at next(), not a view
+    with pytest.raises(ValueError, match="read-only"):
+        first[...] = 3.0
+    for unhashable in (x, x[0], sa.asarray(1.0), sa.reshape(x, (1, 2))[0]):
+        with pytest.raises(TypeError, match=r"unhashable type: 'Array'.*x\.tolist\(\)"):
+            hash(unhashable)
+    # A read-only view of memory its owner can write is not a value either (as NumPy's).
+    frozen = np.ones(2)[:1]
+    frozen.flags.writeable = False
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(sa.asarray(frozen)[0])
+    nan = next(iter(sa.asarray([np.nan])))
+    assert hash(nan) == hash(nan)  # by identity, as a float NaN
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)
+def test_set_counter_and_dict_keys_of_a_1d_array_match_numpy(dtype) -> None:
+    import collections
+
+    ref = np.asarray([1, 0, 1, 1], dtype=dtype.np)
+    x = sa.asarray(ref)
+    assert set(x) == set(ref.tolist()) and set(ref) == set(x)
+    assert collections.Counter(x) == collections.Counter(ref.tolist())
+    assert list(dict.fromkeys(x)) == list(dict.fromkeys(ref.tolist()))
 
 
 def test_an_exhausted_iterator_stays_exhausted() -> None:

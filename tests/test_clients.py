@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from clients_common import BASE, VIEWS, check_same, pair
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from strategies import views
 
 import stridedarray as sa
@@ -82,6 +83,26 @@ def test_pandas_series_arithmetic_with_our_array(pd):
     s = pd.Series(BASE["float64"][0])
     pd.testing.assert_series_equal(s + x[0], s + n[0])
     pd.testing.assert_series_equal(s * x[1], s * n[1])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(views(dtype=st.sampled_from([sa.int64, sa.float64, sa.bool, sa.uint8]), max_dims=1))
+def test_pandas_isin_our_array_matches_numpy(pd, v):
+    """isin takes list(values): the elements iteration yields must hash as their values (a
+    0-d view did not, and pandas' hash table then found only the values that hash to 0)."""
+    if v.ref.ndim != 1:
+        return
+    for comps in ([0.0, 6.0, 12.0, 1.0, 255.0], [0, 1, 2, 3, 7], [True, False]):
+        s = pd.Series(comps)
+        pd.testing.assert_series_equal(s.isin(v.x), s.isin(v.ref))
+        pd.testing.assert_index_equal(
+            pd.Index(comps)[pd.Index(comps).isin(v.x)], pd.Index(comps)[pd.Index(comps).isin(v.ref)]
+        )
+
+
+def test_pandas_isin_the_reported_case(pd):
+    s = pd.Series([0.0, 6.0, 12.0, 18.0])
+    assert s.isin(sa.asarray([0.0, 6.0])).tolist() == [True, True, False, False]
 
 
 # -- matplotlib ---------------------------------------------------------------------------------

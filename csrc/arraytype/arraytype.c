@@ -355,14 +355,20 @@ static PyMethodDef array_methods[] = {
      * the tp_iter slot's wrapper; iter() still calls tp_iter directly. */
     {"__iter__", (PyCFunction)sa_array_iter_method, METH_NOARGS | METH_COEXIST,
      "__iter__($self, /)\n--\n\n"
-     "Iterate over the first axis, yielding views (TypeError for a 0-d array).\n"
+     "Iterate over the first axis (TypeError for a 0-d array).\n"
+     "\n"
+     "The items of an array of 2 or more dimensions are views, x[0], x[1], ...; those of\n"
+     "a 1-D array are read-only 0-d copies of its elements, which hash as their values\n"
+     "(set(x), dict.fromkeys(x), pandas' isin(x) work as with NumPy).\n"
      "\n"
      "Examples\n"
      "--------\n"
      ">>> import stridedarray as sa\n"
      ">>> x = sa.reshape(sa.arange(6), (3, 2))\n"
      ">>> [row.tolist() for row in x]\n"
-     "[[0, 1], [2, 3], [4, 5]]\n"},
+     "[[0, 1], [2, 3], [4, 5]]\n"
+     ">>> sorted(set(sa.asarray([2, 1, 2])))\n"
+     "[Array(1, dtype=int64, shape=()), Array(2, dtype=int64, shape=())]\n"},
     /* The element as a Python scalar (scalar.c); METH_COEXIST as __iter__ above, beside the
      * nb_float, nb_int and nb_index slots. */
     {"__float__", sa_array_float_method, METH_NOARGS | METH_COEXIST,
@@ -453,6 +459,7 @@ PyTypeObject sa_ArrayBaseType = {
     .tp_as_sequence = &array_as_sequence,
     .tp_as_number = &array_as_number,
     .tp_iter = sa_array_iter,
+    .tp_hash = sa_array_hash,
 };
 
 /* ---------------------------------------------------------------------------------------- */

@@ -319,6 +319,10 @@ PyObject *sa_array_index_method(PyObject *self, PyObject *unused);
 PyObject *sa_array_complex(PyObject *self, PyObject *unused);
 PyObject *sa_array_item(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                        PyObject *kwnames);
+/* tp_hash: a 0-d array over immutable memory hashes as its element; any other refuses. */
+Py_hash_t sa_array_hash(PyObject *self);
+/* A read-only 0-d array holding a copy of the element at `p` (its storage: a bytes object). */
+PyObject *sa_frozen_element(const char *p, int code);
 
 /* The NativeFunction type (native.c) and its bodies (1: *out set, 0: take the Python fallback,
  * -1: an exception), in creation.c, reshape.c and indexing.c. */

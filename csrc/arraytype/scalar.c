@@ -16,6 +16,9 @@
  */
 #include "arraytype.h"
 
+#include <math.h>
+#include <string.h>
+
 /* The address of the element at index (0, ..., 0): the origin's. Only for an array that has
  * an element (not SA_F_EMPTY): the constructor checked the origin inside the storage. */
 static const char *
@@ -88,7 +91,8 @@ zero_d_element(ArrayObject *a, const char *what)
         if (shape != NULL) {
             PyErr_Format(PyExc_TypeError,
                          "only 0-d arrays can be converted to Python %s; this array has "
-                         "shape %R",
+                         "shape %R: index one element (x[i]), or take x.tolist() for "
+                         "Python numbers",
                          what, shape);
         }
         return NULL;
@@ -216,4 +220,85 @@ PyObject *
 sa_array_index_method(PyObject *self, PyObject *unused)
 {
     return sa_array_index(self);
+}
+
+/* The storage of an array whose memory nobody can write: a read-only ndarray whose base is a
+ * bytes object (NumPy refuses to make such an ndarray writable again). */
+static int
+immutable_memory(ArrayObject *a)
+{
+    PyArrayObject *buf = (PyArrayObject *)a->buf;
+    PyObject *base = PyArray_BASE(buf);
+    return !PyArray_ISWRITEABLE(buf) && base != NULL && PyBytes_CheckExact(base);
+}
+
+/* hash(x). Arrays compare element-wise and are mutable, so, as NumPy's ndarray, they do not
+ * hash; the exception is a 0-d array over immutable memory (the elements that iterating a
+ * 1-D array yields), which is a value, as NumPy's scalars are, and hashes as its element so
+ * that e == e.item() and hash(e) == hash(e.item()) agree. A NaN hashes by identity, as
+ * Python's float NaN does (one NaN object equals no other). A read-only view of writable
+ * memory is not a value: its owner can change it while it is a key. */
+Py_hash_t
+sa_array_hash(PyObject *self)
+{
+    ArrayObject *a = (ArrayObject *)self;
+    if (a->nd == 0 && immutable_memory(a)) {
+        PyObject *v = element_object(first_element(a), a->code);
+        if (v == NULL) {
+            return -1;
+        }
+        int nan = (PyFloat_CheckExact(v) && isnan(PyFloat_AS_DOUBLE(v)))
+                  || (PyComplex_CheckExact(v)
+                      && (isnan(PyComplex_RealAsDouble(v)) || isnan(PyComplex_ImagAsDouble(v))));
+        Py_hash_t h = nan ? PyBaseObject_Type.tp_hash(self) : PyObject_Hash(v);
+        Py_DECREF(v);
+        return h;
+    }
+    PyErr_SetString(PyExc_TypeError,
+                    "unhashable type: 'Array': arrays are mutable (as NumPy's ndarray), so they "
+                    "cannot be set members or dict keys; use Python values, x.tolist() or, "
+                    "for one element, x.item() (the elements that iterating a 1-D array "
+                    "yields are read-only copies, and hash)");
+    return -1;
+}
+
+PyObject *
+sa_frozen_element(const char *p, int code)
+{
+    PyArray_Descr *descr = sa_descrs[code];
+    npy_intp its = PyDataType_ELSIZE(descr);
+    PyObject *bytes = PyBytes_FromStringAndSize(p, (Py_ssize_t)its);
+    if (bytes == NULL) {
+        return NULL;
+    }
+    if ((uintptr_t)PyBytes_AS_STRING(bytes) % (uintptr_t)PyDataType_ALIGNMENT(descr)) {
+        /* A CPython whose bytes data is not aligned for the dtype (today's are 16-aligned
+         * or 8-aligned): a read-only copy in NumPy's memory; it reads the same, it just does
+         * not hash (immutable_memory wants bytes). */
+        Py_DECREF(bytes);
+        Py_INCREF(descr);
+        PyObject *own = PyArray_NewFromDescr(&PyArray_Type, descr, 0, NULL, NULL, NULL, 0, NULL);
+        if (own == NULL) {
+            return NULL;
+        }
+        memcpy(PyArray_BYTES((PyArrayObject *)own), p, (size_t)its);
+        PyArray_CLEARFLAGS((PyArrayObject *)own, NPY_ARRAY_WRITEABLE);
+        PyObject *r = sa_make_c(own, code);
+        Py_DECREF(own);
+        return r;
+    }
+    Py_INCREF(descr); /* PyArray_NewFromDescr steals it */
+    PyObject *arr = PyArray_NewFromDescr(&PyArray_Type, descr, 0, NULL, NULL,
+                                         PyBytes_AS_STRING(bytes), 0 /* read-only */, NULL);
+    if (arr == NULL) {
+        Py_DECREF(bytes);
+        return NULL;
+    }
+    if (PyArray_SetBaseObject((PyArrayObject *)arr, bytes) < 0) { /* steals bytes */
+        Py_DECREF(arr);
+        return NULL;
+    }
+    PyObject *r = sa_make_c(arr, code);
+    Py_DECREF(arr);
+    return r;
 }
