@@ -33,7 +33,7 @@ import numpy as np
 T = TypeVar("T")
 R = TypeVar("R")
 
-__all__ = ["Budget", "Timed", "median", "run_all", "sample"]
+__all__ = ["Budget", "Timed", "median", "percentile", "run_all", "sample", "sample_after_pause"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,8 @@ class Budget:
     case_cap_s: float = 2.0
     settle_s: float = 0.0  # sleep when the sampled library changes (0: no pause)
     warm_s: float = 0.0  # then run the next variant untimed this long
+    pause_s: float = 0.0  # --pause: also time single calls, each after sleeping this long
+    pause_repeats: int = 15  # single calls per variant after a pause
 
     @classmethod
     def quick(cls) -> Budget:
@@ -84,6 +86,34 @@ def sample(timers: dict[str, timeit.Timer], budget: Budget) -> tuple[int, dict[s
             samples[name].append(timers[name].timeit(inner) / inner)
         rep += 1
     return inner, samples
+
+
+def sample_after_pause(
+    timers: dict[str, timeit.Timer], budget: Budget, variants: Sequence[str]
+) -> dict[str, list[float]]:
+    """Seconds of single calls each made after `budget.pause_s` of sleep, `pause_repeats`
+    per variant, under the name "<variant>_pause": a call made between other Python work,
+    when the library's threads have gone idle. One library's calls come together (the other
+    library's pool asleep: `settle_s` more sleep when the library changes); the variants'
+    setup (their thread count) runs outside the timed call."""
+    out: dict[str, list[float]] = {}
+    previous: str | None = None
+    for name in variants:
+        if name not in timers:
+            continue
+        if previous is not None and _library(name) != previous:
+            time.sleep(budget.settle_s)
+        previous = _library(name)
+        out[f"{name}_pause"] = got = []
+        for _ in range(budget.pause_repeats):
+            time.sleep(budget.pause_s)
+            got.append(timers[name].timeit(1))
+    return out
+
+
+def percentile(samples: list[float] | None, q: float) -> float:
+    """The q-th percentile (0-100) of the samples; nan when there are none."""
+    return float(np.percentile(samples, q)) if samples else math.nan
 
 
 def _library(variant: str) -> str:
