@@ -77,7 +77,7 @@ def test_bench_exits_1_when_a_result_differs_from_numpy(
     err = capsys.readouterr().err
     assert "differ from NumPy" in err and "overhead f64 2x2" in err
     # The outputs are still written, with the case marked incorrect.
-    data = json.loads((tmp_path / "bad" / "results.json").read_text())
+    data = json.loads((tmp_path / "bad" / "results-1thread.json").read_text())
     assert [c["correct"] for c in data["cases"]] == [False]
 
 

@@ -22,10 +22,12 @@ from types import FrameType
 __all__ = ["busy_processes", "SPIN"]
 
 # The child: spin until the parent exits (its parent id then changes to init's or a
-# subreaper's). The check costs nothing beside the spin.
+# subreaper's). The parent's id comes as an argument, not from the child's first getppid():
+# a parent killed while the child starts up would otherwise be missed. The check costs nothing
+# beside the spin.
 SPIN = (
-    "import os\n"
-    "parent = os.getppid()\n"
+    "import os, sys\n"
+    "parent = int(sys.argv[1])\n"
     "while os.getppid() == parent:\n"
     "    for _ in range(200_000):\n"
     "        pass\n"
@@ -49,7 +51,7 @@ def busy_processes(k: int, ramp_s: float = 0.2) -> Iterator[list[int]]:
         for _ in range(k):
             procs.append(
                 subprocess.Popen(
-                    [sys.executable, "-c", SPIN],
+                    [sys.executable, "-c", SPIN, str(os.getpid())],
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,
