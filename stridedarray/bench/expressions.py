@@ -6,8 +6,8 @@ dtype, timed four ways on the same values: NumPy in operator form, NumPy in func
 stridedarray in operator form and stridedarray in function form. NumPy's operator form is the
 reference: its temporaries are elided (the `+ 1` is written into the temporary from `x * 2`),
 which its function form does not get. The table's ratio is a *time ratio*, the form's time
-over NumPy's operator form's (1.00: the same time; 1.20: a fifth slower), as issue 36 states
-the target: within 1.2 times NumPy's operator form.
+over NumPy's operator form's (1.00: the same time; 1.20: a fifth slower), the way the target
+is stated: within 1.2 times NumPy's operator form.
 
 Before timing, the three other forms' results are compared with NumPy's operator form (bit
 for bit for int64, within a few units of rounding for floating types); a mismatch is flagged

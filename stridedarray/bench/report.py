@@ -410,11 +410,11 @@ def _target_specs(
             False,
         ),
     ]
-    # --pause: a product after an idle spell against the same product back to back (issue
-    # 36): the median within 1.5x plus 0.1 ms, the 90th percentile within 3x plus the same
-    # 0.1 ms (any call after a sleep, NumPy's too, pays tens of microseconds to wake the CPU,
-    # which 3x of a microsecond product cannot hold). Each is given as headroom, the bound
-    # over the measured time (1.00: exactly at the bound).
+    # --pause: a product after an idle spell against the same product back to back: the
+    # median within 1.5x plus 0.1 ms, the 90th percentile within 3x plus the same 0.1 ms (any
+    # call after a sleep, NumPy's too, pays tens of microseconds to wake the CPU, which 3x of
+    # a microsecond product cannot hold). Each is given as headroom, the bound over the
+    # measured time (1.00: exactly at the bound).
     paused = [r for r in results if "stridedarray_pause" in r.samples]
     if paused:
         specs += [
