@@ -358,7 +358,7 @@ def summary(
 
 
 # Per-case sampling: a 2 ms sample (the 10^7-element cases take longer per evaluation and get
-# one evaluation per sample), grouped by library, as at several threads the matmul suite is.
+# one evaluation per sample), the forms interleaved.
 BUDGET = Budget(target_s=2e-3, min_repeats=9, max_repeats=41, case_budget_s=1.0, case_cap_s=4.0)
 
 
