@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import dataclasses
 import itertools
 import json
 import math
@@ -566,6 +567,16 @@ def test_settled_sampling_groups_libraries_and_pauses_at_each_change(
     log.clear()
     sampling.sample({n: timer(n) for n in names}, sampling.Budget(1e-9, 2, 2, 0))
     assert not any("sleep" in e for e in log)
+    # blocks (--quick at 2+ threads): NumPy's pool's samples, one pause, then ours
+    log.clear()
+    blocks = sampling.Budget(1e-9, 3, 3, 0, settle_s=0.25, blocks=True)
+    inner, samples = sampling.sample({n: timer(n) for n in names}, blocks)
+    assert all(len(samples[n]) == 3 for n in names)
+    sampled = log[-(3 * 4 + 1) :]  # the timed samples and the one pause
+    assert sampled.count("sleep 0.25") == 1
+    cut = sampled.index("sleep 0.25")
+    assert {sampling._library(e) for e in sampled[:cut]} == {"numpy"}
+    assert {sampling._library(e) for e in sampled[cut + 1 :]} == {"stridedarray"}
 
 
 # --- the one writer, the conversions, the Cubed variant -------------------------------------
@@ -1085,3 +1096,26 @@ def test_expression_suite_exits_1_on_a_wrong_result(
     data = json.loads((tmp_path / "expressions.json").read_text())
     assert data["cases"][0]["mismatch"] == ["stridedarray_func"]
     assert "stridedarray_func differs from NumPy" in (tmp_path / "expressions.md").read_text()
+
+
+def test_a_run_at_several_threads_keeps_the_two_pools_apart(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """At 2+ threads (the default threads on a multi-core machine), quick or not, the sampler
+    takes one library's samples together with a settle pause between the libraries; at one
+    thread it interleaves freely."""
+    from stridedarray.bench import cli, runner
+
+    budgets: dict[int, list] = {}
+    monkeypatch.setattr(cli, "numpy_idle_spin", lambda settle_s: "not measured")
+
+    def record(case, budget, rng):  # type: ignore[no-untyped-def]
+        budgets.setdefault(sa.get_num_threads(), []).append(budget)
+        return runner.run_case(case, dataclasses.replace(budget, settle_s=0.0, warm_s=0.0), rng)
+
+    monkeypatch.setattr(cli, "run_case", record)
+    one = ["--no-progress", "--filter", "^overhead f64 2x2$", "--out", str(tmp_path)]
+    for quick in ([], ["--quick"]):
+        budgets.clear()
+        assert cli.main([*one, *quick, "--threads", "2", "--threads", "1"]) == 0
+        assert budgets[2][0].settle_s > 0 and budgets[1][0].settle_s == 0

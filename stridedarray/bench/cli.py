@@ -27,7 +27,7 @@ from .machine import (
     set_threads,
     thread_label,
 )
-from .runner import BUDGET, BUDGET_THREADS, QUICK, Result, run_case
+from .runner import BUDGET, BUDGET_THREADS, QUICK, QUICK_THREADS, Result, run_case
 from .workloads import Case, all_cases
 
 __all__ = ["main", "select_cases", "thread_counts"]
@@ -322,7 +322,10 @@ def _matmul_run(
     info = machine_info()
     how = "each library's default" if requested is None else "both libraries set to it"
     info["threads"] = f"{threads} ({how})"
-    budget = QUICK if args.quick else BUDGET if threads == 1 else BUDGET_THREADS
+    if args.quick:
+        budget = QUICK if threads == 1 else QUICK_THREADS
+    else:
+        budget = BUDGET if threads == 1 else BUDGET_THREADS
     if args.pause:
         budget = dataclasses.replace(
             budget,

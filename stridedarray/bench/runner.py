@@ -25,7 +25,7 @@ import stridedarray as sa
 from .sampling import Budget, median, percentile, sample, sample_after_pause
 from .workloads import Case, Operands
 
-__all__ = ["BUDGET", "BUDGET_THREADS", "QUICK", "Result", "run_case", "route_of"]
+__all__ = ["BUDGET", "BUDGET_THREADS", "QUICK", "QUICK_THREADS", "Result", "run_case", "route_of"]
 
 
 # The matmul workload's sampling: samples of 0.25 ms, up to 201 per variant (see the module doc).
@@ -42,6 +42,18 @@ BUDGET_THREADS = Budget(
     warm_s=0.1,
 )
 QUICK = Budget(target_s=2e-4, min_repeats=3, max_repeats=3, case_budget_s=0.02, case_cap_s=0.5)
+# --quick at 2+ threads keeps the pools apart too (a shorter warm-up): a quick run is
+# indicative, not a measurement of two pools stealing each other's cores.
+QUICK_THREADS = Budget(
+    target_s=2e-4,
+    min_repeats=3,
+    max_repeats=3,
+    case_budget_s=0.02,
+    case_cap_s=0.5,
+    settle_s=0.15,
+    warm_s=0.02,
+    blocks=True,
+)
 
 
 @dataclass

@@ -48,6 +48,9 @@ class Budget:
     settle_s: float = 0.0  # sleep when the sampled library changes (0: no pause)
     warm_s: float = 0.0  # then run the next variant untimed this long
     pause_s: float = 0.0  # --pause: also time single calls, each after sleeping this long
+    # with settle_s: all of one library's repeats, then all of the other's (one pause per case
+    # instead of one per repeat; for --quick, whose few repeats are indicative only)
+    blocks: bool = False
     pause_repeats: int = 15  # single calls per variant after a pause
 
     @classmethod
@@ -67,6 +70,15 @@ def sample(timers: dict[str, timeit.Timer], budget: Budget) -> tuple[int, dict[s
         timer.timeit(inner)
     names = list(timers)
     samples: dict[str, list[float]] = {name: [] for name in names}
+    if budget.blocks and budget.settle_s > 0:
+        groups = [[n for n in names if _library(n) == lib] for lib in ("numpy", "stridedarray")]
+        for k, group in enumerate(g for g in groups if g):
+            if k:
+                _settle(timers[group[0]], inner, budget)
+            for _ in range(budget.max_repeats):
+                for name in group:
+                    samples[name].append(timers[name].timeit(inner) / inner)
+        return inner, samples
     start = time.perf_counter()
     rep = 0
     previous: str | None = None
@@ -78,14 +90,20 @@ def sample(timers: dict[str, timeit.Timer], budget: Budget) -> tuple[int, dict[s
             break
         for name in _order(names, rep, budget.settle_s > 0):
             if budget.settle_s > 0 and previous is not None and _library(name) != previous:
-                time.sleep(budget.settle_s)
-                warm_until = time.perf_counter() + budget.warm_s
-                while time.perf_counter() < warm_until:  # wake this library's sleeping workers
-                    timers[name].timeit(inner)
+                _settle(timers[name], inner, budget)
             previous = _library(name)
             samples[name].append(timers[name].timeit(inner) / inner)
         rep += 1
     return inner, samples
+
+
+def _settle(timer: timeit.Timer, inner: int, budget: Budget) -> None:
+    """Sleep `settle_s` (the other library's pool falls asleep), then run `timer` untimed for
+    `warm_s` (this library's workers wake)."""
+    time.sleep(budget.settle_s)
+    warm_until = time.perf_counter() + budget.warm_s
+    while time.perf_counter() < warm_until:
+        timer.timeit(inner)
 
 
 def sample_after_pause(
