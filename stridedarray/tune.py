@@ -81,12 +81,31 @@ class Load:
         )
 
 
-def usable_cpus() -> int:
-    """The CPUs this process may run on (its affinity mask where the system has one)."""
+def usable_cpus(cgroup_root: str = "/sys/fs/cgroup") -> int:
+    """The CPUs this process may run on: its affinity mask where the system has one, capped by
+    a cgroup v2 CPU quota (`cpu.max` of its cgroup: quota over period, rounded up)."""
     try:
-        return len(os.sched_getaffinity(0))
+        n = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        return os.cpu_count() or 1
+        n = os.cpu_count() or 1
+    try:
+        with open("/proc/self/cgroup") as f:
+            unified = [ln.split(":", 2)[2].strip() for ln in f if ln.startswith("0::")]
+    except OSError:
+        unified = []
+    for path in (
+        *(f"{cgroup_root}{u.rstrip('/')}/cpu.max" for u in unified),
+        f"{cgroup_root}/cpu.max",
+    ):
+        try:
+            with open(path) as f:
+                quota, period = f.read().split()[:2]
+        except (OSError, ValueError):
+            continue
+        if quota != "max" and int(period) > 0:
+            n = min(n, max(1, math.ceil(int(quota) / int(period))))
+        break
+    return n
 
 
 def _own_running() -> int:

@@ -110,3 +110,14 @@ def test_probe_reads_this_machine() -> None:
         len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     )
     assert load.others >= 0 or math.isnan(load.others)
+
+
+def test_usable_cpus_follow_a_cgroup_quota(tmp_path: Path) -> None:
+    """A quota of 1.5 CPUs counts as 2, "max" as no cap; never above the affinity mask."""
+    mask = tune.usable_cpus(cgroup_root=str(tmp_path / "none"))
+    (tmp_path / "cpu.max").write_text("150000 100000\n")
+    assert tune.usable_cpus(cgroup_root=str(tmp_path)) == min(mask, 2)
+    (tmp_path / "cpu.max").write_text("50000 100000\n")
+    assert tune.usable_cpus(cgroup_root=str(tmp_path)) == 1
+    (tmp_path / "cpu.max").write_text("max 100000\n")
+    assert tune.usable_cpus(cgroup_root=str(tmp_path)) == mask
