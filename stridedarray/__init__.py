@@ -6,8 +6,9 @@ module's `__all__` lists exactly the public names it contributes.
 
 import sys as _sys
 
-# fft, linalg: the extensions; _bind binds the members other modules implement onto Array;
-# _dask registers Array with Dask; the chapter modules for their __all__ lists (below).
+# _bind binds the members other modules implement onto Array; _dask registers Array with
+# Dask; the chapter modules for their __all__ lists (below). The extensions fft and linalg
+# load on first use (`__getattr__` below).
 from . import (  # noqa: F401
     _bind,
     _constants,
@@ -27,8 +28,6 @@ from . import (  # noqa: F401
     _sorting,
     _statistical,
     _utility,
-    fft,
-    linalg,
 )
 from ._array import Array
 from ._constants import *  # noqa: F403
@@ -101,19 +100,30 @@ __all__ = sorted(
     }
 )
 
-# Every public callable pickles by reference and copies to itself (docs/reliability.md).
-_bind.publish([_sys.modules[__name__], linalg, fft])
+# Every public callable pickles by reference and copies to itself (docs/reliability.md);
+# fft and linalg publish theirs when they load.
+_bind.publish([_sys.modules[__name__]])
+
+# The extensions load on first use, `sa.linalg` as `import stridedarray.linalg`: most programs
+# use neither, and importing them (and NumPy's fft) at start-up cost as much again as the
+# rest of the namespace's Python.
+_LAZY = ("fft", "linalg")
 
 
-# -- NumPy's spellings: `sa.transpose`, `sa.concatenate`, ... say what the standard calls them
-# (stridedarray/_numpy_names.py); dir() lists the public names only. Names are looked up here
-# only when they are missing, so this costs nothing otherwise.
+# Names are looked up here only when they are missing, so this costs nothing otherwise: the lazy
+# extensions, then NumPy's spellings (`sa.transpose`, `sa.concatenate`, ...), which say what
+# the standard calls them (stridedarray/_numpy_names.py).
 def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
     from ._numpy_names import missing
 
     raise missing(__name__, name)
 
 
+# dir() lists the public names only (fft and linalg among them, loaded or not).
 def __dir__() -> list[str]:
     return sorted({*__all__, "__version__", "__array_api_version__"})
 

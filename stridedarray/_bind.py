@@ -87,8 +87,10 @@ def publish(namespaces: Iterable[types.ModuleType]) -> None:
     named: set[int] = set()
     for mod in namespaces:
         for name in mod.__all__:
-            f = getattr(mod, name)
-            if id(f) in named or not _needs_name(f):
+            # vars(), not getattr: a submodule that loads on first use (the package's fft and
+            # linalg) is not loaded by naming the package's functions.
+            f = vars(mod).get(name)
+            if f is None or id(f) in named or not _needs_name(f):
                 continue
             f.__module__ = mod.__name__
             f.__qualname__ = name

@@ -6,7 +6,6 @@ loading the extension loads that library; no other package is imported for it.
 """
 
 import ctypes
-import ctypes.util
 import os
 
 import numpy  # noqa: F401  (NumPy's own OpenBLAS loads first, under the user's environment)
@@ -63,8 +62,13 @@ def library_path(function: object) -> str:
     addr = int(ffi.cast("uintptr_t", function))
     if not addr:
         return "(none)"
-    # dladdr is in libc from glibc 2.34 on, in libdl before.
-    for name in (None, ctypes.util.find_library("dl")):
+    # dladdr is in libc from glibc 2.34 on, in libdl before (looked up only then:
+    # ctypes.util brings subprocess and more, and find_library may run ldconfig).
+    for name in (None, "dl"):
+        if name is not None:
+            from ctypes.util import find_library
+
+            name = find_library(name)
         try:
             dladdr = ctypes.CDLL(name).dladdr
         except (OSError, AttributeError):

@@ -21,7 +21,6 @@ contextvars-based context manager, so threads and async tasks do not see each ot
 from __future__ import annotations
 
 import contextvars
-import json
 import os
 import stat
 import warnings
@@ -138,6 +137,8 @@ def load_policy_file(path: str | os.PathLike) -> dict[str, int]:
             f"{path}: larger than {_MAX_FILE_BYTES} bytes; a policy file is a small JSON object"
         )
     try:
+        import json  # here, not at import: only a policy file needs it
+
         data = json.loads(raw.decode("utf-8"))
     except RecursionError:  # nesting deeper than the parser's recursion limit
         raise ValueError(f"{path}: the JSON is nested too deeply") from None

@@ -11,12 +11,13 @@ and we cast explicitly in case a path does not.
 
 from __future__ import annotations
 
+import sys as _sys
 from collections.abc import Callable, Sequence
 from typing import Literal
 
 import numpy as np
 
-from . import _dtypes
+from . import _bind, _dtypes
 from ._array import CPU_DEVICE, Array, _wrap
 from ._dtypes import DType
 from ._utility import check_array, check_kind
@@ -236,3 +237,8 @@ def __getattr__(name: str) -> object:
 
 def __dir__() -> list[str]:
     return sorted(__all__)
+
+
+# Named for pickling once the package is complete (this module loads on first use): the
+# package's own names first, so a function both export keeps the package's name.
+_bind.publish([_sys.modules[__package__], _sys.modules[__name__]])

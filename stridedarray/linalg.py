@@ -19,12 +19,13 @@ cholesky and qr propagate NaN and infinity by arithmetic and are left as they ar
 
 from __future__ import annotations
 
+import sys as _sys
 from collections.abc import Callable
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
-from . import _dtypes
+from . import _bind, _dtypes
 from ._array import Array, _wrap
 from ._dtypes import DType
 from ._linalg_functions import tensordot, vecdot
@@ -453,3 +454,8 @@ def __getattr__(name: str) -> object:
 
 def __dir__() -> list[str]:
     return sorted(__all__)
+
+
+# Named for pickling once the package is complete (this module loads on first use): the
+# package's own names first, so a function both export keeps the package's name.
+_bind.publish([_sys.modules[__package__], _sys.modules[__name__]])

@@ -13,6 +13,11 @@ import: $STRIDEDARRAY_POLICY if set, else $XDG_CONFIG_HOME/stridedarray/policy.j
 (XDG_CONFIG_HOME defaults to ~/.config), or --out PATH. Output paths are checked before
 measuring; a file that still cannot be written afterwards is saved in the temporary directory
 instead (the exit status is then 1 and the message says where).
+
+A policy measured beside other work would move crossovers by how the routes suffer from the
+load. Before measuring and again after, the tool samples the system's runnable threads (less
+its own) against the CPUs it may use; when others keep half of them busy (at least one) it
+does not write the policy, and says what it saw, unless --allow-busy is given.
 """
 
 from __future__ import annotations
@@ -43,10 +48,115 @@ from stridedarray._cli import (
 )
 from stridedarray._policy import user_policy_path
 
-__all__ = ["Sweep", "SWEEPS", "measure_sweep", "policy_path", "main"]
+__all__ = ["Load", "Sweep", "SWEEPS", "measure_sweep", "policy_path", "probe_load", "main"]
 
 _rng = np.random.default_rng(0)
 TIE = 0.03  # relative difference below which two medians count as equal
+
+
+@dataclass(frozen=True)
+class Load:
+    """What the busy-machine probe saw: other runnable tasks (median over the samples), the
+    CPUs this process may use and the 1-minute load average (for the message)."""
+
+    others: float  # runnable threads of other processes, median of the samples; nan: unknown
+    cpus: int
+    load_average: float = math.nan
+    source: str = "/proc/loadavg"
+
+    @property
+    def busy(self) -> bool:
+        """Other work keeps half the usable CPUs (at least one) running: a policy measured
+        now would weigh the routes by how they suffer from the load, not by what they cost.
+        Unknown (no probe on this system) counts as quiet."""
+        return math.isfinite(self.others) and self.others >= max(1.0, self.cpus / 2)
+
+    def describe(self) -> str:
+        if not math.isfinite(self.others):
+            return f"the machine's load could not be read ({self.source})"
+        load = f", load average {self.load_average:.2f}" if math.isfinite(self.load_average) else ""
+        return (
+            f"{self.others:g} runnable thread(s) of other processes (median of the samples of "
+            f"{self.source}) on the {self.cpus} CPU(s) this process may use{load}"
+        )
+
+
+def usable_cpus(cgroup_root: str = "/sys/fs/cgroup") -> int:
+    """The CPUs this process may run on: its affinity mask where the system has one, capped by
+    a cgroup v2 CPU quota (`cpu.max` of its cgroup: quota over period, rounded up)."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+    try:
+        with open("/proc/self/cgroup") as f:
+            unified = [ln.split(":", 2)[2].strip() for ln in f if ln.startswith("0::")]
+    except OSError:
+        unified = []
+    for path in (
+        *(f"{cgroup_root}{u.rstrip('/')}/cpu.max" for u in unified),
+        f"{cgroup_root}/cpu.max",
+    ):
+        try:
+            with open(path) as f:
+                quota, period = f.read().split()[:2]
+        except (OSError, ValueError):
+            continue
+        if quota != "max" and int(period) > 0:
+            n = min(n, max(1, math.ceil(int(quota) / int(period))))
+        break
+    return n
+
+
+def _own_running() -> int:
+    """This process's threads that are running or runnable now (state R in /proc)."""
+    n = 0
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return 1
+    for tid in tasks:
+        try:
+            with open(f"/proc/self/task/{tid}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        n += state == "R"
+    return max(n, 1)  # the thread reading is running
+
+
+def probe_load(samples: int = 21, interval_s: float = 0.025) -> Load:
+    """Sample the runnable threads of the whole system (the 4th field of /proc/loadavg) less
+    this process's own, `samples` times over `samples * interval_s` seconds, and keep the
+    median: a process that runs for a moment (a shell, a compiler starting) does not count, one
+    that keeps a CPU busy does. Without /proc (not Linux), the 1-minute load average less one
+    for this process stands in."""
+    cpus = usable_cpus()
+    try:
+        load1 = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        load1 = math.nan
+    seen = []
+    for i in range(samples):
+        try:
+            with open("/proc/loadavg") as f:
+                running = int(f.read().split()[3].split("/")[0])
+        except (OSError, ValueError, IndexError):
+            others = max(load1 - 1.0, 0.0) if math.isfinite(load1) else math.nan
+            return Load(others, cpus, load1, source="the 1-minute load average")
+        seen.append(max(running - _own_running(), 0))
+        if i + 1 < samples:
+            time.sleep(interval_s)
+    return Load(float(np.median(seen)), cpus, load1)
+
+
+def _busy_message(load: Load, when: str) -> str:
+    return (
+        f"the machine is busy {when}: {load.describe()}. Timings taken beside other work "
+        "measure the load as much as the routes, and the policy would move crossovers by "
+        "it. Run again on a quiet machine, or pass --allow-busy to write the policy anyway "
+        "(--dry-run measures and prints without writing)."
+    )
 
 
 def _m(*shape: int, dtype: str = "float64") -> np.ndarray:
@@ -446,11 +556,14 @@ def _how_to_load(out: Path) -> str:
 
 
 @exits_cleanly_on_closed_pipe
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, probe: Callable[[], Load] | None = None) -> int:
     """Sweep every crossover, print the table, write the policy file (and raw data on request).
 
+    Before measuring and again after, `probe` (default `probe_load`) tells whether other work
+    keeps the machine busy; if so the policy is not written unless --allow-busy is given.
+
     Returns the exit status: 0, or 1 when a file could not be written where asked (the data
-    was then saved elsewhere, as the message on stderr says)."""
+    was then saved elsewhere, as the message on stderr says) or the machine was busy."""
     p = argparse.ArgumentParser(
         prog=prog_name("stridedarray.tune"),
         description=__doc__,
@@ -471,6 +584,12 @@ def main(argv: list[str] | None = None) -> int:
         default=3,
         help="sweep each key this many times, keep the median threshold (3)",
     )
+    p.add_argument(
+        "--allow-busy",
+        action="store_true",
+        help="write the policy even when other work keeps the machine busy (by default the "
+        "tool refuses: it checks the runnable tasks before and after measuring)",
+    )
     args = p.parse_args(argv)
     if args.threads < 1:
         raise SystemExit(f"--threads must be >= 1, got {args.threads}")
@@ -482,6 +601,12 @@ def main(argv: list[str] | None = None) -> int:
             check_output_file(path, option)
     from stridedarray.bench.machine import machine_info, set_threads
 
+    probe = probe or probe_load
+    before = probe()
+    if before.busy:
+        if out is not None and not args.allow_busy:
+            raise SystemExit(f"{p.prog}: not measuring: {_busy_message(before, 'now')}")
+        emit(f"warning: {before.describe()}: the machine is busy", file=sys.stderr)
     set_threads(args.threads)
     default, current = _policies()
     sweeps = [s for s in SWEEPS if args.only in (None, s.key)]
@@ -518,11 +643,21 @@ def main(argv: list[str] | None = None) -> int:
     emit(_table(default, current, measured))
     new = {k: measured.get(k, current.get(k, v)) for k, v in default.items()}
     status = 0
+    after = probe()
+    if after.busy and out is not None and not args.allow_busy:
+        emit(
+            f"{p.prog}: not writing {out}: {_busy_message(after, 'after measuring')}",
+            file=sys.stderr,
+        )
+        out, status = None, 1
+    elif after.busy:
+        emit(f"warning: {after.describe()} after measuring: the machine is busy", file=sys.stderr)
     if args.raw:
         raw = json.dumps(
             {
                 "machine": machine_info(),
                 "threads": args.threads,
+                "load": {"before": before.describe(), "after": after.describe()},
                 "sweeps": results,
                 "measured": measured,
                 "policy": new,

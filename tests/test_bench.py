@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import dataclasses
 import itertools
 import json
 import math
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -82,7 +85,7 @@ def test_quick_table_has_every_case_with_a_route(quick_run: tuple[Path, str]) ->
 
 def test_quick_csv_parses_with_raw_samples(quick_run: tuple[Path, str]) -> None:
     out, _ = quick_run
-    with open(out / "samples.csv", newline="") as f:
+    with open(out / "samples-1thread.csv", newline="") as f:
         reader = csv.DictReader(f)
         assert reader.fieldnames == CSV_FIELDS
         rows = list(reader)
@@ -97,19 +100,19 @@ def test_quick_csv_parses_with_raw_samples(quick_run: tuple[Path, str]) -> None:
 
 def test_quick_json_and_png(quick_run: tuple[Path, str]) -> None:
     out, _ = quick_run
-    data = json.loads((out / "results.json").read_text())
+    data = json.loads((out / "results-1thread.json").read_text())
     assert data["threads"] == 1
     assert len(data["cases"]) == len(all_cases(quick=True))
     assert all(c["route"] for c in data["cases"])
-    png = (out / "ratios.png").read_bytes()
+    png = (out / "ratios-1thread.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
-    image = pytest.importorskip("matplotlib.image").imread(out / "ratios.png")
+    image = pytest.importorskip("matplotlib.image").imread(out / "ratios-1thread.png")
     assert image.ndim == 3 and image.shape[0] > 100 and image.shape[1] > 100
 
 
 def test_quick_json_carries_speedups_and_the_targets(quick_run: tuple[Path, str]) -> None:
     out, stdout = quick_run
-    data = json.loads((out / "results.json").read_text())
+    data = json.loads((out / "results-1thread.json").read_text())
     for c in data["cases"]:  # one direction: NumPy time / stridedarray time, > 1 is faster
         assert c["speedup"] == pytest.approx(c["numpy"] / c["stridedarray"])
         if c["limit"] is not None and c["limit"] == c["limit"]:
@@ -132,7 +135,7 @@ def test_quick_run_writes_the_docs_tables_and_plot(quick_run: tuple[Path, str]) 
     and the plot beside the pages."""
     out, _ = quick_run
     docs = out / "docs" / "generated"
-    data = json.loads((out / "results.json").read_text())
+    data = json.loads((out / "results-1thread.json").read_text())
     targets = (docs / "matmul-1thread-targets.md").read_text()
     assert targets.startswith("Measured on ") and "load average" in targets
     for t in data["targets"]:
@@ -259,7 +262,8 @@ def test_tune_writes_a_policy_file_the_library_loads(tmp_path: Path) -> None:
                 str(out),
                 "--raw",
                 str(raw),
-            ]
+            ],
+            probe=lambda: tune.Load(others=0.0, cpus=2),  # a quiet machine, whatever the load
         )
         == 0
     )
@@ -563,6 +567,16 @@ def test_settled_sampling_groups_libraries_and_pauses_at_each_change(
     log.clear()
     sampling.sample({n: timer(n) for n in names}, sampling.Budget(1e-9, 2, 2, 0))
     assert not any("sleep" in e for e in log)
+    # blocks (--quick at 2+ threads): NumPy's pool's samples, one pause, then ours
+    log.clear()
+    blocks = sampling.Budget(1e-9, 3, 3, 0, settle_s=0.25, blocks=True)
+    inner, samples = sampling.sample({n: timer(n) for n in names}, blocks)
+    assert all(len(samples[n]) == 3 for n in names)
+    sampled = log[-(3 * 4 + 1) :]  # the timed samples and the one pause
+    assert sampled.count("sleep 0.25") == 1
+    cut = sampled.index("sleep 0.25")
+    assert {sampling._library(e) for e in sampled[:cut]} == {"numpy"}
+    assert {sampling._library(e) for e in sampled[cut + 1 :]} == {"stridedarray"}
 
 
 # --- the one writer, the conversions, the Cubed variant -------------------------------------
@@ -810,3 +824,298 @@ def test_suite_list_and_bad_filter() -> None:
     assert proc.returncode == 0 and "x + y [4x4]" in proc.stdout
     proc = _run_suite(["--suite", "overhead", "--filter", "(["])
     assert proc.returncode != 0 and "regular expression" in proc.stderr
+
+
+# -- default threads, --load, --pause, kernels (issue 36) ---------------------------------
+def test_quick_run_is_at_the_default_threads_and_at_one(quick_run: tuple[Path, str]) -> None:
+    """Without --threads the run is at each library's default, then at 1 thread; results.md
+    holds both runs' tables."""
+    out, _ = quick_run
+    n = machine.default_threads()
+    runs = [n, 1] if n > 1 else [1]
+    text = (out / "results.md").read_text()
+    for threads in runs:
+        label = machine.thread_label(threads)
+        data = json.loads((out / f"results-{label}.json").read_text())
+        assert data["threads"] == threads
+        assert f"# stridedarray vs NumPy matmul, {threads} BLAS thread(s)" in text
+        assert (out / f"samples-{label}.csv").exists() and (out / f"ratios-{label}.png").exists()
+    first = json.loads((out / f"results-{machine.thread_label(runs[0])}.json").read_text())
+    assert first["machine"]["threads"] == f"{runs[0]} (each library's default)"
+    assert "blas_kernels" in first["machine"] and "load_processes" not in first["machine"]
+
+
+def test_thread_counts_default_then_one_each_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from stridedarray.bench import cli
+
+    monkeypatch.setattr(cli, "default_threads", lambda: 4)
+    assert cli.thread_counts(None) == [None, 1]
+    assert cli.thread_counts([2, 2, 1]) == [2, 1]
+    assert cli.thread_counts([4, None]) == [4]  # the default is 4 threads: timed once
+    monkeypatch.setattr(cli, "default_threads", lambda: 1)
+    assert cli.thread_counts(None) == [None]  # a one-processor machine: one run
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--threads", "x"], "--threads"),
+        (["--load", "-1"], "--load"),
+        (["--pause", "-5"], "--pause"),
+        (["--pause", "nan"], "--pause"),
+        (["--suite", "overhead", "--pause", "10"], "--pause times the products"),
+    ],
+)
+def test_bad_run_options_exit_naming_the_option(
+    args: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from stridedarray.bench import cli
+
+    with pytest.raises(SystemExit) as exc:
+        cli.main([*args, "--out", str(tmp_path)])
+    assert message in (str(exc.value.code) + capsys.readouterr().err)
+
+
+def _spinning(pid: int) -> bool:
+    from stridedarray.bench.load import running
+
+    return running(pid)
+
+
+def test_load_processes_run_during_the_block_and_stop_after() -> None:
+    from stridedarray.bench.load import busy_processes
+
+    with busy_processes(2, ramp_s=0.0) as pids:
+        assert len(pids) == 2 and all(_spinning(p) for p in pids)
+    assert not any(_spinning(p) for p in pids)
+
+
+@pytest.mark.parametrize("error", [RuntimeError, KeyboardInterrupt])
+def test_load_processes_stop_on_an_error_or_ctrl_c(error: type[BaseException]) -> None:
+    from stridedarray.bench.load import busy_processes
+
+    seen: list[int] = []
+    with pytest.raises(error), busy_processes(1, ramp_s=0.0) as pids:
+        seen += pids
+        raise error()
+    assert seen and not _spinning(seen[0])
+
+
+def test_load_processes_stop_when_the_benchmark_is_terminated_or_killed() -> None:
+    """SIGTERM: the benchmark stops its busy processes on the way out; SIGKILL (no way out):
+    each busy process notices that its parent is gone and ends."""
+    import os
+    import signal
+    import time
+
+    code = (
+        "import sys, time\n"
+        "from stridedarray.bench.load import busy_processes\n"
+        "with busy_processes(1, ramp_s=0.0) as pids:\n"
+        "    print(pids[0], flush=True)\n"
+        "    time.sleep(60)\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, cwd=root
+        )
+        assert proc.stdout is not None
+        child = int(proc.stdout.readline())
+        assert _spinning(child)
+        os.kill(proc.pid, sig)
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 30  # a bound on the wait, not a timing assertion
+        while _spinning(child) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _spinning(child), f"busy process left running after {sig!r}"
+
+
+def test_load_is_recorded_and_its_processes_stopped_even_when_a_case_fails(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from stridedarray.bench import cli, load
+
+    started: list[int] = []
+    real = load.busy_processes
+
+    @contextlib.contextmanager
+    def recording(k: int, ramp_s: float = 0.0) -> Iterator[list[int]]:
+        with real(k, ramp_s=0.0) as pids:
+            started.extend(pids)
+            yield pids
+
+    monkeypatch.setattr(cli, "busy_processes", recording)
+    one = ["--quick", "--no-progress", "--filter", "^overhead f64 2x2$", "--threads", "1"]
+    assert cli.main([*one, "--load", "1", "--out", str(tmp_path / "ok")]) == 0
+    data = json.loads((tmp_path / "ok" / "results-1thread.json").read_text())
+    assert data["machine"]["load_processes"] == 1
+    assert "load_processes: 1" in (tmp_path / "ok" / "results.md").read_text()
+    assert len(started) == 1 and not _spinning(started[0])
+
+    def broken(*args: object) -> None:
+        raise RuntimeError("a case failed")
+
+    monkeypatch.setattr(cli, "run_case", broken)
+    with pytest.raises(RuntimeError, match="a case failed"):
+        cli.main([*one, "--load", "2", "--out", str(tmp_path / "bad")])
+    assert len(started) == 3 and not any(_spinning(p) for p in started)
+
+
+def test_busy_warning_leaves_out_the_runs_own_load_processes() -> None:
+    info = {"cores": 2, "load_average": "2.10 1.0 1.0", "load_processes": 2}
+    assert busy_warning(info, threads=1) is None  # the two busy processes were asked for
+    assert busy_warning({**info, "load_processes": 0}, threads=1) is not None
+
+
+def test_pause_times_single_products_after_the_pause(tmp_path: Path) -> None:
+    from stridedarray.bench import cli
+
+    one = ["--quick", "--no-progress", "--filter", "^overhead f64 2x2$", "--threads", "1"]
+    docs = tmp_path / "docs" / "generated"
+    assert cli.main([*one, "--pause", "2", "--out", str(tmp_path), "--docs", str(docs)]) == 0
+    data = json.loads((tmp_path / "results-1thread.json").read_text())
+    case = data["cases"][0]
+    assert case["stridedarray_pause"] > 0 and case["numpy_pause"] > 0
+    assert case["pause_ratio"] == pytest.approx(case["stridedarray_pause"] / case["stridedarray"])
+    assert data["machine"]["pause_ms"] == 2
+    names = {t["target"] for t in data["targets"]}
+    assert any(n.startswith("after a pause: median") for n in names)
+    assert any(n.startswith("after a pause: p90") for n in names)
+    with open(tmp_path / "samples-1thread.csv", newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["variant"].endswith("_pause")]
+    assert {r["variant"] for r in rows} == {"numpy_pause", "stridedarray_pause"}
+    assert len(rows) == 2 * 3 and all(r["inner"] == "1" for r in rows)  # 3 per library, quick
+    assert "## After a pause of 2" in (tmp_path / "results-1thread.md").read_text()
+    pause = (docs / "matmul-1thread-pause2ms-pause.md").read_text()
+    assert "overhead f64 2x2" in pause
+    assert not (docs / "matmul-1thread-targets.md").exists()  # the quiet run's are not touched
+
+
+def test_blas_kernels_say_whether_openblas_coretype_chose_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENBLAS_CORETYPE", "Haswell")
+    forced = machine.blas_kernels()
+    assert "forced by OPENBLAS_CORETYPE=Haswell" in forced and "stridedarray " in forced
+    monkeypatch.delenv("OPENBLAS_CORETYPE")
+    assert "native: OPENBLAS_CORETYPE unset" in machine.blas_kernels()
+    # the docs tables of the two runs get different names
+    env = {"OPENBLAS_CORETYPE": "Haswell"}
+    assert report.run_tag({"env": env}) == "-haswell"
+    assert report.run_tag({"env": {"OPENBLAS_CORETYPE": "(unset)"}}) == ""
+    assert report.run_tag({"env": env, "load_processes": 2}) == "-haswell-load2"
+
+
+# -- the expression suite ------------------------------------------------------------------
+def test_expression_suite_covers_the_issues_chains_sizes_and_dtypes() -> None:
+    from stridedarray.bench import expressions as ex
+
+    assert [e.name for e in ex.EXPRESSIONS] == [
+        "x * 2 + 1",
+        "exp(x) * x - 1",
+        "sum((x - m) ** 2, axis=0)",
+        "x[::-1] * 2 + 1",
+        "(x - m) / s",
+        "x * y + x * x - y",
+    ]
+    sizes = sorted({r * c for r, c in ex.SHAPES})
+    assert sizes[0] == 10**2 and sizes[-1] == 10**7 and (300, 300) in ex.SHAPES
+    assert (1000, 1000) in ex.SHAPES and (2000, 1500) in ex.SHAPES
+    by_name = {e.name: set(e.dtypes) for e in ex.EXPRESSIONS}
+    every = {"float32", "float64", "int64", "complex128"}
+    assert by_name["x * 2 + 1"] == by_name["x * y + x * x - y"] == every
+    # exp and true division are not defined for integers by the standard
+    assert by_name["exp(x) * x - 1"] == by_name["(x - m) / s"] == every - {"int64"}
+    quick = ex.cases(quick=True)
+    assert quick and {c.shape for c in quick} < set(ex.SHAPES)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "complex128"])
+def test_expression_forms_agree_with_numpy_on_their_operands(dtype: str) -> None:
+    """Both forms, evaluated by NumPy on the suite's operands, are the same expression (so a
+    mismatch flags the library, not the suite)."""
+    from stridedarray.bench import expressions as ex
+
+    ops = ex.operands((6, 5), dtype, np.random.default_rng(1))
+    for e in ex.EXPRESSIONS:
+        if dtype in e.dtypes:
+            a = eval(e.operator, {"xp": np, **ops})  # noqa: S307
+            b = eval(e.function, {"xp": np, **ops})  # noqa: S307
+            assert a.dtype == np.dtype(dtype) and ex.check(b, a), e.name
+
+
+def test_expression_check_refuses_a_wrong_result() -> None:
+    from stridedarray.bench.expressions import check
+
+    x = np.random.default_rng(0).standard_normal((4, 3))
+    assert check(x.copy(), x)
+    assert not check(x * (1 + 1e-9), x)  # far beyond rounding
+    assert not check(x.astype(np.float32), x)  # dtype
+    assert not check(x[:3], x)  # shape
+    i = np.arange(12).reshape(4, 3)
+    assert check(i.copy(), i) and not check(i + (i == 5), i)  # one integer off by one
+
+
+def test_expression_suite_quick_writes_its_outputs(tmp_path: Path) -> None:
+    from stridedarray.bench import cli
+
+    docs = tmp_path / "generated"
+    args = ["--suite", "expressions", "--quick", "--no-progress", "--threads", "1"]
+    args += ["--filter", r"^x \* 2 \+ 1 \[10x10", "--out", str(tmp_path), "--docs", str(docs)]
+    assert cli.main(args) == 0
+    data = json.loads((tmp_path / "expressions.json").read_text())
+    assert [c["dtype"] for c in data["cases"]] == ["float32", "float64", "int64", "complex128"]
+    for c in data["cases"]:
+        for form in ("numpy", "numpy_func", "stridedarray", "stridedarray_func"):
+            assert c[form] > 0
+        # the ratio is a time ratio against NumPy's operator form
+        assert c["ratio_operator"] == pytest.approx(c["stridedarray"] / c["numpy"])
+        assert c["ratio_function"] == pytest.approx(c["stridedarray_func"] / c["numpy"])
+        assert not c["mismatch"] and not c["errors"]
+    assert len(data["targets"]) == 2
+    table = (docs / "expressions.md").read_text()
+    assert "`x * 2 + 1`" in table and "same as NumPy" in table
+    assert (docs / "expressions-targets.md").read_text().startswith("Measured on ")
+    with open(tmp_path / "expressions.csv", newline="") as f:
+        variants = {r["variant"] for r in csv.DictReader(f)}
+    assert variants == {"numpy", "numpy_func", "stridedarray", "stridedarray_func"}
+
+
+def test_expression_suite_exits_1_on_a_wrong_result(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from stridedarray.bench import cli
+
+    monkeypatch.setattr(sa, "add", sa.subtract)  # ours in function form now computes x*2 - 1
+    args = ["--suite", "expressions", "--quick", "--no-progress", "--threads", "1"]
+    args += ["--filter", r"^x \* 2 \+ 1 \[10x10 float64", "--out", str(tmp_path)]
+    assert cli.main(args) == 1
+    captured = capsys.readouterr()
+    assert "differ from NumPy" in captured.err and "x * 2 + 1 [10x10 float64]" in captured.err
+    data = json.loads((tmp_path / "expressions.json").read_text())
+    assert data["cases"][0]["mismatch"] == ["stridedarray_func"]
+    assert "stridedarray_func differs from NumPy" in (tmp_path / "expressions.md").read_text()
+
+
+def test_a_run_at_several_threads_keeps_the_two_pools_apart(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """At 2+ threads (the default threads on a multi-core machine), quick or not, the sampler
+    takes one library's samples together with a settle pause between the libraries; at one
+    thread it interleaves freely."""
+    from stridedarray.bench import cli, runner
+
+    budgets: dict[int, list] = {}
+    monkeypatch.setattr(cli, "numpy_idle_spin", lambda settle_s: "not measured")
+
+    def record(case, budget, rng):  # type: ignore[no-untyped-def]
+        budgets.setdefault(sa.get_num_threads(), []).append(budget)
+        return runner.run_case(case, dataclasses.replace(budget, settle_s=0.0, warm_s=0.0), rng)
+
+    monkeypatch.setattr(cli, "run_case", record)
+    one = ["--no-progress", "--filter", "^overhead f64 2x2$", "--out", str(tmp_path)]
+    for quick in ([], ["--quick"]):
+        budgets.clear()
+        assert cli.main([*one, *quick, "--threads", "2", "--threads", "1"]) == 0
+        assert budgets[2][0].settle_s > 0 and budgets[1][0].settle_s == 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import re
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -120,3 +121,66 @@ def test_the_checker_finds_deferred_cycles_and_skips_type_checking(tmp_path: Pat
     assert ig.cycles(g) == []
     (pkg / "c.py").write_text("def g():\n    from . import a\n    return a\n")
     assert ig.cycles(ig.import_graph(pkg)) == [["a", "b", "c"]]
+
+
+def _imported_by(statement: str) -> set[str]:
+    """The modules a fresh interpreter imports to run `statement`, as `-X importtime` lists
+    them (the interpreter's own start-up included)."""
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", statement],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        check=True,
+    )
+    rows = [ln.split("|") for ln in proc.stderr.splitlines() if ln.startswith("import time:")]
+    return {r[-1].strip() for r in rows[1:]}  # rows[0] is the header
+
+
+# What `import stridedarray` may import beyond what `import numpy` does, besides its own
+# modules: cffi's backend (the matmul core), dataclasses (finfo/iinfo; with copy and, on
+# 3.11, copy's probe of Jython's org.python.core) and importlib.abc (the Dask hook's finder).
+# Everything else (json, subprocess, ctypes.util, the fft and linalg extensions, NumPy's fft,
+# the tuning tool, the benchmark, Dask) is imported when first used, not at start-up.
+STARTUP_EXTRA = {
+    "_cffi_backend",
+    "dataclasses",
+    "copy",
+    "importlib.abc",
+    "org",
+    "org.python",
+    "org.python.core",
+}
+
+
+def test_import_imports_nothing_heavy_at_start_up() -> None:
+    numpy_alone = _imported_by("import numpy")
+    ours = _imported_by("import stridedarray")
+    extra = {m for m in ours - numpy_alone if m.split(".")[0] != "stridedarray"}
+    assert extra <= STARTUP_EXTRA, f"import stridedarray now also imports {extra - STARTUP_EXTRA}"
+    lazy = {"stridedarray.fft", "stridedarray.linalg", "stridedarray.tune", "stridedarray.bench"}
+    assert not ours & lazy
+    assert "numpy" in ours and "stridedarray._arraytype" in ours  # the parse saw the imports
+
+
+def test_lazy_extensions_are_attributes_and_pickle_by_reference() -> None:
+    """`sa.linalg` and `sa.fft` load on first use, in a fresh interpreter, and their
+    functions then pickle by reference like the package's."""
+    code = (
+        "import pickle, sys, stridedarray as sa\n"
+        "assert 'stridedarray.linalg' not in sys.modules\n"
+        "f = sa.linalg.vector_norm\n"
+        "assert pickle.loads(pickle.dumps(f)) is f, f.__module__\n"
+        "assert pickle.loads(pickle.dumps(sa.fft.fft)) is sa.fft.fft\n"
+        "assert {'fft', 'linalg'} <= set(dir(sa)) and sa.fft is sys.modules['stridedarray.fft']\n"
+        "from stridedarray import *\n"
+        "print(sa.linalg.vector_norm.__module__, sa.fft.fft.__qualname__)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["stridedarray.linalg", "fft"]
+    with pytest.raises(AttributeError, match="no attribute 'nonexistent'"):
+        sa.nonexistent  # noqa: B018

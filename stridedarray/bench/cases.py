@@ -40,7 +40,7 @@ class Options:
     out: Path
     quick: bool = False
     pattern: str | None = None  # --filter
-    threads: int = 1
+    threads: int | None = 1  # None: each library's default
     seed: int = 0
     list_only: bool = False
     progress: bool = True

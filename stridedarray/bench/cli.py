@@ -6,6 +6,8 @@ The exit status is 0 when every case's result matched NumPy's, 1 when one differ
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import math
 import os
 import sys
 import time
@@ -14,13 +16,21 @@ from pathlib import Path
 import numpy as np
 
 from .._cli import add_version, emit, exits_cleanly_on_closed_pipe, prog_name
-from . import report
+from . import machine, report
 from .cases import select
-from .machine import busy_warning, machine_info, numpy_idle_spin, set_threads
-from .runner import BUDGET, BUDGET_THREADS, QUICK, Result, run_case
+from .load import busy_processes
+from .machine import (
+    busy_warning,
+    default_threads,
+    machine_info,
+    numpy_idle_spin,
+    set_threads,
+    thread_label,
+)
+from .runner import BUDGET, BUDGET_THREADS, QUICK, QUICK_THREADS, Result, run_case
 from .workloads import Case, all_cases
 
-__all__ = ["main", "select_cases"]
+__all__ = ["main", "select_cases", "thread_counts"]
 
 
 def select_cases(quick: bool, pattern: str | None) -> list[Case]:
@@ -66,10 +76,29 @@ def _parser(prog: str = "python -m stridedarray.bench") -> argparse.ArgumentPars
     p.add_argument("--quick", action="store_true", help="CI-sized workload and sampling (seconds)")
     p.add_argument(
         "--threads",
-        type=int,
-        default=1,
+        type=_thread_count,
+        action="append",
         metavar="N",
-        help="BLAS threads for both NumPy's and stridedarray's OpenBLAS (default 1)",
+        help="threads for both libraries, a number or 'default' (each library's own default: "
+        "what a program gets); repeat for several runs. Default: the default threads, then 1 "
+        "thread (--suite overhead, clients, expressions: the first count only)",
+    )
+    p.add_argument(
+        "--load",
+        type=int,
+        default=0,
+        metavar="K",
+        help="run K busy processes beside the measurement (started before, stopped after); "
+        "the report records K",
+    )
+    p.add_argument(
+        "--pause",
+        type=float,
+        default=0.0,
+        metavar="MS",
+        help="matmul: also time single products each after MS milliseconds of sleep (a "
+        "product between other work, when the threads have gone idle), beside the "
+        "back-to-back times",
     )
     p.add_argument(
         "--out",
@@ -84,11 +113,12 @@ def _parser(prog: str = "python -m stridedarray.bench") -> argparse.ArgumentPars
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument(
         "--suite",
-        choices=("matmul", "overhead", "clients"),
+        choices=("matmul", "overhead", "clients", "expressions"),
         default="matmul",
         help="matmul (default): the planned matmul workload; overhead: the per-call "
         "cost of every function family on small arrays; clients: scikit-learn "
-        "and SciPy array-API workloads end to end",
+        "and SciPy array-API workloads end to end; expressions: chained element-wise "
+        "expressions (x * 2 + 1, ...) in operator and function form, 10^2 to 10^7 elements",
     )
     p.add_argument(
         "--callgrind",
@@ -128,11 +158,43 @@ def _parser(prog: str = "python -m stridedarray.bench") -> argparse.ArgumentPars
         type=Path,
         metavar="DIR",
         help="also write the tables the manual includes into DIR (docs/generated): "
-        "overhead.md and overhead-targets.md (--suite overhead), "
+        "overhead.md and overhead-targets.md (--suite overhead), expressions.md and "
+        "expressions-targets.md (--suite expressions), "
         "matmul-<N>thread[s]-*.md (matmul, with the plot as DIR/../benchmarks-"
-        "<N>thread[s].png), dask.md and cubed.md (--dask)",
+        "<N>thread[s].png), dask.md and cubed.md (--dask); a run with "
+        "OPENBLAS_CORETYPE set, --load or --pause adds that to the names "
+        "(matmul-2threads-haswell-*.md)",
     )
     return p
+
+
+def _thread_count(text: str) -> int | None:
+    """--threads: a count >= 1, or "default" (None: each library's own)."""
+    if text == "default":
+        return None
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"a number of threads or 'default', got {text!r}"
+        ) from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1 (or 'default'), got {n}")
+    return n
+
+
+def thread_counts(requested: list[int | None] | None) -> list[int | None]:
+    """The runs' thread counts: as requested, else the libraries' default and then 1 (just
+    the default where that is 1 thread), each count once."""
+    counts = requested or [None, 1]
+    out: list[int | None] = []
+    seen: set[int] = set()
+    for n in counts:
+        resolved = default_threads() if n is None else n
+        if resolved not in seen:
+            seen.add(resolved)
+            out.append(n)
+    return out
 
 
 def _make_out_dir(out: Path) -> None:
@@ -183,38 +245,52 @@ def _dask_main(args: argparse.Namespace) -> int:
 def run_suite(args: argparse.Namespace) -> int:
     """Run the per-call suite named by args.suite with the shared options (--quick, --out,
     --filter, --list, --threads, --seed, --no-progress, --docs; --callgrind for overhead)."""
-    from . import clients, overhead
+    from . import clients, expressions, overhead
     from .cases import Options
 
     opts = Options(
         out=args.out,
         quick=args.quick,
         pattern=args.filter,
-        threads=args.threads,
+        threads=thread_counts(args.threads)[0],
         seed=args.seed,
         list_only=args.list,
         progress=not args.no_progress,
         callgrind=args.callgrind,
         docs=args.docs,
     )
-    return overhead.run(opts) if args.suite == "overhead" else clients.run(opts)
+    suite = {"overhead": overhead, "clients": clients, "expressions": expressions}[args.suite]
+    return suite.run(opts)
 
 
 @exits_cleanly_on_closed_pipe
 def main(argv: list[str] | None = None) -> int:
-    """Run the selected cases and write results.md, samples.csv, results.json, ratios.png.
+    """Run the selected suite and write its outputs (for matmul, per thread count:
+    results-<N>thread[s].md, samples-<N>thread[s].csv, results-<N>thread[s].json,
+    ratios-<N>thread[s].png, and results.md with every run's tables).
 
     Returns the exit status: 0 when every result matched NumPy's, 1 when one differed or
     failed."""
     args = _parser(prog_name("stridedarray.bench")).parse_args(argv)
-    if args.threads < 1:
-        raise SystemExit(f"--threads must be >= 1, got {args.threads}")
+    if args.load < 0:
+        raise SystemExit(f"--load must be >= 0 busy processes, got {args.load}")
+    if not (args.pause >= 0 and math.isfinite(args.pause)):
+        raise SystemExit(f"--pause must be a number of milliseconds >= 0, got {args.pause}")
     if args.callgrind and (args.dask or args.suite != "overhead"):
         raise SystemExit("--callgrind counts the cases of --suite overhead only")
-    if args.dask:
-        return _dask_main(args)
-    if args.suite != "matmul":
-        return run_suite(args)
+    if args.pause and (args.dask or args.suite != "matmul"):
+        raise SystemExit("--pause times the products of the matmul suite only")
+    machine.RUN.clear()
+    if args.load:
+        machine.RUN["load_processes"] = args.load
+    if args.pause:
+        machine.RUN["pause_ms"] = args.pause
+    if args.list or args.dask or args.suite != "matmul":
+        with busy_processes(0 if args.list else args.load):
+            if args.dask:
+                return _dask_main(args)
+            if args.suite != "matmul":
+                return run_suite(args)
     cases = select_cases(args.quick, args.filter)
     if args.list:
         emit("\n".join(c.name for c in cases))
@@ -222,10 +298,42 @@ def main(argv: list[str] | None = None) -> int:
     if not cases:
         raise SystemExit(f"--filter {args.filter!r} matches no case (see --list)")
     _make_out_dir(args.out)
-    set_threads(args.threads)
+    texts, written, bad = [], [], []
+    with busy_processes(args.load):
+        for n in thread_counts(args.threads):
+            text, files, failed = _matmul_run(args, cases, n)
+            texts.append(text)
+            written += files
+            bad += [name for name in failed if name not in bad]
+    (args.out / "results.md").write_text("\n".join(texts))
+    emit("wrote " + ", ".join([str(args.out / "results.md"), *written]))
+    return report.exit_status(bad)
+
+
+def _matmul_run(
+    args: argparse.Namespace, cases: list[Case], requested: int | None
+) -> tuple[str, list[str], list[str]]:
+    """One run of the matmul workload at `requested` threads (None: the libraries'
+    defaults): its outputs written, its tables printed. Returns the Markdown, the files
+    written and the cases that differed from NumPy or failed."""
+    set_threads(requested)
+    threads = requested or default_threads()
+    label = thread_label(threads)
     info = machine_info()
-    budget = QUICK if args.quick else BUDGET if args.threads == 1 else BUDGET_THREADS
-    if budget.settle_s:
+    how = "each library's default" if requested is None else "both libraries set to it"
+    info["threads"] = f"{threads} ({how})"
+    if args.quick:
+        budget = QUICK if threads == 1 else QUICK_THREADS
+    else:
+        budget = BUDGET if threads == 1 else BUDGET_THREADS
+    if args.pause:
+        budget = dataclasses.replace(
+            budget,
+            pause_s=args.pause / 1e3,
+            pause_repeats=3 if args.quick else budget.pause_repeats,
+            settle_s=budget.settle_s if threads == 1 else max(budget.settle_s, 0.15),
+        )
+    if budget.settle_s and threads > 1:
         info["numpy_idle_spin"] = numpy_idle_spin(budget.settle_s)
     rng = np.random.default_rng(args.seed)
     progress = _Progress(len(cases), enabled=not args.no_progress)
@@ -239,31 +347,35 @@ def main(argv: list[str] | None = None) -> int:
         progress.close()
     info["wall_time"] = f"{time.perf_counter() - t0:.1f} s"
     info["load_average_at_end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    table = report.markdown(results, info, args.threads)
-    goals = report.targets_markdown(report.targets(results, args.threads))
-    warning = busy_warning(info, args.threads)
+    table = report.markdown(results, info, threads)
+    goals = report.targets_markdown(report.targets(results, threads))
+    warning = busy_warning(info, threads)
     if warning:  # in the summary too, beside the targets it may have decided
         goals += f"\n**{warning}**\n"
-    plural = "thread" if args.threads == 1 else "threads"
     written = report.write_outputs(
         args.out,
-        {"md": "results.md", "csv": "samples.csv", "json": "results.json", "png": "ratios.png"},
+        {
+            "md": f"results-{label}.md",
+            "csv": f"samples-{label}.csv",
+            "json": f"results-{label}.json",
+            "png": f"ratios-{label}.png",
+        },
         table + "\n## Targets\n\n" + goals,
         report.CSV_FIELDS,
         report.matmul_csv_rows(results),
-        report.matmul_json(results, info, args.threads),
-        lambda path: _plot(results, info, args.threads, path),
-        report.matmul_fragments(results, info, args.threads),
+        report.matmul_json(results, info, threads),
+        lambda path: _plot(results, info, threads, path),
+        report.matmul_fragments(results, info, threads),
         args.docs,
     )
-    if args.docs is not None and _plot(
-        results, info, args.threads, args.docs.parent / f"benchmarks-{args.threads}{plural}.png"
-    ):
-        written.append(str(args.docs.parent / f"benchmarks-{args.threads}{plural}.png"))
+    if args.docs is not None:
+        png = args.docs.parent / f"benchmarks-{label}{report.run_tag(info)}.png"
+        if _plot(results, info, threads, png):
+            written.append(str(png))
     emit(table)
     emit(goals)
-    emit("wrote " + ", ".join(written))
-    return report.exit_status([r.case.name for r in results if not r.correct])
+    bad = [r.case.name for r in results if not r.correct]
+    return table + "\n## Targets\n\n" + goals, written, bad
 
 
 def _plot(results: list[Result], info: dict, threads: int, path: Path) -> bool:

@@ -33,7 +33,7 @@ import stridedarray as sa
 from . import report
 from .cases import Options, chosen
 from .generic_path import GenericPathTimer, generic_path
-from .machine import busy_warning, header_lines, machine_info, set_threads
+from .machine import busy_warning, default_threads, header_lines, machine_info, set_threads
 from .report import fmt_ratio, fmt_time
 from .sampling import Budget, Timed, run_all, sample
 
@@ -419,6 +419,7 @@ def run(opts: Options) -> int:
         return 0
     _prepare_scipy()
     set_threads(opts.threads)
+    threads = opts.threads or default_threads()
     info = machine_info()
     import scipy
     import sklearn
@@ -436,6 +437,4 @@ def run(opts: Options) -> int:
         opts.progress,
         info,
     )
-    return report.write_suite(
-        sys.modules[__name__], outcomes, info, list(libs), opts.threads, opts.out
-    )
+    return report.write_suite(sys.modules[__name__], outcomes, info, list(libs), threads, opts.out)

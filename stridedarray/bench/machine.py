@@ -19,6 +19,10 @@ import stridedarray as sa
 from stridedarray._ffi import blas_info
 
 __all__ = [
+    "RUN",
+    "blas_kernels",
+    "default_threads",
+    "thread_label",
     "set_threads",
     "machine_info",
     "numpy_blas",
@@ -59,17 +63,49 @@ def numpy_blas() -> list[dict]:
     return [c.info() for c in ctrls]
 
 
-def set_threads(n: int) -> None:
+# What the command line adds to every run's header (cli.py fills it): the busy processes of
+# --load, the pause of --pause. machine_info() copies it.
+RUN: dict[str, Any] = {}
+
+# Each library's own thread counts as this process found them, read once before any run sets
+# them (`default_threads`): what `--threads default` restores.
+_DEFAULTS: dict[str, Any] = {}
+
+
+def default_threads() -> int:
+    """The threads stridedarray's core uses by default here (the processors this process may
+    run on); the first call also records NumPy's BLAS pools' own counts, for `set_threads(None)`.
+    """
+    if not _DEFAULTS:
+        _DEFAULTS["ours"] = sa.get_num_threads()
+        ctrls = _numpy_controllers()
+        _DEFAULTS["numpy"] = [(c, c.num_threads) for c in ctrls] if ctrls is not None else None
+    return int(_DEFAULTS["ours"])
+
+
+def thread_label(n: int) -> str:
+    """ "1thread", "2threads": how file and table names say a run's thread count."""
+    return f"{n}thread{'s' if n > 1 else ''}"
+
+
+def set_threads(n: int | None) -> None:
     """Run both libraries on n threads: stridedarray's core setting (its OpenBLAS stays at one
-    thread per call, the core splits the work), NumPy's OpenBLAS via threadpoolctl."""
-    if n < 1:
+    thread per call, the core splits the work), NumPy's OpenBLAS via threadpoolctl. None: each
+    library at its own default (ours the processors this process may use, NumPy's as it was
+    when the process started), which is how a user's program runs them."""
+    if n is not None and n < 1:
         raise ValueError(f"threads must be >= 1, got {n}")
-    sa.set_num_threads(n)
+    ours = default_threads()
+    sa.set_num_threads(ours if n is None else n)
     ctrls = _numpy_controllers()
     if ctrls is None:
         warnings.warn(
             "threadpoolctl is not installed: NumPy's BLAS threads were not set", stacklevel=2
         )
+        return
+    if n is None:
+        for c, count in _DEFAULTS["numpy"] or []:
+            c.set_num_threads(count)
         return
     for c in ctrls:
         c.set_num_threads(n)
@@ -92,9 +128,26 @@ def machine_info() -> dict:
         f"{ours['threads']} thread(s) per call, idle thread timeout "
         f"{_timeout()}",
         "stridedarray_threads": sa.get_num_threads(),
+        "blas_kernels": blas_kernels(theirs, ours),
         "env": {k: os.environ.get(k, "(unset)") for k in _ENV_KEYS},
         "matmul_policy": _policy_in_force(),
+        **RUN,
     }
+
+
+def blas_kernels(theirs: list[dict] | None = None, ours: dict | None = None) -> str:
+    """Which OpenBLAS kernels each library loaded, and whether OPENBLAS_CORETYPE chose them
+    (the machine's setting) or the library detected the CPU (native)."""
+    theirs = numpy_blas() if theirs is None else theirs
+    ours = blas_info() if ours is None else ours
+    numpy_core = ", ".join(str(d.get("architecture", "?")) for d in theirs if "error" not in d)
+    forced = os.environ.get("OPENBLAS_CORETYPE")
+    how = (
+        f"forced by OPENBLAS_CORETYPE={forced}"
+        if forced
+        else "native: OPENBLAS_CORETYPE unset, each library detected the CPU"
+    )
+    return f"NumPy {numpy_core or 'unknown'}, stridedarray {ours.get('corename', '?')} ({how})"
 
 
 def numpy_idle_spin(settle_s: float, window_s: float = 0.05) -> str:
@@ -148,7 +201,9 @@ def busy_warning(info: dict, threads: int) -> str | None:
     cores = info.get("cores") or 1
     start = float(str(info.get("load_average", "0")).split()[0])
     end = info.get("load_average_at_end")
-    others = max(start, float(str(end).split()[0]) - threads if end else 0.0)
+    # --load K's busy processes are the run's own, asked for: not "other work".
+    own = int(info.get("load_processes") or 0)
+    others = max(start, float(str(end).split()[0]) - threads if end else 0.0) - own
     if others <= cores / 2:
         return None
     at_end = f", {str(end).split()[0]} at the end" if end else ""

@@ -37,7 +37,7 @@ from .cases import (
     operands_size,
     torch_namespace,
 )
-from .machine import busy_warning, header_lines, machine_info, set_threads
+from .machine import busy_warning, default_threads, header_lines, machine_info, set_threads
 from .report import fmt_ratio, fmt_time
 from .sampling import Budget, Timed, run_all, sample
 
@@ -398,6 +398,7 @@ def run(opts: Options) -> int:
     if opts.callgrind and not callgrind.available():
         raise SystemExit("--callgrind: valgrind is not on PATH")
     set_threads(opts.threads)
+    threads = opts.threads or default_threads()
     info = machine_info()
     libs = namespaces()
     if "array-api-strict" in libs:
@@ -415,7 +416,7 @@ def run(opts: Options) -> int:
     if opts.callgrind:
         _count_instructions(outcomes, libs, opts.seed, opts.progress, info)
     return report.write_suite(
-        sys.modules[__name__], outcomes, info, list(libs), opts.threads, opts.out, opts.docs
+        sys.modules[__name__], outcomes, info, list(libs), threads, opts.out, opts.docs
     )
 
 

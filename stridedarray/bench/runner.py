@@ -22,10 +22,10 @@ import numpy as np
 
 import stridedarray as sa
 
-from .sampling import Budget, median, sample
+from .sampling import Budget, median, percentile, sample, sample_after_pause
 from .workloads import Case, Operands
 
-__all__ = ["BUDGET", "BUDGET_THREADS", "QUICK", "Result", "run_case", "route_of"]
+__all__ = ["BUDGET", "BUDGET_THREADS", "QUICK", "QUICK_THREADS", "Result", "run_case", "route_of"]
 
 
 # The matmul workload's sampling: samples of 0.25 ms, up to 201 per variant (see the module doc).
@@ -42,6 +42,18 @@ BUDGET_THREADS = Budget(
     warm_s=0.1,
 )
 QUICK = Budget(target_s=2e-4, min_repeats=3, max_repeats=3, case_budget_s=0.02, case_cap_s=0.5)
+# --quick at 2+ threads keeps the pools apart too (a shorter warm-up): a quick run is
+# indicative, not a measurement of two pools stealing each other's cores.
+QUICK_THREADS = Budget(
+    target_s=2e-4,
+    min_repeats=3,
+    max_repeats=3,
+    case_budget_s=0.02,
+    case_cap_s=0.5,
+    settle_s=0.15,
+    warm_s=0.02,
+    blocks=True,
+)
 
 
 @dataclass
@@ -69,6 +81,11 @@ class Result:
         """The speed-up over one thread: stridedarray at one thread / at the run's thread count
         (nan if not measured)."""
         return self.median("stridedarray_1t") / self.median("stridedarray")
+
+    def pause_ratio(self, variant: str = "stridedarray", q: float = 50) -> float:
+        """A call's time after a pause (--pause; the q-th percentile of the single calls) over
+        its back-to-back median: 1.0 means the pause costs nothing; nan without --pause."""
+        return percentile(self.samples.get(f"{variant}_pause"), q) / self.median(variant)
 
     @property
     def limit_speedup(self) -> float:
@@ -142,6 +159,8 @@ def run_case(case: Case, budget: Budget, rng: np.random.Generator) -> Result:
         timers.pop("stridedarray_1t", None)
     try:
         result.inner, result.samples = sample(timers, budget)
+        if budget.pause_s > 0:
+            result.samples.update(sample_after_pause(timers, budget, ("numpy", "stridedarray")))
     finally:
         sa.set_num_threads(threads)
     return result

@@ -33,7 +33,7 @@ import numpy as np
 T = TypeVar("T")
 R = TypeVar("R")
 
-__all__ = ["Budget", "Timed", "median", "run_all", "sample"]
+__all__ = ["Budget", "Timed", "median", "percentile", "run_all", "sample", "sample_after_pause"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,11 @@ class Budget:
     case_cap_s: float = 2.0
     settle_s: float = 0.0  # sleep when the sampled library changes (0: no pause)
     warm_s: float = 0.0  # then run the next variant untimed this long
+    pause_s: float = 0.0  # --pause: also time single calls, each after sleeping this long
+    # with settle_s: all of one library's repeats, then all of the other's (one pause per case
+    # instead of one per repeat; for --quick, whose few repeats are indicative only)
+    blocks: bool = False
+    pause_repeats: int = 15  # single calls per variant after a pause
 
     @classmethod
     def quick(cls) -> Budget:
@@ -65,6 +70,15 @@ def sample(timers: dict[str, timeit.Timer], budget: Budget) -> tuple[int, dict[s
         timer.timeit(inner)
     names = list(timers)
     samples: dict[str, list[float]] = {name: [] for name in names}
+    if budget.blocks and budget.settle_s > 0:
+        groups = [[n for n in names if _library(n) == lib] for lib in ("numpy", "stridedarray")]
+        for k, group in enumerate(g for g in groups if g):
+            if k:
+                _settle(timers[group[0]], inner, budget)
+            for _ in range(budget.max_repeats):
+                for name in group:
+                    samples[name].append(timers[name].timeit(inner) / inner)
+        return inner, samples
     start = time.perf_counter()
     rep = 0
     previous: str | None = None
@@ -76,14 +90,48 @@ def sample(timers: dict[str, timeit.Timer], budget: Budget) -> tuple[int, dict[s
             break
         for name in _order(names, rep, budget.settle_s > 0):
             if budget.settle_s > 0 and previous is not None and _library(name) != previous:
-                time.sleep(budget.settle_s)
-                warm_until = time.perf_counter() + budget.warm_s
-                while time.perf_counter() < warm_until:  # wake this library's sleeping workers
-                    timers[name].timeit(inner)
+                _settle(timers[name], inner, budget)
             previous = _library(name)
             samples[name].append(timers[name].timeit(inner) / inner)
         rep += 1
     return inner, samples
+
+
+def _settle(timer: timeit.Timer, inner: int, budget: Budget) -> None:
+    """Sleep `settle_s` (the other library's pool falls asleep), then run `timer` untimed for
+    `warm_s` (this library's workers wake)."""
+    time.sleep(budget.settle_s)
+    warm_until = time.perf_counter() + budget.warm_s
+    while time.perf_counter() < warm_until:
+        timer.timeit(inner)
+
+
+def sample_after_pause(
+    timers: dict[str, timeit.Timer], budget: Budget, variants: Sequence[str]
+) -> dict[str, list[float]]:
+    """Seconds of single calls each made after `budget.pause_s` of sleep, `pause_repeats`
+    per variant, under the name "<variant>_pause": a call made between other Python work,
+    when the library's threads have gone idle. One library's calls come together (the other
+    library's pool asleep: `settle_s` more sleep when the library changes); the variants'
+    setup (their thread count) runs outside the timed call."""
+    out: dict[str, list[float]] = {}
+    previous: str | None = None
+    for name in variants:
+        if name not in timers:
+            continue
+        if previous is not None and _library(name) != previous:
+            time.sleep(budget.settle_s)
+        previous = _library(name)
+        out[f"{name}_pause"] = got = []
+        for _ in range(budget.pause_repeats):
+            time.sleep(budget.pause_s)
+            got.append(timers[name].timeit(1))
+    return out
+
+
+def percentile(samples: list[float] | None, q: float) -> float:
+    """The q-th percentile (0-100) of the samples; nan when there are none."""
+    return float(np.percentile(samples, q)) if samples else math.nan
 
 
 def _library(variant: str) -> str:
