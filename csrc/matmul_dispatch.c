@@ -148,9 +148,11 @@ static int route_threads(const mm_plan *run, int chosen, const sa_mm_policy *pol
 {
     const sa_mm_explain *f = &run->f;
     if (chosen == SA_MM_REFERENCE || is_empty(f)) return 1;
-    if ((chosen == SA_MM_BLAS || chosen == SA_MM_PACK_BLAS) && !mm_blas_splits(run))
-        return 1;
-    return sa_threads_for(sa_work4(f->C, f->M, f->N, f->K), pol->parallel_min_work);
+    const int blas = chosen == SA_MM_BLAS || chosen == SA_MM_PACK_BLAS;
+    if (blas && !mm_blas_splits(run)) return 1;
+    int n = sa_threads_for(sa_work4(f->C, f->M, f->N, f->K), pol->parallel_min_work);
+    if (blas && n > mm_blas_parts(run)) n = (int)mm_blas_parts(run);
+    return n;
 }
 
 /* The element count of a descriptor; -1 if it does not fit int64_t (a zero extent anywhere

@@ -55,6 +55,9 @@ int mm_blas_dtype_ok(int dtype);
 int mm_blas_layout(const mm_plan *p, int *bad_lhs, int *bad_rhs);
 /* Number of BLAS calls the plan takes: one per product of the batch (0 for an empty one). */
 int64_t mm_blas_calls(const mm_plan *p);
+/* The parts the BLAS routes can share out over threads: the bands of each product (a
+ * function of its shape, matmul_blas.c) or else the batch items. */
+int64_t mm_blas_parts(const mm_plan *p);
 /* Can the BLAS routes split this plan over our own threads? Only while our OpenBLAS runs
  * one thread per call, and not for DOT. */
 int mm_blas_splits(const mm_plan *p);

@@ -162,20 +162,21 @@ int main(void)
         sa_array b = view(SA_FLOAT64, 40960, 0, 3, s, t, 12);
         product("blas float64 batch", &a, &b, SA_FLOAT64, 40960, -1, B);
     }
-    /* BLAS, column bands: float64 200x300 @ 300x150 */
+    /* BLAS, column bands (matmul_blas.c: bands of a product large enough, 3 here): float64
+     * 200x300 @ 300x400 */
     {
-        int64_t s1[] = {200, 300}, t1[] = {300, 1}, s2[] = {300, 150}, t2[] = {150, 1};
+        int64_t s1[] = {200, 300}, t1[] = {300, 1}, s2[] = {300, 400}, t2[] = {400, 1};
         sa_array a = view(SA_FLOAT64, 60000, 0, 2, s1, t1, 13);
-        sa_array b = view(SA_FLOAT64, 45000, 0, 2, s2, t2, 14);
-        product("blas float64 columns", &a, &b, SA_FLOAT64, 200 * 150, -1, B);
+        sa_array b = view(SA_FLOAT64, 120000, 0, 2, s2, t2, 14);
+        product("blas float64 columns", &a, &b, SA_FLOAT64, 200 * 400, -1, B);
     }
-    /* BLAS, row bands: float64 GEMV 400x400 @ 400; GEVM 400 @ 400x400 (column bands) */
+    /* BLAS, row bands: float64 GEMV 1024x1024 @ 1024; GEVM 1024 @ 1024x1024 (column bands) */
     {
-        int64_t s1[] = {400, 400}, t1[] = {400, 1}, s2[] = {400}, t2[] = {1};
-        sa_array a = view(SA_FLOAT64, 160000, 0, 2, s1, t1, 15);
-        sa_array v = view(SA_FLOAT64, 400, 0, 1, s2, t2, 16);
-        product("blas float64 gemv", &a, &v, SA_FLOAT64, 400, -1, B);
-        product("blas float64 gevm", &v, &a, SA_FLOAT64, 400, -1, B);
+        int64_t s1[] = {1024, 1024}, t1[] = {1024, 1}, s2[] = {1024}, t2[] = {1};
+        sa_array a = view(SA_FLOAT64, 1 << 20, 0, 2, s1, t1, 15);
+        sa_array v = view(SA_FLOAT64, 1024, 0, 1, s2, t2, 16);
+        product("blas float64 gemv", &a, &v, SA_FLOAT64, 1024, -1, B);
+        product("blas float64 gevm", &v, &a, SA_FLOAT64, 1024, -1, B);
     }
     /* pack-once BLAS: (1,96,96)[..., ::-1] @ (8,96,96) */
     {
