@@ -119,21 +119,25 @@ static int64_t split_extent(const sa_mm_explain *f)
  * BLAS_BAND_MAX_ITEMS is computed in bands of at least BLAS_BAND_MIN_WIDTH columns (rows
  * for GEMV), on one thread as on many; the threads share the bands out. Larger batches split
  * over their items, each a whole call. The extra cost at one thread is one more packing of
- * the other operand per band: a few per cent at the sizes where bands start. */
+ * the other operand per band. */
 #define BLAS_BAND 16 /* band edges: whole cache lines of the output */
 #define BLAS_BAND_MIN_WORK ((int64_t)1 << 22)     /* GEMM; GEMV and GEVM: the line below */
 #define BLAS_BAND_MIN_WORK_VEC ((int64_t)1 << 20) /* (memory-bound: 8 MiB of float64) */
 #define BLAS_BAND_MIN_WIDTH 128
 #define BLAS_BAND_MAX_ITEMS 8
-#define BLAS_BAND_MAX 8
 
 static int blas_bands(const sa_mm_explain *f)
 {
     if (f->role == SA_MM_DOT || f->C >= BLAS_BAND_MAX_ITEMS) return 1;
     const int64_t least = f->role == SA_MM_GEMM ? BLAS_BAND_MIN_WORK : BLAS_BAND_MIN_WORK_VEC;
     if (sa_work4(1, f->M, f->N, f->K) < least) return 1;
-    int64_t b = split_extent(f) / BLAS_BAND_MIN_WIDTH;
-    return b < 2 ? 1 : b > BLAS_BAND_MAX ? BLAS_BAND_MAX : (int)b;
+    /* 2 to 4 bands (each one more packing of the other operand: about 3-7% at one thread,
+     * measured at S = 256-1024), up to 16 for very wide products. */
+    const int64_t ext = split_extent(f);
+    int64_t b = ext / BLAS_BAND_MIN_WIDTH, wide = ext / 512;
+    b = b > 4 ? 4 : b;
+    b = wide > b ? (wide > 16 ? 16 : wide) : b;
+    return b < 2 ? 1 : (int)b;
 }
 
 /* X(pfx, ctype, ONE, ZERO): the four BLAS dtypes with how alpha/beta are passed.
@@ -303,6 +307,9 @@ int mm_blas_execute(const mm_plan *p, int threads)
     g.inc_b = f->K <= 1 ? 1 : f->rhs_inner;
     g.threads = threads;
     g.bands = mm_blas_splits(p) ? blas_bands(f) : 1;
+    /* Without bands the threads share out whole items of the batch (each call on one). */
+    const int items = g.bands < 2 && threads >= 2;
+    if (items) g.threads = 1;
     mm_chunk_fn fn;
     switch (f->dtype) {
     case SA_FLOAT32: fn = chunk_s; break;
@@ -311,5 +318,5 @@ int mm_blas_execute(const mm_plan *p, int threads)
     case SA_COMPLEX128: fn = chunk_z; break;
     default: return SA_MM_ERR_INTERNAL;
     }
-    return mm_for_each_chunk(p, fn, &g);
+    return items ? mm_for_each_chunk_threads(p, threads, fn, &g) : mm_for_each_chunk(p, fn, &g);
 }

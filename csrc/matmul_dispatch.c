@@ -136,7 +136,12 @@ static int run_generic(const mm_plan *p, kernel_fn kernel, int threads)
                      {f->M, f->N, f->K, f->lhs_row, f->lhs_inner, f->rhs_inner, f->rhs_col,
                       f->out_row, f->out_col},
                      threads};
-    return mm_for_each_chunk(p, generic_chunk, &c);
+    if (threads >= 2 && f->C >= threads) {
+        /* a batch: the threads share out runs of whole items, each kernel call on one */
+        c.threads = 1;
+        return mm_for_each_chunk_threads(p, threads, generic_chunk, &c);
+    }
+    return mm_for_each_chunk(p, generic_chunk, &c); /* one product: bands of it */
 }
 
 /* Threads the chosen route runs on: the core's setting when the product has enough work
