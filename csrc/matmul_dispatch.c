@@ -52,7 +52,10 @@ static int try_blas(const mm_plan *p, const sa_mm_policy *pol, int forced)
     int ok = 1;
     if (!forced) switch (f->role) {
     case SA_MM_DOT: ok = f->K >= pol->dot_blas_min_k; break;
-    case SA_MM_GEMM: ok = min3(f->M, f->N, f->K) >= pol->gemm_blas_min; break;
+    case SA_MM_GEMM:
+        /* A batch pays BLAS's fixed cost per product, the generic kernel's once. */
+        ok = min3(f->M, f->N, f->K) >= (f->C > 1 ? pol->gemm_batch_blas_min : pol->gemm_blas_min);
+        break;
     case SA_MM_GEMV:
         ok = f->C == 1 ? (f->M < f->K ? f->M : f->K) >= pol->gemv_blas_min
                        : sa_mul_sat(f->M, f->K) >= pol->batched_vec_blas_min_elems;
@@ -80,7 +83,9 @@ static int try_pack_blas(const mm_plan *p, const sa_mm_policy *pol, int forced, 
     if (is_empty(f)) return SA_MM_DECLINE_EMPTY;
     /* GEMM below the packing crossover stops before the layout check (the cheap test first;
      * it is what small products hit). */
-    if (f->role == SA_MM_GEMM && !forced && min3(f->M, f->N, f->K) < pol->gemm_pack_min)
+    if (f->role == SA_MM_GEMM && !forced
+        && (min3(f->M, f->N, f->K) < pol->gemm_pack_min
+            || (f->C > 1 && min3(f->M, f->N, f->K) < pol->gemm_batch_blas_min)))
         return SA_MM_DECLINE_BELOW_CROSSOVER;
     int bl = 0, br = 0;
     int r = mm_blas_layout(p, &bl, &br);

@@ -66,7 +66,7 @@ static sa_array view(int dtype, int64_t nbuf, int64_t origin, int ndim, const in
 
 static sa_mm_policy policy(int force)
 {
-    sa_mm_policy p = {.dot_blas_min_k = 8, .gemm_blas_min = 2, .gemm_pack_min = 32,
+    sa_mm_policy p = {.dot_blas_min_k = 8, .gemm_blas_min = 2, .gemm_batch_blas_min = 2, .gemm_pack_min = 32,
                       .gevm_compact_min_kn = 1, /* GEVM of a dense matrix on BLAS */ .gevm_blas_min = 1024,
                       .gemv_blas_min = 384, .batched_vec_blas_min_elems = 1024,
                       .vec_pack_always_min_elems = 65536, .vec_pack_cond_min_elems = 9216,
