@@ -66,11 +66,11 @@
 #include <omp.h>
 #endif
 
+#include <pthread.h>
+#include <sched.h> /* sched_yield; MinGW-w64's winpthreads has it too */
 #ifndef _WIN32
-#include <sched.h>
 #include <unistd.h>
 #endif
-#include <pthread.h>
 
 static atomic_int setting; /* 0: the default (cores) */
 static atomic_int cores;   /* 0: not counted yet (sa_threads_set_cores) */

@@ -185,6 +185,33 @@ int main(void)
         sa_array b = view(SA_FLOAT64, 8 * 9216, 0, 3, s2, t2, 18);
         product("pack_blas float64", &a, &b, SA_FLOAT64, 8 * 9216, -1, P);
     }
+    /* Many jobs back to back on the pool, so that workers arrive late, find a job ended or
+     * replaced, and race the next one's publication: float64 (24,20,20) @ (24,20,20) on the
+     * generic route, 300 times on 2-4 threads, each result checked. */
+    {
+        int64_t s[] = {24, 20, 20}, t[] = {400, 20, 1};
+        sa_array a = view(SA_FLOAT64, 9600, 0, 3, s, t, 21);
+        sa_array b = view(SA_FLOAT64, 9600, 0, 3, s, t, 22);
+        double *ref = calloc(9600, sizeof(double)), *out = calloc(9600, sizeof(double));
+        sa_mm_policy pol = policy(SA_MM_GENERIC);
+        sa_threads_set(1);
+        sa_matmul(&a, &b, SA_FLOAT64, (char *)ref, 9600, &pol, NULL, 0);
+        int bad = 0;
+        for (int it = 0; it < 300; ++it) {
+            sa_threads_set(2 + it % 3);
+            memset(out, 0, 9600 * sizeof(double));
+            if (sa_matmul(&a, &b, SA_FLOAT64, (char *)out, 9600, &pol, NULL, 0) != SA_MM_OK
+                || memcmp(out, ref, 9600 * sizeof(double)))
+                ++bad;
+        }
+        ++checks;
+        if (bad) {
+            printf("FAIL back-to-back jobs: %d of 300 differ\n", bad);
+            ++failures;
+        }
+        free(ref);
+        free(out);
+    }
     /* a pack large enough to run in bands: a 600x600 float64 view, reversed rows */
     {
         int64_t s[] = {600, 600}, t[] = {-600, 1};
