@@ -29,7 +29,8 @@
  * job's function, context and chunk count are written before its generation is published
  * (release) and read after it was seen (acquire); a worker reads them again only after a
  * successful claim, when the job cannot end before that chunk is done. One job at a time:
- * sa_team_begin grants a team to one call, others run on one thread.
+ * sa_team_begin grants a team to one call, others run on one thread; sa_parallel also takes
+ * the slot itself (job_busy) and runs a job on the calling thread alone if it is taken.
  *
  * Workers sleep on a condition variable between jobs and never spin: the threads of a
  * process share its processor time (Linux's autogroups), so on a busy machine a spinning
@@ -234,7 +235,8 @@ static _Atomic(sa_task_fn) job_fn;
 static _Atomic(void *) job_ctx;
 static atomic_uint job_n;              /* chunks of the current job */
 static atomic_uint job_done;           /* chunks done by workers */
-static uint32_t generation;            /* written only by the team holder */
+static uint32_t generation;            /* written only by the job_busy holder */
+static atomic_int job_busy;            /* a job is in the slot */
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t pool_wake = PTHREAD_COND_INITIALIZER;
@@ -337,11 +339,18 @@ void sa_parallel(int threads, int64_t nchunks, sa_task_fn fn, void *ctx)
         for (int64_t i = 0; i < nchunks; ++i) fn(ctx, i);
         return;
     }
+    /* One job in the slot at a time. Callers hold a team (sa_team_begin), so this never
+     * fails for them; it keeps a caller that does not from corrupting another's job. */
+    int idle = 0;
+    if (!atomic_compare_exchange_strong(&job_busy, &idle, 1)) {
+        for (int64_t i = 0; i < nchunks; ++i) fn(ctx, i);
+        return;
+    }
     int helpers = threads - 1;
     if (helpers > nchunks - 1) helpers = (int)(nchunks - 1);
     grow(helpers);
     const uint32_t n = (uint32_t)nchunks;
-    const uint32_t gen = ++generation; /* one team at a time: only the holder writes it */
+    const uint32_t gen = ++generation; /* only the job_busy holder writes it */
     atomic_store_explicit(&job_fn, fn, memory_order_relaxed);
     atomic_store_explicit(&job_ctx, ctx, memory_order_relaxed);
     atomic_store_explicit(&job_n, n, memory_order_relaxed);
@@ -374,6 +383,7 @@ void sa_parallel(int threads, int64_t nchunks, sa_task_fn fn, void *ctx)
         if (spin < SPIN_BEFORE_WAIT) cpu_relax();
         else sched_yield();
     }
+    atomic_store(&job_busy, 0);
 }
 
 int sa_threads_workers(void)
@@ -392,6 +402,7 @@ void sa_threads_forked_child(void)
     stopping = 0;
     atomic_store(&pool_size, 0);
     atomic_store(&team_held, 0);
+    atomic_store(&job_busy, 0);
     /* a new generation, so that nothing of the parent's job can be claimed */
     atomic_store(&slots, (uint64_t)(++generation) << 32);
     atomic_store(&state, (uint64_t)generation << 32);
