@@ -379,9 +379,13 @@ void sa_parallel(int threads, int64_t nchunks, sa_task_fn fn, void *ctx)
      * on a busy machine a thread that blocks waits a scheduler time slice (milliseconds) to
      * run again, far longer than a chunk. So spin, then yield while waiting. */
     const uint32_t theirs = n - mine;
-    for (int spin = 0; atomic_load_explicit(&job_done, memory_order_acquire) != theirs; ++spin) {
-        if (spin < SPIN_BEFORE_WAIT) cpu_relax();
-        else sched_yield();
+    for (int spin = 0; atomic_load_explicit(&job_done, memory_order_acquire) != theirs;) {
+        if (spin < SPIN_BEFORE_WAIT) {
+            cpu_relax();
+            ++spin;
+        } else {
+            sched_yield();
+        }
     }
     atomic_store(&job_busy, 0);
 }
