@@ -50,7 +50,7 @@ int mm_for_each_chunk(const mm_plan *p, mm_chunk_fn fn, void *ctx);
 /* The same over up to `threads` threads (sa_parallel): the batch in runs of whole items,
  * claimed by whichever thread is ready; fn must then run each call on one thread. Returns a
  * non-zero return of fn (the others' work still runs). */
-#define MM_ITEMS_WORK ((int64_t)1 << 16)
+#define MM_ITEMS_WORK ((int64_t)1 << 18)
 int mm_for_each_chunk_threads(const mm_plan *p, int threads, mm_chunk_fn fn, void *ctx);
 
 /* BLAS side. mm_blas_layout: can every operand of this plan be handed to BLAS as it is?
