@@ -110,7 +110,7 @@ static void child(void)
     pthread_mutex_init(&fork_lock, NULL);
     atomic_store(&active, 0);
     atomic_store(&pending, 0);
-    sa_threads_forked_child(); /* libgomp's workers are gone: no parallel region here */
+    sa_threads_forked_child(); /* our pool's workers are gone: start afresh */
 }
 
 static pthread_once_t installed = PTHREAD_ONCE_INIT;

@@ -6,12 +6,6 @@
 #include "matmul_internal.h"
 #include "sa_threads.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#else
-static int omp_get_thread_num(void) { return 0; }
-static int omp_get_num_threads(void) { return 1; }
-#endif
 
 /* blasint in scipy-openblas32 is 32-bit: every dimension, leading dimension and increment
  * handed to BLAS must fit. */
@@ -98,6 +92,7 @@ typedef struct {
     int64_t ldc;
     int64_t inc_a, inc_b; /* vector increments (1 when K <= 1: the stride never applies) */
     int threads;          /* our threads for the batch (each BLAS call runs one) */
+    int bands;            /* >= 2: each product is computed in this many bands */
 } blas_geo;
 
 static const float one_c64[2] = {1.0f, 0.0f}, zero_c64[2] = {0.0f, 0.0f};
@@ -114,9 +109,36 @@ static int64_t split_extent(const sa_mm_explain *f)
     }
 }
 
-/* Columns or rows per band: whole cache lines of the output, and no band so thin that the
- * BLAS kernel's edge code does most of the work. */
-#define BLAS_BAND 16
+/* Bands. OpenBLAS's result for an element depends on the shape of the call that computes it
+ * (its small-matrix kernels take some shapes and not others, and edge tiles sum in another
+ * order), so a band of a product can differ in the last bits from the same columns computed
+ * as part of the whole product: measured here with both the AVX2 and the AVX-512 kernel sets,
+ * for bands of any width. Splitting a product into bands over threads would make the result
+ * depend on the thread count. So the bands are a function of the product's shape alone: a
+ * product of at least BLAS_BAND_MIN_WORK(_VEC) multiply-adds in a batch of fewer than
+ * BLAS_BAND_MAX_ITEMS is computed in bands of at least BLAS_BAND_MIN_WIDTH columns (rows
+ * for GEMV), on one thread as on many; the threads share the bands out. Larger batches split
+ * over their items, each a whole call. The extra cost at one thread is one more packing of
+ * the other operand per band. */
+#define BLAS_BAND 16 /* band edges: whole cache lines of the output */
+#define BLAS_BAND_MIN_WORK ((int64_t)1 << 22)     /* GEMM; GEMV and GEVM: the line below */
+#define BLAS_BAND_MIN_WORK_VEC ((int64_t)1 << 20) /* (memory-bound: 8 MiB of float64) */
+#define BLAS_BAND_MIN_WIDTH 128
+#define BLAS_BAND_MAX_ITEMS 8
+
+static int blas_bands(const sa_mm_explain *f)
+{
+    if (f->role == SA_MM_DOT || f->C >= BLAS_BAND_MAX_ITEMS) return 1;
+    const int64_t least = f->role == SA_MM_GEMM ? BLAS_BAND_MIN_WORK : BLAS_BAND_MIN_WORK_VEC;
+    if (sa_work4(1, f->M, f->N, f->K) < least) return 1;
+    /* 2 to 4 bands (each one more packing of the other operand: about 3-7% at one thread,
+     * measured at S = 256-1024), up to 16 for very wide products. */
+    const int64_t ext = split_extent(f);
+    int64_t b = ext / BLAS_BAND_MIN_WIDTH, wide = ext / 512;
+    b = b > 4 ? 4 : b;
+    b = wide > b ? (wide > 16 ? 16 : wide) : b;
+    return b < 2 ? 1 : (int)b;
+}
 
 /* X(pfx, ctype, ONE, ZERO): the four BLAS dtypes with how alpha/beta are passed.
  * item_<pfx> computes band [lo, hi) of the split dimension of one contraction (all of it
@@ -164,6 +186,36 @@ static int64_t split_extent(const sa_mm_explain *f)
             break;                                                                         \
         }                                                                                  \
     }                                                                                      \
+    typedef struct {                                                                       \
+        const blas_geo *g;                                                                 \
+        const sa_mm_explain *f;                                                            \
+        const ctype *A, *B;                                                                \
+        ctype *C;                                                                          \
+        const int64_t *ao, *bo, *co;                                                       \
+        int64_t n, ext;                                                                    \
+        int by_item;                                                                       \
+        int64_t nchunks;                                                                   \
+    } blas_job_##pfx;                                                                      \
+    /* chunk k: a run of the items, or a band of every item (edges on BLAS_BAND) */        \
+    static void part_##pfx(void *ctx, int64_t k)                                           \
+    {                                                                                      \
+        const blas_job_##pfx *j = (const blas_job_##pfx *)ctx;                             \
+        if (j->by_item) {                                                                  \
+            const int64_t t0 = j->n * k / j->nchunks, t1 = j->n * (k + 1) / j->nchunks;    \
+            for (int64_t t = t0; t < t1; ++t)                                              \
+                item_##pfx(j->g, j->f, j->A + j->ao[t], j->B + j->bo[t], j->C + j->co[t],  \
+                           0, j->ext);                                                     \
+        } else {                                                                           \
+            const int64_t lo = j->ext * k / j->nchunks / BLAS_BAND * BLAS_BAND;            \
+            const int64_t hi = k == j->nchunks - 1                                         \
+                                   ? j->ext                                                \
+                                   : j->ext * (k + 1) / j->nchunks / BLAS_BAND * BLAS_BAND; \
+            if (hi > lo)                                                                   \
+                for (int64_t t = 0; t < j->n; ++t)                                         \
+                    item_##pfx(j->g, j->f, j->A + j->ao[t], j->B + j->bo[t],               \
+                               j->C + j->co[t], lo, hi);                                   \
+        }                                                                                  \
+    }                                                                                      \
     static int chunk_##pfx(void *ctx, const mm_plan *p, int64_t n, const int64_t *ao,      \
                            const int64_t *bo, const int64_t *co)                           \
     {                                                                                      \
@@ -172,35 +224,16 @@ static int64_t split_extent(const sa_mm_explain *f)
         const ctype *A = (const ctype *)p->lhs, *B = (const ctype *)p->rhs;                \
         ctype *Cm = (ctype *)p->out;                                                       \
         const int64_t ext = split_extent(f);                                               \
-        int bands = g->threads;                                                            \
-        if (bands > ext / BLAS_BAND) bands = (int)(ext / BLAS_BAND);                       \
-        /* the batch when it divides evenly or is long; else bands, when they exist */     \
-        const int by_item = n % g->threads == 0 || n >= 4 * (int64_t)g->threads           \
-                            || bands < 2;                                                  \
-        if (g->threads < 2 || (by_item && n < 2)) {                                        \
+        const int by_item = g->bands < 2;                                                  \
+        if (by_item && (g->threads < 2 || n < 2)) {                                        \
             for (int64_t t = 0; t < n; ++t)                                                \
                 item_##pfx(g, f, A + ao[t], B + bo[t], Cm + co[t], 0, ext);                \
             return 0;                                                                      \
         }                                                                                  \
-        sa_threads_started();                                                              \
-        const int nt = by_item ? (n < g->threads ? (int)n : g->threads) : bands;           \
-        _Pragma("omp parallel num_threads(nt)")                                            \
-        {                                                                                  \
-            const int th = omp_get_thread_num(), nth = omp_get_num_threads();              \
-            if (by_item) {                                                                 \
-                /* a contiguous run of the items per thread */                             \
-                const int64_t t0 = n * th / nth, t1 = n * (th + 1) / nth;                  \
-                for (int64_t t = t0; t < t1; ++t)                                          \
-                    item_##pfx(g, f, A + ao[t], B + bo[t], Cm + co[t], 0, ext);            \
-            } else {                                                                       \
-                const int64_t lo = ext * th / nth / BLAS_BAND * BLAS_BAND;                 \
-                const int64_t hi =                                                         \
-                    th == nth - 1 ? ext : ext * (th + 1) / nth / BLAS_BAND * BLAS_BAND;    \
-                if (hi > lo)                                                               \
-                    for (int64_t t = 0; t < n; ++t)                                        \
-                        item_##pfx(g, f, A + ao[t], B + bo[t], Cm + co[t], lo, hi);        \
-            }                                                                              \
-        }                                                                                  \
+        blas_job_##pfx j = {g, f, A, B, Cm, ao, bo, co, n, ext, by_item, 0};                \
+        if (by_item) j.nchunks = 4 * (int64_t)g->threads < n ? 4 * (int64_t)g->threads : n; \
+        else j.nchunks = g->bands; /* the same bands on any number of threads */           \
+        sa_parallel(g->threads, j.nchunks, part_##pfx, &j);                               \
         return 0;                                                                          \
     }
 
@@ -256,6 +289,12 @@ int mm_blas_splits(const mm_plan *p)
     return p->f.role != SA_MM_DOT && scipy_openblas_get_num_threads() == 1;
 }
 
+int64_t mm_blas_parts(const mm_plan *p)
+{
+    int b = blas_bands(&p->f);
+    return b >= 2 ? b : p->f.C;
+}
+
 int mm_blas_execute(const mm_plan *p, int threads)
 {
     const sa_mm_explain *f = &p->f;
@@ -267,6 +306,10 @@ int mm_blas_execute(const mm_plan *p, int threads)
     g.inc_a = f->K <= 1 ? 1 : f->lhs_inner;
     g.inc_b = f->K <= 1 ? 1 : f->rhs_inner;
     g.threads = threads;
+    g.bands = mm_blas_splits(p) ? blas_bands(f) : 1;
+    /* Without bands the threads share out whole items of the batch (each call on one). */
+    const int items = g.bands < 2 && threads >= 2;
+    if (items) g.threads = 1;
     mm_chunk_fn fn;
     switch (f->dtype) {
     case SA_FLOAT32: fn = chunk_s; break;
@@ -275,5 +318,5 @@ int mm_blas_execute(const mm_plan *p, int threads)
     case SA_COMPLEX128: fn = chunk_z; break;
     default: return SA_MM_ERR_INTERNAL;
     }
-    return mm_for_each_chunk(p, fn, &g);
+    return items ? mm_for_each_chunk_threads(p, threads, fn, &g) : mm_for_each_chunk(p, fn, &g);
 }

@@ -52,7 +52,10 @@ static int try_blas(const mm_plan *p, const sa_mm_policy *pol, int forced)
     int ok = 1;
     if (!forced) switch (f->role) {
     case SA_MM_DOT: ok = f->K >= pol->dot_blas_min_k; break;
-    case SA_MM_GEMM: ok = min3(f->M, f->N, f->K) >= pol->gemm_blas_min; break;
+    case SA_MM_GEMM:
+        /* A batch pays BLAS's fixed cost per product, the generic kernel's once. */
+        ok = min3(f->M, f->N, f->K) >= (f->C > 1 ? pol->gemm_batch_blas_min : pol->gemm_blas_min);
+        break;
     case SA_MM_GEMV:
         ok = f->C == 1 ? (f->M < f->K ? f->M : f->K) >= pol->gemv_blas_min
                        : sa_mul_sat(f->M, f->K) >= pol->batched_vec_blas_min_elems;
@@ -80,7 +83,9 @@ static int try_pack_blas(const mm_plan *p, const sa_mm_policy *pol, int forced, 
     if (is_empty(f)) return SA_MM_DECLINE_EMPTY;
     /* GEMM below the packing crossover stops before the layout check (the cheap test first;
      * it is what small products hit). */
-    if (f->role == SA_MM_GEMM && !forced && min3(f->M, f->N, f->K) < pol->gemm_pack_min)
+    if (f->role == SA_MM_GEMM && !forced
+        && (min3(f->M, f->N, f->K) < pol->gemm_pack_min
+            || (f->C > 1 && min3(f->M, f->N, f->K) < pol->gemm_batch_blas_min)))
         return SA_MM_DECLINE_BELOW_CROSSOVER;
     int bl = 0, br = 0;
     int r = mm_blas_layout(p, &bl, &br);
@@ -136,7 +141,12 @@ static int run_generic(const mm_plan *p, kernel_fn kernel, int threads)
                      {f->M, f->N, f->K, f->lhs_row, f->lhs_inner, f->rhs_inner, f->rhs_col,
                       f->out_row, f->out_col},
                      threads};
-    return mm_for_each_chunk(p, generic_chunk, &c);
+    if (threads >= 2 && f->C >= threads) {
+        /* a batch: the threads share out runs of whole items, each kernel call on one */
+        c.threads = 1;
+        return mm_for_each_chunk_threads(p, threads, generic_chunk, &c);
+    }
+    return mm_for_each_chunk(p, generic_chunk, &c); /* one product: bands of it */
 }
 
 /* Threads the chosen route runs on: the core's setting when the product has enough work
@@ -148,9 +158,11 @@ static int route_threads(const mm_plan *run, int chosen, const sa_mm_policy *pol
 {
     const sa_mm_explain *f = &run->f;
     if (chosen == SA_MM_REFERENCE || is_empty(f)) return 1;
-    if ((chosen == SA_MM_BLAS || chosen == SA_MM_PACK_BLAS) && !mm_blas_splits(run))
-        return 1;
-    return sa_threads_for(sa_work4(f->C, f->M, f->N, f->K), pol->parallel_min_work);
+    const int blas = chosen == SA_MM_BLAS || chosen == SA_MM_PACK_BLAS;
+    if (blas && !mm_blas_splits(run)) return 1;
+    int n = sa_threads_for(sa_work4(f->C, f->M, f->N, f->K), pol->parallel_min_work);
+    if (blas && n > mm_blas_parts(run)) n = (int)mm_blas_parts(run);
+    return n;
 }
 
 /* The element count of a descriptor; -1 if it does not fit int64_t (a zero extent anywhere

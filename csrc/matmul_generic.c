@@ -12,9 +12,7 @@
 #include "generic_common.h"
 #include "sa_threads.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include <stdatomic.h>
 
 static const sa_generic_entry *sa_generic_pick(void)
 {
@@ -41,64 +39,84 @@ static int sa_all_equal(const int64_t *off, int64_t count)
     return 1;
 }
 
-/* Run the kernel on `nthreads` threads. Every thread runs the same kernel on a part of the
- * output: a contiguous run of the batch items when there are at least as many items as
- * threads, else a band of C's rows (of the normalized geometry) or, when rows are too few, a
- * band of its columns. The contraction over K is never split, and each output element is
- * computed by the same code on the same operands as on one thread, so the result is the same
- * bit for bit. Band edges are multiples of 8 rows (the row-group sizes of the tiles and of the
- * N == 1 dot products start afresh at a band's first row, so they must line up with one
- * thread's groups) or of 64 columns (a column panel is at most 64 wide, and no band but the
- * last is narrower than 64, so none becomes the N == 1 case). */
+/* Run the kernel on up to `nthreads` threads (sa_parallel). Every chunk runs the same kernel
+ * on a part of the output: a contiguous run of the batch items when there are at least as
+ * many items as threads, else a band of C's rows (of the normalized geometry) or, when rows
+ * are too few, a band of its columns. The contraction over K is never split, and each output
+ * element is computed by the same code on the same operands as on one thread, so the result
+ * is the same bit for bit, whatever the chunks and whichever thread runs them. Band edges are
+ * multiples of 8 rows (the row-group sizes of the tiles and of the N == 1 dot products start
+ * afresh at a band's first row, so they must line up with one thread's groups) or of 64
+ * columns (a column panel is at most 64 wide, and no band but the last is narrower than 64,
+ * so none becomes the N == 1 case).
+ *
+ * Chunks: about four per thread, so that a worker that joins late still finds work and the
+ * caller, done with its own, waits for one short chunk at most; a row band is at least 32
+ * rows where the rows allow (each band packs its own copy of B's panels). */
+typedef struct {
+    sa_generic_entry fn;
+    const sa_contraction *h;
+    int how; /* 0 items, 1 rows, 2 columns */
+    int64_t extent, align, nchunks, count;
+    const char *a, *b;
+    char *c;
+    const int64_t *a_off, *b_off, *c_off;
+    int64_t da, db, dc;
+    int a_shared, b_shared;
+    atomic_int rc;
+} generic_job;
+
+static void generic_part(void *ctx, int64_t k)
+{
+    generic_job *j = (generic_job *)ctx;
+    const sa_contraction *h = j->h;
+    /* band [lo, hi) of `extent`, edges rounded down to `align`, the last one at extent */
+    const int64_t lo = j->extent * k / j->nchunks / j->align * j->align;
+    const int64_t hi =
+        k == j->nchunks - 1 ? j->extent : j->extent * (k + 1) / j->nchunks / j->align * j->align;
+    if (hi <= lo) return;
+    sa_contraction part = *h;
+    int r;
+    if (j->how == 0) {
+        r = j->fn(h, hi - lo, j->a, j->a_off + lo, j->da, j->b, j->b_off + lo, j->db, j->c,
+                  j->c_off + lo, j->dc, j->a_shared, j->b_shared);
+    } else if (j->how == 1) {
+        part.M = hi - lo;
+        r = j->fn(&part, j->count, j->a, j->a_off, j->da + lo * h->a_row, j->b, j->b_off, j->db,
+                  j->c, j->c_off, j->dc + lo * h->c_row, j->a_shared, j->b_shared);
+    } else {
+        part.N = hi - lo;
+        r = j->fn(&part, j->count, j->a, j->a_off, j->da, j->b, j->b_off, j->db + lo * h->b_col,
+                  j->c, j->c_off, j->dc + lo * h->c_col, j->a_shared, j->b_shared);
+    }
+    if (r != 0) atomic_store(&j->rc, r); /* a failure (no memory, size overflow) is reported */
+}
+
 static int sa_generic_split(sa_generic_entry fn, int nthreads, const sa_contraction *h,
                             int64_t count, const char *a, const int64_t *a_off, int64_t da,
                             const char *b, const int64_t *b_off, int64_t db, char *c,
                             const int64_t *c_off, int64_t dc, int a_shared, int b_shared)
 {
-    enum { ITEMS, ROWS, COLS } how;
-    int64_t extent, align;
+    int how;
+    int64_t extent, align, per = 1;
     if (count >= nthreads) {
-        how = ITEMS, extent = count, align = 1;
+        how = 0, extent = count, align = 1;
     } else if (h->N == 1 || h->M >= 8 * (int64_t)nthreads || h->M >= h->N) {
-        how = ROWS, extent = h->M, align = 8;
+        how = 1, extent = h->M, align = 8, per = 4;
     } else {
-        how = COLS, extent = h->N, align = 64;
+        how = 2, extent = h->N, align = 64;
     }
-    int64_t parts = extent / align;
-    int nt = parts < nthreads ? (int)parts : nthreads;
-    if (nt < 2)
+    const int64_t parts = extent / align;
+    int64_t nch = 4 * (int64_t)nthreads;
+    if (nch > parts / per) nch = parts / per;
+    if (nch < nthreads) nch = nthreads;
+    if (nch > parts) nch = parts;
+    if (nch < 2)
         return fn(h, count, a, a_off, da, b, b_off, db, c, c_off, dc, a_shared, b_shared);
-    int rc = 0;
-    sa_threads_started();
-#pragma omp parallel num_threads(nt) reduction(min : rc)
-    {
-#ifdef _OPENMP
-        const int t = omp_get_thread_num(), n = omp_get_num_threads();
-#else
-        const int t = 0, n = 1;
-#endif
-        /* band [lo, hi) of `extent`, edges rounded down to `align`, the last one at extent */
-        const int64_t lo = extent * t / n / align * align;
-        const int64_t hi = t == n - 1 ? extent : extent * (t + 1) / n / align * align;
-        if (hi > lo) {
-            sa_contraction part = *h;
-            int r;
-            if (how == ITEMS) {
-                r = fn(h, hi - lo, a, a_off + lo, da, b, b_off + lo, db, c, c_off + lo, dc,
-                       a_shared, b_shared);
-            } else if (how == ROWS) {
-                part.M = hi - lo;
-                r = fn(&part, count, a, a_off, da + lo * h->a_row, b, b_off, db, c, c_off,
-                       dc + lo * h->c_row, a_shared, b_shared);
-            } else {
-                part.N = hi - lo;
-                r = fn(&part, count, a, a_off, da, b, b_off, db + lo * h->b_col, c, c_off,
-                       dc + lo * h->c_col, a_shared, b_shared);
-            }
-            rc = r < rc ? r : rc;
-        }
-    }
-    return rc;
+    generic_job j = {fn, h, how, extent, align, nch, count, a, b, c, a_off, b_off, c_off,
+                     da, db, dc, a_shared, b_shared, 0};
+    sa_parallel(nthreads, nch, generic_part, &j);
+    return atomic_load(&j.rc);
 }
 
 int sa_generic_matmul_threads(int nthreads, int dtype, const sa_contraction *g, int64_t count,

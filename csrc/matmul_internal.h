@@ -47,6 +47,11 @@ int mm_batch_coalesce(const mm_plan *p, int64_t *ext, int64_t *sa_, int64_t *sb,
 typedef int (*mm_chunk_fn)(void *ctx, const mm_plan *p, int64_t n, const int64_t *a_off,
                            const int64_t *b_off, const int64_t *c_off);
 int mm_for_each_chunk(const mm_plan *p, mm_chunk_fn fn, void *ctx);
+/* The same over up to `threads` threads (sa_parallel): the batch in runs of whole items,
+ * claimed by whichever thread is ready; fn must then run each call on one thread. Returns a
+ * non-zero return of fn (the others' work still runs). */
+#define MM_ITEMS_WORK ((int64_t)1 << 18)
+int mm_for_each_chunk_threads(const mm_plan *p, int threads, mm_chunk_fn fn, void *ctx);
 
 /* BLAS side. mm_blas_layout: can every operand of this plan be handed to BLAS as it is?
  * Returns SA_MM_ACCEPTED or a decline reason; sets *bad_lhs / *bad_rhs (may be NULL) for
@@ -55,6 +60,9 @@ int mm_blas_dtype_ok(int dtype);
 int mm_blas_layout(const mm_plan *p, int *bad_lhs, int *bad_rhs);
 /* Number of BLAS calls the plan takes: one per product of the batch (0 for an empty one). */
 int64_t mm_blas_calls(const mm_plan *p);
+/* The parts the BLAS routes can share out over threads: the bands of each product (a
+ * function of its shape, matmul_blas.c) or else the batch items. */
+int64_t mm_blas_parts(const mm_plan *p);
 /* Can the BLAS routes split this plan over our own threads? Only while our OpenBLAS runs
  * one thread per call, and not for DOT. */
 int mm_blas_splits(const mm_plan *p);

@@ -4,12 +4,6 @@
 #include "sa_internal.h"
 #include "sa_threads.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#else
-static int omp_get_thread_num(void) { return 0; }
-static int omp_get_num_threads(void) { return 1; }
-#endif
 
 /* A pack of fewer bytes runs on one thread: copying is memory-bound, and a second thread
  * pays only when each copies well beyond its L2 cache. */
@@ -221,6 +215,29 @@ static pack_fn lookup(int scode, int dcode)
 #undef SA_SRC_COMPLEX
 }
 
+typedef struct {
+    pack_fn fn;
+    const sa_array *src;
+    int n;
+    const int64_t *shape, *strides;
+    char *dst;
+    int64_t row_bytes; /* bytes of dst per index of the outermost axis */
+    int64_t nchunks;
+} pack_job;
+
+static void pack_part(void *ctx, int64_t k)
+{
+    const pack_job *j = (const pack_job *)ctx;
+    const int64_t lo = j->shape[0] * k / j->nchunks, hi = j->shape[0] * (k + 1) / j->nchunks;
+    if (hi <= lo) return;
+    sa_array part = *j->src;
+    int64_t pshape[SA_MAXDIM];
+    memcpy(pshape, j->shape, sizeof pshape);
+    part.origin += lo * j->strides[0];
+    pshape[0] = hi - lo;
+    j->fn(&part, j->n, pshape, j->strides, j->dst + lo * j->row_bytes);
+}
+
 int sa_to_row_major(const sa_array *src, void *dst, int dst_dtype)
 {
     SA_ASSERT_DESCRIPTOR(src);
@@ -242,22 +259,11 @@ int sa_to_row_major(const sa_array *src, void *dst, int dst_dtype)
         fn(src, n, shape, strides, dst);
         return 0;
     }
-    /* Each thread copies a band of the outermost (coalesced) axis into its own part of dst. */
-    const int64_t below = size / shape[0]; /* elements per index of the outermost axis */
-    sa_threads_started();
-#pragma omp parallel num_threads(nt)
-    {
-        const int64_t t = omp_get_thread_num(), m = omp_get_num_threads();
-        const int64_t lo = shape[0] * t / m, hi = shape[0] * (t + 1) / m;
-        if (hi > lo) {
-            sa_array part = *src;
-            int64_t pshape[SA_MAXDIM];
-            memcpy(pshape, shape, sizeof pshape);
-            part.origin += lo * strides[0];
-            pshape[0] = hi - lo;
-            fn(&part, n, pshape, strides, (char *)dst + lo * below * dsize);
-        }
-    }
+    /* Each chunk copies a band of the outermost (coalesced) axis into its own part of dst;
+     * a few per thread, so that a worker arriving late still finds some. */
+    pack_job j = {fn, src, n, shape, strides, (char *)dst, size / shape[0] * dsize, 0};
+    j.nchunks = 4 * (int64_t)nt < shape[0] ? 4 * (int64_t)nt : shape[0];
+    sa_parallel(nt, j.nchunks, pack_part, &j);
     sa_team_end(nt);
     return 0;
 }

@@ -56,6 +56,7 @@
 typedef struct {
     int64_t dot_blas_min_k;             /* DOT direct BLAS when K >= this */
     int64_t gemm_blas_min;              /* GEMM direct BLAS when min(M,N,K) >= this */
+    int64_t gemm_batch_blas_min;        /* the same for a batch of two or more products */
     int64_t gemm_pack_min;              /* GEMM pack-once when min(M,N,K) >= this */
     int64_t gevm_compact_min_kn;        /* unbatched GEVM, dense matrix: K*N >= this */
     int64_t gevm_blas_min;              /* unbatched GEVM, other layouts: min(K,N) >= this */

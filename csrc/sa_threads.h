@@ -18,10 +18,19 @@ int sa_threads_for(int64_t work, int64_t min_work);
 int sa_team_begin(int want);
 void sa_team_end(int got);
 
-/* Called once a parallel region has run (the fork rule below needs to know). */
-void sa_threads_started(void);
+/* The most workers the pool starts (a call uses at most SA_POOL_MAX + 1 threads). */
+#define SA_POOL_MAX 255
 
-/* pthread_atfork child handler (blas_fork_guard.c calls it). */
+/* Run fn(ctx, i) for every chunk i in [0, nchunks): the calling thread claims chunks from
+ * the start, and up to threads - 1 pool workers that are ready claim the others; returns
+ * when every chunk has run. The caller never waits for a worker that claimed nothing. The
+ * chunks must be independent (different parts of the output). Call only while holding a
+ * team (sa_team_begin returned `threads` >= 2); with threads < 2, inside a worker, or for
+ * one chunk, it runs every chunk on the calling thread, in order. */
+typedef void (*sa_task_fn)(void *ctx, int64_t chunk);
+void sa_parallel(int threads, int64_t nchunks, sa_task_fn fn, void *ctx);
+
+/* pthread_atfork child handler (blas_fork_guard.c calls it): forget the parent's workers. */
 void sa_threads_forked_child(void);
 
 /* a*b*c*d for non-negative factors, saturating at INT64_MAX (a work estimate, not a size). */

@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ._ffi import ffi
+from ._ffi import ffi, lib
 from ._validation import as_int
 
 __all__ = [
@@ -47,6 +47,7 @@ __all__ = [
 DEFAULT_POLICY: dict[str, int] = {
     "dot_blas_min_k": 8,  # DOT direct BLAS when K >= this
     "gemm_blas_min": 2,  # GEMM direct BLAS when min(M, N, K) >= this
+    "gemm_batch_blas_min": 48,  # batched GEMM (C >= 2): the same; set below per kernel set
     "gemm_pack_min": 32,  # GEMM pack-once BLAS when min(M, N, K) >= this
     "gevm_compact_min_kn": 524288,  # unbatched GEVM, dense matrix: K*N >= this
     "gevm_blas_min": 1024,  # unbatched GEVM, padded matrix: min(K, N) >= this
@@ -80,6 +81,30 @@ RANGES: dict[str, tuple[int, int]] = {
 _MAX_FILE_BYTES = 1 << 16
 
 # Backends in dispatch order; the index is the C backend code (SA_MM_BLAS, ...).
+# OpenBLAS kernel sets with AVX-512 GEMM kernels (its core names, lower case).
+_AVX512_KERNELS = frozenset({"skylakex", "cooperlake", "sapphirerapids"})
+
+
+def _batch_blas_min() -> int:
+    """`gemm_batch_blas_min` for the OpenBLAS kernels this process loaded.
+
+    A batch pays BLAS's fixed cost per product (argument checks, buffer set-up, packing),
+    the generic kernel's once per call. Measured on the reference machine at one thread
+    (batches of S x S float32 and float64 products, each route forced; docs/matmul.md,
+    "Batches of small products"): with AVX-512 kernels BLAS is faster from
+    S = 12 (0.72-0.98 of the generic time), with AVX2 kernels the generic kernel is faster
+    up to S = 40 (BLAS 1.17-2.8x slower at S = 8-40, even at 48-64). Other kernel sets were
+    not measured and take the AVX2 value.
+    """
+    try:
+        core = ffi.string(lib.scipy_openblas_get_corename()).decode().lower()
+    except Exception:  # noqa: BLE001 - a report, never a reason to fail import
+        return DEFAULT_POLICY["gemm_batch_blas_min"]
+    return 12 if core in _AVX512_KERNELS else 48
+
+
+DEFAULT_POLICY["gemm_batch_blas_min"] = _batch_blas_min()
+
 BACKENDS: tuple[str, ...] = ("blas", "pack_blas", "generic", "reference")
 
 

@@ -26,6 +26,7 @@ from stridedarray._policy import DEFAULT_POLICY, current_policy
 SEED_POLICY = {
     "dot_blas_min_k": 128,
     "gemm_blas_min": 8,
+    "gemm_batch_blas_min": 8,
     "gemm_pack_min": 16,
     "gevm_compact_min_kn": 729,
     "gevm_blas_min": 32,

@@ -241,7 +241,7 @@ def test_the_policy_of_a_block_is_read_per_call():
     x1 = sa.asarray(rng.standard_normal((1, 40, 40)))[..., ::-1]
     x2 = sa.asarray(rng.standard_normal((4, 40, 40)))
     for force in ("pack_blas", "generic", "pack_blas", None, "pack_blas"):
-        with sa.matmul_policy(force=force, gemm_pack_min=32):
+        with sa.matmul_policy(force=force, gemm_pack_min=32, gemm_batch_blas_min=32):
             before = _diagnostics.c_alloc_stats()["pack"]["allocations"]
             x1 @ x2
             packs = _diagnostics.c_alloc_stats()["pack"]["allocations"] - before

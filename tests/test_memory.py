@@ -34,6 +34,15 @@ from stridedarray import _diagnostics as diag
 PY_OBJECTS = 2048
 
 
+@pytest.fixture(autouse=True)
+def _batch_crossover() -> object:
+    """The routes below are those of the AVX-512 kernel sets' batch crossover; with AVX2
+    kernels (OPENBLAS_CORETYPE=Haswell) the default sends small batches to the generic
+    kernel (docs/matmul.md, "Batches of small products")."""
+    with sa.matmul_policy(gemm_batch_blas_min=12):
+        yield
+
+
 def _rng_array(shape: tuple[int, ...], dtype: type = np.float64, seed: int = 0) -> sa.Array:
     rng = np.random.default_rng(seed)
     if np.dtype(dtype).kind in "iu":

@@ -17,7 +17,10 @@ depend on how OpenBLAS splits work, and a large call lasts long enough to observ
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+import textwrap
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -25,6 +28,8 @@ from contextlib import contextmanager
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import stridedarray as sa
 from stridedarray._ffi import lib
@@ -486,3 +491,192 @@ def test_gil_harness_control_call_holding_the_gil():
     and no spinner growth in any attempt, so a positive result above is not an artefact."""
     assert not any(_overlaps(_holds_gil, CONTROL_ATTEMPTS))
     assert not any(_spinner_counts(_holds_gil, CONTROL_ATTEMPTS))
+
+
+# ---- Part 3: the thread pool (csrc/sa_threads.c) ------------------------------------------
+# A product at N threads equals the product at 1 thread, bit for bit: the work is split over
+# output rows, columns or batch items, never over K, and a BLAS product is cut into bands
+# that depend on its shape alone (csrc/matmul_blas.c), so the same calls are made whoever runs
+# them. `parallel_min_work=0` makes every product that can split do so.
+
+_DTYPES = ["int8", "uint16", "int32", "int64", "float32", "float64", "complex64", "complex128"]
+
+
+def _operand(rng: np.random.Generator, dtype: str, batch: tuple, rows: int, cols: int, layout: str):
+    """A (batch..., rows, cols) operand as a NumPy array in one of several layouts."""
+    if layout == "T":
+        base = rng.integers(-4, 5, (*batch, cols, rows)).astype(dtype)
+        return np.swapaxes(base, -1, -2)
+    if layout == "rev":
+        return rng.integers(-4, 5, (*batch, rows, cols)).astype(dtype)[..., ::-1, :]
+    if layout == "step2":
+        return rng.integers(-4, 5, (*batch, rows, 2 * cols)).astype(dtype)[..., ::2]
+    if layout == "bcast" and batch:
+        one = rng.integers(-4, 5, (rows, cols)).astype(dtype)
+        return np.broadcast_to(one, (*batch, rows, cols))
+    return rng.integers(-4, 5, (*batch, rows, cols)).astype(dtype)
+
+
+def _floats(rng: np.random.Generator, a: np.ndarray) -> np.ndarray:
+    """Non-integer values for float operands (so rounding, and its order, shows)."""
+    if a.dtype.kind not in "fc":
+        return a
+    out = np.array(a)  # (broadcast operands become writable copies with their layout lost)
+    out += rng.standard_normal(out.shape).astype(out.dtype) / 3
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    dtype=st.sampled_from(_DTYPES),
+    size=st.sampled_from(["small", "medium", "bands"]),
+    batch=st.sampled_from([(), (1,), (3,), (2, 3), (9,)]),
+    layouts=st.tuples(*[st.sampled_from(["C", "T", "rev", "step2", "bcast"])] * 2),
+    vec=st.sampled_from(["", "lhs", "rhs"]),
+    force=st.sampled_from([None, "generic", "blas", "pack_blas"]),
+    threads=st.integers(2, 4),
+    seed=st.integers(0, 2**16),
+)
+def test_product_at_n_threads_equals_one_thread_bit_for_bit(
+    dtype, size, batch, layouts, vec, force, threads, seed
+):
+    rng = np.random.default_rng(seed)
+    M, N, K = {
+        "small": (int(rng.integers(1, 9)), int(rng.integers(1, 9)), int(rng.integers(1, 9))),
+        "medium": (int(rng.integers(20, 90)), int(rng.integers(20, 140)), int(rng.integers(8, 70))),
+        # past the BLAS bands' threshold (4M multiply-adds and 256 columns)
+        "bands": (
+            int(rng.integers(120, 160)),
+            int(rng.integers(256, 300)),
+            int(rng.integers(140, 170)),
+        ),
+    }[size]
+    if size == "bands":
+        batch = batch[:1]
+    a = _floats(rng, _operand(rng, dtype, batch, M, K, layouts[0]))
+    b = _floats(rng, _operand(rng, dtype, batch, K, N, layouts[1]))
+    lead = (0,) * len(batch)
+    if vec == "lhs":  # a vector (K,) against the whole stack
+        a = a[(*lead, 0)]
+    elif vec == "rhs":
+        b = b[lead][:, 0]
+    x, y = sa.asarray(a), sa.asarray(b)
+    before = sa.set_num_threads(1)
+    try:
+        with sa.matmul_policy(force=force, parallel_min_work=0):
+            one = np.asarray(x @ y)
+            sa.set_num_threads(threads)
+            many = np.asarray(x @ y)
+            used = sa.matmul_explain(x, y)["threads"]
+    finally:
+        sa.set_num_threads(before)
+    assert 1 <= used <= threads
+    assert one.dtype == many.dtype and one.shape == many.shape
+    assert one.tobytes() == many.tobytes(), (dtype, a.shape, b.shape, layouts, force, used)
+    np.testing.assert_allclose(
+        one, a @ b, rtol=1e-4 if one.dtype.itemsize <= 8 else 1e-12, atol=1e-3
+    )
+
+
+def test_products_do_use_several_threads() -> None:
+    """The bit-for-bit test above is not vacuous: these products do split (explain)."""
+    before = sa.set_num_threads(3)
+    try:
+        with sa.matmul_policy(parallel_min_work=0):
+            g = sa.asarray(np.ones((40, 30), dtype=np.int64))
+            assert sa.matmul_explain(g, g.mT)["threads"] == 3  # generic, row bands
+            f = sa.asarray(np.ones((9, 20, 20)))
+            assert sa.matmul_explain(f, f)["threads"] == 3  # BLAS, batch items
+            big = sa.asarray(np.ones((128, 400)))
+            assert sa.matmul_explain(big.mT, big)["threads"] == 3  # BLAS, bands
+    finally:
+        sa.set_num_threads(before)
+
+
+def test_set_num_threads_none_restores_the_default_in_every_thread() -> None:
+    """set_num_threads(1) makes 1 the calling thread's OpenMP limit too; None gives every
+    thread its default back: the thread that set it, one started before, one after."""
+    default = sa.set_num_threads(None)
+    default = sa.get_num_threads()
+    ready, go, seen = threading.Event(), threading.Event(), {}
+
+    def early() -> None:
+        sa.set_num_threads(1)
+        seen["early_at_1"] = sa.get_num_threads()
+        ready.set()
+        go.wait(30)
+        seen["early"] = sa.get_num_threads()
+
+    t = threading.Thread(target=early)
+    t.start()
+    assert ready.wait(30)
+    sa.set_num_threads(1)
+    assert sa.get_num_threads() == 1
+    sa.set_num_threads(None)
+    assert sa.get_num_threads() == default
+    go.set()
+    t.join()
+    late = threading.Thread(target=lambda: seen.__setitem__("late", sa.get_num_threads()))
+    late.start()
+    late.join()
+    assert seen == {"early_at_1": 1, "early": default, "late": default}
+
+
+AFFINITY = textwrap.dedent("""
+    import os
+    allowed = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(allowed)})
+    import stridedarray as sa
+    from stridedarray._ffi import lib
+    print(sa.get_num_threads(), lib.sa_threads_cores())
+    os.sched_setaffinity(0, allowed)
+    sa.set_num_threads(None)
+    print(lib.sa_threads_cores() == len(os.sched_getaffinity(0)))
+""")
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs sched_setaffinity")
+def test_thread_count_follows_the_affinity() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+    out = subprocess.run(
+        [sys.executable, "-c", AFFINITY], capture_output=True, text=True, env=env, check=True
+    ).stdout.split()
+    assert out == ["1", "1", "True"]
+
+
+def test_thread_count_follows_a_cgroup_quota(tmp_path) -> None:
+    from stridedarray._threads import _cgroup_cpus
+
+    proc = tmp_path / "cgroup"
+    proc.write_text("1:cpu:/\n0::/user.slice/job\n")
+    root = tmp_path / "fs"
+    job = root / "user.slice" / "job"
+    job.mkdir(parents=True)
+    assert _cgroup_cpus(root, proc) is None  # no cpu.max anywhere
+    (job / "cpu.max").write_text("max 100000\n")
+    assert _cgroup_cpus(root, proc) is None  # no limit
+    (job / "cpu.max").write_text("150000 100000\n")
+    assert _cgroup_cpus(root, proc) == 2  # 1.5 processors: rounded up
+    (job / "cpu.max").write_text("20000 100000\n")
+    assert _cgroup_cpus(root, proc) == 1  # at least 1
+    (job / "cpu.max").write_text("300000 100000\n")
+    (root / "user.slice" / "cpu.max").write_text("200000 100000\n")
+    assert _cgroup_cpus(root, proc) == 2  # the parent's quota is smaller
+    proc.write_text("1:cpu:/\n")
+    assert _cgroup_cpus(root, proc) is None  # cgroup v1 only
+    assert _cgroup_cpus(root, tmp_path / "missing") is None
+
+
+def test_cgroup_quota_caps_the_default(monkeypatch) -> None:
+    import stridedarray._threads as th
+
+    monkeypatch.setattr(th, "_cgroup_cpus", lambda: 1)
+    before = lib.sa_threads_setting()
+    try:
+        sa.set_num_threads(None)
+        assert lib.sa_threads_cores() == 1 and sa.get_num_threads() == 1
+    finally:
+        monkeypatch.undo()
+        sa.set_num_threads(None)
+        if before != lib.sa_threads_setting():
+            sa.set_num_threads(before)

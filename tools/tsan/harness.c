@@ -66,7 +66,7 @@ static sa_array view(int dtype, int64_t nbuf, int64_t origin, int ndim, const in
 
 static sa_mm_policy policy(int force)
 {
-    sa_mm_policy p = {.dot_blas_min_k = 8, .gemm_blas_min = 2, .gemm_pack_min = 32,
+    sa_mm_policy p = {.dot_blas_min_k = 8, .gemm_blas_min = 2, .gemm_batch_blas_min = 2, .gemm_pack_min = 32,
                       .gevm_compact_min_kn = 1, /* GEVM of a dense matrix on BLAS */ .gevm_blas_min = 1024,
                       .gemv_blas_min = 384, .batched_vec_blas_min_elems = 1024,
                       .vec_pack_always_min_elems = 65536, .vec_pack_cond_min_elems = 9216,
@@ -162,20 +162,21 @@ int main(void)
         sa_array b = view(SA_FLOAT64, 40960, 0, 3, s, t, 12);
         product("blas float64 batch", &a, &b, SA_FLOAT64, 40960, -1, B);
     }
-    /* BLAS, column bands: float64 200x300 @ 300x150 */
+    /* BLAS, column bands (matmul_blas.c: bands of a product large enough, 3 here): float64
+     * 200x300 @ 300x400 */
     {
-        int64_t s1[] = {200, 300}, t1[] = {300, 1}, s2[] = {300, 150}, t2[] = {150, 1};
+        int64_t s1[] = {200, 300}, t1[] = {300, 1}, s2[] = {300, 400}, t2[] = {400, 1};
         sa_array a = view(SA_FLOAT64, 60000, 0, 2, s1, t1, 13);
-        sa_array b = view(SA_FLOAT64, 45000, 0, 2, s2, t2, 14);
-        product("blas float64 columns", &a, &b, SA_FLOAT64, 200 * 150, -1, B);
+        sa_array b = view(SA_FLOAT64, 120000, 0, 2, s2, t2, 14);
+        product("blas float64 columns", &a, &b, SA_FLOAT64, 200 * 400, -1, B);
     }
-    /* BLAS, row bands: float64 GEMV 400x400 @ 400; GEVM 400 @ 400x400 (column bands) */
+    /* BLAS, row bands: float64 GEMV 1024x1024 @ 1024; GEVM 1024 @ 1024x1024 (column bands) */
     {
-        int64_t s1[] = {400, 400}, t1[] = {400, 1}, s2[] = {400}, t2[] = {1};
-        sa_array a = view(SA_FLOAT64, 160000, 0, 2, s1, t1, 15);
-        sa_array v = view(SA_FLOAT64, 400, 0, 1, s2, t2, 16);
-        product("blas float64 gemv", &a, &v, SA_FLOAT64, 400, -1, B);
-        product("blas float64 gevm", &v, &a, SA_FLOAT64, 400, -1, B);
+        int64_t s1[] = {1024, 1024}, t1[] = {1024, 1}, s2[] = {1024}, t2[] = {1};
+        sa_array a = view(SA_FLOAT64, 1 << 20, 0, 2, s1, t1, 15);
+        sa_array v = view(SA_FLOAT64, 1024, 0, 1, s2, t2, 16);
+        product("blas float64 gemv", &a, &v, SA_FLOAT64, 1024, -1, B);
+        product("blas float64 gevm", &v, &a, SA_FLOAT64, 1024, -1, B);
     }
     /* pack-once BLAS: (1,96,96)[..., ::-1] @ (8,96,96) */
     {
@@ -183,6 +184,33 @@ int main(void)
         sa_array a = view(SA_FLOAT64, 9216, 95, 3, s1, t1, 17);
         sa_array b = view(SA_FLOAT64, 8 * 9216, 0, 3, s2, t2, 18);
         product("pack_blas float64", &a, &b, SA_FLOAT64, 8 * 9216, -1, P);
+    }
+    /* Many jobs back to back on the pool, so that workers arrive late, find a job ended or
+     * replaced, and race the next one's publication: float64 (24,20,20) @ (24,20,20) on the
+     * generic route, 300 times on 2-4 threads, each result checked. */
+    {
+        int64_t s[] = {24, 20, 20}, t[] = {400, 20, 1};
+        sa_array a = view(SA_FLOAT64, 9600, 0, 3, s, t, 21);
+        sa_array b = view(SA_FLOAT64, 9600, 0, 3, s, t, 22);
+        double *ref = calloc(9600, sizeof(double)), *out = calloc(9600, sizeof(double));
+        sa_mm_policy pol = policy(SA_MM_GENERIC);
+        sa_threads_set(1);
+        sa_matmul(&a, &b, SA_FLOAT64, (char *)ref, 9600, &pol, NULL, 0);
+        int bad = 0;
+        for (int it = 0; it < 300; ++it) {
+            sa_threads_set(2 + it % 3);
+            memset(out, 0, 9600 * sizeof(double));
+            if (sa_matmul(&a, &b, SA_FLOAT64, (char *)out, 9600, &pol, NULL, 0) != SA_MM_OK
+                || memcmp(out, ref, 9600 * sizeof(double)))
+                ++bad;
+        }
+        ++checks;
+        if (bad) {
+            printf("FAIL back-to-back jobs: %d of 300 differ\n", bad);
+            ++failures;
+        }
+        free(ref);
+        free(out);
     }
     /* a pack large enough to run in bands: a 600x600 float64 view, reversed rows */
     {
