@@ -652,6 +652,11 @@ static PyMethodDef mod_methods[] = {
      "_wrap(result): a NumPy result as an array (fresh C-contiguous ones in C)."},
     {"_elided", sa_elided_count, METH_NOARGS,
      "_elided(): how many operations so far wrote their result into a temporary operand."},
+    {"_buffer_cache", (PyCFunction)(void (*)(void))sa_bufcache_info, METH_FASTCALL,
+     "_buffer_cache(max_bytes=None): the result-buffer cache's state (held_bytes, blocks, "
+     "max_bytes, ...); with max_bytes, set its cap first (0 keeps nothing)."},
+    {"_buffer_cache_clear", sa_bufcache_clear, METH_NOARGS,
+     "_buffer_cache_clear(): release every block the result-buffer cache holds."},
     {"_elision_available", sa_elision_available, METH_NOARGS,
      "_elision_available(): whether this build can tell a temporary operand (CPython 3.14+)."},
     {"_quiet_call", (PyCFunction)(void (*)(void))sa_quiet_call, METH_FASTCALL | METH_KEYWORDS,
@@ -688,6 +693,9 @@ PyInit__arraytype(void)
 {
     import_array();
     memset(sa_code_of_type, -1, sizeof(sa_code_of_type));  /* until the dtypes are registered */
+    if (sa_bufcache_init() < 0) {
+        return NULL;
+    }
     if (PyType_Ready(&sa_StorageType) < 0 || PyType_Ready(&sa_ArrayBaseType) < 0
         || PyType_Ready(&sa_NativeUfuncType) < 0
         || PyType_Ready(&sa_NativeMatmulType) < 0 || PyType_Ready(&sa_NativeFunctionType) < 0) {

@@ -66,7 +66,11 @@ quiet_context(PyObject *outer)
     PyObject *token = PyContextVar_Set(sa_fpe_var, q);
     Py_DECREF(q);
     Py_XDECREF(token);
-    if (PyContext_Exit(ctx) < 0 || token == NULL) {
+    /* and the result-buffer cache as NumPy's memory handler (bufcache.c): calls enter this
+     * context only while the caller's handler is NumPy's default one */
+    PyObject *old = token == NULL ? NULL : PyDataMem_SetHandler(sa_bufcache_handler());
+    Py_XDECREF(old);
+    if (PyContext_Exit(ctx) < 0 || token == NULL || old == NULL) {
         Py_DECREF(ctx);
         return NULL;
     }
@@ -120,7 +124,9 @@ sa_call_quietly(PyObject *uf, PyObject *const *args, size_t nargsf, PyObject *kw
         return NULL;
     }
     PyObject *ctx = NULL;
-    if (SHARE_CONTEXTS && (ctx = quiet_context(outer)) == NULL) {
+    /* A memory handler the user set stays in force: the caller's own context. */
+    int may = SHARE_CONTEXTS ? sa_bufcache_may_install() : 0;
+    if (may < 0 || (may == 1 && (ctx = quiet_context(outer)) == NULL)) {
         Py_DECREF(outer);
         return NULL;
     }

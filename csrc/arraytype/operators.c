@@ -7,15 +7,23 @@
  * fallback: anything outside the cases below goes there unchanged, so promotion rules, the
  * special-case fix-ups and every error message stay the Python path's. Taken here:
  * - two Arrays of the same dtype;
- * - an Array and an exact Python float, the array float64 or complex128;
- * - an Array and an exact Python int, the array int64 and the int inside int64, or the array
- *   float64 or complex128 and the int inside +-2**53 (as a float: float64 holds it exactly);
+ * - an Array and an exact Python float, the array floating or complex (for float32 and
+ *   complex64 a finite float inside float32's range);
+ * - an Array and an exact Python int, the array an integer dtype and the int inside its range,
+ *   or the array floating or complex and the int one the dtype holds exactly (+-2**53, or
+ *   +-2**24 for float32 and complex64), passed as a float;
  * (these give the array's dtype, and NumPy's weak-scalar rule computes exactly what the Python
  * path's scalar conversion gives), and the result dtype's kind in the function's category.
  * A ufunc that raises (shapes that do not broadcast) is retried on the Python path, which
  * raises the specific error; nothing was written, as no output was given.
+ *
+ * Around a ufunc call whose operands are large, the result-buffer cache (bufcache.c) is
+ * NumPy's memory handler, so a result is made in a block a freed result left warm.
  */
 #include "fpe.h"
+
+#include <float.h>
+#include <math.h>
 
 static PyObject *out_kwnames = NULL;    /* ("out",): a ufunc call that writes into an operand */
 
@@ -29,6 +37,13 @@ typedef struct {
     int via_float64;     /* integer input goes through float64: leave those to Python */
     int elide;           /* an operator whose first operand may take the result (elide.c) */
 } NativeUfuncObject;
+
+/* The range of each integer dtype, by code (uint64's upper end is beyond long long: every
+ * non-negative long long fits). */
+static const long long int_min[SA_UINT64 + 1] = {0, INT8_MIN, INT16_MIN, INT32_MIN, INT64_MIN,
+                                                 0, 0, 0, 0};
+static const long long int_max[SA_UINT64 + 1] = {1, INT8_MAX, INT16_MAX, INT32_MAX, INT64_MAX,
+                                                 UINT8_MAX, UINT16_MAX, UINT32_MAX, INT64_MAX};
 
 static const char kind_of[SA_NDTYPES] = {'b', 'i', 'i', 'i', 'i', 'u', 'u', 'u', 'u',
                                          'f', 'f', 'c', 'c'};
@@ -60,14 +75,26 @@ operand(PyObject *x, int code, PyObject **out)
         return *out == NULL ? -1 : 1;
     }
     if (PyFloat_CheckExact(x)) {
-        if (code != SA_FLOAT64 && code != SA_COMPLEX128) {
+        if (code == SA_FLOAT64 || code == SA_COMPLEX128) {
+            *out = Py_NewRef(x);
+            return 1;
+        }
+        if (code != SA_FLOAT32 && code != SA_COMPLEX64) {
+            return 0;
+        }
+        /* Into float32 or complex64 the Python path makes it a 0-d array of that dtype (a
+         * C cast of the double); NumPy's weak-scalar conversion is the same cast, for every
+         * value but a finite one beyond float32's range (the Python path's quiet inf): those
+         * stay there. */
+        double d = PyFloat_AS_DOUBLE(x);
+        if (isfinite(d) && fabs(d) > FLT_MAX) {
             return 0;
         }
         *out = Py_NewRef(x);
         return 1;
     }
     if (PyLong_CheckExact(x)) {
-        if (code != SA_INT64 && code != SA_FLOAT64 && code != SA_COMPLEX128) {
+        if (code == SA_BOOL) {
             return 0;
         }
         int ovf;
@@ -78,18 +105,48 @@ operand(PyObject *x, int code, PyObject **out)
         if (ovf) {
             return 0;  /* the Python path raises the range error (or converts it) */
         }
-        if (code == SA_INT64) {
+        if (code <= SA_UINT64) {
+            /* Into an integer dtype the Python path checks the range (its OverflowError for
+             * an int outside) and passes the int itself: NumPy's weak scalar. */
+            if (v < int_min[code] || (code != SA_UINT64 && v > int_max[code])) {
+                return 0;
+            }
             *out = Py_NewRef(x);
             return 1;
         }
-        /* Into float64 or complex128 the Python path makes it a float64 0-d array: as a
-         * Python float it is the same value when float64 holds it exactly, and then takes the
-         * float path's (NumPy's weak-scalar) rule. */
-        if (v > (1LL << 53) || v < -(1LL << 53)) {
+        /* Into a floating or complex dtype the Python path makes it a 0-d array of that
+         * dtype: as a Python float it is the same value when the dtype holds it exactly
+         * (2**53 for float64, 2**24 for float32), and then takes the float path's rule. */
+        long long lim = code == SA_FLOAT32 || code == SA_COMPLEX64 ? 1LL << 24 : 1LL << 53;
+        if (v > lim || v < -lim) {
             return 0;
         }
         *out = PyFloat_FromDouble((double)v);
         return *out == NULL ? -1 : 1;
+    }
+    return 0;
+}
+
+/* Is one of the operands an Array of at least the cache's smallest block (the result is as
+ * large as its largest operand)? */
+static int
+large_operand(PyObject *const *args, Py_ssize_t n)
+{
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (Py_TYPE(args[k]) != sa_array_class) {
+            continue;
+        }
+        ArrayObject *a = (ArrayObject *)args[k];
+        if (a->flags & (SA_F_HUGE | SA_F_EMPTY)) {
+            continue;
+        }
+        int64_t size = sa_descrs[a->code]->elsize;
+        for (int d = 0; d < a->nd && size < SA_BUFCACHE_MIN_BYTES; d++) {
+            size *= a->cshape[d];
+        }
+        if (size >= SA_BUFCACHE_MIN_BYTES) {
+            return 1;
+        }
     }
     return 0;
 }
@@ -156,7 +213,21 @@ ufunc_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject 
         }
         goto done;
     }
+    /* The prepared quiet context carries the cache's handler itself (fpe.h); otherwise it
+     * is set in the caller's context for this call, when an operand is large enough that
+     * the result may come from the cache. */
+    PyObject *saved = NULL;
+    if ((!quiet || !SHARE_CONTEXTS) && large_operand(args, n)) {
+        int may = sa_bufcache_may_install();
+        if (may < 0 || (may == 1 && (saved = sa_bufcache_set()) == NULL)) {
+            goto done;
+        }
+    }
     PyObject *res = call_ufunc(op->uf, ops, n, quiet);
+    if (saved != NULL && sa_bufcache_restore(saved) < 0) {
+        Py_CLEAR(res);
+        goto done;
+    }
     if (res == NULL) {
         if (PyErr_ExceptionMatches(PyExc_ValueError) || PyErr_ExceptionMatches(PyExc_TypeError)) {
             PyErr_Clear();  /* nothing was written: the Python path says what is wrong */
