@@ -1,8 +1,8 @@
 """The operators in C: each of Array's arithmetic, comparison and unary operators whose
 function has no special-case fix-up becomes an `_arraytype.NativeUfunc`, which computes the common
-operand pairs (two arrays of one dtype; a float64/complex128 array and a Python float; an
-int64 array and a Python int) in C under the same quiet floating-point state, and hands every
-other call to the Python operator it replaces (csrc/arraytype/operators.c says which)."""
+operand pairs (two arrays of one dtype; an array and a Python float or int that the array's
+dtype takes by the weak-scalar rule) in C under the same quiet floating-point state, and hands
+every other call to the Python operator it replaces (csrc/arraytype/operators.c says which)."""
 
 from __future__ import annotations
 
