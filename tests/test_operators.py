@@ -524,3 +524,25 @@ def test_python_ints_outside_an_integer_dtype_raise_the_python_path_s_error(dtyp
     for f in (lambda: x + scalar, lambda: scalar * x, lambda: sa.subtract(x, scalar)):
         with pytest.raises(OverflowError, match="out of range for " + dtype):
             f()
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int64", "uint32", "float32", "float64", "complex128"])
+def test_squaring_gives_numpy_s_operator_values(dtype):
+    # NumPy's `**` squares for an exponent of 2 (fast_scalar_power); so do `**` and pow here.
+    x_np = (
+        (np.arange(-6, 6) * 1.37).astype(dtype) if dtype[0] != "u" else np.arange(12, dtype=dtype)
+    )
+    if dtype.startswith("complex"):
+        x_np = x_np + 0.5j * x_np[::-1]
+    x = sa.asarray(x_np)
+    for exponent in (2, 2.0) if dtype[0] in "fc" else (2,):
+        np.testing.assert_array_equal(np.asarray(x**exponent), x_np**exponent)
+        np.testing.assert_array_equal(np.asarray(sa.pow(x, exponent)), x_np**exponent)
+        np.testing.assert_array_equal(np.asarray(x[::-1] ** exponent), x_np[::-1] ** exponent)
+    with np.errstate(all="ignore"):  # the base 2 is not squared: NumPy's power
+        _eq(
+            2**x if dtype[0] != "i" else 2 ** abs(x),
+            np.power(2, x_np if dtype[0] != "i" else abs(x_np)),
+        )
+    b = sa.asarray(np.array([True, False]))
+    np.testing.assert_array_equal(np.asarray(b**2), np.array([True, False]) ** 2)

@@ -26,7 +26,7 @@ sa_quiet_call(PyObject *mod, PyObject *const *args, size_t nargsf, PyObject *kwn
                         "stridedarray._arraytype: no quiet floating-point state was handed over");
         return NULL;
     }
-    return sa_call_quietly(args[0], args + 1, n - 1, kwnames);
+    return sa_call_quietly(args[0], args + 1, n - 1, kwnames, 1);
 }
 
 PyObject *

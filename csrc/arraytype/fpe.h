@@ -111,9 +111,14 @@ call_with_state_set(PyObject *uf, PyObject *const *args, size_t nargsf, PyObject
     return r;
 }
 
-/* uf(args) under the quiet floating-point state (vectorcall arguments). */
+/* uf(args) under the quiet floating-point state (vectorcall arguments). `large`: the result
+ * may be large enough for the result-buffer cache; only then is the caller's memory handler
+ * read (about 140 instructions), and a handler the user set is kept by calling in the caller's
+ * own context. A small result made in the prepared context gets the cache's handler, which
+ * passes it to NumPy's default one. */
 static inline PyObject *
-sa_call_quietly(PyObject *uf, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+sa_call_quietly(PyObject *uf, PyObject *const *args, size_t nargsf, PyObject *kwnames,
+                int large)
 {
     PyObject *outer = NULL;
     if (PyContextVar_Get(sa_fpe_var, NULL, &outer) < 0) {
@@ -125,7 +130,7 @@ sa_call_quietly(PyObject *uf, PyObject *const *args, size_t nargsf, PyObject *kw
     }
     PyObject *ctx = NULL;
     /* A memory handler the user set stays in force: the caller's own context. */
-    int may = SHARE_CONTEXTS ? sa_bufcache_may_install() : 0;
+    int may = !SHARE_CONTEXTS ? 0 : large ? sa_bufcache_may_install() : 1;
     if (may < 0 || (may == 1 && (ctx = quiet_context(outer)) == NULL)) {
         Py_DECREF(outer);
         return NULL;

@@ -36,7 +36,23 @@ typedef struct {
     int reflected;       /* x2 is self */
     int via_float64;     /* integer input goes through float64: leave those to Python */
     int elide;           /* an operator whose first operand may take the result (elide.c) */
+    PyObject *square;    /* pow only: the square ufunc, for an exponent of exactly 2 */
 } NativeUfuncObject;
+
+/* Is x the Python int 2 or the Python float 2.0 (exactly those types)? */
+static int
+is_two(PyObject *x)
+{
+    if (PyFloat_CheckExact(x)) {
+        return PyFloat_AS_DOUBLE(x) == 2.0;
+    }
+    if (PyLong_CheckExact(x)) {
+        int ovf;
+        long v = PyLong_AsLongAndOverflow(x, &ovf);
+        return ovf == 0 && v == 2;
+    }
+    return 0;
+}
 
 /* The range of each integer dtype, by code (uint64's upper end is beyond long long: every
  * non-negative long long fits). */
@@ -50,9 +66,10 @@ static const char kind_of[SA_NDTYPES] = {'b', 'i', 'i', 'i', 'i', 'u', 'u', 'u',
 
 /* Call uf(args) under the quiet floating-point state when `quiet`. */
 static PyObject *
-call_ufunc(PyObject *uf, PyObject *const *args, Py_ssize_t n, int quiet)
+call_ufunc(PyObject *uf, PyObject *const *args, Py_ssize_t n, int quiet, int large)
 {
-    return quiet ? sa_call_quietly(uf, args, n, NULL) : PyObject_Vectorcall(uf, args, n, NULL);
+    return quiet ? sa_call_quietly(uf, args, n, NULL, large)
+                 : PyObject_Vectorcall(uf, args, n, NULL);
 }
 
 static PyObject *
@@ -200,12 +217,23 @@ ufunc_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject 
         ops[0] = ops[1];
         ops[1] = t;
     }
+    /* `x ** 2` is square(x), as in NumPy's own `**` (for a complex x only with the int 2:
+     * NumPy's `z ** 2.0` takes the power loop, whose values differ in the last bit): the
+     * same values, without the general power loop or the conversion of the exponent. */
+    PyObject *uf = op->uf;
+    Py_ssize_t nuf = n;
+    if (op->square != NULL && kind != 'b' && is_two(args[1])
+        && (kind != 'c' || PyLong_CheckExact(args[1]))) {
+        uf = op->square;
+        nuf = 1;
+    }
     if (elide) {
         /* The result goes into the operand's memory; a failure leaves that temporary, which
          * nothing else sees, half written, so it is not retried on the Python path. */
-        PyObject *argv[3] = {ops[0], ops[1], ((ArrayObject *)self_arr)->buf};
-        PyObject *res = quiet ? sa_call_quietly(op->uf, argv, 2, out_kwnames)
-                              : PyObject_Vectorcall(op->uf, argv, 2, out_kwnames);
+        PyObject *buf = ((ArrayObject *)self_arr)->buf;
+        PyObject *argv[3] = {ops[0], nuf == 2 ? ops[1] : buf, buf};
+        PyObject *res = quiet ? sa_call_quietly(uf, argv, nuf, out_kwnames, 0)
+                              : PyObject_Vectorcall(uf, argv, nuf, out_kwnames);
         if (res != NULL) {
             Py_DECREF(res);
             sa_note_elided();
@@ -217,13 +245,14 @@ ufunc_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject 
      * is set in the caller's context for this call, when an operand is large enough that
      * the result may come from the cache. */
     PyObject *saved = NULL;
-    if ((!quiet || !SHARE_CONTEXTS) && large_operand(args, n)) {
+    int large = large_operand(args, n);
+    if ((!quiet || !SHARE_CONTEXTS) && large) {
         int may = sa_bufcache_may_install();
         if (may < 0 || (may == 1 && (saved = sa_bufcache_set()) == NULL)) {
             goto done;
         }
     }
-    PyObject *res = call_ufunc(op->uf, ops, n, quiet);
+    PyObject *res = call_ufunc(uf, ops, nuf, quiet, large);
     if (saved != NULL && sa_bufcache_restore(saved) < 0) {
         Py_CLEAR(res);
         goto done;
@@ -249,6 +278,7 @@ static int
 ufunc_traverse(PyObject *self, visitproc visit, void *arg)
 {
     Py_VISIT(((NativeUfuncObject *)self)->uf);
+    Py_VISIT(((NativeUfuncObject *)self)->square);
     return sa_native_traverse(self, visit, arg);
 }
 
@@ -256,6 +286,7 @@ static void
 ufunc_dealloc(PyObject *self)
 {
     Py_CLEAR(((NativeUfuncObject *)self)->uf);
+    Py_CLEAR(((NativeUfuncObject *)self)->square);
     sa_native_dealloc(self);
 }
 
@@ -263,12 +294,13 @@ static PyObject *
 ufunc_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"ufunc", "fallback", "kinds", "loud", "nargs", "reflected",
-                             "via_float64", "elide", NULL};
-    PyObject *uf, *fallback;
+                             "via_float64", "elide", "square", NULL};
+    PyObject *uf, *fallback, *square = NULL;
     const char *kinds, *loud;
     int nargs, reflected, via, elide = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOssipp|$p:NativeUfunc", kwlist, &uf, &fallback,
-                                     &kinds, &loud, &nargs, &reflected, &via, &elide)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOssipp|$pO:NativeUfunc", kwlist, &uf, &fallback,
+                                     &kinds, &loud, &nargs, &reflected, &via, &elide,
+                                     &square)) {
         return NULL;
     }
     /* made by the first NativeUfunc, published once (arraytype.h): threads may make NativeUfuncs */
@@ -277,7 +309,10 @@ ufunc_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         return NULL;
     }
     if (strlen(kinds) >= 8 || strlen(loud) >= 8 || (nargs != 1 && nargs != 2)
-        || (reflected && nargs != 2) || (elide && nargs != 2) || !PyCallable_Check(uf)) {
+        || (reflected && nargs != 2) || (elide && nargs != 2) || !PyCallable_Check(uf)
+        || (square == Py_None ? (square = NULL, 0)
+                              : square != NULL && (nargs != 2 || reflected
+                                                   || !PyCallable_Check(square)))) {
         PyErr_SetString(PyExc_ValueError, "NativeUfunc: bad arguments");
         return NULL;
     }
@@ -293,6 +328,7 @@ ufunc_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     op->reflected = reflected;
     op->via_float64 = via;
     op->elide = elide;
+    op->square = Py_XNewRef(square);
     PyObject_GC_Track(op);
     return (PyObject *)op;
 }
