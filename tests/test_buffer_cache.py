@@ -209,10 +209,11 @@ def test_threads_computing_chains_at_once_get_numpy_s_results():
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="the platform has no fork")
+# CPython 3.12+ warns of forking beside threads: forking beside one is what is tested here.
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
 def test_a_forked_child_computes_chains_with_the_inherited_cache():
     for _ in range(2):
         X * 2 + 1  # leave blocks in the cache
-    held = _buffer_cache()["blocks"]
     stop = threading.Event()
 
     def churn():  # another thread inside the cache while the fork happens
@@ -241,4 +242,3 @@ def test_a_forked_child_computes_chains_with_the_inherited_cache():
     finally:
         stop.set()
         t.join()
-    assert held >= 0
