@@ -47,12 +47,14 @@
  *   can reach the type (the import lock holds them until the package's import ends):
  *   sa_array_class and the freelist's `reusable`, sa_dtypes, sa_descrs and sa_code_of_type,
  *   cffi_cast and cffi_ctype, wrap.c's wrap_fallback, indexing.c's getitem fallback, fpe.c's
- *   sa_fpe_var, sa_fpe_quiet, sa_fpe_learn, sa_fpe_contexts (the pointer; the dict locks
- *   itself), matmul.c's run_matmul, policy_var, policy_addr and raise_error. _connect must not be
+ *   sa_fpe_var, sa_fpe_quiet, sa_fpe_learn, sa_fpe_contexts and sa_fpe_cache_contexts (the
+ *   pointers; the dicts lock themselves), matmul.c's run_matmul, policy_var, policy_addr and raise_error. _connect must not be
  *   called again while threads compute.
  * - Published once, by compare-and-swap without the GIL (arraytype.h, SA_LAZY_CAS):
  *   operators.c's out_kwnames, and each array's lazily built fields.
- * - Under a lock without the GIL: matmul.c's policy cache (cached_policy, cached_struct).
+ * - Under a lock without the GIL: matmul.c's policy cache (cached_policy, cached_struct), and
+ *   bufcache.c's list of kept blocks (a pthread mutex; its handler pointers are set once, when
+ *   the module is initialised).
  * - Atomic: elide.c's counter of elided operations.
  * - Off without the GIL: freelist.c's free list and its count (FREELIST_MAX is 0 there).
  * - Static types and method tables: made ready in PyInit, read-only after.

@@ -157,8 +157,11 @@ large_operand(PyObject *const *args, Py_ssize_t n)
         if (a->flags & (SA_F_HUGE | SA_F_EMPTY)) {
             continue;
         }
-        /* Both factors stay below SA_BUFCACHE_MIN_BYTES, so the product cannot overflow. */
         int64_t size = sa_descrs[a->code]->elsize;
+        if (!(a->flags & SA_F_ALIASED) && a->nbuf < SA_BUFCACHE_MIN_BYTES / size) {
+            continue;  /* no element twice: no more elements than its storage holds */
+        }
+        /* Both factors stay below SA_BUFCACHE_MIN_BYTES, so the product cannot overflow. */
         for (int d = 0; d < a->nd && size < SA_BUFCACHE_MIN_BYTES; d++) {
             size = a->cshape[d] >= SA_BUFCACHE_MIN_BYTES ? SA_BUFCACHE_MIN_BYTES
                                                          : size * a->cshape[d];
