@@ -1,13 +1,15 @@
 """The operators in C: each of Array's arithmetic, comparison and unary operators whose
 function has no special-case fix-up becomes an `_arraytype.NativeUfunc`, which computes the common
-operand pairs (two arrays of one dtype; a float64/complex128 array and a Python float; an
-int64 array and a Python int) in C under the same quiet floating-point state, and hands every
-other call to the Python operator it replaces (csrc/arraytype/operators.c says which)."""
+operand pairs (two arrays of one dtype; an array and a Python float or int that the array's
+dtype takes by the weak-scalar rule) in C under the same quiet floating-point state, and hands
+every other call to the Python operator it replaces (csrc/arraytype/operators.c says which)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 from . import _dtypes, _fpe
 from ._arraytype import NativeUfunc
@@ -19,6 +21,11 @@ def _via_float64(cat: str) -> bool:
     """Integer and bool input of a floating-point function computes in float64 (the rule is
     `_dtypes.INTEGERS_AS_FLOAT64`, shared with the Python functions)."""
     return cat in _dtypes.INTEGERS_AS_FLOAT64
+
+
+def _square(fname: str, reflected: bool) -> Any:
+    """`pow(x, 2)` and `x ** 2` compute square(x), as NumPy's `**` does (the same values)."""
+    return np.square if fname == "pow" and not reflected else None
 
 
 def install(
@@ -51,6 +58,7 @@ def install(
             reflected,
             _via_float64(cat),
             elide=elide,
+            square=_square(fname, reflected),
         )
 
     # An arithmetic operator's result has its operands' dtype, so a temporary first operand
@@ -77,4 +85,5 @@ def install(
                     nargs,
                     False,
                     _via_float64(cat),
+                    square=_square(fname, False),
                 )

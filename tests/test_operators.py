@@ -412,3 +412,137 @@ def test_operator_and_function_share_one_body() -> None:
         sa.matmul(x, np.ones(2))
     assert float(2.0 - x[0]) == 1.0 and float(x @ x) == 5.0
     assert sa.matmul.__name__ == "matmul" and sa.add.__name__ == "add"
+
+
+# Chained expressions (docs/array.md, "What a call costs"), in the operator spelling and in
+# the function spelling array-API code uses, against NumPy. Large results go through the
+# result-buffer cache (tests/test_buffer_cache.py), so each is evaluated three times: the
+# later ones are made in blocks the earlier ones freed.
+def _chains(xp, x, y, m, s):
+    """(name, operator form, function form) of the issue's chains, on namespace `xp`."""
+    floating = x.dtype.kind in "fc"
+    out = [
+        ("x*2+1", lambda: x * 2 + 1, lambda: xp.add(xp.multiply(x, 2), 1)),
+        ("x*y+x*x-y", lambda: x * y + x * x - y,
+         lambda: xp.subtract(xp.add(xp.multiply(x, y), xp.multiply(x, x)), y)),
+        ("sum((x-m)**2)", lambda: xp.sum((x - m) ** 2, axis=0),
+         lambda: xp.sum(xp.pow(xp.subtract(x, m), 2) if xp is sa else np.power(x - m, 2), axis=0)),
+        ("x[::-1]*2+1", lambda: x[::-1] * 2 + 1, lambda: xp.add(xp.multiply(x[::-1], 2), 1)),
+    ]  # fmt: skip
+    if floating:
+        out += [
+            ("exp(x)*x-1", lambda: xp.exp(x) * x - 1,
+             lambda: xp.subtract(xp.multiply(xp.exp(x), x), 1)),
+            ("(x-m)/s", lambda: (x - m) / s, lambda: xp.divide(xp.subtract(x, m), s)),
+        ]  # fmt: skip
+    return out
+
+
+def _check_chains(x_np, y_np, x, y):
+    m_np, s_np = y_np[:1], y_np[-1:] * 0 + 3  # one row each (none when x has none)
+    m, s = y[:1], y[-1:] * 0 + 3
+    want = {name: (op(), fn()) for name, op, fn in _chains(np, x_np, y_np, m_np, s_np)}
+    for _ in range(3):
+        for name, op, fn in _chains(sa, x, y, m, s):
+            for got, w in zip((op(), fn()), want[name], strict=True):
+                _eq(got, w)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_chains_match_numpy_on_views(data):
+    dt = data.draw(st.sampled_from(dtype_list("numeric")))
+    pair = data.draw(views(dt, max_dims=3))
+    if pair.ref.ndim == 0:
+        return
+    x_np, x = pair.ref, pair.x
+    if dt.kind in "iu":  # small values keep the powers defined: a copy of the view
+        x_np = _values(pair.ref).astype(dt.np)
+        x = sa.asarray(x_np)
+    y_np = np.array(np.flip(x_np), dtype=dt.np)
+    with np.errstate(all="ignore"):
+        _check_chains(x_np, y_np, x, sa.asarray(y_np))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "complex128"])
+@pytest.mark.parametrize("layout", ["contiguous", "reversed", "step-two", "transposed"])
+def test_large_chains_match_numpy(dtype, layout):
+    rng = np.random.default_rng(0)
+    base = rng.integers(1, 9, (300, 400)).astype(dtype) + (0.5 if dtype[0] in "fc" else 0)
+    if dtype.startswith("complex"):
+        base = base + 1j * base[::-1]
+    y_base = base[::-1] * 2
+    view = {
+        "contiguous": lambda a: a,
+        "reversed": lambda a: a[::-1, ::-1],
+        "step-two": lambda a: a[:, ::2],
+        "transposed": lambda a: a.T,
+    }[layout]
+    x_np, y_np = view(base), view(y_base)
+    x, y = view(sa.asarray(base)), view(sa.asarray(y_base))
+    with np.errstate(all="ignore"):
+        _check_chains(x_np, y_np, x, y)
+    np.testing.assert_array_equal(np.asarray(x), x_np)  # operands unchanged
+
+
+@pytest.mark.parametrize(
+    "dtype, scalar",
+    [
+        ("float32", 0.1),  # rounded to float32, as the Python path's 0-d array is
+        ("float32", 1e39),  # beyond float32: the Python path's quiet inf
+        ("float32", -(2**24) - 1),  # an int float32 does not hold exactly
+        ("float32", 2**24),
+        ("complex64", 3.0),
+        ("complex64", 1e39),
+        ("int8", 127),
+        ("int8", -128),
+        ("uint8", 255),
+        ("int32", 2**31 - 1),
+        ("uint64", 2**63 - 1),
+        ("uint64", 2**63),  # beyond C's long long: the Python path
+        ("int16", True),  # a bool is not an exact int: the Python path
+    ],
+)
+def test_python_scalars_beside_narrow_dtypes_follow_the_weak_scalar_rule(dtype, scalar):
+    x_np = np.array([0, 1, 2, 100], dtype=dtype)
+    x = sa.asarray(x_np)
+    with np.errstate(all="ignore"):
+        s_np = np.array(scalar, dtype=dtype) if not isinstance(scalar, bool) else scalar
+        for op in (operator.add, operator.mul, operator.sub):
+            got, want = op(x, scalar), op(x_np, s_np)
+            assert got.dtype.np == want.dtype
+            np.testing.assert_array_equal(np.asarray(got), want)
+            got, want = op(scalar, x), op(s_np, x_np)
+            assert got.dtype.np == want.dtype
+            np.testing.assert_array_equal(np.asarray(got), want)
+
+
+@pytest.mark.parametrize("dtype, scalar", [("int8", 128), ("int8", -129), ("uint8", -1),
+                                           ("uint16", 2**16), ("int32", 2**31)])  # fmt: skip
+def test_python_ints_outside_an_integer_dtype_raise_the_python_path_s_error(dtype, scalar):
+    x = sa.asarray(np.array([1, 2], dtype=dtype))
+    for f in (lambda: x + scalar, lambda: scalar * x, lambda: sa.subtract(x, scalar)):
+        with pytest.raises(OverflowError, match="out of range for " + dtype):
+            f()
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int64", "uint32", "float32", "float64", "complex128"])
+def test_squaring_gives_numpy_s_operator_values(dtype):
+    # NumPy's `**` squares for an exponent of 2 (fast_scalar_power); so do `**` and pow here.
+    x_np = (
+        (np.arange(-6, 6) * 1.37).astype(dtype) if dtype[0] != "u" else np.arange(12, dtype=dtype)
+    )
+    if dtype.startswith("complex"):
+        x_np = x_np + 0.5j * x_np[::-1]
+    x = sa.asarray(x_np)
+    for exponent in (2, 2.0) if dtype[0] in "fc" else (2,):
+        np.testing.assert_array_equal(np.asarray(x**exponent), x_np**exponent)
+        np.testing.assert_array_equal(np.asarray(sa.pow(x, exponent)), x_np**exponent)
+        np.testing.assert_array_equal(np.asarray(x[::-1] ** exponent), x_np[::-1] ** exponent)
+    with np.errstate(all="ignore"):  # the base 2 is not squared: NumPy's power
+        _eq(
+            2**x if dtype[0] != "i" else 2 ** abs(x),
+            np.power(2, x_np if dtype[0] != "i" else abs(x_np)),
+        )
+    b = sa.asarray(np.array([True, False]))
+    np.testing.assert_array_equal(np.asarray(b**2), np.array([True, False]) ** 2)

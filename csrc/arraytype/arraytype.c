@@ -47,12 +47,14 @@
  *   can reach the type (the import lock holds them until the package's import ends):
  *   sa_array_class and the freelist's `reusable`, sa_dtypes, sa_descrs and sa_code_of_type,
  *   cffi_cast and cffi_ctype, wrap.c's wrap_fallback, indexing.c's getitem fallback, fpe.c's
- *   sa_fpe_var, sa_fpe_quiet, sa_fpe_learn, sa_fpe_contexts (the pointer; the dict locks
- *   itself), matmul.c's run_matmul, policy_var, policy_addr and raise_error. _connect must not be
+ *   sa_fpe_var, sa_fpe_quiet, sa_fpe_learn, sa_fpe_contexts and sa_fpe_cache_contexts (the
+ *   pointers; the dicts lock themselves), matmul.c's run_matmul, policy_var, policy_addr and raise_error. _connect must not be
  *   called again while threads compute.
  * - Published once, by compare-and-swap without the GIL (arraytype.h, SA_LAZY_CAS):
  *   operators.c's out_kwnames, and each array's lazily built fields.
- * - Under a lock without the GIL: matmul.c's policy cache (cached_policy, cached_struct).
+ * - Under a lock without the GIL: matmul.c's policy cache (cached_policy, cached_struct), and
+ *   bufcache.c's list of kept blocks (a pthread mutex; its handler pointers are set once, when
+ *   the module is initialised).
  * - Atomic: elide.c's counter of elided operations.
  * - Off without the GIL: freelist.c's free list and its count (FREELIST_MAX is 0 there).
  * - Static types and method tables: made ready in PyInit, read-only after.
@@ -659,6 +661,11 @@ static PyMethodDef mod_methods[] = {
      "_wrap(result): a NumPy result as an array (fresh C-contiguous ones in C)."},
     {"_elided", sa_elided_count, METH_NOARGS,
      "_elided(): how many operations so far wrote their result into a temporary operand."},
+    {"_buffer_cache", (PyCFunction)(void (*)(void))sa_bufcache_info, METH_FASTCALL,
+     "_buffer_cache(max_bytes=None): the result-buffer cache's state (held_bytes, blocks, "
+     "max_bytes, ...); with max_bytes, set its cap first (0 keeps nothing)."},
+    {"_buffer_cache_clear", sa_bufcache_clear, METH_NOARGS,
+     "_buffer_cache_clear(): release every block the result-buffer cache holds."},
     {"_elision_available", sa_elision_available, METH_NOARGS,
      "_elision_available(): whether this build can tell a temporary operand (CPython 3.14+)."},
     {"_quiet_call", (PyCFunction)(void (*)(void))sa_quiet_call, METH_FASTCALL | METH_KEYWORDS,
@@ -695,6 +702,9 @@ PyInit__arraytype(void)
 {
     import_array();
     memset(sa_code_of_type, -1, sizeof(sa_code_of_type));  /* until the dtypes are registered */
+    if (sa_bufcache_init() < 0) {
+        return NULL;
+    }
     if (PyType_Ready(&sa_StorageType) < 0 || PyType_Ready(&sa_ArrayBaseType) < 0
         || PyType_Ready(&sa_NativeUfuncType) < 0
         || PyType_Ready(&sa_NativeMatmulType) < 0 || PyType_Ready(&sa_NativeFunctionType) < 0) {

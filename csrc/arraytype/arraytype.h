@@ -269,6 +269,20 @@ void sa_note_elided(void);
 PyObject *sa_elided_count(PyObject *mod, PyObject *unused);
 PyObject *sa_elision_available(PyObject *mod, PyObject *unused);
 
+/* bufcache.c: the result-buffer cache, a NumPy memory handler (NEP 49). _init once at import;
+ * may_install: 1 when the caller's handler is NumPy's default (or ours), 0 when the user set
+ * another, -1 with an exception; _set makes ours current in the current context and returns
+ * the previous one (new reference), which _restore makes current again (consuming it,
+ * keeping any exception set). _handler: our capsule (borrowed). */
+#define SA_BUFCACHE_MIN_BYTES (64 * 1024)
+int sa_bufcache_init(void);
+PyObject *sa_bufcache_handler(void);
+int sa_bufcache_may_install(void);
+PyObject *sa_bufcache_set(void);
+int sa_bufcache_restore(PyObject *old);
+PyObject *sa_bufcache_clear(PyObject *mod, PyObject *unused);
+PyObject *sa_bufcache_info(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
+
 /* matmul.c */
 extern PyTypeObject sa_NativeMatmulType;
 PyObject *sa_set_matmul(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);

@@ -11,6 +11,7 @@ PyObject *sa_fpe_quiet = NULL;
 PyObject *sa_fpe_learn = NULL;
 PyObject *sa_fpe_contexts = NULL;
 PyObject *sa_fpe_ufunc_type = NULL;
+PyObject *sa_fpe_cache_contexts = NULL;
 
 /* _quiet_call(f, *args, **kwargs): f(*args, **kwargs) under the quiet floating-point state,
  * for the Python paths (stridedarray._fpe.call). f is meant to be a NumPy ufunc or one of
@@ -29,7 +30,7 @@ sa_quiet_call(PyObject *mod, PyObject *const *args, size_t nargsf, PyObject *kwn
                         "stridedarray._arraytype: no quiet floating-point state was handed over");
         return NULL;
     }
-    return sa_call_quietly(args[0], args + 1, n - 1, kwnames);
+    return sa_call_quietly(args[0], args + 1, n - 1, kwnames, 1);
 }
 
 PyObject *
@@ -44,7 +45,8 @@ sa_set_fpe(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     Py_XSETREF(sa_fpe_quiet, Py_NewRef(args[1]));
     Py_XSETREF(sa_fpe_learn, Py_NewRef(args[2]));
     Py_XSETREF(sa_fpe_contexts, PyDict_New());
-    if (sa_fpe_contexts == NULL) {
+    Py_XSETREF(sa_fpe_cache_contexts, PyDict_New());
+    if (sa_fpe_contexts == NULL || sa_fpe_cache_contexts == NULL) {
         Py_CLEAR(sa_fpe_var);
         return NULL;
     }

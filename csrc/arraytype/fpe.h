@@ -17,6 +17,7 @@ extern PyObject *sa_fpe_var;       /* NumPy's error-state ContextVar */
 extern PyObject *sa_fpe_quiet;     /* dict: outer state -> quiet state (_fpe._QUIET_OF) */
 extern PyObject *sa_fpe_learn;     /* _fpe._learn(): makes and records the quiet state */
 extern PyObject *sa_fpe_contexts;  /* dict: outer state -> its prepared quiet context */
+extern PyObject *sa_fpe_cache_contexts;  /* the same, with the result-buffer cache's handler */
 
 /* The quiet floating-point state, two ways.
  *
@@ -136,12 +137,14 @@ quiet_state(PyObject *outer)
 }
 
 /* The prepared context for `outer` (a new reference: the dict may drop it, by its bound
- * below or from another thread, while the caller is inside), made on first use. */
+ * below or from another thread, while the caller is inside), made on first use; with `cache`,
+ * the one that also makes the result-buffer cache NumPy's memory handler (bufcache.c). */
 static inline PyObject *
-quiet_context(PyObject *outer)
+quiet_context(PyObject *outer, int cache)
 {
     PyObject *ctx;
-    if (sa_dict_get_ref(sa_fpe_contexts, outer, &ctx) != 0) {
+    PyObject *contexts = cache ? sa_fpe_cache_contexts : sa_fpe_contexts;
+    if (sa_dict_get_ref(contexts, outer, &ctx) != 0) {
         return ctx;  /* found, or NULL with the exception */
     }
     PyObject *q = quiet_state(outer);
@@ -157,15 +160,19 @@ quiet_context(PyObject *outer)
     PyObject *token = PyContextVar_Set(sa_fpe_var, q);
     Py_DECREF(q);
     Py_XDECREF(token);
-    if (PyContext_Exit(ctx) < 0 || token == NULL) {
+    /* and the cache as NumPy's memory handler: calls enter that context only while the
+     * caller's handler is NumPy's default one */
+    PyObject *old = token == NULL || !cache ? NULL : PyDataMem_SetHandler(sa_bufcache_handler());
+    Py_XDECREF(old);
+    if (PyContext_Exit(ctx) < 0 || token == NULL || (cache && old == NULL)) {
         Py_DECREF(ctx);
         return NULL;
     }
     /* Outer states made by the user's errstate blocks come and go: keep a bounded few. */
-    if (PyDict_GET_SIZE(sa_fpe_contexts) >= 64) {
-        PyDict_Clear(sa_fpe_contexts);
+    if (PyDict_GET_SIZE(contexts) >= 64) {
+        PyDict_Clear(contexts);
     }
-    if (PyDict_SetItem(sa_fpe_contexts, outer, ctx) < 0) {
+    if (PyDict_SetItem(contexts, outer, ctx) < 0) {
         Py_DECREF(ctx);
         return NULL;
     }
@@ -198,9 +205,13 @@ call_with_state_set(PyObject *uf, PyObject *const *args, size_t nargsf, PyObject
     return r;
 }
 
-/* uf(args) under the quiet floating-point state (vectorcall arguments). */
+/* uf(args) under the quiet floating-point state (vectorcall arguments). `large`: the result
+ * may be large enough for the result-buffer cache; only then is the caller's memory handler
+ * read (about 140 instructions) and the cache's context entered, and a handler the user set
+ * is kept by calling in the caller's own context. */
 static inline PyObject *
-sa_call_quietly(PyObject *uf, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+sa_call_quietly(PyObject *uf, PyObject *const *args, size_t nargsf, PyObject *kwnames,
+                int large)
 {
     PyObject *outer = NULL;
     if (PyContextVar_Get(sa_fpe_var, NULL, &outer) < 0) {
@@ -211,8 +222,13 @@ sa_call_quietly(PyObject *uf, PyObject *const *args, size_t nargsf, PyObject *kw
         return NULL;
     }
     PyObject *ctx = NULL;
+    /* plain: the call runs no Python code, so it may enter a shared context (see above);
+     * cache: 1 for the cache's context, 0 where a memory handler the user set stays in force
+     * (the caller's own context), and never for a call that may run the user's code */
     int plain = SHARE_CONTEXTS ? plain_call(uf, args, PyVectorcall_NARGS(nargsf), kwnames) : 0;
-    if (plain < 0 || (plain && (ctx = quiet_context(outer)) == NULL)) {
+    int cache = plain > 0 && large ? sa_bufcache_may_install() : 0;
+    if (plain < 0 || cache < 0
+        || (plain && (!large || cache == 1) && (ctx = quiet_context(outer, cache)) == NULL)) {
         Py_DECREF(outer);
         return NULL;
     }
@@ -231,7 +247,8 @@ sa_call_quietly(PyObject *uf, PyObject *const *args, size_t nargsf, PyObject *kw
             PyErr_Restore(et, ev, tb);
         }
     }
-    else {  /* entered by another thread (see above), no shared contexts, or not plain */
+    else {  /* entered by another thread (see above), no shared contexts, not plain, or a
+             * memory handler the user set */
         PyErr_Clear();
         PyObject *q = quiet_state(outer);
         r = q == NULL ? NULL : call_with_state_set(uf, args, nargsf, kwnames, q);

@@ -7,15 +7,23 @@
  * fallback: anything outside the cases below goes there unchanged, so promotion rules, the
  * special-case fix-ups and every error message stay the Python path's. Taken here:
  * - two Arrays of the same dtype;
- * - an Array and an exact Python float, the array float64 or complex128;
- * - an Array and an exact Python int, the array int64 and the int inside int64, or the array
- *   float64 or complex128 and the int inside +-2**53 (as a float: float64 holds it exactly);
+ * - an Array and an exact Python float, the array floating or complex (for float32 and
+ *   complex64 a finite float inside float32's range);
+ * - an Array and an exact Python int, the array an integer dtype and the int inside its range,
+ *   or the array floating or complex and the int one the dtype holds exactly (+-2**53, or
+ *   +-2**24 for float32 and complex64), passed as a float;
  * (these give the array's dtype, and NumPy's weak-scalar rule computes exactly what the Python
  * path's scalar conversion gives), and the result dtype's kind in the function's category.
  * A ufunc that raises (shapes that do not broadcast) is retried on the Python path, which
  * raises the specific error; nothing was written, as no output was given.
+ *
+ * Around a ufunc call whose operands are large, the result-buffer cache (bufcache.c) is
+ * NumPy's memory handler, so a result is made in a block a freed result left warm.
  */
 #include "fpe.h"
+
+#include <float.h>
+#include <math.h>
 
 static PyObject *out_kwnames = NULL;    /* ("out",): a ufunc call that writes into an operand */
 
@@ -28,16 +36,40 @@ typedef struct {
     int reflected;       /* x2 is self */
     int via_float64;     /* integer input goes through float64: leave those to Python */
     int elide;           /* an operator whose first operand may take the result (elide.c) */
+    PyObject *square;    /* pow only: the square ufunc, for an exponent of exactly 2 */
 } NativeUfuncObject;
+
+/* Is x the Python int 2 or the Python float 2.0 (exactly those types)? */
+static int
+is_two(PyObject *x)
+{
+    if (PyFloat_CheckExact(x)) {
+        return PyFloat_AS_DOUBLE(x) == 2.0;
+    }
+    if (PyLong_CheckExact(x)) {
+        int ovf;
+        long v = PyLong_AsLongAndOverflow(x, &ovf);
+        return ovf == 0 && v == 2;
+    }
+    return 0;
+}
+
+/* The range of each integer dtype, by code (uint64's upper end is beyond long long: every
+ * non-negative long long fits). */
+static const long long int_min[SA_UINT64 + 1] = {0, INT8_MIN, INT16_MIN, INT32_MIN, INT64_MIN,
+                                                 0, 0, 0, 0};
+static const long long int_max[SA_UINT64 + 1] = {1, INT8_MAX, INT16_MAX, INT32_MAX, INT64_MAX,
+                                                 UINT8_MAX, UINT16_MAX, UINT32_MAX, INT64_MAX};
 
 static const char kind_of[SA_NDTYPES] = {'b', 'i', 'i', 'i', 'i', 'u', 'u', 'u', 'u',
                                          'f', 'f', 'c', 'c'};
 
 /* Call uf(args) under the quiet floating-point state when `quiet`. */
 static PyObject *
-call_ufunc(PyObject *uf, PyObject *const *args, Py_ssize_t n, int quiet)
+call_ufunc(PyObject *uf, PyObject *const *args, Py_ssize_t n, int quiet, int large)
 {
-    return quiet ? sa_call_quietly(uf, args, n, NULL) : PyObject_Vectorcall(uf, args, n, NULL);
+    return quiet ? sa_call_quietly(uf, args, n, NULL, large)
+                 : PyObject_Vectorcall(uf, args, n, NULL);
 }
 
 static PyObject *
@@ -60,14 +92,26 @@ operand(PyObject *x, int code, PyObject **out)
         return *out == NULL ? -1 : 1;
     }
     if (PyFloat_CheckExact(x)) {
-        if (code != SA_FLOAT64 && code != SA_COMPLEX128) {
+        if (code == SA_FLOAT64 || code == SA_COMPLEX128) {
+            *out = Py_NewRef(x);
+            return 1;
+        }
+        if (code != SA_FLOAT32 && code != SA_COMPLEX64) {
+            return 0;
+        }
+        /* Into float32 or complex64 the Python path makes it a 0-d array of that dtype (a
+         * C cast of the double); NumPy's weak-scalar conversion is the same cast, for every
+         * value but a finite one beyond float32's range (the Python path's quiet inf): those
+         * stay there. */
+        double d = PyFloat_AS_DOUBLE(x);
+        if (isfinite(d) && fabs(d) > FLT_MAX) {
             return 0;
         }
         *out = Py_NewRef(x);
         return 1;
     }
     if (PyLong_CheckExact(x)) {
-        if (code != SA_INT64 && code != SA_FLOAT64 && code != SA_COMPLEX128) {
+        if (code == SA_BOOL) {
             return 0;
         }
         int ovf;
@@ -78,18 +122,53 @@ operand(PyObject *x, int code, PyObject **out)
         if (ovf) {
             return 0;  /* the Python path raises the range error (or converts it) */
         }
-        if (code == SA_INT64) {
+        if (code <= SA_UINT64) {
+            /* Into an integer dtype the Python path checks the range (its OverflowError for
+             * an int outside) and passes the int itself: NumPy's weak scalar. */
+            if (v < int_min[code] || (code != SA_UINT64 && v > int_max[code])) {
+                return 0;
+            }
             *out = Py_NewRef(x);
             return 1;
         }
-        /* Into float64 or complex128 the Python path makes it a float64 0-d array: as a
-         * Python float it is the same value when float64 holds it exactly, and then takes the
-         * float path's (NumPy's weak-scalar) rule. */
-        if (v > (1LL << 53) || v < -(1LL << 53)) {
+        /* Into a floating or complex dtype the Python path makes it a 0-d array of that
+         * dtype: as a Python float it is the same value when the dtype holds it exactly
+         * (2**53 for float64, 2**24 for float32), and then takes the float path's rule. */
+        long long lim = code == SA_FLOAT32 || code == SA_COMPLEX64 ? 1LL << 24 : 1LL << 53;
+        if (v > lim || v < -lim) {
             return 0;
         }
         *out = PyFloat_FromDouble((double)v);
         return *out == NULL ? -1 : 1;
+    }
+    return 0;
+}
+
+/* Is one of the operands an Array of at least the cache's smallest block (the result is as
+ * large as its largest operand)? */
+static int
+large_operand(PyObject *const *args, Py_ssize_t n)
+{
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (Py_TYPE(args[k]) != sa_array_class) {
+            continue;
+        }
+        ArrayObject *a = (ArrayObject *)args[k];
+        if (a->flags & (SA_F_HUGE | SA_F_EMPTY)) {
+            continue;
+        }
+        int64_t size = sa_descrs[a->code]->elsize;
+        if (!(a->flags & SA_F_ALIASED) && a->nbuf < SA_BUFCACHE_MIN_BYTES / size) {
+            continue;  /* no element twice: no more elements than its storage holds */
+        }
+        /* Both factors stay below SA_BUFCACHE_MIN_BYTES, so the product cannot overflow. */
+        for (int d = 0; d < a->nd && size < SA_BUFCACHE_MIN_BYTES; d++) {
+            size = a->cshape[d] >= SA_BUFCACHE_MIN_BYTES ? SA_BUFCACHE_MIN_BYTES
+                                                         : size * a->cshape[d];
+        }
+        if (size >= SA_BUFCACHE_MIN_BYTES) {
+            return 1;
+        }
     }
     return 0;
 }
@@ -143,12 +222,23 @@ ufunc_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject 
         ops[0] = ops[1];
         ops[1] = t;
     }
+    /* `x ** 2` is square(x), as in NumPy's own `**` (for a complex x only with the int 2:
+     * NumPy's `z ** 2.0` takes the power loop, whose values differ in the last bit): the
+     * same values, without the general power loop or the conversion of the exponent. */
+    PyObject *uf = op->uf;
+    Py_ssize_t nuf = n;
+    if (op->square != NULL && kind != 'b' && is_two(args[1])
+        && (kind != 'c' || PyLong_CheckExact(args[1]))) {
+        uf = op->square;
+        nuf = 1;
+    }
     if (elide) {
         /* The result goes into the operand's memory; a failure leaves that temporary, which
          * nothing else sees, half written, so it is not retried on the Python path. */
-        PyObject *argv[3] = {ops[0], ops[1], ((ArrayObject *)self_arr)->buf};
-        PyObject *res = quiet ? sa_call_quietly(op->uf, argv, 2, out_kwnames)
-                              : PyObject_Vectorcall(op->uf, argv, 2, out_kwnames);
+        PyObject *buf = ((ArrayObject *)self_arr)->buf;
+        PyObject *argv[3] = {ops[0], nuf == 2 ? ops[1] : buf, buf};
+        PyObject *res = quiet ? sa_call_quietly(uf, argv, nuf, out_kwnames, 0)
+                              : PyObject_Vectorcall(uf, argv, nuf, out_kwnames);
         if (res != NULL) {
             Py_DECREF(res);
             sa_note_elided();
@@ -156,7 +246,22 @@ ufunc_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject 
         }
         goto done;
     }
-    PyObject *res = call_ufunc(op->uf, ops, n, quiet);
+    /* The prepared quiet context carries the cache's handler itself (fpe.h); otherwise it
+     * is set in the caller's context for this call, when an operand is large enough that
+     * the result may come from the cache. */
+    PyObject *saved = NULL;
+    int large = large_operand(args, n);
+    if ((!quiet || !SHARE_CONTEXTS) && large) {
+        int may = sa_bufcache_may_install();
+        if (may < 0 || (may == 1 && (saved = sa_bufcache_set()) == NULL)) {
+            goto done;
+        }
+    }
+    PyObject *res = call_ufunc(uf, ops, nuf, quiet, large);
+    if (saved != NULL && sa_bufcache_restore(saved) < 0) {
+        Py_CLEAR(res);
+        goto done;
+    }
     if (res == NULL) {
         if (PyErr_ExceptionMatches(PyExc_ValueError) || PyErr_ExceptionMatches(PyExc_TypeError)) {
             PyErr_Clear();  /* nothing was written: the Python path says what is wrong */
@@ -178,6 +283,7 @@ static int
 ufunc_traverse(PyObject *self, visitproc visit, void *arg)
 {
     Py_VISIT(((NativeUfuncObject *)self)->uf);
+    Py_VISIT(((NativeUfuncObject *)self)->square);
     return sa_native_traverse(self, visit, arg);
 }
 
@@ -185,6 +291,7 @@ static void
 ufunc_dealloc(PyObject *self)
 {
     Py_CLEAR(((NativeUfuncObject *)self)->uf);
+    Py_CLEAR(((NativeUfuncObject *)self)->square);
     sa_native_dealloc(self);
 }
 
@@ -192,12 +299,13 @@ static PyObject *
 ufunc_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"ufunc", "fallback", "kinds", "loud", "nargs", "reflected",
-                             "via_float64", "elide", NULL};
-    PyObject *uf, *fallback;
+                             "via_float64", "elide", "square", NULL};
+    PyObject *uf, *fallback, *square = NULL;
     const char *kinds, *loud;
     int nargs, reflected, via, elide = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOssipp|$p:NativeUfunc", kwlist, &uf, &fallback,
-                                     &kinds, &loud, &nargs, &reflected, &via, &elide)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOssipp|$pO:NativeUfunc", kwlist, &uf, &fallback,
+                                     &kinds, &loud, &nargs, &reflected, &via, &elide,
+                                     &square)) {
         return NULL;
     }
     /* made by the first NativeUfunc, published once (arraytype.h): threads may make NativeUfuncs */
@@ -206,7 +314,10 @@ ufunc_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         return NULL;
     }
     if (strlen(kinds) >= 8 || strlen(loud) >= 8 || (nargs != 1 && nargs != 2)
-        || (reflected && nargs != 2) || (elide && nargs != 2) || !PyCallable_Check(uf)) {
+        || (reflected && nargs != 2) || (elide && nargs != 2) || !PyCallable_Check(uf)
+        || (square == Py_None ? (square = NULL, 0)
+                              : square != NULL && (nargs != 2 || reflected
+                                                   || !PyCallable_Check(square)))) {
         PyErr_SetString(PyExc_ValueError, "NativeUfunc: bad arguments");
         return NULL;
     }
@@ -222,6 +333,7 @@ ufunc_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     op->reflected = reflected;
     op->via_float64 = via;
     op->elide = elide;
+    op->square = Py_XNewRef(square);
     PyObject_GC_Track(op);
     return (PyObject *)op;
 }
