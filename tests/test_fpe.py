@@ -229,10 +229,21 @@ class _KeepdimsThatSetsErrors:
         return int(self.__bool__())
 
 
+class _AxisThatSetsErrors(_KeepdimsThatSetsErrors):
+    """The same code, run by an axis's __index__ (axis 0)."""
+
+    def __index__(self) -> int:
+        self.__bool__()
+        return 0
+
+
 def test_the_callers_code_never_runs_inside_the_shared_quiet_context() -> None:
     # Reliability 5, finding 4: sum(x, keepdims=K()) ran K's code inside the thread's shared
     # quiet context: it could not see the caller's context variables, and its np.seterr
-    # became the state of every later quiet call there (x / 0.0 raised from then on). An
+    # became the state of every later quiet call there (x / 0.0 raised from then on).
+    # keepdims now takes bools only, so K's code does not run at all; an axis is read through
+    # its __index__, which runs in the caller's own context: it sees the caller's variables,
+    # and its np.seterr is the caller's own state, not that of the later quiet calls. An
     # error state of its own keeps a failure here from reaching other tests.
     var: contextvars.ContextVar = contextvars.ContextVar("caller")
     x = sa.asarray([1.0, 2.0])
@@ -240,10 +251,14 @@ def test_the_callers_code_never_runs_inside_the_shared_quiet_context() -> None:
         outer = np.geterr()
         token = var.set("the caller's")
         k = _KeepdimsThatSetsErrors(var)
-        np.testing.assert_array_equal(np.asarray(sa.sum(x, keepdims=k)), [3.0])
+        with pytest.raises(TypeError, match="sum: keepdims must be True or False"):
+            sa.sum(x, keepdims=k)
+        assert k.seen == [] and np.geterr() == outer
+        a = _AxisThatSetsErrors(var)
+        np.testing.assert_array_equal(np.asarray(sa.sum(x, axis=a)), 3.0)
         var.reset(token)
-        assert k.seen and set(k.seen) == {"the caller's"}
-        assert np.geterr() == outer  # the call's state is the caller's again after it
+        assert a.seen and set(a.seen) == {"the caller's"}
+        assert np.geterr()["divide"] == "raise"  # K's seterr, made in the caller's context
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             for _ in range(2):
