@@ -745,12 +745,9 @@ _ONCE = {
     "squeeze": (lambda x, a: sa.squeeze(x[:1], axis=a), (0,), lambda n: n[0]),
     "moveaxis": (lambda x, a, b: sa.moveaxis(x, a, b), (0, 1), lambda n: n.T),
     "take": (lambda x, a: sa.take(x, sa.asarray([0]), axis=a), (1,), lambda n: n[:, :1]),
-    "sum keepdims": (
-        lambda x, k: sa.sum(x, axis=1, keepdims=k),
-        (1,),
-        lambda n: n.sum(1, keepdims=True),
-    ),
-    "max keepdims": (lambda x, k: sa.max(x, keepdims=k), (1,), lambda n: n.max(keepdims=True)),
+    # (keepdims takes bools only: no code of the caller's is read there)
+    "sum axis": (lambda x, a: sa.sum(x, axis=a), (1,), lambda n: n.sum(1)),
+    "max axis": (lambda x, a: sa.max(x, axis=a), (0,), lambda n: n.max(0)),
     "tril": (lambda x, k: sa.tril(x, k=k), (1,), lambda n: np.tril(n, 1)),
     "roll": (lambda x, s: sa.roll(x, s, axis=1), (1,), lambda n: np.roll(n, 1, axis=1)),
 }
