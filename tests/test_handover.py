@@ -230,6 +230,14 @@ def test_a_refused_first_table_changes_nothing_and_the_hand_over_can_still_be_ma
             refused({**t, "array_class": int}, TypeError, "must derive from ArrayBase")
             refused({**t, "wrap": 3}, TypeError, "must be callable")
             refused({**t, "core": np}, TypeError, "core must be the module")
+            class Key(str):  # its __eq__ could run inside the lookups
+                __hash__ = str.__hash__
+                def __eq__(self, other):
+                    t.clear()
+                    return str.__eq__(self, other)
+            odd = {k: v for k, v in t.items() if k != "core"}
+            odd[Key("core")] = t["core"]
+            refused(odd, TypeError, "keys must be str")
             swapped = list(_dtypes.DTYPES)
             swapped[10], swapped[12] = swapped[12], swapped[10]
             refused({**t, "dtypes": swapped}, ValueError, r"dtypes\\[10\\] must be NumPy's float64")
