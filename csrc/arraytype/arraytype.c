@@ -598,12 +598,16 @@ check_dtypes(handover *h, PyObject *seq)
 static int
 take_core(handover *h, PyObject *core)
 {
-    PyObject *own = PyImport_ImportModule("stridedarray._core");
-    if (own == NULL) {
+    /* Looked up, not imported: the package's import loaded it (stridedarray/_ffi.py) before
+     * the hand-over, and the array type imports nothing above the bottom of the package. */
+    PyObject *name = PyUnicode_FromString("stridedarray._core");
+    PyObject *own = name ? PyImport_GetModule(name) : NULL;
+    Py_XDECREF(name);
+    if (own == NULL && PyErr_Occurred()) {
         return -1;
     }
-    Py_DECREF(own);  /* sys.modules holds it; only its identity is compared */
-    if (core != own) {
+    Py_XDECREF(own);  /* sys.modules holds it; only its identity is compared */
+    if (own == NULL || core != own) {
         PyErr_SetString(PyExc_TypeError, "_connect(table): core must be the module "
                         "stridedarray._core");
         return -1;
