@@ -82,8 +82,9 @@ static const uint64_t EDGES[] = {
 };
 #define NEDGES (sizeof(EDGES) / sizeof(EDGES[0]))
 
-/* Element i of a buffer of dtype dt. `small`: integers in [-100, 100] (an operand cast to a
- * floating output, whose sums must stay exact). Floats are multiples of 1/8 in [-16, 16]. */
+/* Element i of a buffer of dtype dt. `small`: integers in [-100, 100] ([0, 100] unsigned: an
+ * operand cast to a floating output, whose sums must stay exact). Floats are multiples of 1/8
+ * in [-16, 16]. */
 static void put(char *base, int dt, int64_t i, reader *r, int small)
 {
     uint64_t v = rnd(r);
@@ -93,7 +94,8 @@ static void put(char *base, int dt, int64_t i, reader *r, int small)
         *(uint8_t *)p = (uint8_t)(v & 1);
     } else if (is_int(dt)) {
         uint64_t bits;
-        if (small) bits = (uint64_t)(int64_t)((int)(v % 201) - 100);
+        if (small && is_signed(dt)) bits = (uint64_t)(int64_t)((int)(v % 201) - 100);
+        else if (small) bits = v % 101; /* not -k: 2^64 - k would make the sums inexact */
         else if ((v & 3) != 0) bits = EDGES[(v >> 8) % NEDGES];
         else bits = v >> 2;
         if (!small && is_signed(dt) && ((v >> 16) & 1) == 0 && sz < 8)
