@@ -75,15 +75,17 @@ if FUZZ:
     SANITIZE_LINK = [f"{SANITIZES},fuzzer-no-link"]
 
 # -O3: the generic kernels are written for it (docs/install.md has the -O2/-O3 measurements).
-# -g0: no debug information (it was 6 MB of an 8.8 MB extension). -fwrapv: the interpreter's
-# flags usually say it (or -fno-strict-overflow); said here so no build depends on that.
+# -g0: no debug information (it was 6 MB of an 8.8 MB extension). No -fwrapv: no C file
+# here relies on signed overflow wrapping (the generic integer kernels multiply in unsigned
+# types, generic_real.h's SA_SMUL), and the sanitizer build checks that with -fno-wrapv. The
+# interpreter's own flags may still say -fwrapv (or -fno-strict-overflow); that changes no result.
 # -fvisibility=hidden: only the module's init function is exported (cffi marks it), so the
 # core's own C symbols cannot clash with another library's.
 # -fopenmp: the generic kernel, the BLAS batches and the packs split large work over threads
 # (csrc/sa_threads.c); it links GCC's OpenMP runtime, libgomp, which a wheel carries
 # (auditwheel repair copies it in under a name of its own).
 OPENMP = [] if FUZZ else ["-fopenmp"]
-COMPILE_FLAGS = ["-O3", "-g0", "-DNDEBUG", "-fwrapv", "-fvisibility=hidden", *OPENMP]
+COMPILE_FLAGS = ["-O3", "-g0", "-DNDEBUG", "-fvisibility=hidden", *OPENMP]
 LINK_FLAGS = ["-Wl,--strip-all", *OPENMP]
 
 ffibuilder = FFI()

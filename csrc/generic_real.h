@@ -4,6 +4,8 @@
  *   SA_T     storage element type (int8_t ... double)
  *   SA_U     arithmetic type: the unsigned type of the same width for integers, so products and
  *            sums wrap modulo 2^bits exactly like NumPy without signed-overflow UB; T for floats
+ *   SA_W     the type a scalar product is taken in: SA_U, or unsigned int for SA_U narrower
+ *            than int (see SA_SMUL)
  *   SA_IDX   unsigned integer type of the same width (lane indices for shuffles)
  *   SA_FN(x) name of x for this (target, dtype)
  *   SA_VB    bytes per SIMD vector on this target (16, 32 or 64)
@@ -29,6 +31,22 @@
 
 SA_VEC_TYPEDEF(SA_U, SA_VB, SA_FN(vec));
 #define SA_NR SA_VEC_NR(SA_U, SA_VB)
+
+/* Products free of undefined behaviour, with no -fwrapv needed. C promotes a scalar operand
+ * narrower than int to (signed) int, and a 16-bit product can exceed INT_MAX (65535 * 65535):
+ * undefined, and right only under -fwrapv. So a scalar product is taken in SA_W (unsigned int
+ * for 8- and 16-bit SA_U, SA_U itself otherwise) and cut back to SA_U, which is the same
+ * wrap-around modulo 2^bits as NumPy's; compilers still see a 16-bit multiply when they
+ * vectorise it (the high half is dropped). Sums need nothing: two values below 2^16 add
+ * without overflow in int, and are cut back to SA_U on assignment. Lanes of a GNU vector are
+ * not promoted (their arithmetic is in the lane type), so vector products stay as written,
+ * except in the scalar build (SA_GENERIC_SCALAR), where a "vector" is one SA_U. */
+#define SA_SMUL(a, b) ((SA_U)((SA_W)(a) * (SA_W)(b)))
+#if defined(SA_GENERIC_SCALAR)
+#define SA_VMUL(a, b) SA_SMUL(a, b)
+#else
+#define SA_VMUL(a, b) ((a) * (b))
+#endif
 
 /* Load/store one vector from possibly unaligned memory of either signedness. */
 SA_ATTR SA_FN(vec) SA_FN(loadu)(const void *p)
@@ -203,9 +221,9 @@ SA_ATTR void SA_FN(store)(const SA_FN(vec) *acc, int64_t w, SA_T *c, int64_t rs,
 #define SA_MUL32(s, v) ((SA_FN(vec))_mm512_mul_epi32((__m512i)(v), _mm512_set1_epi64((long long)(s))))
 #else
 #define SA_HAS_NARROW 0
-#define SA_MUL32(s, v) ((s) * (v))
+#define SA_MUL32(s, v) SA_VMUL(s, v)
 #endif
-#define SA_MULV(s, v) ((s) * (v))
+#define SA_MULV(s, v) SA_VMUL(s, v)
 /* tile flags: add to C instead of storing (later K blocks), and the narrow multiply */
 #define SA_ACCUMULATE 1
 #define SA_NARROW 2
@@ -418,17 +436,17 @@ SA_ATTR void SA_FN(dot4)(const SA_T *rows, int64_t ld, const SA_U *x, int64_t K,
     int64_t k = 0;
     for (; k + SA_NR <= K; k += SA_NR) {
         SA_FN(vec) xv = SA_FN(loadu)(x + k);
-        s0 += SA_FN(loadu)(r0 + k) * xv;
-        s1 += SA_FN(loadu)(r1 + k) * xv;
-        s2 += SA_FN(loadu)(r2 + k) * xv;
-        s3 += SA_FN(loadu)(r3 + k) * xv;
+        s0 += SA_VMUL(SA_FN(loadu)(r0 + k), xv);
+        s1 += SA_VMUL(SA_FN(loadu)(r1 + k), xv);
+        s2 += SA_VMUL(SA_FN(loadu)(r2 + k), xv);
+        s3 += SA_VMUL(SA_FN(loadu)(r3 + k), xv);
     }
     SA_U t0 = SA_FN(hsum)(s0), t1 = SA_FN(hsum)(s1), t2 = SA_FN(hsum)(s2), t3 = SA_FN(hsum)(s3);
     for (; k < K; ++k) {
-        t0 += (SA_U)r0[k] * x[k];
-        t1 += (SA_U)r1[k] * x[k];
-        t2 += (SA_U)r2[k] * x[k];
-        t3 += (SA_U)r3[k] * x[k];
+        t0 += SA_SMUL(r0[k], x[k]);
+        t1 += SA_SMUL(r1[k], x[k]);
+        t2 += SA_SMUL(r2[k], x[k]);
+        t3 += SA_SMUL(r3[k], x[k]);
     }
     out[0] = t0, out[1] = t1, out[2] = t2, out[3] = t3;
 }
@@ -441,14 +459,14 @@ SA_ATTR void SA_FN(dot4)(const SA_T *rows, int64_t ld, const SA_U *x, int64_t K,
         SA_FN(vec) s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};                                      \
         int64_t k = 0;                                                                          \
         for (; k + 4 * SA_NR <= K; k += 4 * SA_NR) {                                            \
-            s0 += SA_FN(loadu)(r + k) * XLOAD(k);                                               \
-            s1 += SA_FN(loadu)(r + k + SA_NR) * XLOAD(k + SA_NR);                               \
-            s2 += SA_FN(loadu)(r + k + 2 * SA_NR) * XLOAD(k + 2 * SA_NR);                       \
-            s3 += SA_FN(loadu)(r + k + 3 * SA_NR) * XLOAD(k + 3 * SA_NR);                       \
+            s0 += SA_VMUL(SA_FN(loadu)(r + k), XLOAD(k));                                      \
+            s1 += SA_VMUL(SA_FN(loadu)(r + k + SA_NR), XLOAD(k + SA_NR));                      \
+            s2 += SA_VMUL(SA_FN(loadu)(r + k + 2 * SA_NR), XLOAD(k + 2 * SA_NR));              \
+            s3 += SA_VMUL(SA_FN(loadu)(r + k + 3 * SA_NR), XLOAD(k + 3 * SA_NR));              \
         }                                                                                       \
-        for (; k + SA_NR <= K; k += SA_NR) s0 += SA_FN(loadu)(r + k) * XLOAD(k);                \
+        for (; k + SA_NR <= K; k += SA_NR) s0 += SA_VMUL(SA_FN(loadu)(r + k), XLOAD(k));   \
         SA_U t = SA_FN(hsum)((s0 + s1) + (s2 + s3));                                            \
-        for (; k < K; ++k) t += (SA_U)r[k] * XAT(k);                                            \
+        for (; k < K; ++k) t += SA_SMUL(r[k], XAT(k));                                       \
         return t;                                                                               \
     }
 #define SA_XF(k) SA_FN(loadu)(x + (k))
@@ -523,13 +541,13 @@ SA_KATTR int SA_FN(gemv)(const sa_contraction *g, int64_t count, const SA_T *a,
                     const SA_T *p0 = at + i0 + k * ak, *p1 = p0 + ak, *p2 = p1 + ak, *p3 = p2 + ak;
                     SA_U x0 = x[k], x1 = x[k + 1], x2 = x[k + 2], x3 = x[k + 3];
                     for (int64_t i = 0; i < m; ++i)
-                        y[i] += ((SA_U)p0[i] * x0 + (SA_U)p1[i] * x1) +
-                                ((SA_U)p2[i] * x2 + (SA_U)p3[i] * x3);
+                        y[i] += (SA_SMUL(p0[i], x0) + SA_SMUL(p1[i], x1)) +
+                                (SA_SMUL(p2[i], x2) + SA_SMUL(p3[i], x3));
                 }
                 for (; k < K; ++k) {
                     const SA_T *p0 = at + i0 + k * ak;
                     SA_U x0 = x[k];
-                    for (int64_t i = 0; i < m; ++i) y[i] += (SA_U)p0[i] * x0;
+                    for (int64_t i = 0; i < m; ++i) y[i] += SA_SMUL(p0[i], x0);
                 }
                 for (int64_t i = 0; i < m; ++i) ct[(i0 + i) * cr] = (SA_T)y[i];
             }
@@ -721,6 +739,8 @@ SA_KATTR int SA_FN(gemm)(const sa_contraction *g, int64_t count, const SA_T *a,
 #undef SA_HAS_NARROW
 #undef SA_MUL32
 #undef SA_MULV
+#undef SA_SMUL
+#undef SA_VMUL
 #undef SA_ACCUMULATE
 #undef SA_NARROW
 
@@ -728,5 +748,6 @@ SA_DEFINE_ENTRY(SA_T)
 #undef SA_SUF
 #undef SA_T
 #undef SA_U
+#undef SA_W
 #undef SA_IDX
 #undef SA_NARROW64

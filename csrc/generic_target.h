@@ -7,7 +7,8 @@
  * in generic_common.h). No include guard.
  *
  * Each dtype block defines the template parameters (SA_SUF name suffix, SA_T/SA_U element and
- * unsigned arithmetic types, SA_IDX, SA_NARROW64; SA_R for complex) and includes the template,
+ * unsigned arithmetic types, SA_W the type of a scalar product, SA_IDX, SA_NARROW64; SA_R for
+ * complex) and includes the template,
  * which defines the dtype's entry point and undefines its parameters at its end.
  */
 
@@ -47,38 +48,45 @@
  * to compile. The 64-bit kernels differ (the 32-bit multiply they take when operands fit is
  * signed for int64, unsigned for uint64), so uint64 has its own. */
 #define SA_SUF i8
+#define SA_W unsigned int
 #define SA_IDX uint8_t
 #define SA_T int8_t
 #define SA_U uint8_t
 #include "generic_real.h"
 #define SA_SUF i16
+#define SA_W unsigned int
 #define SA_IDX uint16_t
 #define SA_T int16_t
 #define SA_U uint16_t
 #include "generic_real.h"
 #define SA_SUF i32
+#define SA_W uint32_t
 #define SA_IDX uint32_t
 #define SA_T int32_t
 #define SA_U uint32_t
 #include "generic_real.h"
 #define SA_SUF i64
+#define SA_W uint64_t
 #define SA_NARROW64 1
 #define SA_IDX uint64_t
 #define SA_T int64_t
 #define SA_U uint64_t
 #include "generic_real.h"
 #define SA_SUF u64
+#define SA_W uint64_t
 #define SA_NARROW64 2
 #define SA_IDX uint64_t
 #define SA_T uint64_t
 #define SA_U uint64_t
 #include "generic_real.h"
 #define SA_SUF f32
+#define SA_W float
 #define SA_IDX uint32_t
 #define SA_T float
 #define SA_U float
 #include "generic_real.h"
 #define SA_SUF f64
+#define SA_W double
 #define SA_IDX uint64_t
 #define SA_T double
 #define SA_U double

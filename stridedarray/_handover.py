@@ -4,7 +4,8 @@ The array type is compiled from csrc/arraytype/ and imported before the Python m
 define the array class, the dtypes and the Python paths its C code falls back to. It cannot
 import them itself (they import it), so once they are imported the package calls `connect()`
 once, which gives C everything in one table, `table()`. csrc/arraytype/arraytype.c (`_connect`)
-checks the table and says where each entry goes.
+checks the whole table before it installs any entry, says where each goes, and refuses any
+later call.
 
 Nothing else hands C a Python object at import, and C reaches the cffi core (`stridedarray._core`,
 the matmul core and its `sa_array` descriptor) only through the table's `core` entry.
@@ -45,7 +46,10 @@ def table() -> dict[str, Any]:
 
 
 def connect(**replace: Any) -> None:
-    """Hand `table()` to the array type, with the entries in `replace` instead of its own
-    (tests register another array class this way). Called once by the package's __init__ before
-    any array is made; calling it again while other threads compute is not supported."""
+    """Hand `table()` to the array type, with the entries in `replace` instead of its own.
+
+    The package's __init__ calls it once, before any array is made. The hand-over is made once
+    per process: a second call raises RuntimeError and changes nothing (docs/reliability.md,
+    "The hand-over"); tests/test_handover.py makes a first one of its own in a child process.
+    """
     _connect({**table(), **replace})

@@ -72,6 +72,7 @@ C_CORE = {
     "test_fuzz", "test_lifetimes", "test_threads", "test_fork", "test_parallel", "test_pickle",
     "test_pickle_fuzz", "test_arraytype", "test_buffer", "test_indexing", "test_operators",
     "test_native_ufuncs", "test_elide", "test_creation", "test_fpe", "test_buffer_cache",
+    "test_handover",
 }  # fmt: skip
 # version_sensitive: what the interpreter's version can change: the array type's C entry
 # points and their reference counting, the interpreter-facing temporary elision and free list,
@@ -82,6 +83,7 @@ VERSION_SENSITIVE = {
     "test_numpy_scalars", "test_pickle", "test_lifetimes", "test_threads", "test_fork",
     "test_parallel", "test_operators", "test_inplace", "test_indexing", "test_typing",
     "test_diagnostics", "test_memory", "test_statistical", "test_dtypes", "test_buffer_cache",
+    "test_handover",
 }  # fmt: skip
 # install: what reads the installed files, the distributions or the tools beside the tests:
 # the build and its bundled libraries, the dist checks, the command-line entry points, the

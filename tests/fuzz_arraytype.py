@@ -27,6 +27,13 @@ saved input is replayed by passing its file instead of a corpus directory. TARGE
              NumPy's conversion of the same object.
 * `pickle`   `pickle.loads` of mutated pickles of arrays (every protocol), through an unpickler
              that only resolves the globals the unmutated pickle named.
+* `matmul`   integer `@` (every width, signed and unsigned) of values at the edges of their
+             range (the minimum, the maximum and their neighbours, -1, half the range, the 16-bit
+             pair 34250 and 64640 whose product passes INT_MAX), as GEMM, GEMV, GEVM and DOT
+             with batches, transposed, reversed and step-two operands, on the route the policy
+             picks, the generic kernel or the reference one; the result must equal NumPy's, which
+             wraps modulo 2**bits. The C-level fuzzer (tools/fuzz-c) drives the same kernels
+             without Python.
 
 The fuzzer's bytes are decoded with `atheris.FuzzedDataProvider`. An exception of a documented
 kind (`ALLOWED`) is a refusal and fine; a crash, a sanitizer report, any other exception or a
@@ -958,6 +965,68 @@ def target_pickle(data: bytes) -> None:
         np.asarray(out).tobytes()  # every element readable
 
 
+# ------------------------------------------------------------------ matmul
+
+INT_MATMUL_DTYPES = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"]
+
+
+def _edge_values(npdt: np.dtype) -> np.ndarray:
+    info = np.iinfo(npdt)
+    vals = {int(info.min), int(info.min) + 1, int(info.max), int(info.max) - 1, 0, 1}
+    vals.add(int(info.max) // 2 + 1)
+    if info.bits == 16:  # 34250 * 64640 passes INT_MAX
+        vals |= {int(np.array(34250).astype(npdt)), int(np.array(64640).astype(npdt))}
+    if info.min < 0:
+        vals.add(-1)
+    return np.array(sorted(vals), dtype=npdt)
+
+
+def _int_operand(fdp: Any, npdt: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
+    """Values at the edges (or raw bytes), in a layout the input picks."""
+    edges = _edge_values(npdt)
+    big = (*shape[:-1], 2 * shape[-1]) if shape else shape
+    size = int(np.prod(big, dtype=np.int64))
+    picks = np.frombuffer(fdp.ConsumeBytes(size).ljust(size, b"\0"), np.uint8)
+    vals = edges[picks % len(edges)]
+    if fdp.ConsumeBool():  # some raw values among the edges
+        raw = make_values(fdp, npdt, size)
+        vals = np.where(picks % 3 == 0, raw, vals)
+    base = vals.astype(npdt).reshape(big)
+    layout = fdp.ConsumeIntInRange(0, 3)
+    if not shape:
+        return base
+    if layout == 0:  # step two along the last axis
+        return base[..., ::2]
+    if layout == 1:  # reversed
+        return base[..., ::-1][..., : shape[-1]]
+    if layout == 2 and len(shape) >= 2:  # column-major
+        return np.swapaxes(np.swapaxes(base[..., : shape[-1]], -1, -2).copy(), -1, -2)
+    return base[..., : shape[-1]]
+
+
+def target_matmul(data: bytes) -> None:
+    fdp = atheris.FuzzedDataProvider(data)
+    npdt = np.dtype(fdp.PickValueInList(INT_MATMUL_DTYPES))
+    role = fdp.ConsumeIntInRange(0, 3)  # GEMM, GEMV, GEVM, DOT
+    m, n, k = (fdp.ConsumeIntInRange(0, 40) for _ in range(3))
+    batch = fdp.PickValueInList([(), (), (2,), (3, 1)])
+    a_shape = (*batch, m, k) if role in (0, 1) else (k,)
+    b_shape = (k, n) if role in (0, 2) else (k,)
+    a = _int_operand(fdp, npdt, a_shape)
+    b = _int_operand(fdp, npdt, b_shape)
+    force = fdp.PickValueInList([None, "generic", "reference"])
+    x, y = sa.asarray(a), sa.asarray(b)
+    show(f"{npdt} {a.shape}{a.strides} @ {b.shape}{b.strides} force={force}")
+    if force is None:
+        got = x @ y
+    else:
+        with sa.matmul_policy(force=force):
+            got = x @ y
+    check_equal(got, np.matmul(a, b), f"{npdt} {a.shape} @ {b.shape} (force={force})")
+    check_equal(x, a, "the left operand after @")
+    check_equal(y, b, "the right operand after @")
+
+
 TARGETS = {
     "index": target_index,
     "asarray": target_asarray,
@@ -965,6 +1034,7 @@ TARGETS = {
     "reshape": target_reshape,
     "pickle": target_pickle,
     "lists": target_lists,
+    "matmul": target_matmul,
 }
 
 

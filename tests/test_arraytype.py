@@ -466,25 +466,7 @@ def test_the_storage_object_is_made_on_demand_and_shared_by_views():
     assert f._st.arr.ndim == 1 and f._st.nbuf == 12 and np.shares_memory(f._st.arr, f._npv)
 
 
-def test_the_hand_over_takes_exactly_its_table_and_changes_nothing_when_it_refuses():
-    # stridedarray/_handover.py gives the array type everything it needs in one table; a table
-    # with an entry missing, one too many or of the wrong form is refused before any is kept.
-    from stridedarray._arraytype import _connect
-    from stridedarray._handover import table
-
-    t = table()
-    x = sa.asarray(np.arange(3.0))
-    without_core = {k: v for k, v in t.items() if k != "core"}
-    with pytest.raises(TypeError, match="no entry core"):
-        _connect({**without_core, "extra": None})
-    with pytest.raises(TypeError, match="table must be a dict of the 7 entries"):
-        _connect({**t, "extra": None})
-    with pytest.raises(TypeError, match="table must be a dict"):
-        _connect(list(t.items()))
-    with pytest.raises(TypeError, match="matmul a 3-tuple"):
-        _connect({**t, "matmul": None, "array_class": int})
-    assert type(x + 1.0) is sa.Array and (x + 1.0).tolist() == [1.0, 2.0, 3.0]
-    assert (x @ x).tolist() == 5.0 and x._c.ndim == 1
+# The hand-over's table, its checks and its once-per-process rule: tests/test_handover.py.
 
 
 # --- iteration (csrc/arraytype/iterate.c) ---------------------------------------------------

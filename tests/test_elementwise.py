@@ -10,6 +10,7 @@ from __future__ import annotations
 import cmath
 import math
 import operator
+import sys
 import warnings
 
 import numpy as np
@@ -667,17 +668,17 @@ def test_numpy_scalar_results_are_wrapped_in_c(dt):
     C wrapper: the Python wrapper (for layouts and dtypes C declines) is not reached, and the
     value and dtype are NumPy's."""
     from stridedarray import _array
-    from stridedarray._handover import connect
 
     reached = []
+    wrapper_code = _array._wrap_py.__code__
 
-    def python_wrapper(arr):
-        reached.append(type(arr))
-        return _array._wrap_py(arr)
+    def profile(frame, event, arg):  # C calls the Python wrapper: a Python frame starts
+        if event == "call" and frame.f_code is wrapper_code:
+            reached.append(frame.f_locals.get("arr"))
 
     r = _operand_values(dt, (2, 3))
     x, x0 = sa.asarray(r), sa.asarray(r[0, 0])
-    connect(wrap=python_wrapper)
+    sys.setprofile(profile)
     try:
         with np.errstate(all="ignore"):
             got = [sa.max(x) if dt.kind != "c" else sa.sum(x), x0 == x0, sa.equal(x0, x0)]
@@ -686,8 +687,14 @@ def test_numpy_scalar_results_are_wrapped_in_c(dt):
             got.append(sa.sum(x, dtype=dt))
             want.append(np.add.reduce(r, axis=None, dtype=dt.np))
     finally:
-        connect()
+        sys.setprofile(None)
     assert reached == []
+    sys.setprofile(profile)  # the control: a call of the wrapper is seen
+    try:
+        _array._wrap_py(r)
+    finally:
+        sys.setprofile(None)
+    assert len(reached) == 1 and reached[0] is r
     want.insert(2, want[1])
     for g, w in zip(got, want, strict=True):
         assert g.shape == () and isinstance(g, sa.Array)

@@ -221,3 +221,85 @@ def test_output_written_through_strided_destination():
     with sa.matmul_policy(force="generic"):
         view @= y
     np.testing.assert_allclose(np.asarray(x)[::-1, ::-1].T, ref, atol=1e-12)
+
+
+# The integer kernels multiply in unsigned types (csrc/generic_real.h, SA_SMUL): a 16-bit
+# product promoted to int can pass INT_MAX (34250 * 64640 as uint16), undefined behaviour that
+# only -fwrapv used to hide. These values reach every path of the kernel with it: the register
+# tile, the row dot products and their scalar tails (K not a multiple of the vector), the
+# column updates of a column-major matrix, reversed vectors; under tools/sanitize (UBSan) an
+# overflow is a report.
+_EXTREMES = {
+    dt: sorted(
+        {
+            int(np.iinfo(dt).min),
+            int(np.iinfo(dt).min) + 1,
+            int(np.iinfo(dt).max) - 1,
+            int(np.iinfo(dt).max),
+            0,
+            1,
+            int(np.iinfo(dt).max) // 2 + 1,
+            *(
+                [int(np.array(34250).astype(dt)), int(np.array(64640).astype(dt))]
+                if np.iinfo(dt).bits == 16
+                else []
+            ),
+            *([-1] if np.iinfo(dt).min < 0 else []),
+        }
+    )
+    for dt in ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
+}
+
+
+def _extreme(rng: np.random.Generator, shape: tuple, dtype: str) -> np.ndarray:
+    return rng.choice(np.array(_EXTREMES[dtype], dtype=dtype), size=shape)
+
+
+@pytest.mark.parametrize("dtype", list(_EXTREMES))
+@pytest.mark.parametrize("k", [1, 3, 7, 17, 33, 70])
+def test_integer_extremes_on_every_path(dtype, k):
+    rng = np.random.default_rng(k)
+    a = _extreme(rng, (9, k), dtype)
+    b = _extreme(rng, (k, 5), dtype)
+    x = _extreme(rng, (k,), dtype)
+    _check(a, b)  # tiles
+    _check(a, x)  # GEMV: dot4, then dot1 for the last row, with scalar tails
+    _check(np.asfortranarray(a), x)  # GEMV on a column-major matrix: column updates
+    _check(a, x[::-1].copy()[::-1])  # a reversed vector: dot1_rev
+    _check(x, b)  # GEVM
+    _check(x, x[::-1])  # DOT
+    _check(np.stack([a, a[::-1]]), x)  # batched GEMV
+
+
+@pytest.mark.parametrize("dtype", ["int16", "uint16"])
+def test_the_16_bit_product_past_int_max_wraps_like_numpy(dtype):
+    # 34250 * 64640 = 2,213,920,000 > INT_MAX: the values, in every tail position.
+    for k in range(1, 40):
+        a = np.full((5, k), 34250, np.uint16).astype(dtype)
+        x = np.full(k, 64640, np.uint16).astype(dtype)
+        _check(a, x)
+        _check(np.asfortranarray(a), x)
+        _check(x, a.T)
+
+
+@settings(max_examples=100)
+@given(
+    dtype=st.sampled_from(list(_EXTREMES)),
+    mnk=st.tuples(*[st.integers(1, 40)] * 3),
+    role=st.sampled_from(["GEMM", "GEMV", "GEVM", "DOT"]),
+    layouts=st.tuples(st.sampled_from(LAYOUTS), st.sampled_from(LAYOUTS)),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_integer_extremes_match_numpy(dtype, mnk, role, layouts, seed):
+    rng = np.random.default_rng(seed)
+    m, n, k = mnk
+    sa_shape = (k,) if role in ("GEVM", "DOT") else (m, k)
+    sb_shape = (k,) if role in ("GEMV", "DOT") else (k, n)
+    a = _operand(rng, sa_shape, dtype, layouts[0])
+    b = _operand(rng, sb_shape, dtype, layouts[1])
+    # the same layouts, every element replaced by an extreme value
+    a = a.copy() if layouts[0] == "zero_inner" else a
+    b = b.copy() if layouts[1] == "zero_inner" else b
+    a[...] = _extreme(rng, a.shape, dtype)
+    b[...] = _extreme(rng, b.shape, dtype)
+    _check(a, b)

@@ -48,8 +48,9 @@
  *   sa_array_class and the freelist's `reusable`, sa_dtypes, sa_descrs and sa_code_of_type,
  *   cffi_cast and cffi_ctype, wrap.c's wrap_fallback, indexing.c's getitem fallback, fpe.c's
  *   sa_fpe_var, sa_fpe_quiet, sa_fpe_learn, sa_fpe_contexts and sa_fpe_cache_contexts (the
- *   pointers; the dicts lock themselves), matmul.c's run_matmul, policy_var, policy_addr and raise_error. _connect must not be
- *   called again while threads compute.
+ *   pointers; the dicts lock themselves), matmul.c's run_matmul, policy_var, policy_addr and
+ *   raise_error. _connect succeeds once per process and refuses every later call before
+ *   reading anything (mod_connect).
  * - Published once, by compare-and-swap without the GIL (arraytype.h, SA_LAZY_CAS):
  *   operators.c's out_kwnames, and each array's lazily built fields.
  * - Under a lock without the GIL: matmul.c's policy cache (cached_policy, cached_struct), and
@@ -499,83 +500,153 @@ mod_make_c(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     return sa_make_c(args[0], code);
 }
 
-static PyObject *
-set_array_class(PyObject *cls)
+/* ---------------------------------------------------------------------------------------- */
+/* The hand-over                                                                            */
+
+/* The NumPy type of each dtype code (csrc/sa_array.h's sa_dtype, _dtypes.DTYPES' order): the
+ * C core and every file here size and read elements by code, so the table's dtypes must be
+ * exactly these, in this order. */
+static const int expected_type[SA_NDTYPES] = {
+    NPY_BOOL,   NPY_INT8,   NPY_INT16,   NPY_INT32,     NPY_INT64,      NPY_UINT8, NPY_UINT16,
+    NPY_UINT32, NPY_UINT64, NPY_FLOAT32, NPY_FLOAT64,   NPY_COMPLEX64,  NPY_COMPLEX128,
+};
+
+/* Everything the hand-over installs, held by this call's own references until it is. */
+typedef struct {
+    PyObject *v[7];                   /* the table's values, by connect_keys */
+    PyObject *dtypes;                 /* a tuple: the dtypes entry, copied once */
+    PyArray_Descr *descrs[SA_NDTYPES];
+    PyObject *contexts;               /* fpe.c's dicts of prepared contexts: plain, */
+    PyObject *cache_contexts;         /* and with the result-buffer cache's handler */
+    PyObject *cast, *ctype, *run;     /* take_core's */
+    void *run_ptr;
+} handover;
+
+static void
+handover_clear(handover *h)
+{
+    for (size_t k = 0; k < sizeof(h->v) / sizeof(h->v[0]); k++) {
+        Py_CLEAR(h->v[k]);
+    }
+    Py_CLEAR(h->dtypes);
+    for (int k = 0; k < SA_NDTYPES; k++) {
+        Py_CLEAR(h->descrs[k]);
+    }
+    Py_CLEAR(h->contexts);
+    Py_CLEAR(h->cache_contexts);
+    Py_CLEAR(h->cast);
+    Py_CLEAR(h->ctype);
+    Py_CLEAR(h->run);
+}
+
+static int
+check_array_class(PyObject *cls)
 {
     if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &sa_ArrayBaseType)) {
         PyErr_SetString(PyExc_TypeError, "the array class must derive from ArrayBase");
-        return NULL;
+        return -1;
     }
     if (((PyTypeObject *)cls)->tp_basicsize != sa_ArrayBaseType.tp_basicsize) {
         PyErr_SetString(PyExc_TypeError, "the array class must add no slots to ArrayBase");
-        return NULL;
+        return -1;
     }
-    Py_XSETREF(sa_array_class, (PyTypeObject *)Py_NewRef(cls));
-    sa_freelist_register(sa_array_class);
-    Py_RETURN_NONE;
+    return 0;
 }
 
-static PyObject *
-register_dtypes(PyObject *seq)
+/* The dtypes entry as a tuple of 13 distinct objects whose `np` is, in order, each code's
+ * NumPy dtype in native byte order (h->dtypes, h->descrs). Python code runs here (the
+ * sequence's iteration, each `np`): it sees only the tuple, which nothing else holds. */
+static int
+check_dtypes(handover *h, PyObject *seq)
 {
-    PyObject *fast = PySequence_Fast(seq, "dtypes must be a sequence");
-    if (fast == NULL) {
-        return NULL;
+    h->dtypes = PySequence_Tuple(seq);
+    if (h->dtypes == NULL) {
+        return -1;
     }
-    if (PySequence_Fast_GET_SIZE(fast) != SA_NDTYPES) {
-        Py_DECREF(fast);
+    if (PyTuple_GET_SIZE(h->dtypes) != SA_NDTYPES) {
         PyErr_Format(PyExc_ValueError, "expected %d dtypes", SA_NDTYPES);
-        return NULL;
+        return -1;
     }
     for (int k = 0; k < SA_NDTYPES; k++) {
-        PyObject *dt = PySequence_Fast_GET_ITEM(fast, k);
+        PyObject *dt = PyTuple_GET_ITEM(h->dtypes, k);
+        for (int j = 0; j < k; j++) {
+            if (PyTuple_GET_ITEM(h->dtypes, j) == dt) {
+                PyErr_Format(PyExc_ValueError, "dtypes[%d] is dtypes[%d]: each code needs its "
+                             "own dtype", k, j);
+                return -1;
+            }
+        }
         PyObject *np = PyObject_GetAttrString(dt, "np");
-        PyArray_Descr *d = NULL;
-        if (np == NULL || !PyArray_DescrConverter(np, &d)) {
-            Py_XDECREF(np);
-            Py_DECREF(fast);
-            return NULL;
+        if (np == NULL) {
+            return -1;
         }
+        int ok = PyArray_DescrConverter(np, &h->descrs[k]);
         Py_DECREF(np);
-        Py_XSETREF(sa_dtypes[k], Py_NewRef(dt));
-        Py_XSETREF(sa_descrs[k], d);
-    }
-    Py_DECREF(fast);
-    memset(sa_code_of_type, -1, sizeof(sa_code_of_type));
-    for (int k = SA_NDTYPES - 1; k >= 0; k--) {
-        int t = sa_descrs[k]->type_num;
-        if (t >= 0 && t < NPY_NTYPES_LEGACY) {
-            sa_code_of_type[t] = (signed char)k;
+        if (!ok) {
+            return -1;
+        }
+        PyArray_Descr *want = PyArray_DescrFromType(expected_type[k]);
+        if (want == NULL) {
+            return -1;
+        }
+        ok = PyArray_EquivTypes(h->descrs[k], want) && PyArray_ISNBO(h->descrs[k]->byteorder);
+        if (!ok) {
+            PyErr_Format(PyExc_ValueError, "dtypes[%d] must be NumPy's %S in native byte order "
+                         "(csrc/sa_array.h's order), got %S", k, (PyObject *)want,
+                         (PyObject *)h->descrs[k]);
+        }
+        Py_DECREF(want);
+        if (!ok) {
+            return -1;
         }
     }
-    Py_RETURN_NONE;
+    return 0;
 }
 
-/* The cffi core (stridedarray._core), the one way the array type reaches it: `ffi.cast` and
- * the `sa_array *` ctype for `x._c`, and the address of sa_matmul_run for matmul.c, all taken
- * here once from the module's `ffi` and `lib` (NULL with an exception, else a new reference
- * to that address as an int). */
-static PyObject *
-take_core(PyObject *core)
+/* The cffi core, the one way the array type reaches it: `ffi.cast` and the `sa_array *` ctype
+ * for `x._c`, and the address of sa_matmul_run for matmul.c, all taken here once from the
+ * module's `ffi` and `lib`. The entry must be the package's own stridedarray._core: C jumps
+ * to the address it gives. */
+static int
+take_core(handover *h, PyObject *core)
 {
+    /* Looked up, not imported: the package's import loaded it (stridedarray/_ffi.py) before
+     * the hand-over, and the array type imports nothing above the bottom of the package. */
+    PyObject *name = PyUnicode_FromString("stridedarray._core");
+    PyObject *own = name ? PyImport_GetModule(name) : NULL;
+    Py_XDECREF(name);
+    if (own == NULL && PyErr_Occurred()) {
+        return -1;
+    }
+    Py_XDECREF(own);  /* sys.modules holds it; only its identity is compared */
+    if (own == NULL || core != own) {
+        PyErr_SetString(PyExc_TypeError, "_connect(table): core must be the module "
+                        "stridedarray._core");
+        return -1;
+    }
     PyObject *ffi = PyObject_GetAttrString(core, "ffi");
     PyObject *lib = ffi ? PyObject_GetAttrString(core, "lib") : NULL;
-    PyObject *cast = lib ? PyObject_GetAttrString(ffi, "cast") : NULL;
-    PyObject *ctype = cast ? PyObject_CallMethod(ffi, "typeof", "s", "sa_array *") : NULL;
-    PyObject *fn = ctype ? PyObject_CallMethod(ffi, "addressof", "Os", lib, "sa_matmul_run") : NULL;
-    PyObject *uptr = fn ? PyObject_CallFunction(cast, "sO", "uintptr_t", fn) : NULL;
-    PyObject *addr = uptr ? PyNumber_Long(uptr) : NULL;
-    if (addr != NULL) {
-        Py_XSETREF(cffi_cast, Py_NewRef(cast));
-        Py_XSETREF(cffi_ctype, Py_NewRef(ctype));
-    }
+    h->cast = lib ? PyObject_GetAttrString(ffi, "cast") : NULL;
+    h->ctype = h->cast ? PyObject_CallMethod(ffi, "typeof", "s", "sa_array *") : NULL;
+    PyObject *fn = h->ctype ? PyObject_CallMethod(ffi, "addressof", "Os", lib, "sa_matmul_run")
+                            : NULL;
+    PyObject *uptr = fn ? PyObject_CallFunction(h->cast, "sO", "uintptr_t", fn) : NULL;
+    h->run = uptr ? PyNumber_Long(uptr) : NULL;
     Py_XDECREF(ffi);
     Py_XDECREF(lib);
-    Py_XDECREF(cast);
-    Py_XDECREF(ctype);
     Py_XDECREF(fn);
     Py_XDECREF(uptr);
-    return addr;
+    if (h->run == NULL) {
+        return -1;
+    }
+    h->run_ptr = PyLong_AsVoidPtr(h->run);
+    if (h->run_ptr == NULL) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_ValueError, "_connect: the cffi core gave a NULL entry point");
+        }
+        return -1;
+    }
+    return 0;
 }
 
 /* The one hand-over from Python (stridedarray/_handover.py, called once by the package's
@@ -589,66 +660,143 @@ take_core(PyObject *core)
  *   matmul       (policy ContextVar, policy -> struct address, _matmul._raise) (matmul.c)
  *   core         the cffi core's module, stridedarray._core (take_core above)
  * The values are kept in process-wide statics (see the top of this file for why this is
- * sound, and why the module is single-phase). */
+ * sound, and why the module is single-phase).
+ *
+ * What it guarantees (docs/reliability.md, "The hand-over"): it succeeds once per process, and
+ * any later call, or one made while it is under way, is refused before anything is read. The
+ * table is checked whole (every entry, each dtype's NumPy type) before anything is installed,
+ * so a refused table changes nothing and leaves the hand-over to be made. Every value is held
+ * by this call's own reference while Python code can run (a dtypes entry's iteration, its
+ * `np` attributes, the core's attributes), so that code cannot free what is installed. The
+ * installing itself runs no Python code and cannot fail. */
 static const char *const connect_keys[] = {"array_class", "dtypes", "wrap", "getitem",
                                            "quiet_state", "matmul", "core"};
 #define N_CONNECT_KEYS (sizeof(connect_keys) / sizeof(connect_keys[0]))
 
-static PyObject *
-mod_connect(PyObject *mod, PyObject *table)
+/* 0: not made, 1: under way, 2: made. Claimed by compare-and-swap, so that two threads (or a
+ * call from inside the table's Python code) cannot both make it. */
+static int connect_state = 0;
+
+static int
+check_table(handover *h, PyObject *table)
 {
     if (!PyDict_CheckExact(table) || PyDict_GET_SIZE(table) != (Py_ssize_t)N_CONNECT_KEYS) {
         PyErr_Format(PyExc_TypeError, "_connect(table): table must be a dict of the %d entries "
                      "stridedarray/_handover.py lists", (int)N_CONNECT_KEYS);
-        return NULL;
+        return -1;
     }
-    PyObject *v[N_CONNECT_KEYS];
-    for (size_t k = 0; k < N_CONNECT_KEYS; k++) {
-        v[k] = PyDict_GetItemString(table, connect_keys[k]);  /* borrowed; the dict holds it */
-        if (v[k] == NULL) {
-            PyErr_Format(PyExc_TypeError, "_connect(table): no entry %s", connect_keys[k]);
-            return NULL;
+    /* Exact str keys only: looking the entries up then runs no Python code (no __eq__). */
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(table, &pos, &key, &value)) {
+        if (!PyUnicode_CheckExact(key)) {
+            PyErr_SetString(PyExc_TypeError, "_connect(table): the keys must be str");
+            return -1;
         }
     }
-    PyObject *fpe = v[4], *mm = v[5];
+    for (size_t k = 0; k < N_CONNECT_KEYS; k++) {
+        PyObject *got = PyDict_GetItemString(table, connect_keys[k]);
+        if (got == NULL) {
+            PyErr_Format(PyExc_TypeError, "_connect(table): no entry %s", connect_keys[k]);
+            return -1;
+        }
+        h->v[k] = Py_NewRef(got);  /* ours from here on, whatever happens to the table */
+    }
+    PyObject *fpe = h->v[4], *mm = h->v[5];
     if ((fpe != Py_None && !(PyTuple_CheckExact(fpe) && PyTuple_GET_SIZE(fpe) == 3))
         || !(PyTuple_CheckExact(mm) && PyTuple_GET_SIZE(mm) == 3)) {
         PyErr_SetString(PyExc_TypeError,
                         "_connect(table): quiet_state must be a 3-tuple or None, matmul a 3-tuple");
-        return NULL;
+        return -1;
     }
-    PyObject *r = set_array_class(v[0]);
-    if (r == NULL) {
-        return NULL;
+    if (fpe != Py_None
+        && (!PyContextVar_CheckExact(PyTuple_GET_ITEM(fpe, 0))
+            || !PyDict_Check(PyTuple_GET_ITEM(fpe, 1))
+            || !PyCallable_Check(PyTuple_GET_ITEM(fpe, 2)))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "_connect: quiet_state must be (contextvar, quiet_states dict, learn)");
+        return -1;
     }
-    Py_DECREF(r);
-    if ((r = register_dtypes(v[1])) == NULL) {
-        return NULL;
+    if (!PyContextVar_CheckExact(PyTuple_GET_ITEM(mm, 0)) || !PyCallable_Check(PyTuple_GET_ITEM(mm, 1))
+        || !PyCallable_Check(PyTuple_GET_ITEM(mm, 2))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "_connect: matmul must be (policy ContextVar, policy_address, raise_)");
+        return -1;
     }
-    Py_DECREF(r);
-    if ((r = sa_set_wrap_fallback(mod, v[2])) == NULL) {
-        return NULL;
+    if (!PyCallable_Check(h->v[2]) || !PyCallable_Check(h->v[3])) {
+        PyErr_SetString(PyExc_TypeError, "_connect: wrap and getitem must be callable");
+        return -1;
     }
-    Py_DECREF(r);
-    if ((r = sa_set_getitem_fallback(mod, v[3])) == NULL) {
-        return NULL;
+    if (check_array_class(h->v[0]) < 0) {
+        return -1;
     }
-    Py_DECREF(r);
-    if (fpe != Py_None) {
-        if ((r = sa_set_fpe(mod, &PyTuple_GET_ITEM(fpe, 0), 3)) == NULL) {
-            return NULL;
+    /* From here on Python code can run; it can reach nothing this call installs. */
+    if (check_dtypes(h, h->v[1]) < 0 || take_core(h, h->v[6]) < 0) {
+        return -1;
+    }
+    if (fpe != Py_None && ((h->contexts = PyDict_New()) == NULL
+                           || (h->cache_contexts = PyDict_New()) == NULL)) {
+        return -1;
+    }
+    return 0;
+}
+
+/* Every value checked: installed, in C only (the statics were all NULL, so no reference is
+ * released and no Python code runs). */
+static void
+install(handover *h)
+{
+    Py_XSETREF(sa_array_class, (PyTypeObject *)Py_NewRef(h->v[0]));
+    sa_freelist_register(sa_array_class);
+    for (int k = 0; k < SA_NDTYPES; k++) {
+        Py_XSETREF(sa_dtypes[k], Py_NewRef(PyTuple_GET_ITEM(h->dtypes, k)));
+        Py_XSETREF(sa_descrs[k], (PyArray_Descr *)Py_NewRef((PyObject *)h->descrs[k]));
+    }
+    memset(sa_code_of_type, -1, sizeof(sa_code_of_type));
+    for (int k = SA_NDTYPES - 1; k >= 0; k--) {
+        int t = sa_descrs[k]->type_num;
+        if (t >= 0 && t < NPY_NTYPES_LEGACY) {
+            sa_code_of_type[t] = (signed char)k;
         }
-        Py_DECREF(r);
     }
-    PyObject *run = take_core(v[6]);
-    if (run == NULL) {
+    sa_set_wrap_fallback(h->v[2]);
+    sa_set_getitem_fallback(h->v[3]);
+    PyObject *fpe = h->v[4], *mm = h->v[5];
+    if (fpe != Py_None) {
+        sa_set_fpe(PyTuple_GET_ITEM(fpe, 0), PyTuple_GET_ITEM(fpe, 1), PyTuple_GET_ITEM(fpe, 2),
+                   h->contexts, h->cache_contexts);
+    }
+    Py_XSETREF(cffi_cast, Py_NewRef(h->cast));
+    Py_XSETREF(cffi_ctype, Py_NewRef(h->ctype));
+    sa_set_matmul(h->run_ptr, PyTuple_GET_ITEM(mm, 0), PyTuple_GET_ITEM(mm, 1),
+                  PyTuple_GET_ITEM(mm, 2));
+}
+
+static PyObject *
+mod_connect(PyObject *mod, PyObject *table)
+{
+    int seen = 0;
+    if (!SA_LAZY_CAS(connect_state, &seen, 1)) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        seen == 1 ? "_connect: the hand-over is under way; it is made once"
+                                  : "_connect: the hand-over was made (importing stridedarray "
+                                    "makes it, once per process); a second one is refused");
         return NULL;
     }
-    PyObject *margs[4] = {run, PyTuple_GET_ITEM(mm, 0), PyTuple_GET_ITEM(mm, 1),
-                          PyTuple_GET_ITEM(mm, 2)};
-    r = sa_set_matmul(mod, margs, 4);
-    Py_DECREF(run);
-    return r;
+    handover h = {0};
+    int ok = check_table(&h, table) == 0;
+    if (ok) {
+        install(&h);
+    }
+    handover_clear(&h);
+    /* a refused table installed nothing: the hand-over is still to be made */
+    int done = ok ? 2 : 0;
+    int claimed = 1;
+    (void)SA_LAZY_CAS(connect_state, &claimed, done);
+    if (!ok) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
 }
 
 static PyMethodDef mod_methods[] = {

@@ -210,7 +210,9 @@ sa_array *sa_array_cdesc(ArrayObject *a);
 PyObject *sa_array_subscript(PyObject *self, PyObject *key);
 PyObject *sa_array_get_mT(PyObject *self, void *closure);
 PyObject *sa_array_get_T(PyObject *self, void *closure);
-PyObject *sa_set_getitem_fallback(PyObject *mod, PyObject *func);
+/* The hand-over's installers (arraytype.c, _connect, checks every value first): each takes
+ * its own references and cannot fail. */
+void sa_set_getitem_fallback(PyObject *func);
 /* _basic_view(x, items): the rule of basic indexing, for the Python path's normalised keys. */
 PyObject *sa_basic_view(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 int sa_fast_flip(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
@@ -256,10 +258,11 @@ extern PyMethodDef sa_native_methods[];
 extern PyTypeObject sa_NativeUfuncType;
 /* wrap.c: a NumPy result as an array (new reference) */
 PyObject *sa_wrap_result(PyObject *r);
-PyObject *sa_set_wrap_fallback(PyObject *mod, PyObject *func);
+void sa_set_wrap_fallback(PyObject *func);
 PyObject *sa_wrap(PyObject *mod, PyObject *arr);
 /* fpe.c: the quiet floating-point state (the inline call is in fpe.h) */
-PyObject *sa_set_fpe(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
+void sa_set_fpe(PyObject *var, PyObject *quiet, PyObject *learn, PyObject *contexts,
+                PyObject *cache_contexts);
 PyObject *sa_quiet_call(PyObject *mod, PyObject *const *args, size_t nargsf, PyObject *kwnames);
 
 /* elide.c: may the array (the first operand) take the operation's result in place? Asked
@@ -285,7 +288,7 @@ PyObject *sa_bufcache_info(PyObject *mod, PyObject *const *args, Py_ssize_t narg
 
 /* matmul.c */
 extern PyTypeObject sa_NativeMatmulType;
-PyObject *sa_set_matmul(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
+void sa_set_matmul(void *run, PyObject *var, PyObject *addr, PyObject *raise);
 PyObject *sa_matmul_shape(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 
 /* A shape argument's entries, when it is an exact int (*shape itself: one entry) or an exact

@@ -33,22 +33,13 @@ sa_quiet_call(PyObject *mod, PyObject *const *args, size_t nargsf, PyObject *kwn
     return sa_call_quietly(args[0], args + 1, n - 1, kwnames, 1);
 }
 
-PyObject *
-sa_set_fpe(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+void
+sa_set_fpe(PyObject *var, PyObject *quiet, PyObject *learn, PyObject *contexts,
+           PyObject *cache_contexts)
 {
-    if (nargs != 3 || !PyContextVar_CheckExact(args[0]) || !PyDict_Check(args[1])) {
-        PyErr_SetString(PyExc_TypeError,
-                        "_connect: quiet_state must be (contextvar, quiet_states dict, learn)");
-        return NULL;
-    }
-    Py_XSETREF(sa_fpe_var, Py_NewRef(args[0]));
-    Py_XSETREF(sa_fpe_quiet, Py_NewRef(args[1]));
-    Py_XSETREF(sa_fpe_learn, Py_NewRef(args[2]));
-    Py_XSETREF(sa_fpe_contexts, PyDict_New());
-    Py_XSETREF(sa_fpe_cache_contexts, PyDict_New());
-    if (sa_fpe_contexts == NULL || sa_fpe_cache_contexts == NULL) {
-        Py_CLEAR(sa_fpe_var);
-        return NULL;
-    }
-    Py_RETURN_NONE;
+    Py_XSETREF(sa_fpe_var, Py_NewRef(var));
+    Py_XSETREF(sa_fpe_quiet, Py_NewRef(quiet));
+    Py_XSETREF(sa_fpe_learn, Py_NewRef(learn));
+    Py_XSETREF(sa_fpe_contexts, Py_NewRef(contexts));
+    Py_XSETREF(sa_fpe_cache_contexts, Py_NewRef(cache_contexts));
 }

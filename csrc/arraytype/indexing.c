@@ -375,15 +375,10 @@ sa_array_get_T(PyObject *self, void *closure)
     return sa_array_get_mT(self, closure);
 }
 
-PyObject *
-sa_set_getitem_fallback(PyObject *mod, PyObject *func)
+void
+sa_set_getitem_fallback(PyObject *func)
 {
-    if (!PyCallable_Check(func)) {
-        PyErr_SetString(PyExc_TypeError, "the indexing fallback must be callable");
-        return NULL;
-    }
     Py_XSETREF(getitem_fallback, Py_NewRef(func));
-    Py_RETURN_NONE;
 }
 
 /* The keyword argument `name` of a NativeFunction call when it is the only one (1, *value set), 0

@@ -373,31 +373,17 @@ PyTypeObject sa_NativeMatmulType = {
     .tp_traverse = sa_native_traverse,
 };
 
-PyObject *
-sa_set_matmul(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+void
+sa_set_matmul(void *run, PyObject *var, PyObject *addr, PyObject *raise)
 {
-    if (nargs != 4 || !PyLong_Check(args[0]) || !PyContextVar_CheckExact(args[1])
-        || !PyCallable_Check(args[2]) || !PyCallable_Check(args[3])) {
-        PyErr_SetString(PyExc_TypeError,
-                        "_connect: matmul must be (policy ContextVar, policy_address, raise_)");
-        return NULL;
-    }
-    void *run = PyLong_AsVoidPtr(args[0]);
-    if (run == NULL) {
-        if (!PyErr_Occurred()) {
-            PyErr_SetString(PyExc_ValueError, "_connect: the cffi core gave a NULL entry point");
-        }
-        return NULL;
-    }
     run_matmul = (__typeof__(sa_matmul_run) *)run;
-    Py_XSETREF(policy_var, Py_NewRef(args[1]));
-    Py_XSETREF(policy_addr, Py_NewRef(args[2]));
-    Py_XSETREF(raise_error, Py_NewRef(args[3]));
+    Py_XSETREF(policy_var, Py_NewRef(var));
+    Py_XSETREF(policy_addr, Py_NewRef(addr));
+    Py_XSETREF(raise_error, Py_NewRef(raise));
     CACHE_LOCK();
     PyObject *old = cached_policy;
     cached_policy = NULL;
     cached_struct = NULL;
     CACHE_UNLOCK();
     Py_XDECREF(old);
-    Py_RETURN_NONE;
 }

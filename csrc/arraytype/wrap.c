@@ -43,11 +43,10 @@ done:
     return w;
 }
 
-PyObject *
-sa_set_wrap_fallback(PyObject *mod, PyObject *func)
+void
+sa_set_wrap_fallback(PyObject *func)
 {
     Py_XSETREF(wrap_fallback, Py_NewRef(func));
-    Py_RETURN_NONE;
 }
 
 PyObject *
