@@ -8,8 +8,8 @@ thread that makes it, which is what threadpoolctl's `threadpool_limits` and the
 OMP_NUM_THREADS variable set, so both reach the core too.
 
 Our bundled OpenBLAS runs each call on one thread: the core splits BLAS work itself, over the
-same threads as the generic kernel, so that no OpenMP team ever runs on top of OpenBLAS's own
-pool. An explicit OPENBLAS_NUM_THREADS (or threadpoolctl raising our OpenBLAS's count) gives
+same threads as the generic kernel, so that the core's pool never runs on top of OpenBLAS's
+own. An explicit OPENBLAS_NUM_THREADS (or threadpoolctl raising our OpenBLAS's count) gives
 the BLAS calls OpenBLAS's own threads back; the core then does not split them.
 """
 

@@ -7,9 +7,11 @@ times the same product with the two competing routes forced through `matmul_poli
 product or held).
 The crossover is the threshold with the least summed regret (log-time lost against always
 taking the faster route) over every round and workload of a key (see `joint_threshold`), ties
-within 3% going to BLAS (for `gil_release_min_work`, to releasing the GIL). The result is
-printed next to the table in force and written as the JSON policy file the library loads at
-import: $STRIDEDARRAY_POLICY if set, else $XDG_CONFIG_HOME/stridedarray/policy.json
+within 3% going to BLAS (for `gil_release_min_work`, to releasing the GIL). `gemm_blas_min` is
+measured on single products and `gemm_batch_blas_min` on batches (C >= 2), the two the selector
+tells apart; the latter's value holds for the OpenBLAS kernel set loaded while measuring.
+The result is printed next to the table in force and written as the JSON policy file the
+library loads at import: $STRIDEDARRAY_POLICY if set, else $XDG_CONFIG_HOME/stridedarray/policy.json
 (XDG_CONFIG_HOME defaults to ~/.config), or --out PATH. Output paths are checked before
 measuring; a file that still cannot be written afterwards is saved in the temporary directory
 instead (the exit status is then 1 and the message says where).
@@ -223,8 +225,17 @@ def _gil_samplers(a: sa.Array, b: sa.Array) -> dict[str, Callable[[int], float]]
     return {side: sampler(side) for side in _GIL}
 
 
+def _batch(s: int) -> int:
+    """The batch of the `gemm_batch_blas_min` sweep at size S: 1000 products up to S = 16,
+    then as many as hold 1000 16 x 16 matrices (62 at S = 64), so that a sample stays short.
+    A batch pays BLAS's fixed cost once per product and the generic kernel's once per call:
+    the sweep compares what each route costs per product of a large batch."""
+    return max(2, min(1000, 1000 * 16 * 16 // (s * s)))
+
+
 def _sweeps() -> list[Sweep]:
     small = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128)
+    batch = (4, 6, 8, 12, 16, 24, 32, 40, 48, 64)
     vec = (4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)
     return [
         Sweep(
@@ -238,18 +249,39 @@ def _sweeps() -> list[Sweep]:
         ),
         Sweep(
             "gemm_blas_min",
-            "GEMM (10,S,S)@(10,S,S) C-contiguous, float64",
+            "GEMM (S,S)@(S,S) C-contiguous, single product, float64",
             small,
-            lambda s: (_m(10, s, s), _m(10, s, s)),
+            lambda s: (_m(s, s), _m(s, s)),
             "blas",
             "generic",
             _ID,
         ),
         Sweep(
             "gemm_blas_min",
-            "GEMM (10,S,S)@(10,S,S) C-contiguous, float32",
+            "GEMM (S,S)@(S,S) C-contiguous, single product, float32",
             small,
-            lambda s: (_m(10, s, s, dtype="float32"), _m(10, s, s, dtype="float32")),
+            lambda s: (_m(s, s, dtype="float32"), _m(s, s, dtype="float32")),
+            "blas",
+            "generic",
+            _ID,
+        ),
+        Sweep(
+            "gemm_batch_blas_min",
+            "GEMM (C,S,S)@(C,S,S) C-contiguous, C = 1000 up to S = 16, float64",
+            batch,
+            lambda s: (_m(_batch(s), s, s), _m(_batch(s), s, s)),
+            "blas",
+            "generic",
+            _ID,
+        ),
+        Sweep(
+            "gemm_batch_blas_min",
+            "GEMM (C,S,S)@(C,S,S) C-contiguous, C = 1000 up to S = 16, float32",
+            batch,
+            lambda s: (
+                _m(_batch(s), s, s, dtype="float32"),
+                _m(_batch(s), s, s, dtype="float32"),
+            ),
             "blas",
             "generic",
             _ID,

@@ -121,3 +121,100 @@ def test_usable_cpus_follow_a_cgroup_quota(tmp_path: Path) -> None:
     assert tune.usable_cpus(cgroup_root=str(tmp_path)) == 1
     (tmp_path / "cpu.max").write_text("max 100000\n")
     assert tune.usable_cpus(cgroup_root=str(tmp_path)) == mask
+
+
+BATCH_KEY = ["--quick", "--only", "gemm_batch_blas_min", "--rounds", "1"]
+
+
+def test_gemm_sweeps_measure_what_the_selector_tells_apart() -> None:
+    """gemm_blas_min is swept on single products (C = 1), gemm_batch_blas_min on batches
+    (C >= 2, hundreds of products at small S), and at every size both routes can be forced."""
+    import stridedarray as sa
+
+    keys = {sw.key for sw in tune.SWEEPS}
+    assert {"gemm_blas_min", "gemm_batch_blas_min"} <= keys
+    for sw in tune.SWEEPS:
+        if sw.key not in ("gemm_blas_min", "gemm_batch_blas_min"):
+            continue
+        for s in sw.sizes:
+            x, y = sw.build(s)
+            a, b = sa.asarray(x), sa.asarray(y)
+            explained = sa.matmul_explain(a, b)
+            assert explained["M"] == explained["N"] == explained["K"] == sw.value(s) == s
+            if sw.key == "gemm_blas_min":
+                assert explained["C"] == 1, (sw.what, s)
+            else:
+                assert explained["C"] >= (1000 if s <= 16 else 2), (sw.what, s)
+            for route in (sw.fast, sw.slow):
+                with sa.matmul_policy(force=route):
+                    assert sa.matmul_explain(a, b)["route"] == route
+
+
+def _faked_times(blas_from: int) -> Callable[..., dict[str, float]]:
+    """A stand-in for `tune._time` (nothing is timed): the generic route is twice as fast as
+    BLAS below S = blas_from and half as fast from it on. The size is read from the sampled
+    product's operands."""
+
+    def fake(samplers: dict[str, Callable[[int], float]], *args: object) -> dict[str, float]:
+        s = fake.size  # type: ignore[attr-defined]
+        return {"blas": 1.0, "generic": 2.0 if s >= blas_from else 0.5}
+
+    fake.size = 0  # type: ignore[attr-defined]
+    return fake
+
+
+@pytest.fixture
+def faked_batch_timer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The gemm_batch_blas_min sweeps with BLAS faster from S = 24, by a faked timer."""
+    fake = _faked_times(24)
+    sweeps = []
+    for sw in tune.SWEEPS:
+        if sw.key == "gemm_batch_blas_min":
+            build = sw.build
+
+            def sized(s: int, build: Callable = build) -> tuple:
+                fake.size = s  # type: ignore[attr-defined]
+                return build(min(s, 8))  # small operands: nothing here is timed
+
+            sweeps.append(dataclasses.replace(sw, build=sized))
+    assert len(sweeps) == 2
+    monkeypatch.setattr(tune, "SWEEPS", sweeps)
+    monkeypatch.setattr(tune, "_time", fake)
+
+
+def test_batch_sweep_writes_its_crossover_and_keeps_gemm_blas_min(
+    faked_batch_timer: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, raw = tmp_path / "policy.json", tmp_path / "raw.json"
+    assert tune.main([*BATCH_KEY, "--out", str(out), "--raw", str(raw)], _probes(QUIET, QUIET)) == 0
+    table = _policy.load_policy_file(out)
+    assert table["gemm_batch_blas_min"] == 24
+    assert table["gemm_blas_min"] == _policy.current_policy()["gemm_blas_min"]  # not swept
+    data = json.loads(raw.read_text())
+    assert [r["key"] for r in data["sweeps"]] == ["gemm_batch_blas_min"] * 2
+    assert data["measured"] == {"gemm_batch_blas_min": 24}
+    assert "gemm_batch_blas_min" in capsys.readouterr().out
+
+
+def test_batch_sweep_is_refused_on_a_busy_machine(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def fail(*args: object, **kwargs: object) -> None:
+        raise AssertionError("tune measured on a busy machine")
+
+    monkeypatch.setattr(tune, "measure_sweep", fail)
+    out = tmp_path / "policy.json"
+    with pytest.raises(SystemExit) as exc:
+        tune.main([*BATCH_KEY, "--out", str(out)], probe=_probes(BUSY))
+    assert "busy" in str(exc.value.code) and "--allow-busy" in str(exc.value.code)
+    assert not out.exists()
+
+
+def test_batch_sweep_not_written_when_the_machine_became_busy(
+    faked_batch_timer: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "policy.json"
+    assert tune.main([*BATCH_KEY, "--out", str(out)], _probes(QUIET, BUSY)) == 1
+    assert not out.exists() and f"not writing {out}" in capsys.readouterr().err
+    assert tune.main([*BATCH_KEY, "--allow-busy", "--out", str(out)], _probes(QUIET, BUSY)) == 0
+    assert _policy.load_policy_file(out)["gemm_batch_blas_min"] == 24

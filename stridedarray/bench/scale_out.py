@@ -3,10 +3,10 @@ process, the per-row summary of the timed runs (median and spread), and the writ
 <stem>.md/.csv/.json/.png and of the docs' table fragment.
 
 A worker's thread counts are what decide whether stridedarray chunks and NumPy chunks are
-compared fairly: NumPy's OpenBLAS, stridedarray's OpenBLAS and its OpenMP team each have a
-thread count, read from the environment when the worker process starts. The benchmarks pin
-all of them to one thread per worker (`PINNED_ENV`, and `pin_threads` inside the worker) and
-record what a worker reports (`worker_threads`).
+compared fairly: NumPy's OpenBLAS, stridedarray's OpenBLAS and its core's pool (capped by
+the OpenMP limit) each have a thread count, read from the environment when the worker process
+starts. The benchmarks pin all of them to one thread per worker (`PINNED_ENV`, and
+`pin_threads` inside the worker) and record what a worker reports (`worker_threads`).
 """
 
 from __future__ import annotations

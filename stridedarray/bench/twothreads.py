@@ -23,13 +23,13 @@ import sys
 __all__ = ["main", "CONFIGS"]
 
 # (label, our OPENBLAS_THREAD_TIMEOUT or None for what stridedarray sets, our OpenBLAS
-# pool's threads, the core's own (OpenMP) threads)
+# pool's threads, the core's own pool's threads)
 CONFIGS = [
     ("OpenBLAS default (2^28 cycles) in both, 2 threads each", "28", 2, 1),
     ("ours 2^20 cycles, 2 threads", "20", 2, 1),
     ("ours 2^14 cycles, 2 threads", None, 2, 1),
     ("ours 1 thread", None, 1, 1),
-    ("shipped: our OpenBLAS 1 thread per call, the core's 2 OpenMP threads", None, 1, 2),
+    ("shipped: our OpenBLAS 1 thread per call, the core's pool of 2 threads", None, 1, 2),
 ]
 
 _CHILD = r"""
