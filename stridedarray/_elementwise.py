@@ -22,6 +22,7 @@ import numpy as np
 from . import _dtypes, _fpe
 from . import _special_cases as _sc
 from ._array import Array, _from_ndarray, _wrap
+from ._creation import _own
 from ._dtypes import DTYPES, DType, promote, scalar_dtype, scalar_np
 from ._dtypes import scalar_operand as _scalar_operand
 from ._validation import convert_hint, foreign_operand, not_array
@@ -204,11 +205,12 @@ def _operands(name: str, x1: Any, x2: Any) -> tuple[Any, Any, DType]:
         return (_scalar_operand(x1, dt) if dt is a else scalar_np(x1, dt)), n2, dt
     a1, a2 = isinstance(x1, Array), isinstance(x2, Array)
     if a1 != a2 and _dtypes.numpy_value(x2 if a1 else x1):
-        # A NumPy scalar or 0-d array beside an array: a 0-d array of its own dtype.
+        # A NumPy scalar or 0-d array beside an array: a 0-d array of its own dtype, over a
+        # view only we hold (another thread may assign the caller's shape or dtype meanwhile).
         if a1:
-            x2 = _from_ndarray(np.asarray(x2), None)
+            x2 = _from_ndarray(_own(x2) if isinstance(x2, np.ndarray) else np.asarray(x2), None)
         else:
-            x1 = _from_ndarray(np.asarray(x1), None)
+            x1 = _from_ndarray(_own(x1) if isinstance(x1, np.ndarray) else np.asarray(x1), None)
         a1 = a2 = True
     if a1 and a2:
         return x1._np, x2._np, promote(x1.dtype, x2.dtype)
@@ -436,8 +438,11 @@ def _binary_operator(fname: str) -> tuple[Callable, Callable, Callable]:
             if not isinstance(other, np.ndarray | np.generic):
                 return NotImplemented
             # Not NotImplemented: Python would fall back to `self = self op other`, a new
-            # array, and views of self would silently miss the update.
-            other = _from_ndarray(np.asarray(other), None)
+            # array, and views of self would silently miss the update. Over a view only we
+            # hold: what was checked is what is read (docs/reliability.md).
+            other = _from_ndarray(
+                _own(other) if isinstance(other, np.ndarray) else np.asarray(other), None
+            )
         dt = None
         if fix is None and type(self) is Array and not self.readonly:
             # The common case: the ufunc writes straight into self (NumPy's `out=` is

@@ -15,6 +15,7 @@ import numpy as np
 
 from ._array import Array, _from_ndarray
 from ._arraytype import _basic_view
+from ._creation import _own
 from ._dtypes import check_int_range, python_scalar, scalar_dtype, scalar_np
 from ._getitem import _numpy_key, basic_key
 from ._validation import convert_hint
@@ -44,7 +45,9 @@ def _value_for(a: Array, value: Any) -> Any:
                 f"value must be an Array or a scalar, got a NumPy array of shape "
                 f"{value.shape}; convert it with stridedarray.asarray"
             )
-        value = _from_ndarray(value, None)  # a 0-d NumPy array assigns as ours does
+        # A 0-d NumPy array assigns as ours does, as it was given: over a view only we hold,
+        # since the key's __index__ runs later and may assign the caller's dtype or shape.
+        value = _from_ndarray(_own(value), None)
     else:
         value = python_scalar(value)  # a NumPy scalar assigns as its Python value does
     if isinstance(value, Array):

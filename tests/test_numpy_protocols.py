@@ -6,6 +6,7 @@ back as stridedarray arrays; plus `np.dtype` of our dtypes and the per-request n
 from __future__ import annotations
 
 import operator
+import sys
 import warnings
 
 import numpy as np
@@ -552,6 +553,82 @@ def test_no_array_takes_the_callers_ndarray_as_its_storage(route):
     np.testing.assert_array_equal(np.asarray(y + 1.0), np.arange(8.0) + 1.0)
     np.testing.assert_array_equal(np.asarray(y), np.arange(8.0))
     assert float(sa.sum(y)) == 28.0
+
+
+def _as_int64(a):
+    a.dtype = np.int64  # the same bytes, read as integers
+
+
+def _as_column(a):
+    a.shape = (a.size, 1) if a.ndim else (1,)
+
+
+# Operations that hold an ndarray of the caller's as a temporary array for their duration:
+# (the operation, x's shape, the caller's ndarray, NumPy's answer for the values as given).
+_TEMPORARY_ROUTES = {
+    "sa.add(x, 0-d ndarray)": (
+        lambda x, a: sa.add(x, a),
+        (3,),
+        lambda: np.array(1.0),
+        np.full(3, 2.0),
+    ),
+    "sa.add(0-d ndarray, x)": (
+        lambda x, a: sa.add(a, x),
+        (3,),
+        lambda: np.array(1.0),
+        np.full(3, 2.0),
+    ),
+    "x += ndarray": (operator.iadd, (4,), lambda: np.arange(4.0), np.arange(4.0) + 1.0),
+    "x *= 0-d ndarray": (operator.imul, (4,), lambda: np.array(3.0), np.full(4, 3.0)),
+    "x @= ndarray": (operator.imatmul, (2, 2), lambda: np.eye(2) * 2.0, np.full((2, 2), 2.0)),
+}
+
+
+@pytest.mark.parametrize("change", [_as_int64, _as_column])
+@pytest.mark.parametrize("route", _TEMPORARY_ROUTES.values(), ids=_TEMPORARY_ROUTES)
+def test_an_operation_reads_the_callers_ndarray_as_given(route, change):
+    # Reliability 5, finding 3, for the temporaries: `x += a` and `sa.add(x, a0)` held `a`
+    # itself, so a change of a's dtype or shape made by another thread after the operands were
+    # checked was read by the ufunc (values read as integer bits; a broadcast that fails after
+    # the check passed). A profile hook stands for that thread, deterministically: it changes
+    # `a` at the first event after the temporary was made. The operation reads a view of a's
+    # memory taken at the call.
+    op, shape, make, expected = route
+    x, a = sa.ones(shape), make()
+    state = {"armed": False, "changed": False}
+
+    def hook(frame, event, arg):
+        if state["changed"]:
+            return
+        if event == "return" and frame.f_code.co_name == "_from_ndarray":
+            state["armed"] = True
+        elif state["armed"]:
+            state["changed"] = True
+            change(a)
+
+    sys.setprofile(hook)
+    try:
+        r = op(x, a)
+    finally:
+        sys.setprofile(None)
+    assert state["changed"]  # the hook did run after the temporary was made
+    np.testing.assert_array_equal(np.asarray(r), expected)
+
+
+def test_assignment_reads_the_callers_0d_ndarray_as_given():
+    # x[key] = a0 made a0 itself the value and then read the key, whose __index__ may change
+    # a0: x[0] became 4.6e18, 1.0's bits read as an int64.
+    a0 = np.array(1.0)
+
+    class Zero:
+        def __index__(self):
+            a0.dtype = np.int64
+            return 0
+
+    x = sa.zeros(3)
+    x[Zero()] = a0
+    np.testing.assert_array_equal(np.asarray(x), [1.0, 0.0, 0.0])
+    assert a0.dtype == np.int64  # the caller's change stands, for the caller's array
 
 
 def test_other_libraries_arrays_are_deferred_to():
