@@ -25,10 +25,9 @@ libraries.
 
 from __future__ import annotations
 
-import importlib.abc
+import _thread
 import importlib.util
 import sys
-import threading
 from typing import Any
 
 from ._array import Array
@@ -129,7 +128,11 @@ def _register_after_import() -> None:
         )
 
 
-class _AfterDaskArray(importlib.abc.MetaPathFinder):
+# A meta path finder needs only find_spec: not deriving from importlib.abc.MetaPathFinder, and
+# taking threading's local from _thread, keeps importlib.abc (which on 3.11 imports
+# importlib.resources, tempfile, shutil, random and the compressors) and threading out of
+# `import stridedarray`.
+class _AfterDaskArray:
     """Finds nothing itself: every spec the other finders return for `dask.array` gets its
     loader's `exec_module` wrapped, so that `register()` runs once the module has finished
     executing. It stays on `sys.meta_path` until registration has happened, because a spec
@@ -137,7 +140,7 @@ class _AfterDaskArray(importlib.abc.MetaPathFinder):
     optional dependency) runs the finders without importing anything."""
 
     def __init__(self) -> None:
-        self._asking = threading.local()  # set while this finder asks the others
+        self._asking = _thread._local()  # set while this finder asks the others
 
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
         if fullname != "dask.array" or getattr(self._asking, "on", False):

@@ -139,15 +139,14 @@ def _imported_by(statement: str) -> set[str]:
 
 
 # What `import stridedarray` may import beyond what `import numpy` does, besides its own
-# modules: cffi's backend (the matmul core), dataclasses (finfo/iinfo; with copy and, on
-# 3.11, copy's probe of Jython's org.python.core) and importlib.abc (the Dask hook's finder).
+# modules: cffi's backend (the matmul core) and dataclasses (finfo/iinfo; with copy and, on
+# 3.11, copy's probe of Jython's org.python.core).
 # Everything else (json, subprocess, ctypes.util, the fft and linalg extensions, NumPy's fft,
 # the tuning tool, the benchmark, Dask) is imported when first used, not at start-up.
 STARTUP_EXTRA = {
     "_cffi_backend",
     "dataclasses",
     "copy",
-    "importlib.abc",
     "org",
     "org.python",
     "org.python.core",
