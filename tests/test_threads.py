@@ -526,6 +526,14 @@ def _floats(rng: np.random.Generator, a: np.ndarray) -> np.ndarray:
     return out
 
 
+# The tests below set the process-wide thread count (or the processor count behind its
+# default): parallel copies of a test would set it between another copy's steps.
+_SETS_THE_THREAD_COUNT = pytest.mark.thread_unsafe(
+    reason="sets the process-wide thread count, which parallel copies of the test set too"
+)
+
+
+@_SETS_THE_THREAD_COUNT
 @settings(max_examples=60, deadline=None)
 @given(
     dtype=st.sampled_from(_DTYPES),
@@ -578,6 +586,7 @@ def test_product_at_n_threads_equals_one_thread_bit_for_bit(
     )
 
 
+@_SETS_THE_THREAD_COUNT
 def test_products_do_use_several_threads() -> None:
     """The bit-for-bit test above is not vacuous: these products do split (explain)."""
     before = sa.set_num_threads(3)
@@ -593,6 +602,7 @@ def test_products_do_use_several_threads() -> None:
         sa.set_num_threads(before)
 
 
+@_SETS_THE_THREAD_COUNT
 def test_set_num_threads_none_restores_the_default_in_every_thread() -> None:
     """set_num_threads(1) makes 1 the calling thread's OpenMP limit too; None gives every
     thread its default back: the thread that set it, one started before, one after."""
@@ -667,6 +677,7 @@ def test_thread_count_follows_a_cgroup_quota(tmp_path) -> None:
     assert _cgroup_cpus(root, tmp_path / "missing") is None
 
 
+@_SETS_THE_THREAD_COUNT
 def test_cgroup_quota_caps_the_default(monkeypatch) -> None:
     import stridedarray._threads as th
 
