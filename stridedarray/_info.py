@@ -163,6 +163,10 @@ def namespace_for(version: str | None) -> types.ModuleType:
         return stridedarray
     ns = _NAMESPACES.get(version)
     if ns is None:
+        # The extensions (fft, linalg) load on first use, through the package's __getattr__:
+        # load them now, so that the copy below holds them.
+        for extension in stridedarray._LAZY:
+            getattr(stridedarray, extension)
         ns = types.ModuleType("stridedarray", f"stridedarray as Array API {version} sees it")
         ns.__dict__.update(
             {

@@ -169,6 +169,8 @@ def test_lazy_extensions_are_attributes_and_pickle_by_reference() -> None:
     code = (
         "import pickle, sys, stridedarray as sa\n"
         "assert 'stridedarray.linalg' not in sys.modules\n"
+        "old = sa.ones(1).__array_namespace__(api_version='2023.12')  # a copy: loads them\n"
+        "assert old.linalg is sys.modules['stridedarray.linalg'] and old.fft is sa.fft\n"
         "f = sa.linalg.vector_norm\n"
         "assert pickle.loads(pickle.dumps(f)) is f, f.__module__\n"
         "assert pickle.loads(pickle.dumps(sa.fft.fft)) is sa.fft.fft\n"
