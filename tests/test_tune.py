@@ -17,6 +17,7 @@ import pytest
 from stridedarray import _policy, tune
 
 ONE_KEY = ["--quick", "--only", "dot_blas_min_k", "--rounds", "1"]
+BATCH_KEY = ["--quick", "--only", "gemm_batch_blas_min", "--rounds", "1"]
 QUIET = tune.Load(others=0.0, cpus=2, load_average=0.1)
 BUSY = tune.Load(others=3.0, cpus=2, load_average=3.9)
 
@@ -36,8 +37,9 @@ def _probes(*loads: tune.Load) -> Callable[[], tune.Load]:
     return lambda: next(answers)
 
 
+@pytest.mark.parametrize("keys", [ONE_KEY, BATCH_KEY], ids=["single", "batch"])
 def test_refuses_before_measuring_on_a_busy_machine(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    keys: list[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     def fail(*args: object, **kwargs: object) -> None:
         raise AssertionError("tune measured on a busy machine")
@@ -45,7 +47,7 @@ def test_refuses_before_measuring_on_a_busy_machine(
     monkeypatch.setattr(tune, "measure_sweep", fail)
     out = tmp_path / "policy.json"
     with pytest.raises(SystemExit) as exc:
-        tune.main([*ONE_KEY, "--out", str(out)], probe=_probes(BUSY))
+        tune.main([*keys, "--out", str(out)], probe=_probes(BUSY))
     msg = str(exc.value.code)
     # what was seen, and how to override
     assert "busy" in msg and "3 runnable thread(s) of other processes" in msg
@@ -123,9 +125,6 @@ def test_usable_cpus_follow_a_cgroup_quota(tmp_path: Path) -> None:
     assert tune.usable_cpus(cgroup_root=str(tmp_path)) == mask
 
 
-BATCH_KEY = ["--quick", "--only", "gemm_batch_blas_min", "--rounds", "1"]
-
-
 def test_gemm_sweeps_measure_what_the_selector_tells_apart() -> None:
     """gemm_blas_min is swept on single products (C = 1), gemm_batch_blas_min on batches
     (C >= 2, hundreds of products at small S), and at every size both routes can be forced."""
@@ -194,20 +193,6 @@ def test_batch_sweep_writes_its_crossover_and_keeps_gemm_blas_min(
     assert [r["key"] for r in data["sweeps"]] == ["gemm_batch_blas_min"] * 2
     assert data["measured"] == {"gemm_batch_blas_min": 24}
     assert "gemm_batch_blas_min" in capsys.readouterr().out
-
-
-def test_batch_sweep_is_refused_on_a_busy_machine(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    def fail(*args: object, **kwargs: object) -> None:
-        raise AssertionError("tune measured on a busy machine")
-
-    monkeypatch.setattr(tune, "measure_sweep", fail)
-    out = tmp_path / "policy.json"
-    with pytest.raises(SystemExit) as exc:
-        tune.main([*BATCH_KEY, "--out", str(out)], probe=_probes(BUSY))
-    assert "busy" in str(exc.value.code) and "--allow-busy" in str(exc.value.code)
-    assert not out.exists()
 
 
 def test_batch_sweep_not_written_when_the_machine_became_busy(
