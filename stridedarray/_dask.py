@@ -26,7 +26,6 @@ libraries.
 from __future__ import annotations
 
 import _thread
-import importlib.util
 import sys
 from typing import Any
 
@@ -145,6 +144,8 @@ class _AfterDaskArray:
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
         if fullname != "dask.array" or getattr(self._asking, "on", False):
             return None
+        import importlib.util  # here: only an import of dask.array gets this far
+
         self._asking.on = True
         try:
             spec = importlib.util.find_spec(fullname)  # the others; this one answers None

@@ -26,11 +26,13 @@ import stat
 import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._ffi import ffi, lib
 from ._validation import as_int
+
+if TYPE_CHECKING:  # pathlib only where a caller asks for a Path: import reads plain strings
+    from pathlib import Path
 
 __all__ = [
     "DEFAULT_POLICY",
@@ -108,21 +110,36 @@ DEFAULT_POLICY["gemm_batch_blas_min"] = _batch_blas_min()
 BACKENDS: tuple[str, ...] = ("blas", "pack_blas", "generic", "reference")
 
 
-def user_policy_path() -> Path:
+def _user_policy_file() -> str:
     """The user's policy file, present or not: $XDG_CONFIG_HOME/stridedarray/policy.json, with
     ~/.config for XDG_CONFIG_HOME when that is unset, empty or relative (as the XDG spec says)."""
     config = os.environ.get("XDG_CONFIG_HOME", "")
-    base = Path(config) if os.path.isabs(config) else Path.home() / ".config"
-    return base / "stridedarray" / "policy.json"
+    base = config if os.path.isabs(config) else os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(base, "stridedarray", "policy.json")
 
 
-def policy_path() -> Path | None:
+def _policy_file() -> str | None:
     """The policy file loaded at import: $STRIDEDARRAY_POLICY, else the user file if present."""
     env = os.environ.get("STRIDEDARRAY_POLICY")
     if env:
-        return Path(env)
-    user = user_policy_path()
-    return user if user.is_file() else None
+        return env
+    user = _user_policy_file()
+    return user if os.path.isfile(user) else None
+
+
+def user_policy_path() -> Path:
+    """The user's policy file as a Path, present or not (see `_user_policy_file`)."""
+    from pathlib import Path
+
+    return Path(_user_policy_file())
+
+
+def policy_path() -> Path | None:
+    """The policy file loaded at import as a Path, or None when there is none."""
+    from pathlib import Path
+
+    found = _policy_file()
+    return None if found is None else Path(found)
 
 
 def _checked(values: Mapping[str, object], where: str) -> dict[str, int]:
@@ -181,7 +198,7 @@ def _initial() -> dict[str, int]:
     warning, and import goes on with the defaults."""
     path = None
     try:
-        path = policy_path()
+        path = _policy_file()
         if path is None:
             return dict(DEFAULT_POLICY)
         return load_policy_file(path)

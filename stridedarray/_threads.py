@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 import os
-from pathlib import Path
 
 from ._ffi import lib, library_path
 from ._validation import as_int
@@ -39,19 +38,24 @@ def _cgroup_cpus(
     process's cgroup (read from `proc`, the "0::" line) up to `root` counts. None when there
     is no cgroup v2 or no quota. `root` and `proc` are arguments for tests.
     """
+    # os.path and open, not pathlib: this runs at import, and pathlib would be imported for it.
+    def read(path: str) -> str:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return fh.read()
+
     try:
-        lines = Path(proc).read_text().splitlines()
+        lines = read(os.fspath(proc)).splitlines()
     except OSError:
         return None
     rel = next((line[3:] for line in lines if line.startswith("0::")), None)
     if rel is None:
         return None
     best: int | None = None
-    base = Path(root)
-    here = Path(base, rel.strip("/")) if rel.strip("/") else base
+    base = os.path.normpath(os.fspath(root))
+    here = os.path.normpath(os.path.join(base, rel.strip("/"))) if rel.strip("/") else base
     while True:
         try:
-            words = (here / "cpu.max").read_text().split()
+            words = read(os.path.join(here, "cpu.max")).split()
         except OSError:
             words = []
         if len(words) == 2 and words[0] != "max":
@@ -62,9 +66,11 @@ def _cgroup_cpus(
             if quota > 0 and period > 0:
                 n = max(1, math.ceil(quota / period))
                 best = n if best is None else min(best, n)
-        if here == base or base not in here.parents:
+        # Up one level until the root; a path outside the root (a "../" in the cgroup file)
+        # stops at once.
+        if here == base or os.path.commonpath([base, here]) != base:
             return best
-        here = here.parent
+        here = os.path.dirname(here)
 
 
 def cpu_count() -> int:
