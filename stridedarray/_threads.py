@@ -38,6 +38,7 @@ def _cgroup_cpus(
     process's cgroup (read from `proc`, the "0::" line) up to `root` counts. None when there
     is no cgroup v2 or no quota. `root` and `proc` are arguments for tests.
     """
+
     # os.path and open, not pathlib: this runs at import, and pathlib would be imported for it.
     def read(path: str) -> str:
         with open(path, encoding="utf-8", errors="replace") as fh:
