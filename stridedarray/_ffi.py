@@ -43,13 +43,25 @@ if lib.sa_fork_guard_install() != 0:
 __all__ = ["ffi", "lib", "blas_info", "library_path"]
 
 
-class _DlInfo(ctypes.Structure):
-    _fields_ = [
-        ("dli_fname", ctypes.c_char_p),
-        ("dli_fbase", ctypes.c_void_p),
-        ("dli_sname", ctypes.c_char_p),
-        ("dli_saddr", ctypes.c_void_p),
-    ]
+_dl_info: type | None = None  # dladdr's Dl_info, made on first use (see _dl_info_type)
+
+
+def _dl_info_type() -> type:
+    """ctypes' Dl_info structure, defined on first use: on 3.14 defining a Structure imports
+    ctypes._layout, which `import stridedarray` has no need for."""
+    global _dl_info
+    if _dl_info is None:
+
+        class DlInfo(ctypes.Structure):
+            _fields_ = [
+                ("dli_fname", ctypes.c_char_p),
+                ("dli_fbase", ctypes.c_void_p),
+                ("dli_sname", ctypes.c_char_p),
+                ("dli_saddr", ctypes.c_void_p),
+            ]
+
+        _dl_info = DlInfo
+    return _dl_info
 
 
 def _blas_library_path() -> str:
@@ -73,9 +85,10 @@ def library_path(function: object) -> str:
             dladdr = ctypes.CDLL(name).dladdr
         except (OSError, AttributeError):
             continue
-        dladdr.argtypes = [ctypes.c_void_p, ctypes.POINTER(_DlInfo)]
+        dl_info = _dl_info_type()
+        dladdr.argtypes = [ctypes.c_void_p, ctypes.POINTER(dl_info)]
         dladdr.restype = ctypes.c_int
-        info = _DlInfo()
+        info = dl_info()
         if dladdr(ctypes.c_void_p(addr), ctypes.byref(info)) and info.dli_fname:
             return os.fsdecode(info.dli_fname)
     return "(unknown)"

@@ -114,7 +114,13 @@ def _user_policy_file() -> str:
     """The user's policy file, present or not: $XDG_CONFIG_HOME/stridedarray/policy.json, with
     ~/.config for XDG_CONFIG_HOME when that is unset, empty or relative (as the XDG spec says)."""
     config = os.environ.get("XDG_CONFIG_HOME", "")
-    base = config if os.path.isabs(config) else os.path.join(os.path.expanduser("~"), ".config")
+    if os.path.isabs(config):
+        base = config
+    else:
+        home = os.path.expanduser("~")
+        if home == "~":  # no $HOME and no password entry: as Path.home() says then
+            raise RuntimeError("Could not determine home directory.")
+        base = os.path.join(home, ".config")
     return os.path.join(base, "stridedarray", "policy.json")
 
 

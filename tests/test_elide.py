@@ -269,12 +269,10 @@ def test_elided_results_equal_numpy(op, dtype, other, seed):
             want = op(t_np, b_np)
             r, n = _elisions(lambda: op(a + 0.0, b))
     dunder = f"__{'r' if other == 'reflected' else ''}{op.__name__.strip('_')}__"
-    # The C operators take two arrays of one dtype, or a Python scalar with a float64 or
-    # complex128 array (csrc/arraytype/operators.c); operators with special-case fix-ups and
-    # other operands run in Python, which does not elide.
-    in_c = isinstance(getattr(sa.Array, dunder), NativeUfunc) and (
-        other in ("same", "row", "column") or dtype in ("float64", "complex128")
-    )
+    # The C operators take two arrays of one dtype, or a Python float such as 1.5 with a
+    # floating or complex array of any width (csrc/arraytype/operators.c): every operand pair
+    # here. Operators with special-case fix-ups run in Python, which does not elide.
+    in_c = isinstance(getattr(sa.Array, dunder), NativeUfunc)
     assert n == (ELIDED if in_c else 0)
     assert r.dtype.np == want.dtype and r.shape == want.shape
     np.testing.assert_array_equal(np.asarray(r), want)

@@ -149,6 +149,7 @@ def _imported_by(statement: str) -> set[str]:
 # the tuning tool, the benchmark, Dask) is imported when first used, not at start-up.
 STARTUP_EXTRA = {
     "__future__",  # the modules' `from __future__ import annotations`: a few names
+    "collections.abc",  # on 3.14 an alias module of _collections_abc, which is loaded already
     "_cffi_backend",
     "dataclasses",
     "copy",

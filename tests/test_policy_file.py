@@ -19,6 +19,7 @@ import subprocess
 import sys
 import warnings
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -150,14 +151,20 @@ def test_unreadable_and_special_files_are_ignored(monkeypatch, tmp_path) -> None
 
 
 def test_no_home_directory(monkeypatch) -> None:
-    """Finding the user file cannot fail the import either (Path.home() may raise)."""
+    """Finding the user file cannot fail the import either: with no $HOME and no password
+    entry for the user, `~` stays unexpanded, and the import warns and goes on."""
     monkeypatch.delenv("STRIDEDARRAY_POLICY", raising=False)
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("HOME", raising=False)
+    import pwd
 
-    def no_home() -> Path:
-        raise RuntimeError("Could not determine home directory.")
+    def no_entry(uid: int) -> Any:
+        raise KeyError(f"getpwuid(): uid not found: {uid}")
 
-    monkeypatch.setattr(Path, "home", no_home)
+    monkeypatch.setattr(pwd, "getpwuid", no_entry)
+    assert os.path.expanduser("~") == "~"  # what Python's own expansion gives then
+    with pytest.raises(RuntimeError, match="home directory"):
+        _policy.user_policy_path()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert _policy._initial() == DEFAULT_POLICY
