@@ -915,10 +915,12 @@ def test_load_processes_stop_when_the_benchmark_is_terminated_or_killed() -> Non
         "    print(pids[0], flush=True)\n"
         "    time.sleep(60)\n"
     )
-    root = Path(__file__).resolve().parent.parent
+    # Started where the package under test is imported from (the source tree, or
+    # site-packages when the installed wheel is tested from the sdist's unbuilt tree).
+    imports_from = Path(sa.__file__).resolve().parents[1]
     for sig in (signal.SIGTERM, signal.SIGKILL):
         proc = subprocess.Popen(
-            [sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, cwd=root
+            [sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, cwd=imports_from
         )
         assert proc.stdout is not None
         child = int(proc.stdout.readline())
