@@ -8,6 +8,7 @@ import dataclasses
 import itertools
 import json
 import math
+import os
 import shutil
 import subprocess
 import sys
@@ -399,9 +400,14 @@ def test_dask_scale_out_bench_refuses_a_product_that_differs_from_numpy(
         return graph + 1.0 if library == "stridedarray" else graph
 
     monkeypatch.setattr(dask_scaling, "workload", off_by_one)
+    pinned = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+    environ = {k: os.environ.get(k) for k in pinned}
     with pytest.raises(dask_scaling.ResultMismatch, match="stridedarray chunks sum to"):
         dask_scaling.run(tmp_path, Params(batch=4, chunk=2, size=8, repeats=1), workers=(1,))
     assert not (tmp_path / "dask.md").exists()
+    # The workers' one-thread pins stay theirs: distributed writes a cluster's env into this
+    # process's os.environ, which every process started later would inherit.
+    assert {k: os.environ.get(k) for k in pinned} == environ
 
 
 def test_multi_thread_run_times_int_gemm_on_one_thread_too_and_judges_the_targets() -> None:

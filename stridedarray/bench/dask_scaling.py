@@ -19,6 +19,8 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +107,22 @@ def _time_once(client: Any, graph: Any) -> tuple[float, float | None]:
     return elapsed, _steal_fraction(ticks, _cpu_ticks())
 
 
+@contextmanager
+def _environ_kept() -> Iterator[None]:
+    """distributed's Nanny writes a cluster's `env` into this process's own os.environ (and
+    leaves it there), where every process started later would read OMP_NUM_THREADS=1: the
+    variables are put back as they were."""
+    before = {k: os.environ.get(k) for k in PINNED_ENV}
+    try:
+        yield
+    finally:
+        for k, v in before.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
 def run(
     out: Path, params: Params, workers: tuple[int, ...], docs_dir: Path | None = None
 ) -> list[dict]:
@@ -119,6 +137,7 @@ def run(
     threads: dict[str, list[dict]] = {}
     for n in workers:
         with (
+            _environ_kept(),
             LocalCluster(
                 n_workers=n,
                 processes=True,
