@@ -103,6 +103,7 @@ __all__ = sorted(
 # Every public callable pickles by reference and copies to itself (docs/reliability.md);
 # fft and linalg publish theirs when they load.
 _bind.publish([_sys.modules[__name__]])
+from . import _pickle  # noqa: E402, F401  (the pickle format's names, Info's among them)
 
 # The extensions load on first use, `sa.linalg` as `import stridedarray.linalg`: most programs
 # use neither, and importing them (and NumPy's fft) at start-up cost as much again as the

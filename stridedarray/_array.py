@@ -202,6 +202,10 @@ class Array(ArrayBase):
     [7, 5, 3]
     """
 
+    # Its permanent name, whatever module defines it (as numpy.ndarray's is numpy): pickles
+    # of the class and its methods name `stridedarray.Array` (stridedarray/_pickle.py).
+    __module__ = "stridedarray"
+
     # The class's whole surface is declared in this class statement, in four parts:
     # - from the array type, ArrayBase (csrc/arraytype/, typed in _arraytype.pyi): the
     #   descriptor (_st, _dtype, _shape, _strides, _origin) and its caches (_np and _npv, the

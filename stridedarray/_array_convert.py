@@ -45,8 +45,16 @@ class Device:
     def __hash__(self) -> int:
         return hash("cpu")  # equal objects hash alike: "cpu" == CPU_DEVICE
 
+    def __reduce__(self) -> tuple[Any, tuple[()]]:
+        return _unpickle_device, ()  # stridedarray._pickle.device
+
 
 CPU_DEVICE = Device()
+
+
+def _unpickle_device() -> Device:
+    """The device a pickle names, itself (stridedarray._pickle.device)."""
+    return CPU_DEVICE
 
 
 def to_device(self: Array, device: Device | str, /, *, stream: Any = None) -> Array:

@@ -1,5 +1,5 @@
 """Pickling and copying an Array: `__reduce_ex__` ships the elements the view reaches and
-nothing else, `_rebuild` checks every field of a pickle before the one constructor builds the
+nothing else, `rebuild` checks every field of a pickle before the one constructor builds the
 array from it, and `copy.copy`/`copy.deepcopy` make row-major copies.
 
 Plain functions of an Array, which the class statement in `_array.py` takes as its methods."""
@@ -47,7 +47,7 @@ def __reduce_ex__(self: Array, protocol: Any) -> tuple:
         else payload.tobytes()
     )
     return (
-        _rebuild,
+        rebuild,  # stridedarray._pickle.array, its permanent name
         (
             data,
             self._dtype.name,
@@ -137,7 +137,7 @@ def _payload(x: Array) -> tuple[np.ndarray, tuple, int]:
     return packed._st.arr.reshape(-1), strides, 0
 
 
-def _rebuild(
+def rebuild(
     data: Any, dtype_name: str, shape: tuple, strides: tuple, origin: int, readonly: bool
 ) -> Array:
     """Unpickle an array: a descriptor over the payload's memory, shared when the unpickler

@@ -16,7 +16,6 @@ it); tests/test_import_graph.py keeps the two equal.
 
 from __future__ import annotations
 
-import importlib
 import types
 from collections.abc import Iterable
 from typing import Any
@@ -58,31 +57,22 @@ def install(package: types.ModuleType) -> None:
 _NATIVE_TYPES = (NativeUfunc, NativeFunction, NativeMatmul)
 
 
-def _resolves(f: Any) -> bool:
-    """Whether `f.__module__` and `f.__qualname__` name `f` itself (what pickle checks)."""
-    try:
-        obj: Any = importlib.import_module(f.__module__)
-        for part in f.__qualname__.split("."):
-            obj = getattr(obj, part)
-    except (ImportError, AttributeError, TypeError):
-        return False
-    return obj is f
-
-
-def _needs_name(f: Any) -> bool:
-    return isinstance(f, _NATIVE_TYPES) or (isinstance(f, types.FunctionType) and not _resolves(f))
+def _ours(f: Any) -> bool:
+    """A callable of stridedarray's own: a C callable, or a Python function of the package."""
+    return isinstance(f, _NATIVE_TYPES) or (
+        isinstance(f, types.FunctionType) and f.__module__.split(".")[0] == "stridedarray"
+    )
 
 
 def publish(namespaces: Iterable[types.ModuleType]) -> None:
-    """Give every public callable the name that pickle and copy resolve back to it.
+    """Give every public callable its public name, which pickle and copy resolve back to it.
 
-    A function of the namespace pickles by reference, as `__module__`.`__qualname__`: for the
-    C callables (NativeUfunc, NativeFunction, NativeMatmul) that is the public module and name
-    where it is first found in `namespaces` (`stridedarray.add`, as NumPy's ufuncs are
-    `numpy.add`); a
-    Python function keeps its own when they already name it (its source stays findable) and
-    takes the public ones otherwise. Array's members that do not resolve become
-    `Array.<name>` of Array's module. docs/reliability.md states the rule.
+    A function of the namespace pickles by reference, as `__module__`.`__qualname__`: the
+    public module and name where it is first found in `namespaces` (`stridedarray.add`,
+    `stridedarray.linalg.inv`, as NumPy's are `numpy.add`), whichever private module
+    implements it, so that a pickle does not depend on where the code lives
+    (stridedarray/_pickle.py). Its source stays findable (`inspect` reads the code object).
+    Array's members that are not namespace functions become `stridedarray.Array.<name>`.
     """
     named: set[int] = set()
     for mod in namespaces:
@@ -90,12 +80,12 @@ def publish(namespaces: Iterable[types.ModuleType]) -> None:
             # vars(), not getattr: a submodule that loads on first use (the package's fft and
             # linalg) is not loaded by naming the package's functions.
             f = vars(mod).get(name)
-            if f is None or id(f) in named or not _needs_name(f):
+            if f is None or id(f) in named or not _ours(f):
                 continue
             f.__module__ = mod.__name__
             f.__qualname__ = name
             named.add(id(f))
-    for name, member in MEMBERS.items():
-        if id(member) not in named and _needs_name(member):
+    for name, member in list(vars(Array).items()):
+        if id(member) not in named and _ours(member) and member.__module__ != "stridedarray":
             member.__module__ = Array.__module__
             member.__qualname__ = f"Array.{name}"

@@ -110,6 +110,9 @@ class finfo_object:
     smallest_normal: float
     dtype: DType
 
+    def __reduce__(self) -> tuple[Any, tuple[DType]]:
+        return finfo, (self.dtype,)  # by its public name, stridedarray.finfo
+
 
 @dataclass(frozen=True)
 class iinfo_object:
@@ -119,6 +122,9 @@ class iinfo_object:
     max: int
     min: int
     dtype: DType
+
+    def __reduce__(self) -> tuple[Any, tuple[DType]]:
+        return iinfo, (self.dtype,)  # by its public name, stridedarray.iinfo
 
 
 def finfo(type: DType | Array, /) -> finfo_object:  # noqa: A002 - the standard's name

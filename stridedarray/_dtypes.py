@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+from typing import Any
 
 import numpy as np
 
@@ -79,8 +80,8 @@ class DType:
     def __repr__(self) -> str:
         return f"stridedarray.{self.name}"
 
-    def __reduce__(self) -> str:
-        return self.name
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return _unpickle_dtype, (self.name,)  # stridedarray._pickle.dtype
 
     def __eq__(self, other: object) -> builtins_bool:
         """Among our dtypes, identity (the standard's rule: a dtype equals only itself). A NumPy
@@ -234,6 +235,16 @@ KIND_OF = {
 }
 KIND_OF["integral"] = KIND_OF["signed integer"] | KIND_OF["unsigned integer"]
 KIND_OF["numeric"] = KIND_OF["integral"] | KIND_OF["real floating"] | KIND_OF["complex floating"]
+
+
+def _unpickle_dtype(name: str) -> DType:
+    """The dtype a pickle names, itself (stridedarray._pickle.dtype)."""
+    import pickle
+
+    dt = _BY_NAME.get(name) if name.__class__ is str else None
+    if dt is None:
+        raise pickle.UnpicklingError(f"not a stridedarray dtype name: {name!r:.40}")
+    return dt
 
 
 def by_name(name: str) -> DType:

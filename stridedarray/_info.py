@@ -33,6 +33,9 @@ class Info:
     def __init__(self, version: str = "2025.12") -> None:
         self._version = version  # the API version whose answers this object gives
 
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return _unpickle_info, (self._version,)  # stridedarray._pickle.namespace_info
+
     def capabilities(self) -> dict[str, Any]:
         """Optional features this library supports."""
         # Data-dependent shapes (boolean masks, unique_*, nonzero) are eager here, so both
@@ -100,10 +103,33 @@ def __array_namespace_info__() -> Info:
 _NAMESPACES: dict[str, types.ModuleType] = {}
 
 
-def _versioned(version: str, name: str) -> Any:
-    """The function `name` of the namespace of `version`: what an older namespace's own
-    functions unpickle to, so that they travel to other processes as the package's do."""
-    return getattr(namespace_for(version), name)
+def _pickled_namespace(version: Any) -> types.ModuleType:
+    import pickle
+
+    if version.__class__ is not str or version not in _API_VERSIONS:
+        raise pickle.UnpicklingError(f"not a stridedarray API version: {version!r:.40}")
+    return namespace_for(version)
+
+
+def _unpickle_info(version: str) -> Info:
+    """`__array_namespace_info__()` of the namespace of API version `version`
+    (stridedarray._pickle.namespace_info)."""
+    return _pickled_namespace(version).__array_namespace_info__()
+
+
+def _unpickle_function(version: str, name: str) -> Any:
+    """The function `name` of the namespace of API version `version`, whose functions differ
+    from the package's own before 2025.12 (stridedarray._pickle.versioned_function)."""
+    import pickle
+
+    ns = _pickled_namespace(version)
+    public = name.__class__ is str and (
+        not name.startswith("_") or name == "__array_namespace_info__"
+    )
+    f = getattr(ns, name, None) if public else None
+    if f is None or not callable(f):
+        raise pickle.UnpicklingError(f"not a stridedarray function: {name!r:.40}")
+    return f
 
 
 class _OlderFunction:
@@ -125,7 +151,8 @@ class _OlderFunction:
         return f"<function {self._name} of stridedarray as Array API {self._version} sees it>"
 
     def __reduce__(self) -> tuple[Any, tuple[str, str]]:
-        return _versioned, (self._version, self._name)
+        # stridedarray._pickle.versioned_function
+        return _unpickle_function, (self._version, self._name)
 
     def __copy__(self) -> Any:
         return self

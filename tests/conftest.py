@@ -80,7 +80,8 @@ C_CORE = {
 VERSION_SENSITIVE = {
     "test_arraytype", "test_arraytype_leaks", "test_creation", "test_views", "test_native_ufuncs",
     "test_elide", "test_freelist", "test_buffer", "test_dlpack", "test_numpy_protocols",
-    "test_numpy_scalars", "test_pickle", "test_lifetimes", "test_threads", "test_fork",
+    "test_numpy_scalars", "test_pickle", "test_pickle_compat", "test_lifetimes", "test_threads",
+    "test_fork",
     "test_parallel", "test_operators", "test_inplace", "test_indexing", "test_typing",
     "test_diagnostics", "test_memory", "test_statistical", "test_dtypes", "test_buffer_cache",
     "test_handover",
