@@ -58,59 +58,22 @@ settings.register_profile(
 settings.load_profile("stridedarray")
 
 
-# What each test module checks, as markers, so that a run can select by them (`-m install`):
-# CI (.ci/run) runs the whole suite on the oldest and the newest supported Python and, on the
-# Pythons between, the modules whose outcome can differ by Python version or by how the package
-# is installed. pyproject.toml registers the markers and says what each means. A new test module
-# that reaches CPython's C API, the interpreter's internals or the installed files belongs here.
-#
-# c_core: the modules of the C core (the matmul core and the array type, csrc/) and what calls
-# into it: the sanitizer run's selection (tools/sanitize).
-C_CORE = {
-    "test_matmul", "test_matmul_dispatch", "test_matmul_fast", "test_views", "test_pack",
-    "test_dtypes", "test_array_core", "test_interop", "test_generic_kernel", "test_diagnostics",
-    "test_fuzz", "test_lifetimes", "test_threads", "test_fork", "test_parallel", "test_pickle",
-    "test_pickle_fuzz", "test_arraytype", "test_buffer", "test_indexing", "test_operators",
-    "test_native_ufuncs", "test_elide", "test_creation", "test_fpe", "test_buffer_cache",
-    "test_handover",
-}  # fmt: skip
-# version_sensitive: what the interpreter's version can change: the array type's C entry
-# points and their reference counting, the interpreter-facing temporary elision and free list,
-# the buffer, DLPack and NumPy protocols, pickling, threads and fork, NumPy scalars, typing.
-VERSION_SENSITIVE = {
-    "test_arraytype", "test_arraytype_leaks", "test_creation", "test_views", "test_native_ufuncs",
-    "test_elide", "test_freelist", "test_buffer", "test_dlpack", "test_numpy_protocols",
-    "test_numpy_scalars", "test_pickle", "test_pickle_compat", "test_lifetimes", "test_threads",
-    "test_fork",
-    "test_parallel", "test_operators", "test_inplace", "test_indexing", "test_typing",
-    "test_diagnostics", "test_memory", "test_statistical", "test_dtypes", "test_buffer_cache",
-    "test_handover",
-}  # fmt: skip
-# install: what reads the installed files, the distributions or the tools beside the tests:
-# the build and its bundled libraries, the dist checks, the command-line entry points, the
-# documentation's examples, the import graph, the typing marker file.
-INSTALL = {
-    "test_build", "test_check_dist", "test_cli", "test_docs_examples", "test_import_graph",
-    "test_typing", "test_policy_file", "test_peer_suites_tool", "test_mutation_check",
-}  # fmt: skip
-# serial: modules whose tests should not share the machine with another test process (pytest -n
-# under pytest-xdist). tests/test_parallel.py runs the core's threads on more bands than cores:
-# its results do not depend on the load, but beside a second test process its products wait
-# for descheduled workers and the module runs much longer. CI runs them in a pass of their own,
-# after the parallel one.
-SERIAL = {"test_parallel"}
-
-_MODULE_MARKS = {
-    "c_core": C_CORE,
-    "version_sensitive": VERSION_SENSITIVE,
-    "install": INSTALL,
-    "serial": SERIAL,
-}
-
-
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        module = item.path.stem
-        for mark, modules in _MODULE_MARKS.items():
-            if module in modules:
-                item.add_marker(mark)
+# What each test module checks, as markers that the module gives itself (`pytestmark` at its
+# top, so that a module carries its markers wherever it moves), so that a run can select by
+# them (`-m install`). CI (.ci/run) runs the whole suite on the oldest and the newest supported
+# Python and, on the Pythons between, the modules whose outcome can differ by Python version or
+# by how the package is installed. pyproject.toml registers the markers.
+# - c_core: the modules of the C core (the matmul core and the array type, csrc/) and what
+#   calls into it: the sanitizer run's selection (tools/sanitize).
+# - version_sensitive: what the interpreter's version can change: the array type's C entry
+#   points and their reference counting, the interpreter-facing temporary elision and free
+#   list, the buffer, DLPack and NumPy protocols, pickling, threads and fork, NumPy scalars,
+#   typing. A new module that reaches CPython's C API or the interpreter's internals has it.
+# - install: what reads the installed files, the distributions or the tools beside the tests:
+#   the build and its bundled libraries, the dist checks, the command-line entry points, the
+#   documentation's examples, the import graph, the typing marker file.
+# - serial: modules whose tests should not share the machine with another test process
+#   (pytest -n under pytest-xdist): tests/test_parallel.py runs the core's threads on more
+#   bands than cores; its results do not depend on the load, but beside a second test process
+#   its products wait for descheduled workers and the module runs much longer. CI runs them
+#   in a pass of their own, after the parallel one.

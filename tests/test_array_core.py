@@ -14,6 +14,8 @@ from strategies import ALL_DTYPES, basic_indices, dtypes, fill, shapes, views
 
 import stridedarray as sa
 
+pytestmark = [pytest.mark.c_core]  # tests/conftest.py says what each means
+
 
 def test_array_cannot_be_instantiated_directly():
     for args in [(), ([1, 2],), (np.zeros(3),)]:

@@ -19,6 +19,11 @@ from stridedarray import _array
 from stridedarray._array import _make, _Storage
 from stridedarray._arraytype import ArrayBase
 
+pytestmark = [
+    pytest.mark.c_core,
+    pytest.mark.version_sensitive,
+]  # tests/conftest.py says what each means
+
 FIELDS = (
     "_st",
     "_dtype",

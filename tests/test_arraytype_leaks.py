@@ -23,7 +23,10 @@ from stridedarray._diagnostics import c_alloc_stats
 
 # Process-wide measurements (traced memory, RSS, the C core's allocation counters): another
 # thread's calls in the loop would show as growth.
-pytestmark = pytest.mark.thread_unsafe(reason="measures process-wide memory over a loop")
+pytestmark = [
+    pytest.mark.version_sensitive,  # tests/conftest.py says what each marker means
+    pytest.mark.thread_unsafe(reason="measures process-wide memory over a loop"),
+]
 
 BASE = np.arange(64.0)
 ST = _Storage(BASE)

@@ -14,6 +14,11 @@ from strategies import ALL_DTYPES, views
 
 import stridedarray as sa
 
+pytestmark = [
+    pytest.mark.c_core,
+    pytest.mark.version_sensitive,
+]  # tests/conftest.py says what each means
+
 PyBUF_WRITABLE = 0x0001
 PyBUF_FULL = 0x011D  # PyBUF_INDIRECT | PyBUF_WRITABLE | PyBUF_FORMAT
 

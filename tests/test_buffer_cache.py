@@ -21,6 +21,11 @@ from hypothesis import strategies as st
 import stridedarray as sa
 from stridedarray._arraytype import _buffer_cache, _buffer_cache_clear
 
+pytestmark = [
+    pytest.mark.c_core,
+    pytest.mark.version_sensitive,
+]  # tests/conftest.py says what each means
+
 try:
     from numpy._core.multiarray import get_handler_name
 except ImportError:  # pragma: no cover - NumPy < 2

@@ -17,6 +17,8 @@ import pytest
 import stridedarray as sa
 from stridedarray import _core
 
+pytestmark = [pytest.mark.install]  # tests/conftest.py says what each means
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

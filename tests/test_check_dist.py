@@ -16,6 +16,8 @@ import pytest
 
 import stridedarray as sa
 
+pytestmark = [pytest.mark.install]  # tests/conftest.py says what each means
+
 ROOT = Path(__file__).resolve().parent.parent
 CHECK_DIST = ROOT / "tools" / "check-dist"
 

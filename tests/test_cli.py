@@ -25,6 +25,8 @@ import stridedarray as sa
 from stridedarray import _policy, tune
 from stridedarray.bench import cli as bench_cli
 
+pytestmark = [pytest.mark.install]  # tests/conftest.py says what each means
+
 ROOT = Path(__file__).resolve().parent.parent
 ONE_CASE = ["--quick", "--no-progress", "--filter", "^overhead f64 2x2$"]
 ONE_KEY = ["--quick", "--only", "dot_blas_min_k", "--rounds", "1"]

@@ -21,6 +21,11 @@ from strategies import arrays, dtype_list, dtypes, views
 import stridedarray as sa
 from stridedarray._arraytype import NativeFunction
 
+pytestmark = [
+    pytest.mark.c_core,
+    pytest.mark.version_sensitive,
+]  # tests/conftest.py says what each means
+
 SETTINGS = settings(max_examples=20, deadline=None)
 
 

@@ -21,6 +21,11 @@ from test_matmul import check, matmul_case, matrix, vector
 import stridedarray as sa
 from stridedarray._diagnostics import c_alloc_stats, fail_c_alloc_after, reset_c_alloc_peak
 
+pytestmark = [
+    pytest.mark.c_core,
+    pytest.mark.version_sensitive,
+]  # tests/conftest.py says what each means
+
 CATEGORIES = ("pack", "scratch")
 
 

@@ -11,6 +11,8 @@ from strategies import views
 import stridedarray as sa
 from stridedarray._array import CPU_DEVICE
 
+pytestmark = [pytest.mark.version_sensitive]  # tests/conftest.py says what each means
+
 SETTINGS = settings(max_examples=25, deadline=None)
 
 

@@ -23,6 +23,8 @@ from stridedarray._matmul import MatmulExplain
 from stridedarray._ndarray_methods import NDARRAY_METHODS
 from stridedarray._policy import DEFAULT_POLICY
 
+pytestmark = [pytest.mark.install]  # tests/conftest.py says what each means
+
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 PAGES = sorted(DOCS.glob("*.md"))
 EXAMPLE_PAGES = [p for p in PAGES if ">>> " in p.read_text()]

@@ -17,6 +17,11 @@ from strategies import views
 import stridedarray as sa
 from stridedarray._dtypes import DTYPES, KIND_OF, promote
 
+pytestmark = [
+    pytest.mark.c_core,
+    pytest.mark.version_sensitive,
+]  # tests/conftest.py says what each means
+
 NAMES = list(DTYPE_NAMES)  # the standard's order, written out in standard_names.py
 
 # The standard's promotion table, written out independently of _dtypes (rows: "a b -> c").

@@ -20,6 +20,11 @@ from hypothesis import strategies as st
 import stridedarray as sa
 from stridedarray._arraytype import NativeUfunc, _elided, _elision_available
 
+pytestmark = [
+    pytest.mark.c_core,
+    pytest.mark.version_sensitive,
+]  # tests/conftest.py says what each means
+
 N = 256 * 1024 // 8 + 8  # float64 elements just above the 256 KiB threshold
 # How many elisions an operation on a temporary makes: none where the interpreter cannot say
 # what a temporary is (CPython < 3.14).

@@ -19,7 +19,11 @@ import pytest
 import stridedarray as sa
 from stridedarray._ffi import lib
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the platform has no fork")
+pytestmark = [
+    pytest.mark.c_core,  # tests/conftest.py says what each marker means
+    pytest.mark.version_sensitive,
+    pytest.mark.skipif(not hasattr(os, "fork"), reason="the platform has no fork"),
+]
 
 TIMEOUT = 60  # seconds; a passing run takes 2-3 s on a busy 2-core machine
 

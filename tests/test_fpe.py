@@ -21,6 +21,8 @@ import stridedarray as sa
 from stridedarray import _arraytype, _fpe
 from stridedarray._elementwise import _BINARY, _K, _UNARY
 
+pytestmark = [pytest.mark.c_core]  # tests/conftest.py says what each means
+
 # What _fpe.py takes from NumPy privately (its `from numpy._core import umath` block).
 PRIVATE = ("_extobj_contextvar", "_make_extobj")
 

@@ -9,8 +9,11 @@ import sys
 import weakref
 
 import numpy as np
+import pytest
 
 import stridedarray as sa
+
+pytestmark = [pytest.mark.version_sensitive]  # tests/conftest.py says what each means
 
 
 def _churn(batch: int) -> None:

@@ -50,6 +50,8 @@ from strategies import basic_indices, views
 import stridedarray as sa
 from stridedarray._array import _make, _Storage
 
+pytestmark = [pytest.mark.c_core]  # tests/conftest.py says what each means
+
 _FUZZ = settings(
     deadline=None,
     derandomize=False,

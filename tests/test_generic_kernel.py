@@ -18,6 +18,8 @@ from standard_names import DTYPE_NAMES
 
 import stridedarray as sa
 
+pytestmark = [pytest.mark.c_core]  # tests/conftest.py says what each means
+
 DTYPES = list(DTYPE_NAMES[1:])  # every numeric dtype
 LAYOUTS = ["C", "F", "padded", "rev_inner", "rev_outer", "step2", "both", "zero_inner"]
 EPS = {"float32": 1.2e-7, "complex64": 1.2e-7, "float64": 2.3e-16, "complex128": 2.3e-16}

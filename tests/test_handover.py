@@ -20,6 +20,11 @@ import pytest
 
 import stridedarray as sa
 
+pytestmark = [
+    pytest.mark.c_core,
+    pytest.mark.version_sensitive,
+]  # tests/conftest.py says what each means
+
 # The package imported as usual (the hand-over made), then the case.
 _AFTER = """
 import gc, sys

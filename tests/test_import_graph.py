@@ -19,6 +19,8 @@ import pytest
 
 import stridedarray as sa
 
+pytestmark = [pytest.mark.install]  # tests/conftest.py says what each means
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = Path(sa.__file__).resolve().parent
 # The directory a child interpreter starts in, so that it imports the package under test: the

@@ -14,6 +14,11 @@ from strategies import basic_indices, views
 
 import stridedarray as sa
 
+pytestmark = [
+    pytest.mark.c_core,
+    pytest.mark.version_sensitive,
+]  # tests/conftest.py says what each means
+
 SETTINGS = settings(max_examples=25, deadline=None)
 
 

@@ -15,6 +15,8 @@ from strategies import fill, views
 
 import stridedarray as sa
 
+pytestmark = [pytest.mark.version_sensitive]  # tests/conftest.py says what each means
+
 # symbol -> (in-place operator, NumPy ufunc, kinds of result dtype the standard's function
 # accepts; written out here, not read from the library)
 INPLACE = {

@@ -14,6 +14,8 @@ from strategies import ALL_DTYPES, fill, views
 
 import stridedarray as sa
 
+pytestmark = [pytest.mark.c_core]  # tests/conftest.py says what each means
+
 
 def shares(x: sa.Array, other) -> bool:
     return np.shares_memory(np.asarray(x), np.asarray(other))

@@ -31,6 +31,11 @@ from strategies import NUMERIC_DTYPES, basic_indices, fill
 import stridedarray as sa
 from stridedarray import _diagnostics as diag
 
+pytestmark = [
+    pytest.mark.c_core,
+    pytest.mark.version_sensitive,
+]  # tests/conftest.py says what each means
+
 
 @contextmanager
 def gc_off() -> Iterator[None]:

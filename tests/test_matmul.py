@@ -22,6 +22,8 @@ from strategies import NUMERIC_DTYPES, fill
 import stridedarray as sa
 from stridedarray._policy import BACKENDS
 
+pytestmark = [pytest.mark.c_core]  # tests/conftest.py says what each means
+
 LAYOUTS = ("C", "F", "padded", "neg_inner", "neg_outer", "step2", "both")
 VEC_LAYOUTS = ("C", "neg", "step2")
 BROADCASTS = ("none", "lhs", "rhs", "cross", "zero")

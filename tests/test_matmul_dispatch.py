@@ -20,6 +20,8 @@ from test_matmul import check, matrix
 import stridedarray as sa
 from stridedarray._policy import DEFAULT_POLICY, current_policy
 
+pytestmark = [pytest.mark.c_core]  # tests/conftest.py says what each means
+
 # Route expectations below are written against the initial crossover values, which put more
 # products near a crossover; the shipped defaults are re-measured on the reference machine
 # (`python -m stridedarray.tune`) and move.

@@ -22,6 +22,8 @@ from stridedarray import _diagnostics
 from stridedarray._arraytype import NativeMatmul
 from stridedarray._policy import BACKENDS
 
+pytestmark = [pytest.mark.c_core]  # tests/conftest.py says what each means
+
 OPERATOR = vars(sa.Array)["__matmul__"]
 
 

@@ -29,6 +29,8 @@ import pytest
 import stridedarray as sa
 from stridedarray import _diagnostics as diag
 
+pytestmark = [pytest.mark.version_sensitive]  # tests/conftest.py says what each means
+
 # Python objects made per call besides the output's data (the result Array, its _Storage and
 # cffi pointer, NumPy's array header, a few small tuples), in bytes, generously.
 PY_OBJECTS = 2048

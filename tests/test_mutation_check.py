@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from tool_scripts import load_tool
 
+pytestmark = [pytest.mark.install]  # tests/conftest.py says what each means
+
 ROOT = Path(__file__).resolve().parent.parent
 TOOL = ROOT / "tools" / "mutation-check"
 

@@ -21,6 +21,11 @@ import stridedarray as sa
 from stridedarray import _elementwise, _fpe
 from stridedarray._arraytype import NativeUfunc, _quiet_call
 
+pytestmark = [
+    pytest.mark.c_core,
+    pytest.mark.version_sensitive,
+]  # tests/conftest.py says what each means
+
 BINARY = {
     "add": operator.add,
     "sub": operator.sub,

@@ -17,6 +17,8 @@ from strategies import NUMERIC_DTYPES, dtypes, views
 
 import stridedarray as sa
 
+pytestmark = [pytest.mark.version_sensitive]  # tests/conftest.py says what each means
+
 SUPPORTED = tuple(sa.__array_namespace_info__().dtypes().values())
 
 

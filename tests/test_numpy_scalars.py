@@ -16,6 +16,8 @@ from strategies import dtypes, views
 
 import stridedarray as sa
 
+pytestmark = [pytest.mark.version_sensitive]  # tests/conftest.py says what each means
+
 NP_TYPES = [
     np.bool_,
     np.int8,

@@ -17,6 +17,11 @@ from strategies import dtype_list, numpy_promote, views
 
 import stridedarray as sa
 
+pytestmark = [
+    pytest.mark.c_core,
+    pytest.mark.version_sensitive,
+]  # tests/conftest.py says what each means
+
 SETTINGS = settings(max_examples=12, deadline=None)
 
 # operator symbol -> (python operator, in-place operator, category, numpy ufunc)

@@ -12,6 +12,8 @@ from strategies import ALL_DTYPES, views
 import stridedarray as sa
 from stridedarray._ffi import ffi, lib
 
+pytestmark = [pytest.mark.c_core]  # tests/conftest.py says what each means
+
 
 def c_accepts(src: sa.DType, dst: sa.DType) -> bool:
     """The pairs csrc/pack.c implements (others are cast through NumPy by `_pack`)."""

@@ -27,6 +27,12 @@ import stridedarray as sa
 from stridedarray._ffi import lib
 from stridedarray._threads import openmp_library
 
+pytestmark = [
+    pytest.mark.c_core,
+    pytest.mark.version_sensitive,
+    pytest.mark.serial,
+]  # tests/conftest.py says what each means
+
 
 @pytest.fixture(autouse=True)
 def restore_threads() -> Iterator[None]:

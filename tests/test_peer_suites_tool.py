@@ -5,6 +5,8 @@ The suites themselves are run by hand; docs/interop.md gives the counts."""
 import pytest
 from tool_scripts import load_tool
 
+pytestmark = [pytest.mark.install]  # tests/conftest.py says what each means
+
 
 @pytest.fixture(scope="module")
 def tool():

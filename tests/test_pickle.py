@@ -20,6 +20,11 @@ from strategies import views
 
 import stridedarray as sa
 
+pytestmark = [
+    pytest.mark.c_core,
+    pytest.mark.version_sensitive,
+]  # tests/conftest.py says what each means
+
 
 def _same(a: sa.Array, ref: np.ndarray) -> None:
     assert isinstance(a, sa.Array)

@@ -23,6 +23,8 @@ import pytest
 
 import stridedarray as sa
 
+pytestmark = [pytest.mark.version_sensitive]  # tests/conftest.py says what each means
+
 HERE = Path(__file__).resolve().parent / "pickles"
 PROTOCOLS = (2, 5)
 

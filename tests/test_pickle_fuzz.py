@@ -22,6 +22,8 @@ from strategies import views
 
 import stridedarray as sa
 
+pytestmark = [pytest.mark.c_core]  # tests/conftest.py says what each means
+
 _FUZZ = settings(
     deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
 )

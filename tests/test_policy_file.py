@@ -28,6 +28,8 @@ from hypothesis import strategies as st
 from stridedarray import _policy
 from stridedarray._policy import DEFAULT_POLICY, RANGES
 
+pytestmark = [pytest.mark.install]  # tests/conftest.py says what each means
+
 KEYS = sorted(DEFAULT_POLICY)
 
 # JSON values of every kind, numbers at the edges included.

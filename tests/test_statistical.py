@@ -14,6 +14,8 @@ from strategies import DTYPES, arrays, dtype_list, dtypes, fill, views
 import stridedarray as sa
 from stridedarray._validation import AxisError
 
+pytestmark = [pytest.mark.version_sensitive]  # tests/conftest.py says what each means
+
 SETTINGS = settings(max_examples=40, deadline=None)
 NUMERIC = dtype_list("numeric")
 REAL = dtype_list(["bool", "integral", "real floating"])

@@ -35,6 +35,11 @@ import stridedarray as sa
 from stridedarray._ffi import lib
 from stridedarray._policy import current_policy
 
+pytestmark = [
+    pytest.mark.c_core,
+    pytest.mark.version_sensitive,
+]  # tests/conftest.py says what each means
+
 NTHREADS = 6
 ITERATIONS = 60
 

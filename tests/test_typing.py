@@ -21,6 +21,11 @@ import stridedarray as sa
 from stridedarray import _array, _bind
 from stridedarray._arraytype import ArrayBase
 
+pytestmark = [
+    pytest.mark.version_sensitive,
+    pytest.mark.install,
+]  # tests/conftest.py says what each means
+
 
 def _declared_for_type_checkers() -> set[str]:
     """Names defined or annotated inside the TYPE_CHECKING block of Array's class statement."""

@@ -30,6 +30,11 @@ import stridedarray as sa
 from stridedarray._array import _make
 from stridedarray._arraytype import NativeFunction
 
+pytestmark = [
+    pytest.mark.c_core,
+    pytest.mark.version_sensitive,
+]  # tests/conftest.py says what each means
+
 
 def _offset_bounds(x: sa.Array) -> tuple[int, int]:
     """The smallest and largest buffer offset x reaches, over every index enumerated (Python
