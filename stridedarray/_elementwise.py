@@ -305,6 +305,11 @@ def _make_binary(
     via_float64 = cat in _dtypes.INTEGERS_AS_FLOAT64  # the one rule, in _dtypes
     operator = form != "function"
     reflected = form == "reflected"
+    # `x ** 2` and `pow(x, 2)` compute square(x), as NumPy's `**` does: the rule of the C
+    # operators (csrc/arraytype/operators.c, `is_two`), which this path must match when they
+    # hand a call over: an exponent of exactly the int 2, or the float 2.0 unless x is complex
+    # (NumPy's `z ** 2.0` takes the power loop, whose values differ in the last bit).
+    squares = name == "pow" and not reflected
 
     def f(x1: Array | _Scalar, x2: Array | _Scalar, /) -> Array:
         if operator and not isinstance(x2, _OPERAND_TYPES):
@@ -322,6 +327,10 @@ def _make_binary(
                 raise _category_error(name, cat, u, v)
             dt, k = _dtypes.float64, "f"  # see _dtypes.INTEGERS_AS_FLOAT64
             n1, n2 = np.asarray(n1, dtype=np.float64), np.asarray(n2, dtype=np.float64)
+        if squares and (
+            (v.__class__ is int and v == 2) or (v.__class__ is float and v == 2.0 and k != "c")
+        ):
+            return _wrap(_quiet_call(np.square, n1) if k in loud else np.square(n1))
         try:
             if k in loud:
                 if fix is None:
