@@ -64,6 +64,7 @@ MUST_HAVE_EXAMPLES = {
     "functions.md",
     "conformance.md",
     "scale-out.md",
+    "dev/architecture.md",
 }
 
 
