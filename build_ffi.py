@@ -74,7 +74,7 @@ if FUZZ:
     ]
     SANITIZE_LINK = [f"{SANITIZES},fuzzer-no-link"]
 
-# -O3: the generic kernels are written for it (docs/install.md has the -O2/-O3 measurements).
+# -O3: the generic kernels are written for it (docs/dev/building.md has the -O2/-O3 measurements).
 # -g0: no debug information (it was 6 MB of an 8.8 MB extension). No -fwrapv: no C file
 # here relies on signed overflow wrapping (the generic integer kernels multiply in unsigned
 # types, generic_real.h's SA_SMUL), and the sanitizer build checks that with -fno-wrapv. The

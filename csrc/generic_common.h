@@ -19,7 +19,7 @@
  * arithmetic on it, lane subscripts). A compiler without them (MSVC) gets the scalar path: the
  * same templates with a one-element "vector" that is the element type itself, so every vector
  * loop becomes a plain scalar loop, the baseline target only and no run-time choice
- * (docs/install.md, "Platforms and ports"). -DSA_GENERIC_SCALAR forces that path on GCC or
+ * (docs/dev/platforms.md, "Platforms and ports"). -DSA_GENERIC_SCALAR forces that path on GCC or
  * Clang, which is how it is tested (tools/generic-scalar-check). */
 #if !defined(__GNUC__) && !defined(SA_GENERIC_SCALAR)
 #define SA_GENERIC_SCALAR 1

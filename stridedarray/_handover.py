@@ -49,7 +49,8 @@ def connect(**replace: Any) -> None:
     """Hand `table()` to the array type, with the entries in `replace` instead of its own.
 
     The package's __init__ calls it once, before any array is made. The hand-over is made once
-    per process: a second call raises RuntimeError and changes nothing (docs/reliability.md,
-    "The hand-over"); tests/test_handover.py makes a first one of its own in a child process.
+    per process: a second call raises RuntimeError and changes nothing (docs/dev/internals.md,
+    "The hand-over from Python to C"); tests/test_handover.py makes a first one of its own in a
+    child process.
     """
     _connect({**table(), **replace})

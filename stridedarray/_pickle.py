@@ -1,4 +1,4 @@
-"""The names stridedarray's pickles refer to (docs/reliability.md, "Pickles").
+"""The names stridedarray's pickles refer to (docs/reliability.md, "What a pickle may contain").
 
 A pickle records, as a module and a name, where to find what rebuilds an object. Every
 pickle of stridedarray's names one of these, and nothing else of the package:

@@ -2,8 +2,9 @@
 
     python tests/fuzz_arraytype.py TARGET [libFuzzer options] [corpus dirs]
 
-is what `tools/fuzz` runs, under the sanitizer build (docs/reliability.md, "The fuzzer"); a
-saved input is replayed by passing its file instead of a corpus directory. TARGET is one of
+is what `tools/fuzz` runs, under the sanitizer build (docs/dev/testing.md, "How the C type
+is checked: the fuzzer"); a saved input is replayed by passing its file instead of a corpus
+directory. TARGET is one of
 
 * `index`    `__getitem__` / `__setitem__` with keys of up to 128 entries: ints from the int64
              edges and beyond, slices with extreme bounds and steps, None, ..., bools, NumPy

@@ -26,13 +26,24 @@ from stridedarray._policy import DEFAULT_POLICY
 pytestmark = [pytest.mark.install]  # tests/conftest.py says what each means
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
-PAGES = sorted(DOCS.glob("*.md"))
+# The user guide's pages and the developer guide's (docs/dev/), not the benchmark's table
+# fragments (generated/) or a build's output (_build/).
+PAGES = sorted(
+    p
+    for p in DOCS.rglob("*.md")
+    if not any(part == "generated" or part.startswith("_") for part in p.relative_to(DOCS).parts)
+)
 EXAMPLE_PAGES = [p for p in PAGES if ">>> " in p.read_text()]
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 
 # Optional libraries whose examples run only where they are installed: a block that names one
 # is skipped without it (Cubed needs a newer Python than stridedarray's floor).
 OPTIONAL = ("cubed",)
+
+
+def _page(p: Path) -> str:
+    """A page's name as the tests show it: its path under docs/ (`array.md`, `dev/testing.md`)."""
+    return p.relative_to(DOCS).as_posix()
 
 
 def _runnable(block: str) -> bool:
@@ -53,10 +64,11 @@ MUST_HAVE_EXAMPLES = {
     "functions.md",
     "conformance.md",
     "scale-out.md",
+    "dev/architecture.md",
 }
 
 
-@pytest.mark.parametrize("page", EXAMPLE_PAGES, ids=[p.name for p in EXAMPLE_PAGES])
+@pytest.mark.parametrize("page", EXAMPLE_PAGES, ids=[_page(p) for p in EXAMPLE_PAGES])
 def test_examples_in_page_run(page: Path) -> None:
     blocks = BLOCK.findall(page.read_text())
     parser = doctest.DocTestParser()
@@ -66,19 +78,19 @@ def test_examples_in_page_run(page: Path) -> None:
         for i, block in enumerate(blocks):
             if not _runnable(block):
                 continue
-            test = parser.get_doctest(block, globs, f"{page.name}[{i}]", str(page), 0)
+            test = parser.get_doctest(block, globs, f"{_page(page)}[{i}]", str(page), 0)
             runner.run(test, clear_globs=False)
             globs = test.globs  # DocTest works on a copy: carry the names to the next block
     result = runner.summarize(verbose=False)
     assert result.attempted > 0
-    assert result.failed == 0, f"{result.failed} example(s) in {page.name} failed (see output)"
+    assert result.failed == 0, f"{result.failed} example(s) in {_page(page)} failed (see output)"
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+@pytest.mark.parametrize("page", PAGES, ids=[_page(p) for p in PAGES])
 def test_code_without_prompts_compiles(page: Path) -> None:
     for i, block in enumerate(BLOCK.findall(page.read_text())):
         if ">>> " not in block:
-            compile(block, f"{page.name}[{i}]", "exec")
+            compile(block, f"{_page(page)}[{i}]", "exec")
 
 
 def test_readme_usage_prints_what_it_says(capsys: pytest.CaptureFixture[str]) -> None:
@@ -95,7 +107,7 @@ def test_readme_usage_prints_what_it_says(capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_guides_have_examples() -> None:
-    missing = MUST_HAVE_EXAMPLES - {p.name for p in EXAMPLE_PAGES}
+    missing = MUST_HAVE_EXAMPLES - {_page(p) for p in EXAMPLE_PAGES}
     assert not missing, f"pages without runnable examples: {sorted(missing)}"
 
 
@@ -113,13 +125,13 @@ HISTORY = re.compile(
 )
 
 
-GUIDES = [p for p in PAGES if p.name != "changelog.md"]
+GUIDES = [p for p in PAGES if _page(p) != "changelog.md"]
 
 
-@pytest.mark.parametrize("page", GUIDES, ids=[p.name for p in GUIDES])
+@pytest.mark.parametrize("page", GUIDES, ids=[_page(p) for p in GUIDES])
 def test_page_has_no_development_history(page: Path) -> None:
     hits = [m.group(0) for m in HISTORY.finditer(page.read_text())]
-    assert not hits, f"{page.name} reads like a development log: {hits}"
+    assert not hits, f"{_page(page)} reads like a development log: {hits}"
 
 
 # -- docstrings of the public API the Array API standard does not define ---------------------

@@ -3,7 +3,7 @@ dtype, category rejections, Python scalars, and the standard's special cases we 
 
 Every oracle here is independent of the package: the NumPy function each standard function is
 checked against is named by hand below, and the dtype categories are the standard's, written
-out in standard_names.py (docs/reliability.md says how a mutation run checks this)."""
+out in standard_names.py (docs/dev/testing.md says how a mutation run checks this)."""
 
 from __future__ import annotations
 

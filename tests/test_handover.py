@@ -1,8 +1,8 @@
 """The hand-over (stridedarray/_handover.py, csrc/arraytype/arraytype.c `_connect`): what the
-array type needs from Python, given to C once per process (docs/reliability.md, "The
-hand-over"). A second call is refused before anything is read; a table is checked whole before
-anything is installed, so a refused one changes nothing; every value is held by C's own
-reference while the table's Python code runs.
+array type needs from Python, given to C once per process (docs/dev/internals.md, "The
+hand-over from Python to C"). A second call is refused before anything is read; a table is
+checked whole before anything is installed, so a refused one changes nothing; every value is
+held by C's own reference while the table's Python code runs.
 
 The second-call cases run in a child process: on a build without these guarantees they
 corrupt or crash the process that makes them. The first-call cases need a process whose

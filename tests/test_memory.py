@@ -13,7 +13,7 @@ pack peak - pack current before == `matmul_explain(...)["payload_bytes"]`, and t
 during the call - traced before == output bytes + a few Python objects.
 
 The RSS test (100,000 calls) is slow and runs by hand: `pytest -m slow tests/test_memory.py -s`
-prints the figures recorded in docs/reliability.md.
+prints the figures recorded in docs/dev/testing.md.
 """
 
 from __future__ import annotations

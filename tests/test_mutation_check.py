@@ -1,6 +1,6 @@
 """tools/mutation-check: its mistakes still apply to the package as it is (each planted text
 occurs exactly once), so the tool cannot rot unnoticed; the run itself is slow-marked
-(docs/reliability.md gives its figures)."""
+(docs/dev/testing.md gives its figures)."""
 
 import os
 import subprocess

@@ -662,7 +662,7 @@ take_core(handover *h, PyObject *core)
  * The values are kept in process-wide statics (see the top of this file for why this is
  * sound, and why the module is single-phase).
  *
- * What it guarantees (docs/reliability.md, "The hand-over"): it succeeds once per process, and
+ * What it guarantees (docs/dev/internals.md, "The hand-over from Python to C"): it succeeds once per process, and
  * any later call, or one made while it is under way, is refused before anything is read. The
  * table is checked whole (every entry, each dtype's NumPy type) before anything is installed,
  * so a refused table changes nothing and leaves the hand-over to be made. Every value is held

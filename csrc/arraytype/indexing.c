@@ -128,7 +128,7 @@ done:
 /* The rule: the view of `a` for a key's items. 1 with *out set; 0 when an item is not an
  * exact int, a slice, None or Ellipsis (the caller's Python path decides); -1 with an
  * exception (the messages every path gives: NumPy's words). Inlined into both callers: `x[key]`
- * pays no call for it (the per-call cost of a view, docs/array.md). */
+ * pays no call for it (the per-call cost of a view, docs/dev/internals.md). */
 static inline __attribute__((always_inline)) int
 basic_view(ArrayObject *a, PyObject *const *items, Py_ssize_t nitems, PyObject **out)
 {
