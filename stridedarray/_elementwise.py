@@ -6,9 +6,8 @@ ufunc (plus, where NumPy's special cases differ from the standard's, a fix-up fr
 so no input is copied to compute; results are wrapped without a copy.
 
 Dtype rules are checked here, before NumPy sees anything: a dtype outside the function's
-category raises TypeError, array-array promotion follows the standard's table (mixed kinds
-raise TypeError, where NumPy would promote), and Python scalars follow the 2024.12 rules in
-`_dtypes.scalar_dtype`.
+category raises TypeError, and an operand pair takes the dtype `_operands.operands` gives it
+(the standard's promotion table, and the 2024.12 rules for Python scalars).
 """
 
 from __future__ import annotations
@@ -21,11 +20,10 @@ import numpy as np
 
 from . import _dtypes, _fpe
 from . import _special_cases as _sc
-from ._array import Array, _from_ndarray, _wrap
-from ._creation import _own
-from ._dtypes import DTYPES, DType, promote, scalar_dtype, scalar_np
-from ._dtypes import scalar_operand as _scalar_operand
-from ._validation import convert_hint, foreign_operand, not_array
+from ._array import Array, _wrap
+from ._dtypes import DTYPES, DType, scalar_dtype, scalar_np
+from ._operands import function_names, numpy_operand, operands
+from ._validation import foreign_operand, not_array
 
 _K = {
     "all": "biufc",
@@ -169,63 +167,6 @@ def _check_unary(name: str, cat: str, x: Any) -> None:
         raise TypeError(f"{name}: x must have a {cat} dtype, got {x.dtype.name}")
 
 
-def _operands(name: str, x1: Any, x2: Any) -> tuple[Any, Any, DType]:
-    """The NumPy operands of a binary function or operator, and the dtype the standard gives
-    the result's inputs: the Python path's one conversion of an operand pair (the C operators
-    take the pairs csrc/arraytype/fastops.c lists and leave every other one here).
-
-    An Array gives its NumPy view; a Python scalar beside an array follows the 2024.12 rules
-    (`_dtypes.scalar_dtype`, `_dtypes.scalar_operand`); a NumPy scalar or 0-d ndarray beside
-    an array becomes a 0-d array of its own dtype; TypeError when neither is an Array."""
-    t1, t2 = type(x1), type(x2)
-    # Exact Arrays and Python scalars first, in the fewest steps: the calls that reach here
-    # most (mixed dtypes, fix-ups, scalars the C path declines).
-    if t1 is Array:
-        n1 = x1._npv
-        if n1 is None:
-            n1 = x1._np
-        if t2 is Array:
-            dt = x1._dtype
-            if dt is not x2._dtype:
-                dt = promote(dt, x2._dtype)
-            n2 = x2._npv
-            if n2 is None:
-                n2 = x2._np
-            return n1, n2, dt
-        if t2 in _PY_SCALARS:
-            a = x1._dtype
-            dt = scalar_dtype(a, x2, "x2")
-            return n1, (_scalar_operand(x2, dt) if dt is a else scalar_np(x2, dt)), dt
-    elif t2 is Array and t1 in _PY_SCALARS:
-        a = x2._dtype
-        dt = scalar_dtype(a, x1, "x1")
-        n2 = x2._npv
-        if n2 is None:
-            n2 = x2._np
-        return (_scalar_operand(x1, dt) if dt is a else scalar_np(x1, dt)), n2, dt
-    a1, a2 = isinstance(x1, Array), isinstance(x2, Array)
-    if a1 != a2 and _dtypes.numpy_value(x2 if a1 else x1):
-        # A NumPy scalar or 0-d array beside an array: a 0-d array of its own dtype, over a
-        # view only we hold (another thread may assign the caller's shape or dtype meanwhile).
-        if a1:
-            x2 = _from_ndarray(_own(x2) if isinstance(x2, np.ndarray) else np.asarray(x2), None)
-        else:
-            x1 = _from_ndarray(_own(x1) if isinstance(x1, np.ndarray) else np.asarray(x1), None)
-        a1 = a2 = True
-    if a1 and a2:
-        return x1._np, x2._np, promote(x1.dtype, x2.dtype)
-    if a1:
-        dt = scalar_dtype(x1.dtype, x2, f"{name}: x2")
-        return x1._np, (_scalar_operand(x2, dt) if dt is x1._dtype else scalar_np(x2, dt)), dt
-    if a2:
-        dt = scalar_dtype(x2.dtype, x1, f"{name}: x1")
-        return (_scalar_operand(x1, dt) if dt is x2._dtype else scalar_np(x1, dt)), x2._np, dt
-    raise TypeError(
-        f"{name}: at least one of x1, x2 must be a stridedarray.Array, got "
-        f"{type(x1).__name__} and {type(x2).__name__}; {convert_hint('x1')}"
-    )
-
-
 def _category_error(name: str, cat: str, x1: Any, x2: Any) -> TypeError:
     return TypeError(
         f"{name}: x1 and x2 must have {cat} dtypes, got {_describe(x1)} and {_describe(x2)}"
@@ -292,7 +233,6 @@ def _make_unary(name: str, cat: str, uf: Callable, fix: Callable | None) -> Call
 # hands the operation to NumPy's operator, which reaches Array.__array_ufunc__: mixed
 # NumPy/stridedarray arithmetic follows one rule in both orders (see _numpy_dispatch).
 _OPERAND_TYPES = (Array, builtins.bool, int, float, complex)
-_PY_SCALARS = frozenset({builtins.bool, int, float, complex})  # exact types: the fast paths
 
 
 def _make_binary(
@@ -310,6 +250,7 @@ def _make_binary(
     # hand a call over: an exponent of exactly the int 2, or the float 2.0 unless x is complex
     # (NumPy's `z ** 2.0` takes the power loop, whose values differ in the last bit).
     squares = name == "pow" and not reflected
+    names = function_names(name)
 
     def f(x1: Array | _Scalar, x2: Array | _Scalar, /) -> Array:
         if operator and not isinstance(x2, _OPERAND_TYPES):
@@ -320,7 +261,7 @@ def _make_binary(
         v: Any = x2
         if reflected:
             u, v = v, u
-        n1, n2, dt = _operands(name, u, v)
+        n1, n2, dt = operands(u, v, names)
         k = dt.kind
         if k not in kinds:
             if not (via_float64 and k in "biu"):
@@ -441,6 +382,7 @@ def _binary_operator(fname: str) -> tuple[Callable, Callable, Callable]:
     _, cat, uf, fix = _BINARY_ROWS[fname]
     kinds, loud = _kinds(fname, cat), _fpe.can_warn(fname)
     integer_power = fname == "pow"
+    names = function_names(fname)
 
     def iop(self: Array, other: Any) -> Array:
         if not isinstance(other, _OPERAND_TYPES):
@@ -449,9 +391,7 @@ def _binary_operator(fname: str) -> tuple[Callable, Callable, Callable]:
             # Not NotImplemented: Python would fall back to `self = self op other`, a new
             # array, and views of self would silently miss the update. Over a view only we
             # hold: what was checked is what is read (docs/reliability.md).
-            other = _from_ndarray(
-                _own(other) if isinstance(other, np.ndarray) else np.asarray(other), None
-            )
+            other = numpy_operand(other)
         dt = None
         if fix is None and type(self) is Array and not self.readonly:
             # The common case: the ufunc writes straight into self (NumPy's `out=` is
@@ -464,7 +404,7 @@ def _binary_operator(fname: str) -> tuple[Callable, Callable, Callable]:
             # before it writes anything, a loop whose result is of another dtype (true
             # division of integers gives float64): the general path then says why.
             a = self._dtype
-            n1, n2, dt = _operands(fname, self, other)
+            n1, n2, dt = operands(self, other, names)
             own = dt is a
             if (
                 dt.kind in kinds
