@@ -248,7 +248,9 @@ def _make_binary(
     # `x ** 2` and `pow(x, 2)` compute square(x), as NumPy's `**` does: the rule of the C
     # operators (csrc/arraytype/operators.c, `is_two`), which this path must match when they
     # hand a call over: an exponent of exactly the int 2, or the float 2.0 unless x is complex
-    # (NumPy's `z ** 2.0` takes the power loop, whose values differ in the last bit).
+    # (NumPy's `z ** 2.0` takes the power loop, whose values differ in the last bit), and a
+    # result of x's own dtype (the pairs C takes): `int8 ** 2.0` is float64 and `bool ** 2`
+    # int64 (np.power's dtypes), which squaring x would not give.
     squares = name == "pow" and not reflected
     names = function_names(name)
 
@@ -268,8 +270,12 @@ def _make_binary(
                 raise _category_error(name, cat, u, v)
             dt, k = _dtypes.float64, "f"  # see _dtypes.INTEGERS_AS_FLOAT64
             n1, n2 = np.asarray(n1, dtype=np.float64), np.asarray(n2, dtype=np.float64)
-        if squares and (
-            (v.__class__ is int and v == 2) or (v.__class__ is float and v == 2.0 and k != "c")
+        if (
+            squares
+            and (
+                (v.__class__ is int and v == 2) or (v.__class__ is float and v == 2.0 and k != "c")
+            )
+            and dt is u._dtype
         ):
             return _wrap(_quiet_call(np.square, n1) if k in loud else np.square(n1))
         try:

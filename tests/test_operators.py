@@ -551,3 +551,7 @@ def test_squaring_gives_numpy_s_operator_values(dtype):
         )
     b = sa.asarray(np.array([True, False]))
     np.testing.assert_array_equal(np.asarray(b**2), np.array([True, False]) ** 2)
+    # an exponent that changes the dtype is not a square of x: np.power's dtype and values
+    for base, exponent in [(b, 2), (x, 2.0)] if dtype[0] in "iu" else [(b, 2)]:
+        for got in (base**exponent, sa.pow(base, exponent)):
+            _eq(got, np.power(np.asarray(base), exponent))
