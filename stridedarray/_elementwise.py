@@ -23,6 +23,8 @@ from . import _special_cases as _sc
 from ._array import Array, _wrap
 from ._dtypes import DTYPES, DType, scalar_dtype, scalar_np
 from ._operands import function_names, numpy_operand, operands
+from ._operator_table import OPERATORS as _OPERATOR_ROWS
+from ._operator_table import doc as _operator_doc
 from ._validation import foreign_operand, not_array
 
 _K = {
@@ -118,31 +120,14 @@ _BINARY: list[tuple[str, str, Callable, Callable | None]] = [
     ("subtract", "numeric", np.subtract, None),
 ]
 
-# Operator dunder stem -> the function it calls (forward, reflected "r" and in-place "i" forms);
-# the function's category check on the operands' dtype covers Python scalar operands too.
+# Operator dunder stem -> the function it calls (forward, reflected "r" and in-place "i" forms),
+# from the one operator table (`@` is _matmul's); the function's category check on the operands'
+# dtype covers Python scalar operands too.
 _OPERATORS = {
-    "add": "add",
-    "sub": "subtract",
-    "mul": "multiply",
-    "truediv": "divide",
-    "floordiv": "floor_divide",
-    "mod": "remainder",
-    "pow": "pow",
-    "and": "bitwise_and",
-    "or": "bitwise_or",
-    "xor": "bitwise_xor",
-    "lshift": "bitwise_left_shift",
-    "rshift": "bitwise_right_shift",
+    op.stem: op.function for op in _OPERATOR_ROWS if op.form == "binary" and op.function != "matmul"
 }
-_COMPARISONS = {
-    "lt": "less",
-    "le": "less_equal",
-    "gt": "greater",
-    "ge": "greater_equal",
-    "eq": "equal",
-    "ne": "not_equal",
-}
-_UNARY_OPERATORS = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}
+_COMPARISONS = {op.stem: op.function for op in _OPERATOR_ROWS if op.form == "comparison"}
+_UNARY_OPERATORS = {op.stem: op.function for op in _OPERATOR_ROWS if op.form == "unary"}
 
 
 # Arithmetic of bool operands: the standard asks for numeric dtypes and is silent on bool;
@@ -353,6 +338,7 @@ __all__ = sorted(_FUNCS)
 
 # -- Array's operators ------------------------------------------------------------------------
 _BINARY_ROWS = {row[0]: row for row in _BINARY}
+_UNARY_ROWS = {row[0]: row for row in _UNARY}
 
 
 # In-place operators: `x op= y` computes `x op y` by the usual promotion and stores it in x,
@@ -456,57 +442,25 @@ def _broadcasts_into(s: tuple, target: tuple) -> bool:
     return all(n == 1 or n == m for n, m in zip(s[::-1], target[::-1], strict=False))
 
 
-# The Python operator of each dunder, for the docstrings the API reference shows.
-_SYMBOLS = {
-    "add": "+",
-    "sub": "-",
-    "mul": "*",
-    "truediv": "/",
-    "floordiv": "//",
-    "mod": "%",
-    "pow": "**",
-    "and": "&",
-    "or": "|",
-    "xor": "^",
-    "lshift": "<<",
-    "rshift": ">>",
-    "lt": "<",
-    "le": "<=",
-    "gt": ">",
-    "ge": ">=",
-    "eq": "==",
-    "ne": "!=",
-}
-
-
-def _operator_doc(prefix: str, symbol: str, fname: str) -> str:
-    """A one-line docstring: the expression the dunder computes and the function it is."""
-    if prefix == "r":
-        return (
-            f"``y {symbol} x`` for an array ``x`` when ``y`` does not compute it: the "
-            f"element-wise `{fname}`."
-        )
-    if prefix == "i":
-        return f"``x {symbol}= y``: the element-wise `{fname}`, written into ``x``."
-    return f"``x {symbol} y`` for an array ``x``: the element-wise `{fname}`."
-
-
 def _operators() -> dict[str, Any]:
-    """Array's operators, dunder name -> the Python function (NativeUfuncs replace most)."""
+    """Array's operators but `@` (_matmul's), dunder name -> the Python function (NativeUfuncs
+    replace most), each named and documented from its row of the operator table."""
     ops: dict[str, Any] = {}
-    for dunder, fname in _OPERATORS.items():
-        op, rop, iop = _binary_operator(fname)
-        for prefix, meth in (("", op), ("r", rop), ("i", iop)):
-            meth.__name__ = meth.__qualname__ = f"__{prefix}{dunder}__"
-            meth.__doc__ = _operator_doc(prefix, _SYMBOLS[dunder], fname)
-            ops[meth.__name__] = meth
-    for dunder, fname in _COMPARISONS.items():
-        op, _, _ = _binary_operator(fname)
-        op.__name__ = op.__qualname__ = f"__{dunder}__"
-        op.__doc__ = _operator_doc("", _SYMBOLS[dunder], fname)
-        ops[op.__name__] = op
-    for dunder, fname in _UNARY_OPERATORS.items():
-        ops[f"__{dunder}__"] = _FUNCS[fname]
+    for row in _OPERATOR_ROWS:
+        fname = row.function
+        if row.form == "unary":
+            methods = {"": _make_unary(*_UNARY_ROWS[fname])}
+        elif row.form == "comparison":
+            methods = {"": _make_binary(*_BINARY_ROWS[fname], form="operator")}
+        elif fname != "matmul":
+            op, rop, iop = _binary_operator(fname)
+            methods = {"": op, "r": rop, "i": iop}
+        else:
+            continue
+        for prefix, meth in methods.items():
+            meth.__name__ = meth.__qualname__ = dunder = f"__{prefix}{row.stem}__"
+            meth.__doc__ = _operator_doc(dunder)
+            ops[dunder] = meth
     return ops
 
 
@@ -521,7 +475,7 @@ from ._numpy_names import round_without_decimals  # noqa: E402
 _FUNCS["round"] = round_without_decimals(_FUNCS["round"])  # NumPy's decimals: a hint
 _install_fast(
     _BINARY_ROWS,
-    {row[0]: row for row in _UNARY},
+    _UNARY_ROWS,
     _kinds,
     _OPERATORS,
     _COMPARISONS,
