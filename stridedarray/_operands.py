@@ -36,8 +36,8 @@ class Names(NamedTuple):
     """How a caller's errors name its two operands (made once per function, not per call)."""
 
     func: str  # "add": "add: at least one of x1, x2 must be a stridedarray.Array, ..."
-    scalar1: str  # x1 when it is a Python bool, int, float or complex of exactly that type
-    scalar2: str
+    scalar1: str  # x1 when it is exactly a Python bool, int, float or complex beside an
+    scalar2: str  # exact Array (the fast path; an Array subclass takes the general one)
     other1: str  # x1 when it is anything else (a subclass of those, a wrong type)
     other2: str
 
