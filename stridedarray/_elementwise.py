@@ -6,9 +6,8 @@ ufunc (plus, where NumPy's special cases differ from the standard's, a fix-up fr
 so no input is copied to compute; results are wrapped without a copy.
 
 Dtype rules are checked here, before NumPy sees anything: a dtype outside the function's
-category raises TypeError, array-array promotion follows the standard's table (mixed kinds
-raise TypeError, where NumPy would promote), and Python scalars follow the 2024.12 rules in
-`_dtypes.scalar_dtype`.
+category raises TypeError, and an operand pair takes the dtype `_operands.operands` gives it
+(the standard's promotion table, and the 2024.12 rules for Python scalars).
 """
 
 from __future__ import annotations
@@ -21,11 +20,12 @@ import numpy as np
 
 from . import _dtypes, _fpe
 from . import _special_cases as _sc
-from ._array import Array, _from_ndarray, _wrap
-from ._creation import _own
-from ._dtypes import DTYPES, DType, promote, scalar_dtype, scalar_np
-from ._dtypes import scalar_operand as _scalar_operand
-from ._validation import convert_hint, foreign_operand, not_array
+from ._array import Array, _wrap
+from ._dtypes import DTYPES, DType, scalar_dtype, scalar_np
+from ._operands import function_names, numpy_operand, operands
+from ._operator_table import OPERATORS as _OPERATOR_ROWS
+from ._operator_table import doc as _operator_doc
+from ._validation import foreign_operand, not_array
 
 _K = {
     "all": "biufc",
@@ -120,31 +120,14 @@ _BINARY: list[tuple[str, str, Callable, Callable | None]] = [
     ("subtract", "numeric", np.subtract, None),
 ]
 
-# Operator dunder stem -> the function it calls (forward, reflected "r" and in-place "i" forms);
-# the function's category check on the operands' dtype covers Python scalar operands too.
+# Operator dunder stem -> the function it calls (forward, reflected "r" and in-place "i" forms),
+# from the one operator table (`@` is _matmul's); the function's category check on the operands'
+# dtype covers Python scalar operands too.
 _OPERATORS = {
-    "add": "add",
-    "sub": "subtract",
-    "mul": "multiply",
-    "truediv": "divide",
-    "floordiv": "floor_divide",
-    "mod": "remainder",
-    "pow": "pow",
-    "and": "bitwise_and",
-    "or": "bitwise_or",
-    "xor": "bitwise_xor",
-    "lshift": "bitwise_left_shift",
-    "rshift": "bitwise_right_shift",
+    op.stem: op.function for op in _OPERATOR_ROWS if op.form == "binary" and op.function != "matmul"
 }
-_COMPARISONS = {
-    "lt": "less",
-    "le": "less_equal",
-    "gt": "greater",
-    "ge": "greater_equal",
-    "eq": "equal",
-    "ne": "not_equal",
-}
-_UNARY_OPERATORS = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}
+_COMPARISONS = {op.stem: op.function for op in _OPERATOR_ROWS if op.form == "comparison"}
+_UNARY_OPERATORS = {op.stem: op.function for op in _OPERATOR_ROWS if op.form == "unary"}
 
 
 # Arithmetic of bool operands: the standard asks for numeric dtypes and is silent on bool;
@@ -167,63 +150,6 @@ def _check_unary(name: str, cat: str, x: Any) -> None:
         raise not_array(x, "x", name)
     if x.dtype not in _CATEGORY[cat]:
         raise TypeError(f"{name}: x must have a {cat} dtype, got {x.dtype.name}")
-
-
-def _operands(name: str, x1: Any, x2: Any) -> tuple[Any, Any, DType]:
-    """The NumPy operands of a binary function or operator, and the dtype the standard gives
-    the result's inputs: the Python path's one conversion of an operand pair (the C operators
-    take the pairs csrc/arraytype/fastops.c lists and leave every other one here).
-
-    An Array gives its NumPy view; a Python scalar beside an array follows the 2024.12 rules
-    (`_dtypes.scalar_dtype`, `_dtypes.scalar_operand`); a NumPy scalar or 0-d ndarray beside
-    an array becomes a 0-d array of its own dtype; TypeError when neither is an Array."""
-    t1, t2 = type(x1), type(x2)
-    # Exact Arrays and Python scalars first, in the fewest steps: the calls that reach here
-    # most (mixed dtypes, fix-ups, scalars the C path declines).
-    if t1 is Array:
-        n1 = x1._npv
-        if n1 is None:
-            n1 = x1._np
-        if t2 is Array:
-            dt = x1._dtype
-            if dt is not x2._dtype:
-                dt = promote(dt, x2._dtype)
-            n2 = x2._npv
-            if n2 is None:
-                n2 = x2._np
-            return n1, n2, dt
-        if t2 in _PY_SCALARS:
-            a = x1._dtype
-            dt = scalar_dtype(a, x2, "x2")
-            return n1, (_scalar_operand(x2, dt) if dt is a else scalar_np(x2, dt)), dt
-    elif t2 is Array and t1 in _PY_SCALARS:
-        a = x2._dtype
-        dt = scalar_dtype(a, x1, "x1")
-        n2 = x2._npv
-        if n2 is None:
-            n2 = x2._np
-        return (_scalar_operand(x1, dt) if dt is a else scalar_np(x1, dt)), n2, dt
-    a1, a2 = isinstance(x1, Array), isinstance(x2, Array)
-    if a1 != a2 and _dtypes.numpy_value(x2 if a1 else x1):
-        # A NumPy scalar or 0-d array beside an array: a 0-d array of its own dtype, over a
-        # view only we hold (another thread may assign the caller's shape or dtype meanwhile).
-        if a1:
-            x2 = _from_ndarray(_own(x2) if isinstance(x2, np.ndarray) else np.asarray(x2), None)
-        else:
-            x1 = _from_ndarray(_own(x1) if isinstance(x1, np.ndarray) else np.asarray(x1), None)
-        a1 = a2 = True
-    if a1 and a2:
-        return x1._np, x2._np, promote(x1.dtype, x2.dtype)
-    if a1:
-        dt = scalar_dtype(x1.dtype, x2, f"{name}: x2")
-        return x1._np, (_scalar_operand(x2, dt) if dt is x1._dtype else scalar_np(x2, dt)), dt
-    if a2:
-        dt = scalar_dtype(x2.dtype, x1, f"{name}: x1")
-        return (_scalar_operand(x1, dt) if dt is x2._dtype else scalar_np(x1, dt)), x2._np, dt
-    raise TypeError(
-        f"{name}: at least one of x1, x2 must be a stridedarray.Array, got "
-        f"{type(x1).__name__} and {type(x2).__name__}; {convert_hint('x1')}"
-    )
 
 
 def _category_error(name: str, cat: str, x1: Any, x2: Any) -> TypeError:
@@ -292,7 +218,6 @@ def _make_unary(name: str, cat: str, uf: Callable, fix: Callable | None) -> Call
 # hands the operation to NumPy's operator, which reaches Array.__array_ufunc__: mixed
 # NumPy/stridedarray arithmetic follows one rule in both orders (see _numpy_dispatch).
 _OPERAND_TYPES = (Array, builtins.bool, int, float, complex)
-_PY_SCALARS = frozenset({builtins.bool, int, float, complex})  # exact types: the fast paths
 
 
 def _make_binary(
@@ -308,8 +233,11 @@ def _make_binary(
     # `x ** 2` and `pow(x, 2)` compute square(x), as NumPy's `**` does: the rule of the C
     # operators (csrc/arraytype/operators.c, `is_two`), which this path must match when they
     # hand a call over: an exponent of exactly the int 2, or the float 2.0 unless x is complex
-    # (NumPy's `z ** 2.0` takes the power loop, whose values differ in the last bit).
+    # (NumPy's `z ** 2.0` takes the power loop, whose values differ in the last bit), and a
+    # result of x's own dtype (the pairs C takes): `int8 ** 2.0` is float64 and `bool ** 2`
+    # int64 (np.power's dtypes), which squaring x would not give.
     squares = name == "pow" and not reflected
+    names = function_names(name)
 
     def f(x1: Array | _Scalar, x2: Array | _Scalar, /) -> Array:
         if operator and not isinstance(x2, _OPERAND_TYPES):
@@ -320,15 +248,19 @@ def _make_binary(
         v: Any = x2
         if reflected:
             u, v = v, u
-        n1, n2, dt = _operands(name, u, v)
+        n1, n2, dt = operands(u, v, names)
         k = dt.kind
         if k not in kinds:
             if not (via_float64 and k in "biu"):
                 raise _category_error(name, cat, u, v)
             dt, k = _dtypes.float64, "f"  # see _dtypes.INTEGERS_AS_FLOAT64
             n1, n2 = np.asarray(n1, dtype=np.float64), np.asarray(n2, dtype=np.float64)
-        if squares and (
-            (v.__class__ is int and v == 2) or (v.__class__ is float and v == 2.0 and k != "c")
+        if (
+            squares
+            and (
+                (v.__class__ is int and v == 2) or (v.__class__ is float and v == 2.0 and k != "c")
+            )
+            and dt is u._dtype
         ):
             return _wrap(_quiet_call(np.square, n1) if k in loud else np.square(n1))
         try:
@@ -406,6 +338,7 @@ __all__ = sorted(_FUNCS)
 
 # -- Array's operators ------------------------------------------------------------------------
 _BINARY_ROWS = {row[0]: row for row in _BINARY}
+_UNARY_ROWS = {row[0]: row for row in _UNARY}
 
 
 # In-place operators: `x op= y` computes `x op y` by the usual promotion and stores it in x,
@@ -441,6 +374,7 @@ def _binary_operator(fname: str) -> tuple[Callable, Callable, Callable]:
     _, cat, uf, fix = _BINARY_ROWS[fname]
     kinds, loud = _kinds(fname, cat), _fpe.can_warn(fname)
     integer_power = fname == "pow"
+    names = function_names(fname)
 
     def iop(self: Array, other: Any) -> Array:
         if not isinstance(other, _OPERAND_TYPES):
@@ -449,9 +383,7 @@ def _binary_operator(fname: str) -> tuple[Callable, Callable, Callable]:
             # Not NotImplemented: Python would fall back to `self = self op other`, a new
             # array, and views of self would silently miss the update. Over a view only we
             # hold: what was checked is what is read (docs/reliability.md).
-            other = _from_ndarray(
-                _own(other) if isinstance(other, np.ndarray) else np.asarray(other), None
-            )
+            other = numpy_operand(other)
         dt = None
         if fix is None and type(self) is Array and not self.readonly:
             # The common case: the ufunc writes straight into self (NumPy's `out=` is
@@ -464,7 +396,7 @@ def _binary_operator(fname: str) -> tuple[Callable, Callable, Callable]:
             # before it writes anything, a loop whose result is of another dtype (true
             # division of integers gives float64): the general path then says why.
             a = self._dtype
-            n1, n2, dt = _operands(fname, self, other)
+            n1, n2, dt = operands(self, other, names)
             own = dt is a
             if (
                 dt.kind in kinds
@@ -510,57 +442,25 @@ def _broadcasts_into(s: tuple, target: tuple) -> bool:
     return all(n == 1 or n == m for n, m in zip(s[::-1], target[::-1], strict=False))
 
 
-# The Python operator of each dunder, for the docstrings the API reference shows.
-_SYMBOLS = {
-    "add": "+",
-    "sub": "-",
-    "mul": "*",
-    "truediv": "/",
-    "floordiv": "//",
-    "mod": "%",
-    "pow": "**",
-    "and": "&",
-    "or": "|",
-    "xor": "^",
-    "lshift": "<<",
-    "rshift": ">>",
-    "lt": "<",
-    "le": "<=",
-    "gt": ">",
-    "ge": ">=",
-    "eq": "==",
-    "ne": "!=",
-}
-
-
-def _operator_doc(prefix: str, symbol: str, fname: str) -> str:
-    """A one-line docstring: the expression the dunder computes and the function it is."""
-    if prefix == "r":
-        return (
-            f"``y {symbol} x`` for an array ``x`` when ``y`` does not compute it: the "
-            f"element-wise `{fname}`."
-        )
-    if prefix == "i":
-        return f"``x {symbol}= y``: the element-wise `{fname}`, written into ``x``."
-    return f"``x {symbol} y`` for an array ``x``: the element-wise `{fname}`."
-
-
 def _operators() -> dict[str, Any]:
-    """Array's operators, dunder name -> the Python function (NativeUfuncs replace most)."""
+    """Array's operators but `@` (_matmul's), dunder name -> the Python function (NativeUfuncs
+    replace most), each named and documented from its row of the operator table."""
     ops: dict[str, Any] = {}
-    for dunder, fname in _OPERATORS.items():
-        op, rop, iop = _binary_operator(fname)
-        for prefix, meth in (("", op), ("r", rop), ("i", iop)):
-            meth.__name__ = meth.__qualname__ = f"__{prefix}{dunder}__"
-            meth.__doc__ = _operator_doc(prefix, _SYMBOLS[dunder], fname)
-            ops[meth.__name__] = meth
-    for dunder, fname in _COMPARISONS.items():
-        op, _, _ = _binary_operator(fname)
-        op.__name__ = op.__qualname__ = f"__{dunder}__"
-        op.__doc__ = _operator_doc("", _SYMBOLS[dunder], fname)
-        ops[op.__name__] = op
-    for dunder, fname in _UNARY_OPERATORS.items():
-        ops[f"__{dunder}__"] = _FUNCS[fname]
+    for row in _OPERATOR_ROWS:
+        fname = row.function
+        if row.form == "unary":
+            methods = {"": _make_unary(*_UNARY_ROWS[fname])}
+        elif row.form == "comparison":
+            methods = {"": _make_binary(*_BINARY_ROWS[fname], form="operator")}
+        elif fname != "matmul":
+            op, rop, iop = _binary_operator(fname)
+            methods = {"": op, "r": rop, "i": iop}
+        else:
+            continue
+        for prefix, meth in methods.items():
+            meth.__name__ = meth.__qualname__ = dunder = f"__{prefix}{row.stem}__"
+            meth.__doc__ = _operator_doc(dunder)
+            ops[dunder] = meth
     return ops
 
 
@@ -575,7 +475,7 @@ from ._numpy_names import round_without_decimals  # noqa: E402
 _FUNCS["round"] = round_without_decimals(_FUNCS["round"])  # NumPy's decimals: a hint
 _install_fast(
     _BINARY_ROWS,
-    {row[0]: row for row in _UNARY},
+    _UNARY_ROWS,
     _kinds,
     _OPERATORS,
     _COMPARISONS,

@@ -20,6 +20,7 @@ from ._array import Array, _from_ndarray, _make_c
 from ._arraytype import NativeMatmul, _matmul_shape
 from ._creation import _own
 from ._ffi import ffi, lib
+from ._operator_table import doc as operator_doc
 from ._policy import DEFAULT_POLICY, _current, current_policy, matmul_policy
 from ._validation import check_size, not_array
 
@@ -245,7 +246,7 @@ ValueError: matmul: contracted dimensions differ: x1 shape (3,) has 3 columns, .
 """
 matmul_operator = _make_matmul(True)
 matmul_operator.__name__ = matmul_operator.__qualname__ = "__matmul__"
-matmul_operator.__doc__ = "``x @ y`` for an array ``x``: the planned matrix product, `matmul`."
+matmul_operator.__doc__ = operator_doc("__matmul__")
 
 
 def rmatmul_operator(x2: Array, x1: Any) -> Any:

@@ -1,7 +1,7 @@
 """Searching functions (Array API chapter "Searching Functions").
 
 Index results use the default index dtype, int64. `where` and `searchsorted` accept Python
-scalars per the 2024.12/2025.12 mixing rules (see `_utility.operands`).
+scalars per the 2024.12/2025.12 mixing rules (see `_operands`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import numpy as np
 from . import _dtypes
 from ._array import Array, _wrap
 from ._numpy_names import numpy_arguments, numpy_call
-from ._utility import check_array, check_kind, operands, reduce_axes, scalar_as
+from ._operands import call_names, operands
+from ._utility import check_array, check_kind, reduce_axes
 from ._validation import as_bool, normalize_axis
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
@@ -79,6 +80,9 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
     return tuple(_wrap(i.astype(np.int64, copy=False)) for i in np.nonzero(x._np))
 
 
+_SEARCHSORTED_NAMES = call_names("searchsorted")
+
+
 def searchsorted(
     x1: Array,
     x2: Array | int | float,
@@ -97,7 +101,7 @@ def searchsorted(
     if isinstance(x2, Array):
         v = x2._np
     else:
-        v, _ = scalar_as(x2, x1.dtype, "searchsorted(x2)")
+        _, v, _ = operands(x1, x2, _SEARCHSORTED_NAMES)
     s = None
     if sorter is not None:
         check_array(sorter, "sorter", func="searchsorted")
@@ -109,6 +113,9 @@ def searchsorted(
         s = sorter._np
     out = np.searchsorted(x1._np, v, side=side, sorter=s)
     return _wrap(np.asarray(out, dtype=np.int64))
+
+
+_WHERE_NAMES = call_names("where")
 
 
 def where(condition: Array, x1: Array | Any, x2: Array | Any, /) -> Array:
@@ -127,5 +134,5 @@ def where(condition: Array, x1: Array | Any, x2: Array | Any, /) -> Array:
                 x2._np if b is None else b,
             )
         )
-    a, b, dt = operands(x1, x2, "where")
-    return _wrap(np.where(condition._np, a.astype(dt.np, copy=False), b.astype(dt.np, copy=False)))
+    a, b, dt = operands(x1, x2, _WHERE_NAMES)
+    return _wrap(np.where(condition._np, np.asarray(a, dt.np), np.asarray(b, dt.np)))

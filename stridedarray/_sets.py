@@ -12,7 +12,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ._array import Array, _wrap
-from ._utility import check_array, operands
+from ._operands import call_names, operands
+from ._utility import check_array
 from ._validation import as_bool
 
 __all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
@@ -77,9 +78,12 @@ def unique_values(x: Array, /) -> Array:
     return _wrap(_unique(x, "unique_values"))
 
 
+_ISIN_NAMES = call_names("isin")
+
+
 def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
     """For each element of x1, whether it equals some element of x2 (or not, with invert)."""
-    a, b, dt = operands(x1, x2, "isin")
+    a, b, dt = operands(x1, x2, _ISIN_NAMES)
     invert = as_bool(invert, "invert", "isin")
-    out = np.isin(a.astype(dt.np, copy=False), b.astype(dt.np, copy=False), invert=invert)
+    out = np.isin(np.asarray(a, dt.np), np.asarray(b, dt.np), invert=invert)
     return _wrap(np.asarray(out))

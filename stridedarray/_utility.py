@@ -1,7 +1,7 @@
 """Utility functions (Array API chapter "Utility Functions"): all, any, diff.
 
-Also the small shared helpers of the part-2 chapters (argument checks, reductions, Python
-scalars mixed with arrays, the requested API version), so each chapter words errors alike.
+Also the small shared helpers of the part-2 chapters (argument checks, reductions), so each
+chapter words errors alike; an operand pair (arrays and scalars mixed) converts in `_operands`.
 Computation runs in NumPy on the zero-copy view `x._np`; results are wrapped with `_wrap`.
 """
 
@@ -16,7 +16,7 @@ from . import _dtypes
 from ._array import Array, _wrap
 from ._dtypes import DType
 from ._numpy_names import numpy_arguments, numpy_call
-from ._validation import as_bool, as_int, convert_hint, normalize_axes, normalize_axis, not_array
+from ._validation import as_bool, as_int, normalize_axes, normalize_axis, not_array
 
 __all__ = ["all", "any", "diff"]
 
@@ -43,34 +43,6 @@ def reduce_axes(
     if type(axis) is int and -ndim <= axis < ndim:  # the common case: one valid int axis
         return (axis + ndim if axis < 0 else axis,)
     return normalize_axes(axis, ndim, func=func)
-
-
-def scalar_as(value: Any, dt: DType, name: str) -> tuple[np.ndarray, DType]:
-    """A Python scalar mixed with an array of dtype `dt`: the 0-d ndarray it becomes and the
-    dtype of the mix (`_dtypes.scalar_dtype`'s rules, shared with the element-wise functions).
-    A NumPy scalar or 0-d ndarray counts as a 0-d array of its own dtype (`numpy_value`)."""
-    if _dtypes.numpy_value(value):
-        arr = np.asarray(value)
-        return arr, _dtypes.promote(dt, _dtypes.from_numpy_dtype(arr.dtype))
-    r = _dtypes.scalar_dtype(dt, value, name)
-    return _dtypes.scalar_np(value, r), r
-
-
-def operands(x1: Any, x2: Any, func: str) -> tuple[np.ndarray, np.ndarray, DType]:
-    """Two operands (arrays, Python or NumPy scalars) as ndarrays, and their promoted dtype."""
-    a1, a2 = isinstance(x1, Array), isinstance(x2, Array)
-    if not (a1 or a2):
-        raise TypeError(
-            f"{func}: at least one of x1, x2 must be a stridedarray.Array, got "
-            f"{type(x1).__name__} and {type(x2).__name__}; {convert_hint('x1')}"
-        )
-    if a1 and a2:
-        return x1._np, x2._np, _dtypes.promote(x1.dtype, x2.dtype)
-    if a1:
-        n2, dt = scalar_as(x2, x1.dtype, f"{func}(x2)")
-        return x1._np, n2, dt
-    n1, dt = scalar_as(x1, x2.dtype, f"{func}(x1)")
-    return n1, x2._np, dt
 
 
 def sum_dtype(x: Array, dtype: DType | None, func: str) -> DType:

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from ._operator_table import SYMBOL
+
 __all__ = [
     "AxisError",
     "as_bool",
@@ -65,27 +67,6 @@ def not_array(value: Any, name: str = "x", func: str = "") -> TypeError:
     )
 
 
-# The operators' symbols, by the name of their function (the wording of operand errors).
-_SYMBOLS = {
-    "add": "+",
-    "subtract": "-",
-    "multiply": "*",
-    "divide": "/",
-    "floor_divide": "//",
-    "remainder": "%",
-    "pow": "**",
-    "bitwise_and": "&",
-    "bitwise_or": "|",
-    "bitwise_xor": "^",
-    "bitwise_left_shift": "<<",
-    "bitwise_right_shift": ">>",
-    "less": "<",
-    "less_equal": "<=",
-    "greater": ">",
-    "greater_equal": ">=",
-    "equal": "==",
-    "not_equal": "!=",
-}
 _EQUALITY = {"equal": "__eq__", "not_equal": "__ne__"}
 
 
@@ -108,7 +89,7 @@ def foreign_operand(func: str, array: Any, other: Any, reflected: bool) -> Any:
         r = getattr(type(other), dunder)(other, array)
         if r is not NotImplemented:
             return r
-    sym = _SYMBOLS.get(func, func)
+    sym = SYMBOL.get(func, func)
     expr = f"other {sym} x" if reflected else f"x {sym} other"
     hint = f"; {convert_hint('other')}" if sequence else " (arrays compare element-wise)"
     raise TypeError(

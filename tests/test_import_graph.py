@@ -45,8 +45,8 @@ def _tool() -> Any:
 ig = _tool()
 
 # The array type and what it is made of: Array's class statement and the modules it takes its
-# methods from, with the dtypes, argument checks and the cffi core they use. They import only
-# each other; every other module of the package may import them.
+# methods from, with the dtypes, argument checks, operator table and the cffi core they use.
+# They import only each other; every other module of the package may import them.
 BOTTOM = {
     "_array",
     "_array_convert",
@@ -55,6 +55,7 @@ BOTTOM = {
     "_descriptor",
     "_dtypes",
     "_ffi",
+    "_operator_table",
     "_validation",
 }
 

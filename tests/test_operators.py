@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from standard_names import ARITHMETIC_OPERATORS
+from standard_names import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS
 from strategies import ALL_DTYPES as DTYPES
 from strategies import dtype_list, numpy_promote, views
 
 import stridedarray as sa
+from stridedarray import _operator_table
 
 pytestmark = [
     pytest.mark.c_core,
@@ -419,6 +420,50 @@ def test_operator_and_function_share_one_body() -> None:
     assert sa.matmul.__name__ == "matmul" and sa.add.__name__ == "add"
 
 
+# The operator table (stridedarray/_operator_table.py) pairs each dunder with its function and
+# symbol, and Array's operators, their docstrings and the wording of operand errors are made
+# from it: a row that pairs a symbol with the wrong function computes the wrong thing here.
+_DUNDER_FORMS = {"binary": ("", "r", "i"), "comparison": ("",), "unary": ("",)}
+
+
+@pytest.mark.parametrize("row", _operator_table.OPERATORS, ids=lambda row: row.stem)
+def test_each_operator_computes_its_tables_function_and_symbol(row) -> None:
+    a_np, b_np = np.array([1, 6, 3], dtype=np.int64), np.array([1, 2, 7], dtype=np.int64)
+    a, b = sa.asarray(a_np), sa.asarray(b_np)
+    func = getattr(sa, row.function)
+    if row.form == "unary":
+        expr = "abs(a)" if row.symbol == "abs" else f"{row.symbol}a"
+        computed = [(eval(expr), func(a)), (eval(expr, {"a": a_np}), func(a))]
+    else:
+        expr = f"a {row.symbol} b"
+        computed = [
+            (eval(expr), func(a, b)),
+            (eval(expr, {"a": a_np, "b": b_np}), func(a, b)),  # NumPy's spelling of the symbol
+        ]
+        if row.function != "matmul":  # reflected: a Python scalar on the left
+            computed.append((eval(f"2 {row.symbol} a"), func(2, a)))
+    for got, want in computed:
+        assert np.asarray(got).dtype == np.asarray(want).dtype, expr
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want), err_msg=expr)
+    for prefix in _DUNDER_FORMS[row.form]:
+        dunder = f"__{prefix}{row.stem}__"
+        doc = vars(sa.Array)[dunder].__doc__
+        if dunder in ("__rmatmul__", "__imatmul__"):
+            continue  # their own docstrings say how they reach matmul (stridedarray/_matmul.py)
+        assert doc == _operator_table.doc(dunder), dunder
+        assert row.symbol in doc and f"`{row.function}`" in doc, doc
+
+
+def test_the_operator_table_lists_the_standards_operators() -> None:
+    # the standard's arithmetic and comparison operators, by symbol (tests/standard_names.py)
+    symbols = {row.symbol for row in _operator_table.OPERATORS if row.form != "unary"}
+    assert set(ARITHMETIC_OPERATORS) | set(COMPARISON_OPERATORS) <= symbols
+    dunders = {
+        f"__{p}{row.stem}__" for row in _operator_table.OPERATORS for p in _DUNDER_FORMS[row.form]
+    }
+    assert len(dunders) == 49 and dunders <= set(vars(sa.Array))
+
+
 # Chained expressions (docs/array.md, "What a call costs"), in the operator spelling and in
 # the function spelling array-API code uses, against NumPy. Large results go through the
 # result-buffer cache (tests/test_buffer_cache.py), so each is evaluated three times: the
@@ -551,3 +596,7 @@ def test_squaring_gives_numpy_s_operator_values(dtype):
         )
     b = sa.asarray(np.array([True, False]))
     np.testing.assert_array_equal(np.asarray(b**2), np.array([True, False]) ** 2)
+    # an exponent that changes the dtype is not a square of x: np.power's dtype and values
+    for base, exponent in [(b, 2), (x, 2.0)] if dtype[0] in "iu" else [(b, 2)]:
+        for got in (base**exponent, sa.pow(base, exponent)):
+            _eq(got, np.power(np.asarray(base), exponent))

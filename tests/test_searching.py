@@ -3,6 +3,8 @@ accepted dtype (0-size included), Python scalars, empty-input and bad-input beha
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -213,3 +215,33 @@ def test_isin(data):
     _same(sa.isin(p.x, sa.asarray(x2_np), invert=inv), np.isin(p.ref, x2_np, invert=inv))
     _same(sa.isin(p.x, 3, invert=inv), np.isin(p.ref, 3, invert=inv))
     _same(sa.isin(3, sa.asarray(x2_np)), np.asarray(np.isin(3, x2_np)))
+
+
+# `where` and `isin` take an operand pair by the element-wise functions' one conversion
+# (stridedarray/_operands.py): a Python scalar is weak, a NumPy scalar or 0-d array has its own
+# dtype, as in NumPy's `where` and `isin`; a Python int outside the array's dtype is refused, as
+# NumPy's ufuncs refuse it (its `where` and `isin` wrap it around instead).
+_PAIR_OTHERS = [True, 3, -1, 300, 1.5, 1j, np.int16(5), np.float32(2.5), np.array(7, np.uint8)]
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int64", "float32", "complex64"])
+@pytest.mark.parametrize("other", _PAIR_OTHERS, ids=repr)
+def test_where_and_isin_take_an_operand_pair_as_the_elementwise_functions(dtype, other):
+    x_np, c_np = np.array([1, 0, 1], dtype=dtype), np.array([True, False, True])
+    x, c = sa.asarray(x_np), sa.asarray(c_np)
+    try:
+        np.add(x_np, other)
+    except OverflowError:
+        for call, arg in [
+            (lambda: sa.where(c, x, other), "where(x2)"),
+            (lambda: sa.where(c, other, x), "where(x1)"),
+            (lambda: sa.isin(x, other), "isin(x2)"),
+            (lambda: sa.add(x, other), "x2"),
+        ]:
+            with pytest.raises(OverflowError, match=re.escape(f"{arg}: Python int {other} ")):
+                call()
+        return
+    _same(sa.where(c, x, other), np.where(c_np, x_np, other))
+    _same(sa.where(c, other, x), np.where(c_np, other, x_np))
+    _same(sa.isin(x, other), np.isin(x_np, other))
+    _same(sa.isin(other, x), np.asarray(np.isin(other, x_np)))

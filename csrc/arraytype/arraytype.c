@@ -19,7 +19,7 @@
  * - asarray, of an ndarray or of nested lists of Python scalars: creation.c;
  * - the descriptor's integers: construct.c (sa_make; `_descriptor_ints` for unpickling);
  * - which operand pairs the operators take: operators.c; the Python path's conversion of a
- *   pair: stridedarray/_elementwise.py, _operands;
+ *   pair (every other one): stridedarray/_operands.py, operands;
  * - wrapping a NumPy result: wrap.c, sa_wrap_result (its fallback: _array._wrap_py);
  * - an element as a Python scalar (float(), int(), item()): scalar.c.
  *
