@@ -21,6 +21,8 @@
  * - which operand pairs the operators take: operators.c; the Python path's conversion of a
  *   pair: stridedarray/_elementwise.py, _operands;
  * - wrapping a NumPy result: wrap.c, sa_wrap_result (its fallback: _array._wrap_py);
+ * - an array over an ndarray's memory without a copy (whole, or a window of it): construct.c,
+ *   sa_make_strided (`_window` for _array._from_ndarray, which copies what it declines);
  * - an element as a Python scalar (float(), int(), item()): scalar.c.
  *
  * What the type needs from Python (the array class, the dtypes, the Python paths C falls back
@@ -500,6 +502,37 @@ mod_make_c(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     return sa_make_c(args[0], code);
 }
 
+/* `_window(arr, dtype)`: _array._from_ndarray's view of an ndarray, by sa_make_strided's rule
+ * (the one _wrap follows); None where the memory cannot be viewed (byte-swapped, misaligned,
+ * a stride that is not a multiple of the item size), which the caller copies or refuses. */
+static PyObject *
+mod_window(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "_window(arr, dtype) takes 2 arguments");
+        return NULL;
+    }
+    int code = sa_dtype_code(args[1]);
+    if (code < 0) {
+        PyErr_Format(PyExc_TypeError, "dtype must be a stridedarray dtype, got %R", args[1]);
+        return NULL;
+    }
+    PyArrayObject *v = (PyArrayObject *)args[0];
+    if (PyArray_Check(args[0])
+        && (!PyArray_ISALIGNED(v) || !PyArray_ISNBO(PyArray_DESCR(v)->byteorder))) {
+        Py_RETURN_NONE;
+    }
+    if (!PyArray_Check(args[0]) || !PyArray_EquivTypes(PyArray_DESCR(v), sa_descrs[code])) {
+        PyErr_Format(PyExc_TypeError, "_window: arr must be an ndarray of dtype %R", args[1]);
+        return NULL;
+    }
+    PyObject *r = sa_make_strided(args[0], code);
+    if (r == NULL && !PyErr_Occurred()) {
+        Py_RETURN_NONE;
+    }
+    return r;
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* The hand-over                                                                            */
 
@@ -805,6 +838,9 @@ static PyMethodDef mod_methods[] = {
      "constructor."},
     {"_make_c", (PyCFunction)(void (*)(void))mod_make_c, METH_FASTCALL,
      "_make_c(arr, dtype): an array over a whole C-contiguous aligned ndarray."},
+    {"_window", (PyCFunction)(void (*)(void))mod_window, METH_FASTCALL,
+     "_window(arr, dtype): an array over arr's memory without a copy (whole, or a window of "
+     "it), or None where its memory cannot be viewed."},
     {"_wrap", sa_wrap, METH_O,
      "_wrap(result): a NumPy result as an array (fresh C-contiguous ones in C)."},
     {"_elided", sa_elided_count, METH_NOARGS,
