@@ -45,19 +45,6 @@ def _check_dtype(dtype: Any, name: str = "dtype") -> DType | None:
     return _dtypes.as_dtype(dtype, name)
 
 
-def _default_dtype_for(obj: Any) -> DType | None:
-    """Default dtype of a Python scalar per the standard (bool, int64, float64, complex128)."""
-    if isinstance(obj, bool):
-        return _dtypes.bool
-    if isinstance(obj, int):
-        return _dtypes.int64
-    if isinstance(obj, float):
-        return _dtypes.float64
-    if isinstance(obj, complex):
-        return _dtypes.complex128
-    return None
-
-
 def asarray(
     obj: Any,
     /,
@@ -353,7 +340,7 @@ def _from_python(obj: Any, dtype: DType | None) -> np.ndarray:
     """A fresh ndarray from a Python scalar or nested sequence, with the standard's defaults
     (or, from an object's `__array__`, a view of what it returned that only we hold)."""
     obj = _frozen(obj)
-    default = _default_dtype_for(obj)
+    default = _dtypes.default_dtype(obj)
     target = dtype or default
     try:
         if target is not None:
@@ -507,7 +494,7 @@ def _full(func: str, shape: tuple[int, ...], fill_value: Any, dtype: DType | Non
     if isinstance(fill_value, np.generic) and dtype is None:
         dtype = _DT_OF_NP(fill_value.dtype)  # None for a dtype we lack: the value's kind
     value = _dtypes.python_scalar(fill_value)
-    dt = dtype or _default_dtype_for(value)
+    dt = dtype or _dtypes.default_dtype(value)
     if dt is None:
         raise TypeError(
             f"{func}: fill_value must be a Python or NumPy bool, int, float or "
