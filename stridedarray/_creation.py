@@ -407,12 +407,7 @@ def _check_fill(value: Any, dtype: DType) -> None:
     if dtype.kind in "iu" and isinstance(value, int) and not isinstance(value, bool):
         _dtypes.check_int_range(value, dtype, "fill_value")
     if dtype.kind in "iu" and isinstance(value, float):
-        # Truncated toward zero, as assignment does; what has no integer value raises.
-        if value != value:
-            raise ValueError(f"fill_value: NaN cannot fill an array of dtype {dtype.name}")
-        if math.isinf(value):
-            raise OverflowError(f"fill_value: {value} cannot fill an array of dtype {dtype.name}")
-        _dtypes.check_int_range(int(value), dtype, "fill_value")
+        _dtypes.float_as_int(value, dtype, "fill_value", "fill")  # assignment's rule
     if dtype.kind != "c" and isinstance(value, complex):
         raise TypeError(f"fill_value: a complex value cannot fill a {dtype.name} array")
 

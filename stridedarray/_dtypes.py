@@ -46,6 +46,7 @@ __all__ = [
     "python_type",
     "scalar_dtype",
     "check_int_range",
+    "float_as_int",
     "scalar_np",
     "scalar_operand",
     "as_dtype",
@@ -349,6 +350,23 @@ def check_int_range(value: int, dt: DType, name: str = "value") -> None:
         raise OverflowError(
             f"{name}: Python int {value} is out of range for {dt.name} [{info.min}, {info.max}]"
         )
+
+
+def float_as_int(value: float, dt: DType, name: str, into: str) -> int:
+    """A Python float stored into the integer dtype `dt` (assignment and fill): truncated
+    toward zero, as NumPy's assignment does; what has no integer value raises, as in NumPy:
+    ValueError for NaN, OverflowError for an infinity or a value beyond `dt`'s range. The
+    errors name the argument and the act: "`name`: NaN cannot `into` an array of dtype ..."."""
+    if value != value:
+        raise ValueError(f"{name}: NaN cannot {into} an array of dtype {dt.name}")
+    if value == _INF or value == -_INF:
+        raise OverflowError(f"{name}: {value} cannot {into} an array of dtype {dt.name}")
+    iv = int(value)
+    check_int_range(iv, dt, name)
+    return iv
+
+
+_INF = float("inf")
 
 
 def python_type(value: object) -> type | None:
