@@ -510,21 +510,23 @@ def arange(
     """Evenly spaced values in [start, stop) (int64 for integer bounds, float64 otherwise)."""
     if device is not None:
         _check_device(device)
-    dt = None if dtype is None else _check_dtype(dtype)
-    # Exact Python ints and finite floats are taken as they are: one class test each.
-    if start.__class__ is not int and not (start.__class__ is float and _isfinite(start)):
+    dt = _check_dtype(dtype)
+    # C takes the bounds alone (creation.c, sa_fast_arange); a call naming its dtype comes
+    # here, with exact ints and finite floats as its usual bounds: one class test each before
+    # _arange_bound's checks.
+    if start.__class__ is not int and not (start.__class__ is float and math.isfinite(start)):
         start = _arange_bound(start, "start")
-    if step.__class__ is not int and not (step.__class__ is float and _isfinite(step)):
+    if step.__class__ is not int and not (step.__class__ is float and math.isfinite(step)):
         step = _arange_bound(step, "step")
     if stop is None:
         start, stop = 0, start
-    elif stop.__class__ is not int and not (stop.__class__ is float and _isfinite(stop)):
+    elif stop.__class__ is not int and not (stop.__class__ is float and math.isfinite(stop)):
         stop = _arange_bound(stop, "stop")
     if step == 0:
         raise ValueError("arange: step must not be zero")
-    if dt is None:
-        ints = start.__class__ is int and stop.__class__ is int and step.__class__ is int
-        dt = _INT64 if ints else _FLOAT64
+    if dt is None:  # the default dtype of the bounds' kind: int64 for ints, else float64
+        ints = type(start) is int and type(stop) is int and type(step) is int
+        dt = _dtypes.DEFAULT_DTYPE[int if ints else float]
     try:
         return _wrap(np.arange(start, stop, step, dtype=dt.np))
     except ValueError:
@@ -533,14 +535,9 @@ def arange(
         raise
 
 
-_isfinite = math.isfinite
-_INT64, _FLOAT64 = _dtypes.int64, _dtypes.float64
-
-
 def _arange_bound(v: Any, name: str) -> int | float:
-    """An arange bound as a Python int or a finite float; TypeError/ValueError naming it."""
-    if v.__class__ is int or (v.__class__ is float and math.isfinite(v)):
-        return v
+    """An arange bound (not an exact int or finite float) as a Python int or a finite float;
+    TypeError/ValueError naming it."""
     if isinstance(v, Array):
         # A 0-d array stands for its value (array-api-strict, NumPy, PyTorch and JAX all take
         # one): the bound is then the Python number NumPy would see.
