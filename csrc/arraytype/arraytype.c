@@ -482,49 +482,48 @@ mod_make(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     return sa_make(args[0], args[1], args[2], args[3], args[4], nargs == 6 ? args[5] : NULL);
 }
 
-static PyObject *
-mod_make_c(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+/* The (arr, dtype) arguments of _make_c and _window (`func`): dtype's code, or -1 with a
+ * TypeError unless dtype is one of ours and arr an ndarray of it. */
+static int
+array_and_code(PyObject *const *args, Py_ssize_t nargs, const char *func)
 {
     if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "_make_c(arr, dtype) takes 2 arguments");
-        return NULL;
+        PyErr_Format(PyExc_TypeError, "%s(arr, dtype) takes 2 arguments", func);
+        return -1;
     }
     int code = sa_dtype_code(args[1]);
     if (code < 0) {
         PyErr_Format(PyExc_TypeError, "dtype must be a stridedarray dtype, got %R", args[1]);
-        return NULL;
+        return -1;
     }
     if (!PyArray_Check(args[0])
         || !PyArray_EquivTypes(PyArray_DESCR((PyArrayObject *)args[0]), sa_descrs[code])) {
-        PyErr_Format(PyExc_TypeError, "_make_c: arr must be an ndarray of dtype %R", args[1]);
-        return NULL;
+        PyErr_Format(PyExc_TypeError, "%s: arr must be an ndarray of dtype %R", func, args[1]);
+        return -1;
     }
-    return sa_make_c(args[0], code);
+    return code;
+}
+
+static PyObject *
+mod_make_c(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    int code = array_and_code(args, nargs, "_make_c");
+    return code < 0 ? NULL : sa_make_c(args[0], code);
 }
 
 /* `_window(arr, dtype)`: _array._from_ndarray's view of an ndarray, by sa_make_strided's rule
- * (the one _wrap follows); None where the memory cannot be viewed (byte-swapped, misaligned,
- * a stride that is not a multiple of the item size), which the caller copies or refuses. */
+ * (the one _wrap follows); None where the memory cannot be viewed (misaligned, byte-swapped,
+ * or a stride that is not a multiple of the item size), which the caller copies or refuses. */
 static PyObject *
 mod_window(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "_window(arr, dtype) takes 2 arguments");
-        return NULL;
-    }
-    int code = sa_dtype_code(args[1]);
+    int code = array_and_code(args, nargs, "_window");
     if (code < 0) {
-        PyErr_Format(PyExc_TypeError, "dtype must be a stridedarray dtype, got %R", args[1]);
         return NULL;
     }
     PyArrayObject *v = (PyArrayObject *)args[0];
-    if (PyArray_Check(args[0])
-        && (!PyArray_ISALIGNED(v) || !PyArray_ISNBO(PyArray_DESCR(v)->byteorder))) {
+    if (!PyArray_ISALIGNED(v) || !PyArray_ISNBO(PyArray_DESCR(v)->byteorder)) {
         Py_RETURN_NONE;
-    }
-    if (!PyArray_Check(args[0]) || !PyArray_EquivTypes(PyArray_DESCR(v), sa_descrs[code])) {
-        PyErr_Format(PyExc_TypeError, "_window: arr must be an ndarray of dtype %R", args[1]);
-        return NULL;
     }
     PyObject *r = sa_make_strided(args[0], code);
     if (r == NULL && !PyErr_Occurred()) {
