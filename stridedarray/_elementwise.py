@@ -172,7 +172,7 @@ def _check_unary(name: str, cat: str, x: Any) -> None:
 def _operands(name: str, x1: Any, x2: Any) -> tuple[Any, Any, DType]:
     """The NumPy operands of a binary function or operator, and the dtype the standard gives
     the result's inputs: the Python path's one conversion of an operand pair (the C operators
-    take the pairs csrc/arraytype/operators.c lists and leave every other one here).
+    take the pairs csrc/arraytype/fastops.c lists and leave every other one here).
 
     An Array gives its NumPy view; a Python scalar beside an array follows the 2024.12 rules
     (`_dtypes.scalar_dtype`, `_dtypes.scalar_operand`); a NumPy scalar or 0-d ndarray beside
