@@ -19,7 +19,8 @@ typedef enum {
 /* A strided view: element (i_0..i_{n-1}) lives at
  *   data + itemsize * (origin + sum_k i_k * strides[k]).
  * `data` is the start of the storage and `nbuf` its length in elements; every reachable
- * offset is validated in Python to lie in [0, nbuf) before a descriptor reaches C. */
+ * offset lies in [0, nbuf): the array type's one constructor (csrc/arraytype/construct.c)
+ * checks it before the array exists, and the C core relies on it. */
 typedef struct {
     char *data;
     int64_t nbuf;

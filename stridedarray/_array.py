@@ -21,14 +21,13 @@ import numpy as np
 from . import _array_convert as _convert
 from . import _array_dlpack, _array_pickle, _dtypes
 from ._array_convert import CPU_DEVICE, Device
-from ._arraytype import ArrayBase, _make_c
+from ._arraytype import ArrayBase, _make_c, _window
 from ._arraytype import _make as _c_make
 from ._arraytype import _Storage as _Storage
 from ._arraytype import _wrap as _wrap  # the one result wrapper (its Python path: _wrap_py)
-from ._descriptor import _offset_range
 from ._dtypes import DType
 from ._ffi import ffi, lib
-from ._validation import c_strides, check_size
+from ._validation import check_size
 
 __all__ = ["Array", "Device", "CPU_DEVICE"]
 
@@ -125,42 +124,18 @@ def _from_ndarray(arr: np.ndarray, copy: bool | None) -> Array:
     ndarray only stridedarray holds (a NumPy result, or `_creation._own` of one from outside),
     never the caller's own, whose shape and dtype the caller may assign later."""
     if not copy:
-        # The common case, a C-contiguous aligned array of a native supported dtype, is in
-        # bounds and aligned by construction: one dict lookup and one flags object.
+        # The view is C's rule (construct.c, sa_make_strided, the one _wrap follows): the
+        # whole of a C-contiguous array, else a window of its memory. It declines memory the
+        # C kernels cannot load as their C type; that is copied here, or refused.
         dt = _DT_OF_NP(arr.dtype)
         if dt is not None:
-            flags = arr.flags
-            if flags.c_contiguous and flags.aligned:
-                return _make_c(arr, dt)
-    dt = _dtypes.from_numpy_dtype(arr.dtype)
-    its = arr.itemsize
-    # The C kernels load elements as their C type, so the memory must be aligned for it.
-    needs_copy = (
-        not arr.dtype.isnative
-        or not arr.flags.aligned
-        or any(s % its for s, n in zip(arr.strides, arr.shape, strict=True) if n > 1)
-    )
-    if needs_copy and copy is False:
+            a = _window(arr, dt)
+            if a is not None:
+                return a
+    dt = _dtypes.from_numpy_dtype(arr.dtype)  # TypeError for a dtype the standard lacks
+    if copy is False:
         _refuse_view(arr, dt)
-    if copy or needs_copy:
-        arr = np.array(arr, dtype=dt.np, order="C", copy=True)
-    if arr.flags.c_contiguous:
-        return _make(_Storage(arr), dt, arr.shape, c_strides(arr.shape), 0, arr)
-    if arr.size == 0:
-        return _make(_Storage(np.empty(0, dt.np)), dt, arr.shape, c_strides(arr.shape), 0)
-    strides = tuple(s // its if n > 1 else 0 for s, n in zip(arr.strides, arr.shape, strict=True))
-    lo, hi = _offset_range(arr.shape, strides, 0)
-    # The element at the lowest address, then a flat 1-D window over [lo, hi] from it.
-    corner = arr[
-        tuple(
-            slice(n - 1, n) if s < 0 else slice(0, 1)
-            for n, s in zip(arr.shape, strides, strict=True)
-        )
-    ]
-    flat = np.lib.stride_tricks.as_strided(corner, shape=(hi - lo + 1,), strides=(its,))
-    # (A writable `arr` with a zero stride is not cached: the constructor caches only a view
-    # as writable as the array, and a view that repeats elements is read-only.)
-    return _make(_Storage(flat), dt, arr.shape, strides, -lo, arr)
+    return _make_c(np.array(arr, dtype=dt.np, order="C", copy=True), dt)
 
 
 class Array(ArrayBase):

@@ -45,19 +45,6 @@ def _check_dtype(dtype: Any, name: str = "dtype") -> DType | None:
     return _dtypes.as_dtype(dtype, name)
 
 
-def _default_dtype_for(obj: Any) -> DType | None:
-    """Default dtype of a Python scalar per the standard (bool, int64, float64, complex128)."""
-    if isinstance(obj, bool):
-        return _dtypes.bool
-    if isinstance(obj, int):
-        return _dtypes.int64
-    if isinstance(obj, float):
-        return _dtypes.float64
-    if isinstance(obj, complex):
-        return _dtypes.complex128
-    return None
-
-
 def asarray(
     obj: Any,
     /,
@@ -353,7 +340,7 @@ def _from_python(obj: Any, dtype: DType | None) -> np.ndarray:
     """A fresh ndarray from a Python scalar or nested sequence, with the standard's defaults
     (or, from an object's `__array__`, a view of what it returned that only we hold)."""
     obj = _frozen(obj)
-    default = _default_dtype_for(obj)
+    default = _dtypes.default_dtype(obj)
     target = dtype or default
     try:
         if target is not None:
@@ -420,12 +407,7 @@ def _check_fill(value: Any, dtype: DType) -> None:
     if dtype.kind in "iu" and isinstance(value, int) and not isinstance(value, bool):
         _dtypes.check_int_range(value, dtype, "fill_value")
     if dtype.kind in "iu" and isinstance(value, float):
-        # Truncated toward zero, as assignment does; what has no integer value raises.
-        if value != value:
-            raise ValueError(f"fill_value: NaN cannot fill an array of dtype {dtype.name}")
-        if math.isinf(value):
-            raise OverflowError(f"fill_value: {value} cannot fill an array of dtype {dtype.name}")
-        _dtypes.check_int_range(int(value), dtype, "fill_value")
+        _dtypes.float_as_int(value, dtype, "fill_value", "fill")  # assignment's rule
     if dtype.kind != "c" and isinstance(value, complex):
         raise TypeError(f"fill_value: a complex value cannot fill a {dtype.name} array")
 
@@ -507,7 +489,7 @@ def _full(func: str, shape: tuple[int, ...], fill_value: Any, dtype: DType | Non
     if isinstance(fill_value, np.generic) and dtype is None:
         dtype = _DT_OF_NP(fill_value.dtype)  # None for a dtype we lack: the value's kind
     value = _dtypes.python_scalar(fill_value)
-    dt = dtype or _default_dtype_for(value)
+    dt = dtype or _dtypes.default_dtype(value)
     if dt is None:
         raise TypeError(
             f"{func}: fill_value must be a Python or NumPy bool, int, float or "
@@ -528,21 +510,23 @@ def arange(
     """Evenly spaced values in [start, stop) (int64 for integer bounds, float64 otherwise)."""
     if device is not None:
         _check_device(device)
-    dt = None if dtype is None else _check_dtype(dtype)
-    # Exact Python ints and finite floats are taken as they are: one class test each.
-    if start.__class__ is not int and not (start.__class__ is float and _isfinite(start)):
+    dt = _check_dtype(dtype)
+    # C takes the bounds alone (creation.c, sa_fast_arange); a call naming its dtype comes
+    # here, with exact ints and finite floats as its usual bounds: one class test each before
+    # _arange_bound's checks.
+    if start.__class__ is not int and not (start.__class__ is float and math.isfinite(start)):
         start = _arange_bound(start, "start")
-    if step.__class__ is not int and not (step.__class__ is float and _isfinite(step)):
+    if step.__class__ is not int and not (step.__class__ is float and math.isfinite(step)):
         step = _arange_bound(step, "step")
     if stop is None:
         start, stop = 0, start
-    elif stop.__class__ is not int and not (stop.__class__ is float and _isfinite(stop)):
+    elif stop.__class__ is not int and not (stop.__class__ is float and math.isfinite(stop)):
         stop = _arange_bound(stop, "stop")
     if step == 0:
         raise ValueError("arange: step must not be zero")
-    if dt is None:
-        ints = start.__class__ is int and stop.__class__ is int and step.__class__ is int
-        dt = _INT64 if ints else _FLOAT64
+    if dt is None:  # the default dtype of the bounds' kind: int64 for ints, else float64
+        ints = type(start) is int and type(stop) is int and type(step) is int
+        dt = _dtypes.DEFAULT_DTYPE[int if ints else float]
     try:
         return _wrap(np.arange(start, stop, step, dtype=dt.np))
     except ValueError:
@@ -551,14 +535,9 @@ def arange(
         raise
 
 
-_isfinite = math.isfinite
-_INT64, _FLOAT64 = _dtypes.int64, _dtypes.float64
-
-
 def _arange_bound(v: Any, name: str) -> int | float:
-    """An arange bound as a Python int or a finite float; TypeError/ValueError naming it."""
-    if v.__class__ is int or (v.__class__ is float and math.isfinite(v)):
-        return v
+    """An arange bound (not an exact int or finite float) as a Python int or a finite float;
+    TypeError/ValueError naming it."""
     if isinstance(v, Array):
         # A 0-d array stands for its value (array-api-strict, NumPy, PyTorch and JAX all take
         # one): the bound is then the Python number NumPy would see.

@@ -127,40 +127,42 @@ class iinfo_object:
         return iinfo, (self.dtype,)  # by its public name, stridedarray.iinfo
 
 
+def _finfo_of(dt: DType) -> finfo_object:
+    """A floating dtype's limits (a complex one's are its real component's)."""
+    real = dt if dt.kind == "f" else _dtypes.float32 if dt is _dtypes.complex64 else _dtypes.float64
+    fi = np.finfo(real.np)
+    return finfo_object(
+        int(fi.bits), float(fi.eps), float(fi.max), float(fi.min), float(fi.smallest_normal), real
+    )
+
+
+def _iinfo_of(dt: DType) -> iinfo_object:
+    ii = np.iinfo(dt.np)
+    return iinfo_object(int(ii.bits), int(ii.max), int(ii.min), dt)
+
+
+# Each dtype's limits, made once: they are frozen, so every caller shares one object (clients
+# ask on every call; NumPy's finfo is slow to build).
+_FINFO = {dt: _finfo_of(dt) for dt in _dtypes.DTYPES if dt.kind in "fc"}
+_IINFO = {dt: _iinfo_of(dt) for dt in _dtypes.DTYPES if dt.kind in "iu"}
+
+
 def finfo(type: DType | Array, /) -> finfo_object:  # noqa: A002 - the standard's name
     """Limits of a real or complex floating dtype (complex: those of its real component)."""
     dt = type if type.__class__ is DType else _dtype_of(type, "type")
-    cached = _INFO.get(dt)
-    if cached.__class__ is finfo_object:
-        return cached
-    if dt.kind not in "fc":
+    info = _FINFO.get(dt)
+    if info is None:
         raise TypeError(f"finfo: type must be a floating-point dtype, got {dt.name}")
-    real = (
-        dt if dt.kind == "f" else (_dtypes.float32 if dt is _dtypes.complex64 else _dtypes.float64)
-    )
-    fi = np.finfo(real.np)
-    _INFO[dt] = info = finfo_object(
-        int(fi.bits), float(fi.eps), float(fi.max), float(fi.min), float(fi.smallest_normal), real
-    )
     return info
 
 
 def iinfo(type: DType | Array, /) -> iinfo_object:  # noqa: A002 - the standard's name
     """Limits of an integer dtype."""
     dt = type if type.__class__ is DType else _dtype_of(type, "type")
-    cached = _INFO.get(dt)
-    if cached.__class__ is iinfo_object:
-        return cached
-    if dt.kind not in "iu":
+    info = _IINFO.get(dt)
+    if info is None:
         raise TypeError(f"iinfo: type must be an integer dtype, got {dt.name}")
-    ii = np.iinfo(dt.np)
-    _INFO[dt] = info = iinfo_object(int(ii.bits), int(ii.max), int(ii.min), dt)
     return info
-
-
-# dtype -> its finfo or iinfo object, made on first use: they are frozen, so every caller
-# shares one (clients ask on every call; NumPy's finfo is slow to build).
-_INFO: dict[DType, finfo_object | iinfo_object] = {}
 
 
 def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> builtins.bool:

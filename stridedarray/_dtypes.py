@@ -41,8 +41,12 @@ __all__ = [
     "promote",
     "promote_standard",
     "KIND_OF",
+    "DEFAULT_DTYPE",
+    "default_dtype",
+    "python_type",
     "scalar_dtype",
     "check_int_range",
+    "float_as_int",
     "scalar_np",
     "scalar_operand",
     "as_dtype",
@@ -157,9 +161,18 @@ _TABLE = [
 DTYPES: tuple[DType, ...] = tuple(DType(n, i, k, b) for i, (n, k, b) in enumerate(_TABLE))
 _BY_NAME = {d.name: d for d in DTYPES}
 _BY_NP = {d.np: d for d in DTYPES}
-# Python's own types as dtype arguments (`zeros(3, dtype=bool)`, as SciPy writes it): NumPy,
-# PyTorch and JAX all take them as the default dtype of their kind, and so do we.
-_OF_PYTHON_TYPE = {builtins.bool: "bool", int: "int64", float: "float64", complex: "complex128"}
+# The standard's default dtype of each Python scalar type: the one table of it. A Python
+# scalar alone takes it (`asarray(1.5)`, `full(2, 7)`), and so does its kind where it wins
+# beside an array (`scalar_dtype`); Python's own types as dtype arguments name it
+# (`zeros(3, dtype=bool)`, as SciPy writes it: NumPy, PyTorch and JAX all take them so);
+# `default_dtypes()` reports it. (C's creation fast paths, csrc/arraytype/creation.c, take
+# only calls whose result has these dtypes.)
+DEFAULT_DTYPE: dict[type, DType] = {
+    builtins.bool: _BY_NAME["bool"],
+    int: _BY_NAME["int64"],
+    float: _BY_NAME["float64"],
+    complex: _BY_NAME["complex128"],
+}
 ACCEPTED = (
     "a stridedarray dtype (stridedarray.float64), a NumPy dtype or scalar type of one "
     "(numpy.dtype('float64'), numpy.float64), a name NumPy gives one ('float64', 'f8'), "
@@ -172,9 +185,9 @@ def dtype_named(dtype: object) -> DType | None:
     if isinstance(dtype, DType):
         return dtype
     if isinstance(dtype, type):
-        name = _OF_PYTHON_TYPE.get(dtype)
-        if name is not None:
-            return _BY_NAME[name]
+        d = DEFAULT_DTYPE.get(dtype)
+        if d is not None:
+            return d
         if not issubclass(dtype, np.generic):
             return None
     elif not isinstance(dtype, str | np.dtype):
@@ -339,65 +352,83 @@ def check_int_range(value: int, dt: DType, name: str = "value") -> None:
         )
 
 
-# The dtype a Python scalar type takes beside an array of each kind where the standard's rules do
-# not keep the array's dtype. The standard (2024.12) defines bool with bool arrays, int with
-# numeric arrays, float with floating arrays and complex with complex arrays (the first four
-# columns keep the array's dtype). The rest it leaves unspecified; NumPy, torch and JAX agree on
-# the kind of the result (the scalar's kind wins), and we take the default dtype of that kind, as
-# NumPy does: int with a bool array gives int64, float with a bool or integer array float64,
-# complex with a bool or integer array complex128, complex with float32 complex64.
-_SCALAR_RESULT = {
-    # (scalar type, array kind): result dtype, or None for "the array's own dtype"
-    ("bool", "b"): None,
-    ("bool", "i"): None,
-    ("bool", "u"): None,
-    ("bool", "f"): None,
-    ("bool", "c"): None,
-    ("int", "b"): int64,
-    ("int", "i"): None,
-    ("int", "u"): None,
-    ("int", "f"): None,
-    ("int", "c"): None,
-    ("float", "b"): float64,
-    ("float", "i"): float64,
-    ("float", "u"): float64,
-    ("float", "f"): None,
-    ("float", "c"): None,
-    ("complex", "b"): complex128,
-    ("complex", "i"): complex128,
-    ("complex", "u"): complex128,
-    ("complex", "c"): None,
-}
+def float_as_int(value: float, dt: DType, name: str, into: str) -> int:
+    """A Python float stored into the integer dtype `dt` (assignment and fill): truncated
+    toward zero, as NumPy's assignment does; what has no integer value raises, as in NumPy:
+    ValueError for NaN, OverflowError for an infinity or a value beyond `dt`'s range. The
+    errors name the argument and the act: "`name`: NaN cannot `into` an array of dtype ..."."""
+    if value != value:
+        raise ValueError(f"{name}: NaN cannot {into} an array of dtype {dt.name}")
+    if value == _INF or value == -_INF:
+        raise OverflowError(f"{name}: {value} cannot {into} an array of dtype {dt.name}")
+    iv = int(value)
+    check_int_range(iv, dt, name)
+    return iv
 
 
-_SCALAR_KIND = {builtins_bool: "bool", int: "int", float: "float", complex: "complex"}
+_INF = float("inf")
+
+
+def python_type(value: object) -> type | None:
+    """Which of Python's bool, int, float and complex `value` is (a subclass, such as
+    np.float64 or an IntEnum, counts as the type it derives from), or None."""
+    t = type(value)
+    if t in DEFAULT_DTYPE:  # bool is never subclassed: a bool is caught here
+        return t
+    if isinstance(value, int):
+        return int
+    if isinstance(value, float):
+        return float
+    if isinstance(value, complex):
+        return complex
+    return None
+
+
+def default_dtype(value: object) -> DType | None:
+    """The default dtype of a Python scalar's type (`DEFAULT_DTYPE`), or None for another
+    object."""
+    t = python_type(value)
+    return None if t is None else DEFAULT_DTYPE[t]
+
+
+# The array kinds beside which a Python scalar takes the array's dtype: the standard (2024.12)
+# defines bool with bool arrays, int with numeric arrays, float with floating arrays and
+# complex with complex arrays. A complex with a real floating array gives the complex dtype of
+# the array's precision. The rest the standard leaves unspecified; NumPy, torch and JAX agree
+# on the kind of the result (the scalar's kind wins), and we take the default dtype of that
+# kind, as NumPy does: int with a bool array gives int64, float with a bool or integer array
+# float64, complex with a bool or integer array complex128.
+_KEEPS_ARRAY_DTYPE = {builtins_bool: "biufc", int: "iufc", float: "fc", complex: "c"}
+
+
+def _scalar_result(t: type, dt: DType) -> DType:
+    if dt.kind in _KEEPS_ARRAY_DTYPE[t]:
+        return dt
+    if t is complex and dt.kind == "f":
+        return complex64 if dt is float32 else complex128
+    return DEFAULT_DTYPE[t]
+
+
+# Python scalar type -> the dtype of its mix with an array of each dtype, by dtype code.
+_SCALAR_RESULT = {t: tuple(_scalar_result(t, dt) for dt in DTYPES) for t in DEFAULT_DTYPE}
 
 
 def scalar_dtype(dt: DType, value: object, name: str = "scalar") -> DType:
     """The dtype a Python scalar takes when combined with an array of dtype `dt`: the array's
     dtype where the standard says so (a Python int must then fit an integer dtype), else the
-    default dtype of the scalar's kind (table above)."""
-    kind = _SCALAR_KIND.get(type(value))  # exact Python scalar types: one lookup
-    if kind is not None:
-        if kind == "complex" and dt.kind == "f":
-            return complex64 if dt is float32 else complex128
-    elif isinstance(value, builtins_bool):
-        kind = "bool"
-    elif isinstance(value, int):
-        kind = "int"
-    elif isinstance(value, float):
-        kind = "float"
-    elif isinstance(value, complex):
-        if dt.kind == "f":
-            return complex64 if dt is float32 else complex128
-        kind = "complex"
-    else:
-        raise TypeError(
-            f"{name} must be an Array, a Python bool, int, float or complex, or a "
-            f"NumPy scalar, got {type(value).__name__}; {convert_hint(name)}"
-        )
-    r = _SCALAR_RESULT[kind, dt.kind] or dt
-    if kind == "int" and r.kind in "iu":
+    default dtype of the scalar's kind (`_SCALAR_RESULT`)."""
+    t = type(value)
+    row = _SCALAR_RESULT.get(t)
+    if row is None:  # a subclass (np.float64, an IntEnum), or not a Python scalar
+        base = python_type(value)
+        if base is None:
+            raise TypeError(
+                f"{name} must be an Array, a Python bool, int, float or complex, or a "
+                f"NumPy scalar, got {type(value).__name__}; {convert_hint(name)}"
+            )
+        t, row = base, _SCALAR_RESULT[base]
+    r = row[dt.code]
+    if t is int and r.kind in "iu":
         check_int_range(value, r, name)  # type: ignore[arg-type]
     return r
 

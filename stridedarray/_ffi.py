@@ -13,10 +13,11 @@ import numpy  # noqa: F401  (NumPy's own OpenBLAS loads first, under the user's 
 # Our OpenBLAS reads OPENBLAS_THREAD_TIMEOUT once, as it loads (with the extension, below).
 # An idle worker busy-waits 2**timeout cycles before it sleeps; the default 2**28 (~0.1 s)
 # leaves our workers spinning after every call, which slows NumPy's next multi-threaded BLAS
-# call several-fold when the two libraries alternate (docs/benchmark-method.md, "Two
-# OpenBLAS pools in one process"). With 2**14 cycles (a few microseconds) our workers sleep
-# right after a call: measured best of 2**14/2**20/2**28 here, alone and alternating. NumPy's
-# library is already loaded, so its behaviour is unchanged; a value the user set is kept.
+# call several-fold when the two libraries alternate. With 2**14 cycles (a few microseconds)
+# our workers sleep right after a call and our own products are no slower, alone or
+# alternating (docs/benchmark-method.md, "Two OpenBLAS pools in one process", has the
+# figures). NumPy's library is already loaded, so its behaviour is unchanged; a value the
+# user set is kept.
 _SET_TIMEOUT = "OPENBLAS_THREAD_TIMEOUT" not in os.environ
 if _SET_TIMEOUT:
     os.environ["OPENBLAS_THREAD_TIMEOUT"] = "14"

@@ -6,9 +6,10 @@ overflow), and a RuntimeWarning leaking from inside the library is noise (an err
 the error state of the current context (`np.errstate`) and warns. Without a set flag nothing
 happens, so only calls that can set one need the quiet state.
 
-Which calls can: `can_warn(name, kind)`. Comparisons, bit and logical operations, sign
-manipulation and copies never set a flag; on integer and bool operands nothing but integer
-division by zero does (NumPy reports it as a divide warning).
+Which calls can: `can_warn(name)` gives the operand kinds for which function `name` can.
+Comparisons, bit and logical operations, sign manipulation and copies never set a flag; on
+integer and bool operands nothing but integer division by zero does (NumPy reports it as a
+divide warning).
 
 How: `np.errstate(all="ignore")` builds its state on every entry; as a decorator that costs
 about 0.7 us per call, twice a small ufunc. The quiet state is the same object each time for

@@ -53,11 +53,12 @@ class Info:
     def default_dtypes(self, *, device: Device | None = None) -> dict[str, DType]:
         """Default dtypes for floating, complex, integral and indexing results."""
         _check_device(device)
+        default = _dtypes.DEFAULT_DTYPE
         return {
-            "real floating": _dtypes.float64,
-            "complex floating": _dtypes.complex128,
-            "integral": _dtypes.int64,
-            "indexing": _dtypes.int64,
+            "real floating": default[float],
+            "complex floating": default[complex],
+            "integral": default[int],
+            "indexing": _dtypes.int64,  # index results' dtype (docs/dtypes.md), not a scalar's
         }
 
     def dtypes(

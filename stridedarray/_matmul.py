@@ -43,15 +43,6 @@ _OUTCOMES = (
     "skipped: forced",
     "not tried",
 )
-_BOOL = _dtypes.bool
-_promote = _dtypes.promote
-_NULL = ffi.NULL
-_ERR_NOMEM = lib.SA_MM_ERR_NOMEM
-_ERR_OVERFLOW = lib.SA_MM_ERR_OVERFLOW
-_sa_matmul = lib.sa_matmul
-_run = lib.sa_matmul_run
-_from_buffer = ffi.from_buffer
-_empty = np.empty
 
 
 def _check_operands(x1: Any, x2: Any) -> Any:
@@ -62,7 +53,7 @@ def _check_operands(x1: Any, x2: Any) -> Any:
     for name, x in (("x1", x1), ("x2", x2)):
         if x._dtype.kind == "b":
             raise TypeError(f"matmul: {name} has dtype bool; matmul needs a numeric dtype")
-    return _promote(x1._dtype, x2._dtype)
+    return _dtypes.promote(x1._dtype, x2._dtype)
 
 
 def _out_shape(s1: tuple, s2: tuple) -> tuple:
@@ -98,14 +89,14 @@ def _raise(x1: Array, x2: Array, rc: int) -> None:
     """The C core refused: raise the specific Python error."""
     # Python validated shapes and dtypes already, so a code here is out of memory, a size
     # beyond 64 bits, or a broken invariant.
-    if rc == _ERR_NOMEM:
+    if rc == lib.SA_MM_ERR_NOMEM:
         # the C core could not allocate an operand pack/cast or the generic kernel's scratch
         # (it freed what it held; see stridedarray._diagnostics for the counters)
         raise MemoryError(
             f"matmul: out of memory packing operands or kernel scratch for "
             f"{x1._shape} @ {x2._shape}"
         )
-    if rc == _ERR_OVERFLOW:
+    if rc == lib.SA_MM_ERR_OVERFLOW:
         # A ValueError, as for any shape whose size does not fit int64: no machine could run
         # it, so the operands are at fault (docs/reliability.md). Only zero-stride operands
         # get here: the output, a pack, a kernel's scratch or the flop count is too large.
@@ -141,29 +132,25 @@ def _make_matmul(operator: bool) -> Any:
 
     def matmul(x1: Array, x2: Array, /) -> Array:
         """Matrix product per the Array API: batched, broadcasting, planned in the C core."""
-        # Validate, allocate, ONE C call. Kept flat on purpose.
-        dt = x1._dtype if type(x1) is Array else None
-        if type(x2) is not Array or dt is not x2._dtype or dt is _BOOL:
-            if (
-                operator
-                and type(x2) is not Array
-                and (isinstance(x2, np.ndarray | np.generic) or _defers(x2))
-            ):
-                return NotImplemented
-            dt = _check_operands(x1, x2)
-        s1 = x1._shape
-        s2 = x2._shape
-        shape = _matmul_shape(s1, s2)
-        if not isinstance(shape, tuple):
-            raise _shape_error(s1, s2, shape)
-        size = prod(shape)
+        # What C's NativeMatmul declines (mixed dtypes, other operands, every error): validate,
+        # allocate, one call into the C core.
+        if (
+            operator
+            and type(x2) is not Array
+            and (isinstance(x2, np.ndarray | np.generic) or _defers(x2))
+        ):
+            return NotImplemented
+        dt = _check_operands(x1, x2)
+        s1, s2 = x1._shape, x2._shape
+        shape = _out_shape(s1, s2)
         try:
-            arr = _empty(shape, dt.np)
+            arr = np.empty(shape, dt.np)
         except ValueError:  # NumPy refuses sizes beyond int64: say which shape, in our words
             check_size(shape, dt.np.itemsize, f"matmul: the output shape of {s1} @ {s2},")
             raise
-        ptr = _from_buffer(arr)
-        rc = _run(x1._c, x2._c, dt.code, ptr, size, _current.get())
+        rc = lib.sa_matmul_run(
+            x1._c, x2._c, dt.code, ffi.from_buffer(arr), prod(shape), _current.get()
+        )
         if rc:
             _raise(x1, x2, rc)
         return _make_c(arr, dt)
@@ -478,7 +465,7 @@ def matmul_explain(x1: Array, x2: Array, /) -> MatmulExplain:
     dt = _check_operands(x1, x2)
     shape = _out_shape(x1._shape, x2._shape)
     ex = ffi.new("sa_mm_explain *")
-    rc = _sa_matmul(x1._c, x2._c, dt.code, _NULL, 0, _current.get(), ex, 1)
+    rc = lib.sa_matmul(x1._c, x2._c, dt.code, ffi.NULL, 0, _current.get(), ex, 1)
     if rc:
         _raise(x1, x2, rc)
     nb = ex.nbatch

@@ -16,7 +16,7 @@ import numpy as np
 from ._array import Array, _from_ndarray
 from ._arraytype import _basic_view
 from ._creation import _own
-from ._dtypes import check_int_range, python_scalar, scalar_dtype, scalar_np
+from ._dtypes import float_as_int, python_scalar, scalar_dtype, scalar_np
 from ._getitem import _numpy_key, basic_key
 from ._validation import convert_hint
 
@@ -71,15 +71,7 @@ def _value_for(a: Array, value: Any) -> Any:
         if dt.kind == "b":
             return np.asarray(builtins.bool(value))
         # A Python float into an integer array.
-        if value != value:
-            raise ValueError(f"value: NaN cannot be assigned into an array of dtype {dt.name}")
-        if value in (float("inf"), float("-inf")):
-            raise OverflowError(
-                f"value: {value} cannot be assigned into an array of dtype {dt.name}"
-            )
-        iv = int(value)
-        check_int_range(iv, dt, "value")
-        return scalar_np(iv, dt)
+        return scalar_np(float_as_int(value, dt, "value", "be assigned into"), dt)
     hint = f"; {convert_hint('value')}" if isinstance(value, (list, tuple)) else ""
     raise TypeError(
         f"x[key] = value: value must be an array or a Python or NumPy scalar, got "

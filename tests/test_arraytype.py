@@ -435,20 +435,72 @@ def _layouts(a: np.ndarray, draw) -> np.ndarray:
     return np.asfortranarray(a)
 
 
+def _numpy_window(arr: np.ndarray) -> tuple:
+    """The oracle of an array over `arr`'s memory, from NumPy's own description of it: shape,
+    element strides (0 on axes of extent 1 or 0, which no index moves along), the address of
+    element (0, ..., 0), and how many elements the storage must span (0 for an empty array)."""
+    its = arr.itemsize
+    strides = tuple(s // its if n > 1 else 0 for n, s in zip(arr.shape, arr.strides, strict=True))
+    span = sum(abs(s) * (n - 1) for n, s in zip(arr.shape, strides, strict=True))
+    return arr.shape, strides, arr.__array_interface__["data"][0], span + 1 if arr.size else 0
+
+
+def _check_window(x: sa.Array, arr: np.ndarray) -> None:
+    shape, strides, first, nbuf = _numpy_window(arr)
+    assert x.shape == shape and x._st.nbuf == nbuf
+    if arr.size:
+        assert all(
+            n <= 1 or s == s_np for n, s, s_np in zip(shape, x._strides, strides, strict=True)
+        )
+        its = arr.itemsize
+        assert x._st.arr.__array_interface__["data"][0] + x._origin * its == first
+        assert np.shares_memory(np.asarray(x), arr)
+    np.testing.assert_array_equal(np.asarray(x), arr)
+    repeats = arr.size and any(n > 1 and s == 0 for n, s in zip(shape, strides, strict=True))
+    assert x.readonly == (not arr.flags.writeable or repeats)
+    assert np.asarray(x).flags.writeable == (not x.readonly)
+
+
 @settings(max_examples=300, deadline=None)
 @given(arrays(shape=shapes(0, 4)), st.data())
-def test_wrapping_other_layouts_in_c_equals_the_python_path(pair, data):
-    from stridedarray._array import _wrap_py
+def test_wrapping_other_layouts_views_numpys_memory(pair, data):
+    # One C rule (construct.c, sa_make_strided) views a native ndarray of any layout: for
+    # results (_wrap) and for asarray's ndarrays (_from_ndarray, through _window).
+    from stridedarray._array import _from_ndarray
     from stridedarray._arraytype import _wrap
 
     arr = _layouts(pair[1], data.draw)
-    fast, slow = _wrap(arr), _wrap_py(arr)
-    assert _descriptor(fast) == _descriptor(slow)
-    assert (fast._npv is arr) == (slow._npv is arr)
-    np.testing.assert_array_equal(np.asarray(fast), arr)
-    assert np.asarray(fast).flags.writeable == (not fast.readonly)
-    if arr.size and arr.dtype.isnative:
-        assert np.shares_memory(np.asarray(fast), arr)
+    for x in (_wrap(arr), _from_ndarray(arr, None)):
+        _check_window(x, arr)
+        again = _make(x._st, x.dtype, x._shape, x._strides, x._origin)
+        assert _descriptor(again) == _descriptor(x)
+
+
+def test_the_window_declines_memory_it_cannot_view():
+    # _window views what C's kernels can load; the rest is None, which _from_ndarray copies
+    # (or refuses under copy=False, naming the cause).
+    from stridedarray._arraytype import _window
+
+    raw = np.zeros(41, np.uint8)
+    misaligned = raw[1:].view(np.float64)
+    swapped = np.arange(4.0).astype(">f8")
+    odd = np.lib.stride_tricks.as_strided(np.zeros(8), shape=(3,), strides=(12,))
+    inner = np.zeros((4, 3), np.int16).view(np.uint8)[:, ::2].view(np.int8)  # 2-byte stride
+    for arr in (misaligned, swapped, odd):
+        if arr.dtype.isnative:  # (a byte-swapped dtype is not ours: _from_ndarray copies it)
+            assert _window(arr, sa.float64) is None
+        y = sa.asarray(arr)
+        np.testing.assert_array_equal(np.asarray(y), arr)
+        assert not np.shares_memory(np.asarray(y), arr)
+        with pytest.raises(ValueError, match="cannot be viewed without a copy"):
+            sa.asarray(arr, copy=False)
+    x = _window(inner, sa.int8)  # whole-element strides of a 1-byte dtype: a window
+    _check_window(x, inner)
+    longlong = np.arange(6, dtype=np.longlong).reshape(2, 3)[:, ::-1]  # int64's other name
+    _check_window(_window(longlong, sa.int64), longlong)
+    for arr in (np.zeros(3, np.float32), swapped):
+        with pytest.raises(TypeError, match="_window: arr must be an ndarray of dtype"):
+            _window(arr, sa.int32 if arr.dtype.isnative else sa.float64)
 
 
 def test_the_storage_object_is_made_on_demand_and_shared_by_views():

@@ -409,6 +409,33 @@ def test_full_infers_and_checks_dtype():
         sa.zeros(2, device="gpu")
 
 
+@pytest.mark.parametrize("dt", [sa.int8, sa.uint8, sa.int64, sa.uint64], ids=lambda d: d.name)
+@pytest.mark.parametrize(
+    "value",
+    [2.7, -2.7, -0.5, 127.9, 128.0, -129.0, 255.5, 2.0**63, -1.0, math.inf, -math.inf, math.nan],
+)
+def test_a_float_fills_an_integer_array_as_assignment_stores_it(dt, value):
+    # One rule (_dtypes.float_as_int): truncated toward zero, NumPy's value where the
+    # integer fits; NaN, an infinity or an integer out of range raise, in each one's words.
+    a = sa.zeros(2, dtype=dt)
+    try:
+        a[0] = value
+    except (ValueError, OverflowError) as e:
+        with pytest.raises(
+            type(e), match="fill_value: .* an array of dtype|fill_value: Python int"
+        ):
+            sa.full(2, value, dtype=dt)
+        assert (
+            math.isnan(value)
+            or math.isinf(value)
+            or not (np.iinfo(dt.np).min <= math.trunc(value) <= np.iinfo(dt.np).max)
+        )
+        return
+    want = np.full(2, math.trunc(value), dtype=dt.np)
+    np.testing.assert_array_equal(np.asarray(sa.full(2, value, dtype=dt)), want)
+    assert int(a[0]) == want[0]
+
+
 # -- ranges and grids -------------------------------------------------------------------------
 @SETTINGS
 @given(start=st.integers(-10, 10), stop=st.integers(-10, 10), step=st.sampled_from([1, 2, -3]))

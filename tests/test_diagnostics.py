@@ -117,7 +117,7 @@ def test_small_products_and_explain_allocate_nothing():
 
 
 def _seed_case():
-    """design.md's worked example: (1,32,32) strides (1024,32,-1) @ (10,32,32) float64."""
+    """docs/matmul.md's worked example: (1,32,32) strides (1024,32,-1) @ (10,32,32) float64."""
     x1, r1 = matrix(sa.float64, (1,), 32, 32, "neg_inner", 3)
     x2, r2 = matrix(sa.float64, (10,), 32, 32, "C", 4)
     return x1, r1, x2, r2

@@ -106,6 +106,33 @@ def test_python_scalars_mix_as_in_numpy(dt, s):
         np.testing.assert_array_equal(np.asarray(got), expected)
 
 
+def test_a_python_scalar_alone_takes_its_kinds_default_everywhere():
+    # One table (_dtypes.DEFAULT_DTYPE) serves every place a Python scalar or Python's type
+    # alone decides a dtype; NumPy on a 64-bit Linux gives the same defaults.
+    import enum
+
+    class Level(enum.IntEnum):
+        HIGH = 3
+
+    defaults = sa.__array_namespace_info__().default_dtypes()
+    for value in (True, 3, Level.HIGH, 2.5, np.float64(2.5), 1.5j):
+        want = np.asarray(value).dtype
+        t = next(t for t in (bool, int, float, complex) if isinstance(value, t))
+        for got in (
+            sa.asarray(value).dtype,
+            sa.asarray([value, value]).dtype,
+            sa.full(2, value).dtype,
+            sa.zeros(2, dtype=t).dtype,
+        ):
+            assert got.np == want, (value, got)
+        key = {int: "integral", float: "real floating", complex: "complex floating"}.get(t)
+        if key is not None:
+            assert defaults[key].np == want
+        # The kind's default is also what the scalar takes where its kind wins.
+        if t is not bool:
+            assert sa.result_type(sa.bool, value).np == want
+
+
 def test_result_type_with_arrays_and_scalars():
     assert sa.result_type(sa.ones(2, dtype=sa.int8), sa.int16) is sa.int16
     assert sa.result_type(sa.float32, 1, 2.5) is sa.float32

@@ -1,7 +1,7 @@
 """No silent aliasing: every namespace function returns new memory unless it is a view by design.
 
 The standard leaves copy-or-view to the library (design topic "Copy-view behavior and
-mutability"). The project's rule (design.md, section 1): the view functions listed in VIEWS
+mutability"). The project's rule (docs/functions.md, "Views and copies"): the functions in VIEWS
 below return views; every other function returns an array that shares no memory with its
 inputs, so writing into a result can never change an input. `copy=` arguments are honoured:
 copy=None may share, copy=True never does.
@@ -187,7 +187,7 @@ _row("fft.fftshift", "f", sa.fft.fftshift)
 _row("fft.ifftshift", "f", sa.fft.ifftshift)
 _row("fft.fftshift_no_axes", "f", lambda x: sa.fft.fftshift(x, axes=()))
 
-# Views by design (design.md, section 1): they return a new descriptor over the input's
+# Views by design (docs/functions.md, "Views and copies"): a new descriptor over the input's
 # storage, and writing through it is writing into the input. Each is checked to BE a view,
 # so that this list stays true.
 VIEWS: dict[str, Callable[[sa.Array], Any]] = {

@@ -21,6 +21,8 @@
  * - which operand pairs the operators take: operators.c; the Python path's conversion of a
  *   pair (every other one): stridedarray/_operands.py, operands;
  * - wrapping a NumPy result: wrap.c, sa_wrap_result (its fallback: _array._wrap_py);
+ * - an array over an ndarray's memory without a copy (whole, or a window of it): construct.c,
+ *   sa_make_strided (`_window` for _array._from_ndarray, which copies what it declines);
  * - an element as a Python scalar (float(), int(), item()): scalar.c.
  *
  * What the type needs from Python (the array class, the dtypes, the Python paths C falls back
@@ -480,24 +482,54 @@ mod_make(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     return sa_make(args[0], args[1], args[2], args[3], args[4], nargs == 6 ? args[5] : NULL);
 }
 
-static PyObject *
-mod_make_c(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+/* The (arr, dtype) arguments of _make_c and _window (`func`): dtype's code, or -1 with a
+ * TypeError unless dtype is one of ours and arr an ndarray of it. */
+static int
+array_and_code(PyObject *const *args, Py_ssize_t nargs, const char *func)
 {
     if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "_make_c(arr, dtype) takes 2 arguments");
-        return NULL;
+        PyErr_Format(PyExc_TypeError, "%s(arr, dtype) takes 2 arguments", func);
+        return -1;
     }
     int code = sa_dtype_code(args[1]);
     if (code < 0) {
         PyErr_Format(PyExc_TypeError, "dtype must be a stridedarray dtype, got %R", args[1]);
-        return NULL;
+        return -1;
     }
     if (!PyArray_Check(args[0])
         || !PyArray_EquivTypes(PyArray_DESCR((PyArrayObject *)args[0]), sa_descrs[code])) {
-        PyErr_Format(PyExc_TypeError, "_make_c: arr must be an ndarray of dtype %R", args[1]);
+        PyErr_Format(PyExc_TypeError, "%s: arr must be an ndarray of dtype %R", func, args[1]);
+        return -1;
+    }
+    return code;
+}
+
+static PyObject *
+mod_make_c(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    int code = array_and_code(args, nargs, "_make_c");
+    return code < 0 ? NULL : sa_make_c(args[0], code);
+}
+
+/* `_window(arr, dtype)`: _array._from_ndarray's view of an ndarray, by sa_make_strided's rule
+ * (the one _wrap follows); None where the memory cannot be viewed (misaligned, byte-swapped,
+ * or a stride that is not a multiple of the item size), which the caller copies or refuses. */
+static PyObject *
+mod_window(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    int code = array_and_code(args, nargs, "_window");
+    if (code < 0) {
         return NULL;
     }
-    return sa_make_c(args[0], code);
+    PyArrayObject *v = (PyArrayObject *)args[0];
+    if (!PyArray_ISALIGNED(v) || !PyArray_ISNBO(PyArray_DESCR(v)->byteorder)) {
+        Py_RETURN_NONE;
+    }
+    PyObject *r = sa_make_strided(args[0], code);
+    if (r == NULL && !PyErr_Occurred()) {
+        Py_RETURN_NONE;
+    }
+    return r;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -805,6 +837,9 @@ static PyMethodDef mod_methods[] = {
      "constructor."},
     {"_make_c", (PyCFunction)(void (*)(void))mod_make_c, METH_FASTCALL,
      "_make_c(arr, dtype): an array over a whole C-contiguous aligned ndarray."},
+    {"_window", (PyCFunction)(void (*)(void))mod_window, METH_FASTCALL,
+     "_window(arr, dtype): an array over arr's memory without a copy (whole, or a window of "
+     "it), or None where its memory cannot be viewed."},
     {"_wrap", sa_wrap, METH_O,
      "_wrap(result): a NumPy result as an array (fresh C-contiguous ones in C)."},
     {"_elided", sa_elided_count, METH_NOARGS,

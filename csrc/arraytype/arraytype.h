@@ -187,10 +187,12 @@ PyObject *sa_make_view(ArrayObject *parent, const sa_desc *d, PyObject *npv);
 /* A descriptor over the whole of a C-contiguous aligned native ndarray of a registered dtype
  * `code` (in bounds by construction); NULL with an exception otherwise. */
 PyObject *sa_make_c(PyObject *arr, int code);
-/* A descriptor over a window of the memory of an aligned native ndarray of dtype `code` that
- * is not C-contiguous, as _array._from_ndarray makes it without a copy (the window as its
- * storage, the ndarray as its NumPy view); NULL without an exception where that rule does
- * not apply (a stride not a multiple of the item size, an empty array). */
+/* The one rule for an array over an aligned native ndarray of dtype `code` without a copy
+ * (_wrap's, and _array._from_ndarray's through `_window`): a C-contiguous one whole
+ * (sa_make_c), an empty one as a new empty array of its shape, any other over a window of
+ * its memory (the window as its storage, the ndarray as its NumPy view). NULL without an
+ * exception where the rule declines (a stride not a multiple of the item size: the caller
+ * copies), NULL with one for an error. */
 PyObject *sa_make_strided(PyObject *arr, int code);
 /* The code of a registered DType object, or -1. */
 int sa_dtype_code(PyObject *dtype);

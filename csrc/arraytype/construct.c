@@ -631,11 +631,23 @@ sa_make_strided(PyObject *arr, int code)
 {
     PyArrayObject *v = (PyArrayObject *)arr;
     npy_intp its = PyArray_ITEMSIZE(v);
-    if (PyArray_SIZE(v) == 0) {
-        return NULL;  /* the Python path gives it an empty storage of its own */
+    if (PyArray_IS_C_CONTIGUOUS(v)) {
+        return sa_make_c(arr, code);
     }
     if (sa_check_rank(PyArray_NDIM(v)) < 0) {
         return NULL;
+    }
+    if (PyArray_SIZE(v) == 0) {
+        /* No element to view: a new empty array of its shape (no memory to keep alive). */
+        PyArray_Descr *descr = sa_descrs[code];
+        Py_INCREF(descr); /* stolen */
+        PyObject *e = PyArray_Empty(PyArray_NDIM(v), PyArray_DIMS(v), descr, 0);
+        if (e == NULL) {
+            return NULL;
+        }
+        PyObject *res = sa_make_c(e, code);
+        Py_DECREF(e);
+        return res;
     }
     sa_desc d;
     d.nd = PyArray_NDIM(v);
@@ -649,7 +661,7 @@ sa_make_strided(PyObject *arr, int code)
         d.strides[k] = 0;
         if (n > 1) {
             if (s % its) {
-                return NULL;  /* a copy is needed: the Python path makes it */
+                return NULL;  /* declined: the elements cannot be counted; the caller copies */
             }
             d.strides[k] = s / its;
             npy_intp span = (n - 1) * (s / its);

@@ -1,6 +1,6 @@
 /* The quiet floating-point state (fpe.c), shared by the operators (operators.c) and the Python
- * paths' `_quiet_call`. Inline, as when it shared a file with the operators: an operator enters
- * it on every call, and its code stays the same as it was there. */
+ * paths' `_quiet_call`. The functions below are inline because an operator enters and leaves
+ * the state on every call: inlined, they cost it no call. */
 #ifndef SA_FPE_H
 #define SA_FPE_H
 

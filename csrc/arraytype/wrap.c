@@ -3,13 +3,13 @@
  */
 #include "arraytype.h"
 
-static PyObject *wrap_fallback = NULL;  /* _array._wrap */
+static PyObject *wrap_fallback = NULL;  /* _array._wrap_py, handed over by _connect */
 
 /* Wrap a NumPy result: a fresh C-contiguous aligned native array whole, another aligned
  * native layout (F order, transposed or reversed operands) over a window of its memory, and a
  * NumPy scalar (a full reduction's or a 0-d operation's result) as a fresh 0-d array, all in
  * C; the rest (dtypes without a code, byte-swapped or misaligned memory, strides that are not
- * whole elements, ndarray subclasses) by _wrap. */
+ * whole elements, ndarray subclasses) by _array._wrap_py. */
 PyObject *
 sa_wrap_result(PyObject *r)
 {
@@ -24,6 +24,7 @@ sa_wrap_result(PyObject *r)
     PyObject *w = NULL;
     int code = sa_native_code(r);
     if (code >= 0) {
+        /* sa_make_strided's rule; its first case (the most common result) without the call */
         if (PyArray_IS_C_CONTIGUOUS((PyArrayObject *)r)) {
             w = sa_make_c(r, code);
             goto done;
