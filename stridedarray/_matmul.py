@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 
 from . import _dtypes
-from ._array import Array, _from_ndarray, _make_c
+from ._array import Array, _make_c
 from ._arraytype import NativeMatmul, _matmul_shape
-from ._creation import _own
 from ._ffi import ffi, lib
+from ._operands import numpy_operand
 from ._operator_table import doc as operator_doc
 from ._policy import DEFAULT_POLICY, _current, current_policy, matmul_policy
 from ._validation import check_size, not_array
@@ -249,8 +249,7 @@ def imatmul_operator(x1: Array, x2: Any) -> Array:
     The product is computed into fresh storage first and then copied, because x1 may alias
     either operand (reading it while writing it would corrupt the result)."""
     if isinstance(x2, np.ndarray | np.generic):
-        # In place, as the other operators; over a view only we hold, as they do.
-        x2 = _from_ndarray(_own(x2) if isinstance(x2, np.ndarray) else np.asarray(x2), None)
+        x2 = numpy_operand(x2)  # in place, as the other operators: over a view only we hold
     elif _defers(x2):
         return NotImplemented  # Python then tries x1 @ x2, which x2's __rmatmul__ answers
     if not isinstance(x2, Array):
