@@ -255,7 +255,7 @@ static int execute(const mm_plan *run, const mm_plan *p, int chosen, const sa_mm
     switch (chosen) {
     case SA_MM_BLAS:
     case SA_MM_PACK_BLAS:
-        sa_blas_enter(); /* fork safety: a fork waits for this call (blas_fork_guard.c) */
+        sa_blas_enter(); /* fork safety: a fork waits for this call (sa_fork_guard.c) */
         r = mm_blas_execute(run, threads);
         sa_blas_leave();
         break;

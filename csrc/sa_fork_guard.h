@@ -1,4 +1,4 @@
-/* Fork safety of our OpenBLAS: the internal part (not read by cffi). See blas_fork_guard.c. */
+/* Fork safety of our OpenBLAS: the internal part (not read by cffi). See sa_fork_guard.c. */
 #ifndef SA_FORK_GUARD_H
 #define SA_FORK_GUARD_H
 

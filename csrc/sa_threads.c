@@ -49,7 +49,7 @@
  * code on the same operands whichever thread runs its chunk.
  *
  * Fork: a child has only the forking thread. The child handler (called from
- * blas_fork_guard.c's pthread_atfork handler) forgets the parent's workers and team and
+ * sa_fork_guard.c's pthread_atfork handler) forgets the parent's workers and team and
  * makes the pool afresh; the child starts new workers when it first needs them. The forking
  * thread holds the GIL, so it is never inside a job of its own at the fork.
  *

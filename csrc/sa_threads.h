@@ -30,7 +30,7 @@ void sa_team_end(int got);
 typedef void (*sa_task_fn)(void *ctx, int64_t chunk);
 void sa_parallel(int threads, int64_t nchunks, sa_task_fn fn, void *ctx);
 
-/* pthread_atfork child handler (blas_fork_guard.c calls it): forget the parent's workers. */
+/* pthread_atfork child handler (sa_fork_guard.c calls it): forget the parent's workers. */
 void sa_threads_forked_child(void);
 
 /* a*b*c*d for non-negative factors, saturating at INT64_MAX (a work estimate, not a size). */
