@@ -324,34 +324,34 @@ SA_ATTR SA_FN(vec) SA_FN(reverse)(SA_FN(vec) v)
 #define SA_ADIRECT(k, i) ((SA_U)row[i][(k) * ak])
 #define SA_BPACKED(k) (*(const SA_FN(vec) *)(bp + (k) * SA_NR))
 /* The small-product tile (SA_FN(gemm_small)): A in place as above, and B either packed (bs =
- * SA_NR) or read in place from rows of contiguous elements bs apart (generic_common.h's modes):
- * SA_B_FWD, NR of them forward; SA_B_REV, NR backward (bp then points at the panel's first column, the highest
- * address); SA_B_FWD_N, the first n < NR forward through a masked load, which reads nothing
- * past them (only where SA_CAN_MASK). */
-#if defined(SA_MASK512) || defined(SA_MASK256)
-#define SA_TILE_SMALL_MASKED(W)                                                                 \
-    else if (SA_CAN_MASK && bmode == SA_B_FWD_N) {                                              \
-        SA_TILE_BODY(W, SA_ADIRECT, SA_BFWDN)                                                   \
-    }
-#define SA_BFWDN(k) SA_FN(load_n)(bp + (k) * bs, n)
-#else
-#define SA_TILE_SMALL_MASKED(W)
-#endif
+ * SA_NR) or read in place from rows of NR contiguous elements bs apart, forward or, when
+ * `brev`, backward (bp then points at the panel's first column, the highest address). */
 #define SA_REAL_TILE_SMALL(W)                                                                   \
     SA_ATTR void SA_FN(stile##W)(int64_t kc, const SA_T *a, int64_t ar, int64_t ak,             \
-                                 const SA_T *bp, int64_t bs, int bmode, SA_T *c, int64_t rs,    \
+                                 const SA_T *bp, int64_t bs, int brev, SA_T *c, int64_t rs,     \
                                  int64_t cs, int64_t n, int flags)                              \
     {                                                                                           \
         const SA_T *row[W];                                                                     \
         for (int i = 0; i < W; ++i) row[i] = a + i * ar;                                        \
-        if (bmode == SA_B_REV) {                                                                \
+        if (brev) {                                                                             \
             SA_TILE_BODY(W, SA_ADIRECT, SA_BREV)                                                \
-        }                                                                                       \
-        SA_TILE_SMALL_MASKED(W)                                                                 \
-        else {                                                                                  \
+        } else {                                                                                \
             SA_TILE_BODY(W, SA_ADIRECT, SA_BFWD)                                                \
         }                                                                                       \
     }
+/* The same with B's first n < NR columns read in place forward through masked loads, which
+ * touch nothing past them (only where SA_CAN_MASK; a function of its own, so that the tiles
+ * above keep their code). */
+#define SA_REAL_TILE_MASKED(W)                                                                  \
+    SA_ATTR void SA_FN(mtile##W)(int64_t kc, const SA_T *a, int64_t ar, int64_t ak,             \
+                                 const SA_T *bp, int64_t bs, SA_T *c, int64_t rs, int64_t cs,   \
+                                 int64_t n, int flags)                                          \
+    {                                                                                           \
+        const SA_T *row[W];                                                                     \
+        for (int i = 0; i < W; ++i) row[i] = a + i * ar;                                        \
+        SA_TILE_BODY(W, SA_ADIRECT, SA_BFWDN)                                                   \
+    }
+#define SA_BFWDN(k) SA_FN(load_n)(bp + (k) * bs, n)
 #define SA_BFWD(k) SA_FN(loadu)(bp + (k) * bs)
 #define SA_BREV(k) SA_FN(reverse)(SA_FN(loadu)(bp + (k) * bs - (SA_NR - 1)))
 #if SA_MR >= 8
@@ -370,6 +370,11 @@ SA_REAL_TILE_SMALL(8)
 SA_REAL_TILE_SMALL(4)
 SA_REAL_TILE_SMALL(2)
 SA_REAL_TILE_SMALL(1)
+#if defined(SA_MASK512) || defined(SA_MASK256)
+SA_REAL_TILE_MASKED(4)
+SA_REAL_TILE_MASKED(2)
+SA_REAL_TILE_MASKED(1)
+#endif
 #undef SA_REAL_TILE
 #undef SA_REAL_TILE_DIRECT
 #undef SA_REAL_TILE_SMALL
@@ -380,35 +385,49 @@ SA_REAL_TILE_SMALL(1)
 #undef SA_BFWD
 #undef SA_BREV
 #undef SA_BFWDN
-#undef SA_TILE_SMALL_MASKED
+#undef SA_REAL_TILE_MASKED
 
 /* apacked: a is a packed panel of w rows (SA_FN(pack_a)), so the strides are the constants
  * 1 and w and the tile addresses A through one pointer. */
 SA_ATTR void SA_FN(stile)(int64_t w, int apacked, int64_t kc, const SA_T *a, int64_t ar,
-                          int64_t ak, const SA_T *bp, int64_t bs, int bmode, SA_T *c, int64_t rs,
+                          int64_t ak, const SA_T *bp, int64_t bs, int brev, SA_T *c, int64_t rs,
                           int64_t cs, int64_t n, int flags)
 {
     switch (w) {
 #if SA_MR >= 8
     case 8:
-        if (apacked) SA_FN(stile8)(kc, a, 1, 8, bp, bs, bmode, c, rs, cs, n, flags);
-        else SA_FN(stile8)(kc, a, ar, ak, bp, bs, bmode, c, rs, cs, n, flags);
+        if (apacked) SA_FN(stile8)(kc, a, 1, 8, bp, bs, brev, c, rs, cs, n, flags);
+        else SA_FN(stile8)(kc, a, ar, ak, bp, bs, brev, c, rs, cs, n, flags);
         break;
 #endif
     case 4:
-        if (apacked) SA_FN(stile4)(kc, a, 1, 4, bp, bs, bmode, c, rs, cs, n, flags);
-        else SA_FN(stile4)(kc, a, ar, ak, bp, bs, bmode, c, rs, cs, n, flags);
+        if (apacked) SA_FN(stile4)(kc, a, 1, 4, bp, bs, brev, c, rs, cs, n, flags);
+        else SA_FN(stile4)(kc, a, ar, ak, bp, bs, brev, c, rs, cs, n, flags);
         break;
     case 2:
-        if (apacked) SA_FN(stile2)(kc, a, 1, 2, bp, bs, bmode, c, rs, cs, n, flags);
-        else SA_FN(stile2)(kc, a, ar, ak, bp, bs, bmode, c, rs, cs, n, flags);
+        if (apacked) SA_FN(stile2)(kc, a, 1, 2, bp, bs, brev, c, rs, cs, n, flags);
+        else SA_FN(stile2)(kc, a, ar, ak, bp, bs, brev, c, rs, cs, n, flags);
         break;
     default:
-        if (apacked) SA_FN(stile1)(kc, a, 1, 1, bp, bs, bmode, c, rs, cs, n, flags);
-        else SA_FN(stile1)(kc, a, ar, ak, bp, bs, bmode, c, rs, cs, n, flags);
+        if (apacked) SA_FN(stile1)(kc, a, 1, 1, bp, bs, brev, c, rs, cs, n, flags);
+        else SA_FN(stile1)(kc, a, ar, ak, bp, bs, brev, c, rs, cs, n, flags);
         break;
     }
 }
+
+#if defined(SA_MASK512) || defined(SA_MASK256)
+/* w <= 4 rows of A in place (SA_FN(gemm_tiny)). */
+SA_ATTR void SA_FN(mtile)(int64_t w, int64_t kc, const SA_T *a, int64_t ar, int64_t ak,
+                          const SA_T *bp, int64_t bs, SA_T *c, int64_t rs, int64_t cs, int64_t n,
+                          int flags)
+{
+    switch (w) {
+    case 4: SA_FN(mtile4)(kc, a, ar, ak, bp, bs, c, rs, cs, n, flags); break;
+    case 2: SA_FN(mtile2)(kc, a, ar, ak, bp, bs, c, rs, cs, n, flags); break;
+    default: SA_FN(mtile1)(kc, a, ar, ak, bp, bs, c, rs, cs, n, flags); break;
+    }
+}
+#endif
 
 SA_ATTR void SA_FN(dtile)(int64_t w, int64_t kc, const SA_T *a, int64_t ar, int64_t ak,
                           const SA_U *bp, SA_T *c, int64_t rs, int64_t cs, int64_t n, int flags)
@@ -595,16 +614,55 @@ SA_KATTR int SA_FN(gemv)(const sa_contraction *g, int64_t count, const SA_T *a,
     return 0;
 }
 
+#if defined(SA_MASK512) || defined(SA_MASK256)
+/* Batches of tiny products (SA_FN(gemm_small) hands them here): at most 4 rows, fewer than
+ * half a vector of columns, B's rows contiguous forward. Packing B per item would cost more
+ * than the multiply, so B is read in place through masked loads, which touch nothing past its
+ * N columns, and A in place through its strides: nothing is packed, and the item loop has no
+ * panel bookkeeping. Measured at one thread with AVX-512 kernels on a loaded machine (A/B, best
+ * of 50 calls), 20,000 2 x 2 products took 0.45-0.47x and 3 x 3 0.53-0.57x the time they took
+ * through SA_FN(gemm_small), 4 x 3 (K = 4) 0.91-0.97x; a wider panel read masked was slower
+ * (8 x 8 float32, 8 of 16 lanes: 1.45x), so those keep the packed panel. A function of its
+ * own, so that SA_FN(gemm_small)'s loop keeps its code (a masked branch inside it made 8 x 8
+ * float32 1.17x slower). */
+SA_KATTR SA_NOINLINE int SA_FN(gemm_tiny)(const sa_contraction *g, int64_t count, const SA_T *a,
+                                         const int64_t *a_off, int64_t da, const SA_T *b,
+                                         const int64_t *b_off, int64_t db, SA_T *c,
+                                         const int64_t *c_off, int64_t dc)
+{
+    const int64_t M = g->M, N = g->N, K = g->K;
+    const int64_t ar = g->a_row, ak = g->a_inner, bk = g->b_inner;
+    const int64_t cr = g->c_row, cc = g->c_col;
+    int a_fits = 0, b_fits = 0;
+    for (int64_t t = 0; t < count; ++t) {
+        const SA_T *at = a + a_off[t] + da, *bt = b + b_off[t] + db;
+        SA_T *ct = c + c_off[t] + dc;
+        if (SA_HAS_NARROW && (t == 0 || a_off[t] != a_off[t - 1]))
+            a_fits = SA_FN(fits32_strided)(at, M, K, ar, ak);
+        if (SA_HAS_NARROW && (t == 0 || b_off[t] != b_off[t - 1]))
+            b_fits = SA_FN(fits32_strided)(bt, K, N, bk, 1);
+        const int flags = SA_HAS_NARROW && a_fits && b_fits ? SA_NARROW : 0;
+        for (int64_t i = 0; i < M;) {
+            int64_t w = 4;
+            while (w > M - i) w >>= 1;
+            SA_FN(mtile)(w, K, at + i * ar, ar, ak, bt, bk, ct + i * cr, cr, cc, N, flags);
+            i += w;
+        }
+    }
+    return 0;
+}
+#endif
+
 /* Small products, every operand in L1 (A and B at most 16 KiB each, K within one block): the
  * blocking loops of SA_FN(gemm) and their bookkeeping cost more than the arithmetic here, so
  * the item loop calls the register tiles directly. A is read in place. B's full column panels
  * are read in place when its rows are contiguous (b_col = +1 or -1, the reversed rows with a
- * lane permute), and so is the last partial panel of forward rows where the target has masked
- * loads (a batch of 3 x 3 products then packs nothing per item); the rest of B (all of it
- * for other strides, else the last partial panel) is packed, and packed again only when an item's B is not the previous item's (so a shared B,
- * or a run of items sharing one, is packed once). A is packed the same way when the first two
- * items share it (a broadcast lhs), and otherwise read in place through its strides. Kept out
- * of line so that its tile loops get the registers to themselves. */
+ * lane permute); the rest of B (all of it for other strides, else the last partial panel) is
+ * packed, and packed again only when an item's B is not the previous item's (so a shared B,
+ * or a run of items sharing one, is packed once); tiny products go to SA_FN(gemm_tiny). A is
+ * packed the same way when the first two items share it (a broadcast lhs), and otherwise read
+ * in place through its strides. Kept out of line so that its tile loops get the registers to
+ * themselves. */
 SA_KATTR SA_NOINLINE int SA_FN(gemm_small)(const sa_contraction *g, int64_t count, const SA_T *a,
                               const int64_t *a_off, int64_t da, const SA_T *b,
                               const int64_t *b_off, int64_t db, SA_T *c, const int64_t *c_off,
@@ -613,10 +671,12 @@ SA_KATTR SA_NOINLINE int SA_FN(gemm_small)(const sa_contraction *g, int64_t coun
     const int64_t M = g->M, N = g->N, K = g->K;
     const int64_t ar = g->a_row, ak = g->a_inner, bk = g->b_inner, bc = g->b_col;
     const int64_t cr = g->c_row, cc = g->c_col;
+#if defined(SA_MASK512) || defined(SA_MASK256)
+    if (SA_CAN_MASK && bc == 1 && M <= 4 && 2 * N < SA_NR)
+        return SA_FN(gemm_tiny)(g, count, a, a_off, da, b, b_off, db, c, c_off, dc);
+#endif
     /* columns [0, j0) are read in place, [j0, N) from the packed copy */
-    const int64_t j0 = SA_CAN_MASK && bc == 1 ? N
-                       : bc == 1 || bc == -1  ? N / SA_NR * SA_NR
-                                              : 0;
+    const int64_t j0 = bc == 1 || bc == -1 ? N / SA_NR * SA_NR : 0;
     const int64_t packed_len = (N - j0 + SA_NR - 1) / SA_NR * SA_NR * K;
     const int apacked = count > 1 && a_off[1] == a_off[0];
     /* rounded up so the B panels behind it stay 64-byte aligned */
@@ -648,11 +708,9 @@ SA_KATTR SA_NOINLINE int SA_FN(gemm_small)(const sa_contraction *g, int64_t coun
                 SA_T *cp = ct + i * cr + j * cc;
                 const SA_T *ap = apacked ? (const SA_T *)(abuf + i * K) : at + i * ar;
                 if (in_place && bc == -1)
-                    SA_FN(stile)(w, apacked, K, ap, ar, ak, bp, bs, SA_B_REV, cp, cr, cc, n, flags);
-                else if (in_place && n < SA_NR)
-                    SA_FN(stile)(w, apacked, K, ap, ar, ak, bp, bs, SA_B_FWD_N, cp, cr, cc, n, flags);
+                    SA_FN(stile)(w, apacked, K, ap, ar, ak, bp, bs, 1, cp, cr, cc, n, flags);
                 else
-                    SA_FN(stile)(w, apacked, K, ap, ar, ak, bp, bs, SA_B_FWD, cp, cr, cc, n, flags);
+                    SA_FN(stile)(w, apacked, K, ap, ar, ak, bp, bs, 0, cp, cr, cc, n, flags);
                 i += w;
             }
         }
