@@ -747,7 +747,7 @@ def test_cubed_variant_runs_both_backends_on_the_processes_executor(tmp_path: Pa
 def test_bench_package_has_no_import_cycle() -> None:
     from tool_scripts import load_tool
 
-    graph_tool = load_tool("import_graph.py")
+    graph_tool = load_tool("checks/import_graph.py")
     bench = Path(__file__).resolve().parents[1] / "stridedarray" / "bench"
     graph = graph_tool.import_graph(bench)
     assert "cases" in graph and graph_tool.cycles(graph) == []

@@ -117,7 +117,7 @@ class _Interface:
     [((), "<f8", {}), ((2,), "<i4", {}), ((4,), "<u2", {}), ((1,), "|u1", {"offset": 6})],
 )
 def test_asarray_of_an_array_interface_larger_than_its_buffer(make, shape, typestr, extra):
-    # Found by tools/fuzz (asarray target): NumPy views 8 bytes of a 6-byte `data` buffer;
+    # Found by tools/checks/fuzz (asarray target): NumPy views 8 bytes of a 6-byte `data` buffer;
     # reading the array ran past the buffer under AddressSanitizer.
     buf = make(bytearray(b"\x01" * 6))
     obj = _Interface({"shape": shape, "typestr": typestr, "version": 3, "data": buf, **extra})
