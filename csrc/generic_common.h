@@ -92,4 +92,7 @@ static inline void sa_scratch_free(void *p)
     sa_free(p);
 }
 
+/* How the small-product tile reads an in-place panel of B (generic_real.h, SA_FN(stile)). */
+enum { SA_B_FWD = 0, SA_B_REV = 1, SA_B_FWD_N = 2 };
+
 #endif

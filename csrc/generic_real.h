@@ -324,18 +324,31 @@ SA_ATTR SA_FN(vec) SA_FN(reverse)(SA_FN(vec) v)
 #define SA_ADIRECT(k, i) ((SA_U)row[i][(k) * ak])
 #define SA_BPACKED(k) (*(const SA_FN(vec) *)(bp + (k) * SA_NR))
 /* The small-product tile (SA_FN(gemm_small)): A in place as above, and B either packed (bs =
- * SA_NR) or read in place from rows of NR contiguous elements bs apart, forward or, when
- * `brev`, backward (bp then points at the panel's first column, the highest address). */
+ * SA_NR) or read in place from rows of contiguous elements bs apart (generic_common.h's modes):
+ * SA_B_FWD, NR of them forward; SA_B_REV, NR backward (bp then points at the panel's first column, the highest
+ * address); SA_B_FWD_N, the first n < NR forward through a masked load, which reads nothing
+ * past them (only where SA_CAN_MASK). */
+#if defined(SA_MASK512) || defined(SA_MASK256)
+#define SA_TILE_SMALL_MASKED(W)                                                                 \
+    else if (SA_CAN_MASK && bmode == SA_B_FWD_N) {                                              \
+        SA_TILE_BODY(W, SA_ADIRECT, SA_BFWDN)                                                   \
+    }
+#define SA_BFWDN(k) SA_FN(load_n)(bp + (k) * bs, n)
+#else
+#define SA_TILE_SMALL_MASKED(W)
+#endif
 #define SA_REAL_TILE_SMALL(W)                                                                   \
     SA_ATTR void SA_FN(stile##W)(int64_t kc, const SA_T *a, int64_t ar, int64_t ak,             \
-                                 const SA_T *bp, int64_t bs, int brev, SA_T *c, int64_t rs,     \
+                                 const SA_T *bp, int64_t bs, int bmode, SA_T *c, int64_t rs,    \
                                  int64_t cs, int64_t n, int flags)                              \
     {                                                                                           \
         const SA_T *row[W];                                                                     \
         for (int i = 0; i < W; ++i) row[i] = a + i * ar;                                        \
-        if (brev) {                                                                             \
+        if (bmode == SA_B_REV) {                                                                \
             SA_TILE_BODY(W, SA_ADIRECT, SA_BREV)                                                \
-        } else {                                                                                \
+        }                                                                                       \
+        SA_TILE_SMALL_MASKED(W)                                                                 \
+        else {                                                                                  \
             SA_TILE_BODY(W, SA_ADIRECT, SA_BFWD)                                                \
         }                                                                                       \
     }
@@ -366,31 +379,33 @@ SA_REAL_TILE_SMALL(1)
 #undef SA_BPACKED
 #undef SA_BFWD
 #undef SA_BREV
+#undef SA_BFWDN
+#undef SA_TILE_SMALL_MASKED
 
 /* apacked: a is a packed panel of w rows (SA_FN(pack_a)), so the strides are the constants
  * 1 and w and the tile addresses A through one pointer. */
 SA_ATTR void SA_FN(stile)(int64_t w, int apacked, int64_t kc, const SA_T *a, int64_t ar,
-                          int64_t ak, const SA_T *bp, int64_t bs, int brev, SA_T *c, int64_t rs,
+                          int64_t ak, const SA_T *bp, int64_t bs, int bmode, SA_T *c, int64_t rs,
                           int64_t cs, int64_t n, int flags)
 {
     switch (w) {
 #if SA_MR >= 8
     case 8:
-        if (apacked) SA_FN(stile8)(kc, a, 1, 8, bp, bs, brev, c, rs, cs, n, flags);
-        else SA_FN(stile8)(kc, a, ar, ak, bp, bs, brev, c, rs, cs, n, flags);
+        if (apacked) SA_FN(stile8)(kc, a, 1, 8, bp, bs, bmode, c, rs, cs, n, flags);
+        else SA_FN(stile8)(kc, a, ar, ak, bp, bs, bmode, c, rs, cs, n, flags);
         break;
 #endif
     case 4:
-        if (apacked) SA_FN(stile4)(kc, a, 1, 4, bp, bs, brev, c, rs, cs, n, flags);
-        else SA_FN(stile4)(kc, a, ar, ak, bp, bs, brev, c, rs, cs, n, flags);
+        if (apacked) SA_FN(stile4)(kc, a, 1, 4, bp, bs, bmode, c, rs, cs, n, flags);
+        else SA_FN(stile4)(kc, a, ar, ak, bp, bs, bmode, c, rs, cs, n, flags);
         break;
     case 2:
-        if (apacked) SA_FN(stile2)(kc, a, 1, 2, bp, bs, brev, c, rs, cs, n, flags);
-        else SA_FN(stile2)(kc, a, ar, ak, bp, bs, brev, c, rs, cs, n, flags);
+        if (apacked) SA_FN(stile2)(kc, a, 1, 2, bp, bs, bmode, c, rs, cs, n, flags);
+        else SA_FN(stile2)(kc, a, ar, ak, bp, bs, bmode, c, rs, cs, n, flags);
         break;
     default:
-        if (apacked) SA_FN(stile1)(kc, a, 1, 1, bp, bs, brev, c, rs, cs, n, flags);
-        else SA_FN(stile1)(kc, a, ar, ak, bp, bs, brev, c, rs, cs, n, flags);
+        if (apacked) SA_FN(stile1)(kc, a, 1, 1, bp, bs, bmode, c, rs, cs, n, flags);
+        else SA_FN(stile1)(kc, a, ar, ak, bp, bs, bmode, c, rs, cs, n, flags);
         break;
     }
 }
@@ -584,8 +599,9 @@ SA_KATTR int SA_FN(gemv)(const sa_contraction *g, int64_t count, const SA_T *a,
  * blocking loops of SA_FN(gemm) and their bookkeeping cost more than the arithmetic here, so
  * the item loop calls the register tiles directly. A is read in place. B's full column panels
  * are read in place when its rows are contiguous (b_col = +1 or -1, the reversed rows with a
- * lane permute); the rest of B (all of it for other strides, else the last partial panel) is
- * packed, and packed again only when an item's B is not the previous item's (so a shared B,
+ * lane permute), and so is the last partial panel of forward rows where the target has masked
+ * loads (a batch of 3 x 3 products then packs nothing per item); the rest of B (all of it
+ * for other strides, else the last partial panel) is packed, and packed again only when an item's B is not the previous item's (so a shared B,
  * or a run of items sharing one, is packed once). A is packed the same way when the first two
  * items share it (a broadcast lhs), and otherwise read in place through its strides. Kept out
  * of line so that its tile loops get the registers to themselves. */
@@ -598,7 +614,9 @@ SA_KATTR SA_NOINLINE int SA_FN(gemm_small)(const sa_contraction *g, int64_t coun
     const int64_t ar = g->a_row, ak = g->a_inner, bk = g->b_inner, bc = g->b_col;
     const int64_t cr = g->c_row, cc = g->c_col;
     /* columns [0, j0) are read in place, [j0, N) from the packed copy */
-    const int64_t j0 = bc == 1 || bc == -1 ? N / SA_NR * SA_NR : 0;
+    const int64_t j0 = SA_CAN_MASK && bc == 1 ? N
+                       : bc == 1 || bc == -1  ? N / SA_NR * SA_NR
+                                              : 0;
     const int64_t packed_len = (N - j0 + SA_NR - 1) / SA_NR * SA_NR * K;
     const int apacked = count > 1 && a_off[1] == a_off[0];
     /* rounded up so the B panels behind it stay 64-byte aligned */
@@ -630,9 +648,11 @@ SA_KATTR SA_NOINLINE int SA_FN(gemm_small)(const sa_contraction *g, int64_t coun
                 SA_T *cp = ct + i * cr + j * cc;
                 const SA_T *ap = apacked ? (const SA_T *)(abuf + i * K) : at + i * ar;
                 if (in_place && bc == -1)
-                    SA_FN(stile)(w, apacked, K, ap, ar, ak, bp, bs, 1, cp, cr, cc, n, flags);
+                    SA_FN(stile)(w, apacked, K, ap, ar, ak, bp, bs, SA_B_REV, cp, cr, cc, n, flags);
+                else if (in_place && n < SA_NR)
+                    SA_FN(stile)(w, apacked, K, ap, ar, ak, bp, bs, SA_B_FWD_N, cp, cr, cc, n, flags);
                 else
-                    SA_FN(stile)(w, apacked, K, ap, ar, ak, bp, bs, 0, cp, cr, cc, n, flags);
+                    SA_FN(stile)(w, apacked, K, ap, ar, ak, bp, bs, SA_B_FWD, cp, cr, cc, n, flags);
                 i += w;
             }
         }

@@ -44,8 +44,9 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-# generated/: the benchmark's tables (`python -m stridedarray.bench --docs docs/generated`),
-# pulled into the pages with MyST's {include}, not pages of their own.
+# generated/: the benchmarks' tables (`python -m stridedarray.bench --docs docs/generated`, and
+# from a checkout `python -m benchmarks --suite overhead|--dask --docs docs/generated`), pulled
+# into the pages with MyST's {include}, not pages of their own.
 exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "generated"]
 
 # MyST: `#`-anchors for headings down to ### so that [text](page.md#a-heading) resolves.

@@ -19,6 +19,17 @@ from hypothesis import HealthCheck, settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+INSTALLED = os.environ.get("STRIDEDARRAY_TEST_INSTALLED") == "1"
+# The research benchmarks (benchmarks/, beside tests/) are in the checkout only, never installed.
+# Their tests (marked `checkout`) import them from there however pytest is started (`pytest`
+# puts tests/ on sys.path, not the root): the root goes last, so that it never hides an
+# installed stridedarray. Against an installed wheel, or where benchmarks/ was not copied
+# beside the tests, those tests are skipped.
+_CHECKOUT = Path(__file__).resolve().parent.parent
+LAB = not INSTALLED and (_CHECKOUT / "benchmarks" / "__init__.py").is_file()
+if LAB:
+    sys.path.append(str(_CHECKOUT))
+
 # SciPy reads SCIPY_ARRAY_API once, when it is first imported, and scikit-learn refuses
 # array_api_dispatch without it: set it before any test module imports either (the client
 # tests, tests/test_clients_learn.py). An explicit setting in the environment is kept.
@@ -34,13 +45,24 @@ def _under_test() -> tuple[str, Path]:
 
 def pytest_configure(config):
     _, pkg = _under_test()
-    if os.environ.get("STRIDEDARRAY_TEST_INSTALLED") == "1" and (
+    if INSTALLED and (
         "site-packages" not in pkg.parts or pkg.parent == Path(__file__).resolve().parent.parent
     ):
         raise pytest.UsageError(
             f"STRIDEDARRAY_TEST_INSTALLED=1, but stridedarray was imported "
             f"from {pkg}, not from an installed package"
         )
+
+
+def pytest_collection_modifyitems(config, items):
+    if LAB:
+        return
+    skip = pytest.mark.skip(
+        reason="needs the repository's checkout: benchmarks/ is not installed with the wheel"
+    )
+    for item in items:
+        if item.get_closest_marker("checkout") is not None:
+            item.add_marker(skip)
 
 
 def pytest_report_header(config):
@@ -78,3 +100,7 @@ settings.load_profile("stridedarray")
 #   bands than cores; its results do not depend on the load, but beside a second test process
 #   its products wait for descheduled workers and the module runs much longer. CI runs them
 #   in a pass of their own, after the parallel one.
+# - checkout: modules that need the repository's checkout, not only the installed package: the
+#   research benchmarks of benchmarks/, which are not installed. They import it inside their
+#   tests (so collecting them needs nothing of the checkout), and are skipped, with that
+#   reason, when STRIDEDARRAY_TEST_INSTALLED=1 or benchmarks/ is not beside tests/.

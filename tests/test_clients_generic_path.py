@@ -1,22 +1,26 @@
-"""The clients suite's "numpy (generic path)" variant (stridedarray/bench/generic_path.py):
+"""The clients suite's "numpy (generic path)" variant (benchmarks/generic_path.py):
 inside `generic_path()` scikit-learn and SciPy do not recognise NumPy arrays as NumPy and take
 the branch they take for stridedarray, with NumPy's own functions; outside it nothing changed.
 
 Skipped without scikit-learn or SciPy; SciPy's array-API support needs SCIPY_ARRAY_API=1
-before SciPy is imported (tests/conftest.py sets it).
+before SciPy is imported (tests/conftest.py sets it). The suite is in the repository's
+benchmarks/, not installed: each test imports it when it runs (tests/test_benchmarks_lab.py says
+why), and is skipped against an installed wheel.
 """
 
 from __future__ import annotations
 
 import os
+from types import ModuleType
+from typing import Any
 from unittest import mock
 
 import numpy as np
 import pytest
 
-from stridedarray.bench import clients
-from stridedarray.bench.generic_path import NAME, GenericPathTimer, generic_path
 from stridedarray.bench.sampling import Budget
+
+pytestmark = [pytest.mark.checkout]  # tests/conftest.py says what each means
 
 _TINY = Budget(target_s=1e-4, min_repeats=2, max_repeats=2, case_budget_s=0.01, case_cap_s=0.2)
 
@@ -35,7 +39,14 @@ def scipy():
 
 
 @pytest.fixture(scope="module")
-def data() -> dict[str, np.ndarray]:
+def clients() -> ModuleType:
+    from benchmarks import clients
+
+    return clients
+
+
+@pytest.fixture(scope="module")
+def data(clients: ModuleType) -> dict[str, np.ndarray]:
     return clients._data(np.random.default_rng(0))
 
 
@@ -46,7 +57,9 @@ def nan_data(data) -> dict[str, np.ndarray]:
     return d
 
 
-def _workload(name: str) -> clients.Workload:
+def _workload(name: str) -> Any:
+    from benchmarks import clients
+
     (w,) = [w for w in clients.workloads() if w.name.startswith(name)]
     return w
 
@@ -55,6 +68,8 @@ def test_sklearn_namespace_is_not_numpy_inside_and_is_again_after(sklearn) -> No
     from sklearn.externals.array_api_compat import is_numpy_namespace
     from sklearn.externals.array_api_compat import numpy as np_compat
     from sklearn.utils._array_api import _is_numpy_namespace, get_namespace
+
+    from benchmarks.generic_path import NAME, generic_path
 
     x = np.ones(3)
     with sklearn.config_context(array_api_dispatch=True):
@@ -72,6 +87,8 @@ def test_sklearn_namespace_is_not_numpy_inside_and_is_again_after(sklearn) -> No
 def test_scipy_namespace_is_not_numpy_inside_and_is_again_after(scipy) -> None:
     from scipy._lib._array_api import array_namespace, is_numpy, np_compat
 
+    from benchmarks.generic_path import NAME, generic_path
+
     x = np.ones(3)
     with generic_path():
         xp = array_namespace(x)
@@ -82,6 +99,8 @@ def test_scipy_namespace_is_not_numpy_inside_and_is_again_after(scipy) -> None:
 
 def test_generic_path_restores_after_an_exception(sklearn, scipy) -> None:
     from scipy._lib._array_api import array_namespace, np_compat
+
+    from benchmarks.generic_path import generic_path
 
     with pytest.raises(ZeroDivisionError), generic_path():
         assert array_namespace(np.ones(2)) is not np_compat
@@ -94,6 +113,8 @@ def test_minmax_scaler_takes_the_generic_branch_with_numpy_results(
 ) -> None:
     # scikit-learn's _nanmin/_nanmax call numpy.nanmin/nanmax for a NumPy namespace and
     # isnan/where/min/all/any for any other.
+    from benchmarks.generic_path import generic_path
+
     w = _workload("MinMaxScaler")
     with (
         mock.patch("numpy.nanmin", wraps=np.nanmin) as nanmin,
@@ -114,6 +135,8 @@ def test_minmax_scaler_takes_the_generic_branch_with_numpy_results(
 def test_fftconvolve_uses_the_namespace_fft_with_numpy_results(scipy, data) -> None:
     # SciPy's FFT serves NumPy arrays itself and hands any other namespace to its xp.fft:
     # under the generic path that is numpy.fft.
+    from benchmarks.generic_path import generic_path
+
     w = _workload("fftconvolve")
     with mock.patch("numpy.fft.rfftn", wraps=np.fft.rfftn) as rfftn:
         want = np.asarray(w.f(np, data))
@@ -124,7 +147,9 @@ def test_fftconvolve_uses_the_namespace_fft_with_numpy_results(scipy, data) -> N
     np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9)
 
 
-def test_run_workload_times_the_generic_path_and_compares_it(sklearn, scipy, data) -> None:
+def test_run_workload_times_the_generic_path_and_compares_it(sklearn, scipy, data, clients) -> None:
+    from benchmarks.generic_path import GenericPathTimer
+
     w = _workload("MinMaxScaler")
     libs = {"numpy": np, clients.GENERIC: np}
     out = clients.run_workload(w, libs, data, _TINY)

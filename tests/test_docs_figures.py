@@ -1,11 +1,13 @@
 """A speed figure a reader sees is the benchmark's own output, held in one place.
 
 The results pages (docs/benchmarks.md and docs/scale-out.md) include the tables that
-`python -m stridedarray.bench --docs docs/generated` writes. Every other sentence of the manual
-or the README that quotes a speed figure ("12x", "12×", "2.4 to 13 times faster", "0.8 times
-NumPy's time") must quote a number one of those tables holds, exactly (2.4 matches a cell of
-2.40, not one of 2.41); otherwise it says "faster" and links to the results. So a figure goes
-stale in one place only: the tables, which the benchmark regenerates."""
+`python -m stridedarray.bench --docs docs/generated` writes (and, from the research suites,
+`python -m benchmarks --suite overhead --docs docs/generated` and `--dask`). Every other
+sentence of the manual or the README that quotes a speed figure ("12x", "12×", "2.4 to 13
+times faster", "0.8 times NumPy's time") must quote a number one of those tables holds, exactly
+(2.4 matches a cell of 2.40, not one of 2.41); otherwise it says "faster" and links to the
+results. So a figure goes stale in one place only: the tables, which the benchmark
+regenerates."""
 
 from __future__ import annotations
 

@@ -305,3 +305,42 @@ def test_integer_extremes_match_numpy(dtype, mnk, role, layouts, seed):
     a[...] = _extreme(rng, a.shape, dtype)
     b[...] = _extreme(rng, b.shape, dtype)
     _check(a, b)
+
+
+def _before_guard_page(shape: tuple, dtype: str, rng: np.random.Generator):
+    """A C-contiguous array of `shape` whose last element ends where a PROT_NONE page begins,
+    with the mapping that holds it (keep it alive while the array is used)."""
+    import ctypes
+    import mmap
+
+    page = mmap.PAGESIZE
+    dt = np.dtype(dtype)
+    nbytes = int(np.prod(shape)) * dt.itemsize
+    span = -(-nbytes // page) * page
+    m = mmap.mmap(-1, span + page)
+    base = ctypes.addressof(ctypes.c_char.from_buffer(m))
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    prot_none = 0
+    assert libc.mprotect(base + span, page, prot_none) == 0, ctypes.get_errno()
+    arr = np.frombuffer(m, dtype=dt, count=nbytes // dt.itemsize, offset=span - nbytes)
+    arr = arr.reshape(shape)
+    arr[...] = _values(rng, shape, dtype)
+    return arr, m
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "sched_getaffinity"), reason="Linux mmap")
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_small_batch_reads_nothing_past_a_partial_panel(dtype):
+    """Small batched products read B's last, partial column panel in place with masked loads
+    (csrc/generic_real.h, gemm_small): with B's last row ending at a PROT_NONE page, a full
+    vector load there would fault. Every N from 1 to 17 crosses a panel edge for every vector
+    width; the result must be NumPy's."""
+    rng = np.random.default_rng(7)
+    for n in range(1, 18):
+        for m, k in ((3, 3), (5, 2), (1, 4)):
+            b, mapping = _before_guard_page((6, k, n), dtype, rng)
+            a = _values(rng, (6, m, k), dtype)
+            _check(a, b)
+            del b
+            mapping.close()

@@ -11,13 +11,15 @@ import math
 import os
 import sys
 import time
+from contextlib import AbstractContextManager
 from pathlib import Path
+from types import ModuleType
+from typing import Any, TypeVar
 
 import numpy as np
 
 from .._cli import add_version, emit, exits_cleanly_on_closed_pipe, prog_name
 from . import machine, report
-from .cases import select
 from .load import busy_processes
 from .machine import (
     busy_warning,
@@ -27,10 +29,22 @@ from .machine import (
     set_threads,
     thread_label,
 )
+from .options import Options, select
 from .runner import BUDGET, BUDGET_THREADS, QUICK, QUICK_THREADS, Result, run_case
 from .workloads import Case, all_cases
 
-__all__ = ["main", "select_cases", "thread_counts"]
+__all__ = [
+    "add_run_options",
+    "beside_load",
+    "main",
+    "make_out_dir",
+    "per_call_options",
+    "select_cases",
+    "start_run",
+    "thread_counts",
+]
+
+O = TypeVar("O", bound=Options)
 
 
 def select_cases(quick: bool, pattern: str | None) -> list[Case]:
@@ -73,23 +87,12 @@ def _parser(prog: str = "python -m stridedarray.bench") -> argparse.ArgumentPars
         "Exit status 1 when a result differs from NumPy's.",
     )
     add_version(p)
-    p.add_argument("--quick", action="store_true", help="CI-sized workload and sampling (seconds)")
-    p.add_argument(
-        "--threads",
-        type=_thread_count,
-        action="append",
-        metavar="N",
-        help="threads for both libraries, a number or 'default' (each library's own default: "
-        "what a program gets); repeat for several runs. Default: the default threads, then 1 "
-        "thread (--suite overhead, clients, expressions: the first count only)",
-    )
-    p.add_argument(
-        "--load",
-        type=int,
-        default=0,
-        metavar="K",
-        help="run K busy processes beside the measurement (started before, stopped after); "
-        "the report records K",
+    add_run_options(
+        p,
+        docs="matmul-<N>thread[s]-*.md (matmul, with the plot as DIR/../benchmarks-"
+        "<N>thread[s].png), expressions.md and expressions-targets.md (--suite expressions); "
+        "a run with OPENBLAS_CORETYPE set, --load or --pause adds that to the names "
+        "(matmul-2threads-haswell-*.md)",
     )
     p.add_argument(
         "--pause",
@@ -99,6 +102,38 @@ def _parser(prog: str = "python -m stridedarray.bench") -> argparse.ArgumentPars
         help="matmul: also time single products each after MS milliseconds of sleep (a "
         "product between other work, when the threads have gone idle), beside the "
         "back-to-back times",
+    )
+    p.add_argument(
+        "--suite",
+        choices=("matmul", "expressions"),
+        default="matmul",
+        help="matmul (default): the planned matmul workload; expressions: chained "
+        "element-wise expressions (x * 2 + 1, ...) in operator and function form, 10^2 to "
+        "10^7 elements",
+    )
+    return p
+
+
+def add_run_options(p: argparse.ArgumentParser, docs: str) -> None:
+    """The options every suite takes (this command's and the research suites' of the
+    repository's benchmarks/ folder); `docs` names the tables --docs writes."""
+    p.add_argument("--quick", action="store_true", help="CI-sized workload and sampling (seconds)")
+    p.add_argument(
+        "--threads",
+        type=_thread_count,
+        action="append",
+        metavar="N",
+        help="threads for both libraries, a number or 'default' (each library's own default: "
+        "what a program gets); repeat for several runs. Default: the default threads, then 1 "
+        "thread (a per-call suite, such as --suite expressions: the first count only)",
+    )
+    p.add_argument(
+        "--load",
+        type=int,
+        default=0,
+        metavar="K",
+        help="run K busy processes beside the measurement (started before, stopped after); "
+        "the report records K",
     )
     p.add_argument(
         "--out",
@@ -112,60 +147,11 @@ def _parser(prog: str = "python -m stridedarray.bench") -> argparse.ArgumentPars
     p.add_argument("--seed", type=int, default=0, help="random seed of the operand values")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument(
-        "--suite",
-        choices=("matmul", "overhead", "clients", "expressions"),
-        default="matmul",
-        help="matmul (default): the planned matmul workload; overhead: the per-call "
-        "cost of every function family on small arrays; clients: scikit-learn "
-        "and SciPy array-API workloads end to end; expressions: chained element-wise "
-        "expressions (x * 2 + 1, ...) in operator and function form, 10^2 to 10^7 elements",
-    )
-    p.add_argument(
-        "--callgrind",
-        action="store_true",
-        help="--suite overhead: also count instructions per call under valgrind's callgrind "
-        "(valgrind on PATH; a few minutes more), beside the times",
-    )
-    d = p.add_argument_group("Dask scale-out (--dask)")
-    d.add_argument(
-        "--dask",
-        action="store_true",
-        help="instead: the reused-operand workload on a dask.distributed cluster of "
-        "1 and 2 worker processes, stridedarray chunks beside NumPy chunks",
-    )
-    d.add_argument(
-        "--dask-batch",
-        type=int,
-        default=1024,
-        metavar="B",
-        help="batch size B of (1,S,S)[..., ::-1] @ (B,S,S) (default 1024; --quick: 128)",
-    )
-    d.add_argument(
-        "--dask-chunk",
-        type=int,
-        default=32,
-        metavar="C",
-        help="matrices per chunk along the batch axis (default 32)",
-    )
-    d.add_argument("--dask-size", type=int, default=256, metavar="S", help="S (default 256)")
-    d.add_argument(
-        "--no-cubed",
-        action="store_true",
-        help="--dask: leave out the Cubed variant (which runs when cubed is importable)",
-    )
-    p.add_argument(
         "--docs",
         type=Path,
         metavar="DIR",
-        help="also write the tables the manual includes into DIR (docs/generated): "
-        "overhead.md and overhead-targets.md (--suite overhead), expressions.md and "
-        "expressions-targets.md (--suite expressions), "
-        "matmul-<N>thread[s]-*.md (matmul, with the plot as DIR/../benchmarks-"
-        "<N>thread[s].png), dask.md and cubed.md (--dask); a run with "
-        "OPENBLAS_CORETYPE set, --load or --pause adds that to the names "
-        "(matmul-2threads-haswell-*.md)",
+        help=f"also write the tables the manual includes into DIR (docs/generated): {docs}",
     )
-    return p
 
 
 def _thread_count(text: str) -> int | None:
@@ -197,7 +183,7 @@ def thread_counts(requested: list[int | None] | None) -> list[int | None]:
     return out
 
 
-def _make_out_dir(out: Path) -> None:
+def make_out_dir(out: Path) -> None:
     """Create the output directory now, not after the run (which may take minutes)."""
     if out.exists() and not out.is_dir():
         raise SystemExit(
@@ -211,44 +197,24 @@ def _make_out_dir(out: Path) -> None:
         ) from None
 
 
-def _dask_main(args: argparse.Namespace) -> int:
-    try:
-        import distributed  # noqa: F401
-    except ImportError:
-        raise SystemExit(
-            "--dask needs dask.distributed: pip install 'stridedarray[dask]'"
-        ) from None
-    from . import cubed_scaling
-    from .dask_scaling import ResultMismatch, run
-    from .scale_out import Params
-
-    batch = 128 if args.quick and args.dask_batch == 1024 else args.dask_batch
-    for name, v in (
-        ("--dask-batch", batch),
-        ("--dask-chunk", args.dask_chunk),
-        ("--dask-size", args.dask_size),
-    ):
-        if v < 1:
-            raise SystemExit(f"{name} must be >= 1, got {v}")
-    _make_out_dir(args.out)
-    params = Params(batch, min(args.dask_chunk, batch), args.dask_size, 2 if args.quick else 5)
-    try:
-        run(args.out, params, workers=(1, 2), docs_dir=args.docs)
-        if not args.no_cubed:
-            cubed_scaling.run(args.out, params, workers=(1, 2), docs_dir=args.docs)
-    except ResultMismatch as exc:
-        emit(f"error: {exc}", file=sys.stderr)
-        return 1
-    return 0
+def start_run(args: argparse.Namespace) -> None:
+    """Check --load and record it for the reports (machine.RUN), before any suite runs."""
+    if args.load < 0:
+        raise SystemExit(f"--load must be >= 0 busy processes, got {args.load}")
+    machine.RUN.clear()
+    if args.load:
+        machine.RUN["load_processes"] = args.load
 
 
-def run_suite(args: argparse.Namespace) -> int:
-    """Run the per-call suite named by args.suite with the shared options (--quick, --out,
-    --filter, --list, --threads, --seed, --no-progress, --docs; --callgrind for overhead)."""
-    from . import clients, expressions, overhead
-    from .cases import Options
+def beside_load(args: argparse.Namespace) -> AbstractContextManager[Any]:
+    """--load's busy processes around a run (none when it only lists the cases)."""
+    return busy_processes(0 if args.list else args.load)
 
-    opts = Options(
+
+def per_call_options(args: argparse.Namespace, kind: type[O], **extra: Any) -> O:
+    """The options a per-call suite's run() reads, from the shared ones (`add_run_options`)
+    and a suite's `extra` fields (`kind` a subclass of Options that has them)."""
+    return kind(
         out=args.out,
         quick=args.quick,
         pattern=args.filter,
@@ -256,11 +222,15 @@ def run_suite(args: argparse.Namespace) -> int:
         seed=args.seed,
         list_only=args.list,
         progress=not args.no_progress,
-        callgrind=args.callgrind,
         docs=args.docs,
+        **extra,
     )
-    suite = {"overhead": overhead, "clients": clients, "expressions": expressions}[args.suite]
-    return suite.run(opts)
+
+
+def _run_suite(args: argparse.Namespace, suite: ModuleType) -> int:
+    """Run the per-call suite `suite` (its run(opts)) with the shared options."""
+    with beside_load(args):
+        return int(suite.run(per_call_options(args, Options)))
 
 
 @exits_cleanly_on_closed_pipe
@@ -272,32 +242,24 @@ def main(argv: list[str] | None = None) -> int:
     Returns the exit status: 0 when every result matched NumPy's, 1 when one differed or
     failed."""
     args = _parser(prog_name("stridedarray.bench")).parse_args(argv)
-    if args.load < 0:
-        raise SystemExit(f"--load must be >= 0 busy processes, got {args.load}")
+    start_run(args)
     if not (args.pause >= 0 and math.isfinite(args.pause)):
         raise SystemExit(f"--pause must be a number of milliseconds >= 0, got {args.pause}")
-    if args.callgrind and (args.dask or args.suite != "overhead"):
-        raise SystemExit("--callgrind counts the cases of --suite overhead only")
-    if args.pause and (args.dask or args.suite != "matmul"):
+    if args.pause and args.suite != "matmul":
         raise SystemExit("--pause times the products of the matmul suite only")
-    machine.RUN.clear()
-    if args.load:
-        machine.RUN["load_processes"] = args.load
     if args.pause:
         machine.RUN["pause_ms"] = args.pause
-    if args.list or args.dask or args.suite != "matmul":
-        with busy_processes(0 if args.list else args.load):
-            if args.dask:
-                return _dask_main(args)
-            if args.suite != "matmul":
-                return run_suite(args)
+    if args.suite == "expressions":
+        from . import expressions
+
+        return _run_suite(args, expressions)
     cases = select_cases(args.quick, args.filter)
     if args.list:
         emit("\n".join(c.name for c in cases))
         return 0
     if not cases:
         raise SystemExit(f"--filter {args.filter!r} matches no case (see --list)")
-    _make_out_dir(args.out)
+    make_out_dir(args.out)
     texts, written, bad = [], [], []
     with busy_processes(args.load):
         for n in thread_counts(args.threads):

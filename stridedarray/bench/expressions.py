@@ -28,8 +28,8 @@ import numpy as np
 import stridedarray as sa
 
 from . import report
-from .cases import Options, chosen
 from .machine import busy_warning, default_threads, header_lines, machine_info, set_threads
+from .options import Options, chosen
 from .report import fmt_ratio, fmt_time
 from .sampling import Budget, Timed, run_all, sample
 

@@ -1,4 +1,4 @@
-"""`python -m stridedarray.bench --dask`, Cubed variant: the same workloads on Cubed's
+"""`python -m benchmarks --dask`, Cubed variant: the same workloads on Cubed's
 processes executor, stridedarray as Cubed's backend beside NumPy.
 
 Cubed reads its backend namespace (`CUBED_BACKEND_ARRAY_API_MODULE`) once, when it is
@@ -143,7 +143,7 @@ def _run_backend(library: str, params: dict) -> dict:
         [
             sys.executable,
             "-c",
-            "import sys; from stridedarray.bench.cubed_scaling import child; child(sys.argv[1:])",
+            "import sys; from benchmarks.cubed_scaling import child; child(sys.argv[1:])",
             json.dumps(params),
         ],
         capture_output=True,

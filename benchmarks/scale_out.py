@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import report
-from .machine import busy_warning, machine_info
+from stridedarray.bench import report
+from stridedarray.bench.machine import busy_warning, machine_info
 
 __all__ = ["PINNED_ENV", "Params", "pin_threads", "summarise", "worker_threads", "write"]
 
@@ -43,7 +43,7 @@ PINNED_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THRE
 def pin_threads() -> dict[str, Any]:
     """In a worker: both libraries' BLAS and stridedarray's core on one thread (as the
     environment asked, made sure of after the libraries loaded); what the worker has then."""
-    from .machine import set_threads
+    from stridedarray.bench.machine import set_threads
 
     set_threads(1)
     return worker_threads()
@@ -208,7 +208,7 @@ def _plot(
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        from .plot import mark_busy
+        from stridedarray.bench.plot import mark_busy
     except ImportError:
         return False
     series: dict[tuple, list[dict]] = {}

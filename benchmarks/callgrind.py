@@ -91,7 +91,7 @@ def _start(
         f"--callgrind-out-file={out}",
         sys.executable,
         "-c",
-        "import sys; from stridedarray.bench.callgrind import child; child(sys.argv[1:])",
+        "import sys; from benchmarks.callgrind import child; child(sys.argv[1:])",
         lib,
         str(seed),
         str(n),

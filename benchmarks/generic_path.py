@@ -22,7 +22,7 @@ would add a Python layer to every call (array-api-strict is that column already)
 What this module does instead, inside `generic_path()` only: each library's vendored
 `array_api_compat.numpy` is replaced, where the namespace lookup reads it, by a module object
 holding the same attributes (the same function objects, so the same per-call cost) under a
-name that no predicate recognises, "stridedarray.bench.numpy_generic". The arrays stay
+name that no predicate recognises, "benchmarks.numpy_generic". The arrays stay
 `numpy.ndarray`; every namespace-based is-NumPy test then says no, and the client runs the code
 it runs for stridedarray. The lookup caches are cleared on entry and exit, so nothing outside
 the block sees the renamed namespace. What still sees NumPy: tests of the array's type
@@ -43,7 +43,7 @@ from typing import Any
 
 __all__ = ["NAME", "GenericPathTimer", "generic_path", "namespaces"]
 
-NAME = "stridedarray.bench.numpy_generic"
+NAME = "benchmarks.numpy_generic"
 # The vendored array-api-compat of each client: (the packages it may be vendored as, tried in
 # order, and the module whose `_cls_to_namespace` caches the class -> namespace lookup).
 _COMPAT = {

@@ -1,6 +1,6 @@
 """Timing of the generic integer matmul kernels (int8, int16) on one thread, beside NumPy.
 
-    python tools/bench_int_kernels.py [--repeat 7]
+    python -m benchmarks --suite int-kernels [--repeat 7]
 
 The kernels' products were made free of undefined behaviour (csrc/generic_real.h, SA_SMUL);
 this shows whether they still vectorise: run it on two builds (say, before and after a change
@@ -33,10 +33,10 @@ def best(f: Callable[[], object], loops: int, repeat: int) -> float:
     return t * 1e6
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=7)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     sa.set_num_threads(1)
     rng = np.random.default_rng(0)
     print(f"{'case':44s} {'stridedarray':>13s} {'NumPy':>10s}  (us per call, 1 thread)")
@@ -56,10 +56,11 @@ def main() -> None:
         for name, a, b, loops in cases:
             x, y = sa.asarray(a), sa.asarray(b)
             with sa.matmul_policy(force="generic"):
-                ours = best(lambda x=x, y=y: x @ y, loops, args.repeat)
-            theirs = best(lambda a=a, b=b: a @ b, loops, args.repeat)
+                ours = best(lambda x=x, y=y: x @ y, loops, args.repeat)  # type: ignore[misc]
+            theirs = best(lambda a=a, b=b: a @ b, loops, args.repeat)  # type: ignore[misc]
             print(f"{dt + ' ' + name:44s} {ours:13.1f} {theirs:10.1f}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -1,4 +1,4 @@
-"""`python -m stridedarray.bench --suite overhead`: the fixed cost of one call, per function family.
+"""`python -m benchmarks --suite overhead`: the fixed cost of one call, per function family.
 
 Every case is one statement written against an array namespace `xp` (`xp.exp(x)`, `x + y`,
 `xp.sum(x, axis=0)`, `a @ b`, ...), run as it is with NumPy, stridedarray and, when it is
@@ -25,21 +25,29 @@ from typing import Any
 
 import numpy as np
 
-from . import callgrind, report
+from stridedarray.bench import report
+from stridedarray.bench.machine import (
+    busy_warning,
+    default_threads,
+    header_lines,
+    machine_info,
+    set_threads,
+)
+from stridedarray.bench.options import chosen
+from stridedarray.bench.report import fmt_ratio, fmt_time
+from stridedarray.bench.sampling import Budget, Timed, run_all, sample
+
+from . import callgrind
 from .cases import (
     Call,
-    Options,
+    LabOptions,
     calls,
-    chosen,
     namespace_globals,
     namespaces,
     operands,
     operands_size,
     torch_namespace,
 )
-from .machine import busy_warning, default_threads, header_lines, machine_info, set_threads
-from .report import fmt_ratio, fmt_time
-from .sampling import Budget, Timed, run_all, sample
 
 __all__ = ["Call", "calls", "run", "TARGETS", "INSTRUCTION_TARGETS", "CSV_FIELDS"]
 
@@ -388,7 +396,7 @@ def summary(
     }
 
 
-def run(opts: Options) -> int:
+def run(opts: LabOptions) -> int:
     """Run the suite and write overhead.md/.csv/.json/.png into opts.out (and the tables,
     overhead.md, into opts.docs); print the tables. opts.callgrind: also count instructions
     per call under callgrind."""

@@ -1,6 +1,6 @@
 """View-cost benchmark: time to make a view with stridedarray against the same NumPy call.
 
-    python tools/bench_views.py [--repeat 7] [--markdown]
+    python -m benchmarks --suite views [--repeat 7] [--markdown]
 
 Each case builds a view of the same array in both libraries, in one process, and reports the
 best-of-`repeat` time per call (timeit auto-ranges the loop count) and the speed-up, NumPy's
@@ -15,6 +15,7 @@ import argparse
 import platform
 import time
 import timeit
+from collections.abc import Callable
 
 import numpy as np
 
@@ -56,7 +57,7 @@ def cases(x: sa.Array, n: np.ndarray, v: sa.Array, m: np.ndarray) -> list[tuple]
     ]
 
 
-def best(fn, repeat: int) -> float:
+def best(fn: Callable[[], object], repeat: int) -> float:
     """Best CPU seconds per call over `repeat` auto-ranged timeit runs.
 
     CPU time of this process, not wall time: the machine is shared (2 cores, builds and test
@@ -66,12 +67,12 @@ def best(fn, repeat: int) -> float:
     return min(t.repeat(repeat=repeat, number=loops)) / loops
 
 
-def main() -> int:
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     """Run every case and print a table (markdown with --markdown)."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--markdown", action="store_true")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     n = np.arange(8 * 16 * 32, dtype=np.float64).reshape(8, 16, 32)
     m = np.arange(64 * 64, dtype=np.float64).reshape(64, 64)
     x, v = sa.asarray(n), sa.asarray(m)

@@ -1,4 +1,4 @@
-"""`python -m stridedarray.bench --dask`: the design notes' workload scaled out on Dask.
+"""`python -m benchmarks --dask`: the design notes' workload scaled out on Dask.
 
 `(1, S, S)[..., ::-1] @ (B, S, S)` with the batch axis chunked, on a `dask.distributed`
 LocalCluster of 1 and then 2 worker processes (one thread each; every BLAS and OpenMP pool in

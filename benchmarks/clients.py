@@ -1,4 +1,4 @@
-"""`python -m stridedarray.bench --suite clients`: array-API client code end to end.
+"""`python -m benchmarks --suite clients`: array-API client code end to end.
 
 Real array-API-agnostic code, run unchanged on NumPy arrays and on stridedarray arrays (and on
 array-api-strict when installed): scikit-learn estimators with `array_api_dispatch=True` on a
@@ -29,13 +29,19 @@ from typing import Any
 import numpy as np
 
 import stridedarray as sa
+from stridedarray.bench import report
+from stridedarray.bench.machine import (
+    busy_warning,
+    default_threads,
+    header_lines,
+    machine_info,
+    set_threads,
+)
+from stridedarray.bench.options import Options, chosen
+from stridedarray.bench.report import fmt_ratio, fmt_time
+from stridedarray.bench.sampling import Budget, Timed, run_all, sample
 
-from . import report
-from .cases import Options, chosen
 from .generic_path import GenericPathTimer, generic_path
-from .machine import busy_warning, default_threads, header_lines, machine_info, set_threads
-from .report import fmt_ratio, fmt_time
-from .sampling import Budget, Timed, run_all, sample
 
 __all__ = ["Workload", "workloads", "run", "CSV_FIELDS"]
 
@@ -408,7 +414,7 @@ def _prepare_scipy() -> None:
         import sklearn  # noqa: F401
     except ImportError:
         raise SystemExit(
-            "--suite clients needs scikit-learn and SciPy: pip install 'stridedarray[bench]'"
+            "--suite clients needs scikit-learn and SciPy: pip install -e '.[lab]'"
         ) from None
 
 

@@ -5,15 +5,15 @@ In one process, alternating rounds: each operation as it is, and with `_own` rep
 `numpy.asarray` (the conversion before: the caller's ndarray itself, one C call). Prints the
 median ns per call of each and their difference. Run from the checkout's root:
 
-    PYTHONPATH=. python tools/bench_ndarray_temporaries.py [rounds]
+    python -m benchmarks --suite ndarray-temporaries [rounds]
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import operator
 import statistics
-import sys
 import timeit
 
 import numpy as np
@@ -41,8 +41,12 @@ CASES = {
 }
 
 
-def main() -> None:
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 15
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("rounds", type=int, nargs="?", default=15, help="rounds (default 15)")
+    rounds = ap.parse_args(argv).rounds
     n = 20000
     env = {
         "_own": OWN,
@@ -63,17 +67,18 @@ def main() -> None:
         for _ in range(rounds):
             t_now.append(timeit.timeit(stmt, globals=env, number=n) / n * 1e9)
             for mod in MODULES:
-                mod._own = np.asarray
+                mod._own = np.asarray  # type: ignore[attr-defined]
             env["_own"] = np.asarray
             try:
                 t_before.append(timeit.timeit(stmt, globals=env, number=n) / n * 1e9)
             finally:
                 for mod in MODULES:
-                    mod._own = OWN
+                    mod._own = OWN  # type: ignore[attr-defined]
                 env["_own"] = OWN
         now, before = statistics.median(t_now), statistics.median(t_before)
         print(f"{label:32s} now {now:7.0f}  before {before:7.0f}  added {now - before:+6.0f}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -1,4 +1,4 @@
-"""`python -m stridedarray.bench.twothreads`: the two-OpenBLAS-pools problem, measured.
+"""`python -m benchmarks --suite twothreads`: the two-OpenBLAS-pools problem, measured.
 
 NumPy's bundled OpenBLAS and ours each keep a pool of worker threads. After a call, an
 OpenBLAS worker busy-waits for new work for a while (OPENBLAS_THREAD_TIMEOUT, 2**28 cycles by
@@ -103,10 +103,10 @@ def measure(
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, prog: str = "python -m benchmarks.twothreads") -> int:
     """Print, per size and configuration, each library's time alone and alternating."""
     p = argparse.ArgumentParser(
-        prog="python -m stridedarray.bench.twothreads",
+        prog=prog,
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -1,5 +1,5 @@
-"""The cases of the per-call suites, shared by the timing (overhead.py), the instruction
-counts (callgrind.py) and the `--filter` rule of every suite.
+"""The cases of the per-call suite, shared by the timing (overhead.py) and the instruction
+counts (callgrind.py).
 
 Every case of `--suite overhead` is one statement written against an array namespace `xp`,
 run as it is with NumPy, stridedarray and array-api-strict on the same values: `calls` lists
@@ -8,68 +8,33 @@ them, `operands` makes their values, `namespace_globals` binds them for one libr
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 import stridedarray as sa
+from stridedarray.bench.options import Options
 
 __all__ = [
     "BATCH_SIZES",
     "Call",
-    "Options",
-    "chosen",
+    "LabOptions",
     "SHAPES",
     "calls",
     "namespace_globals",
     "namespaces",
     "operands",
     "operands_size",
-    "select",
     "torch_namespace",
 ]
 
 
 @dataclass(frozen=True)
-class Options:
-    """The command line's options a per-call suite reads."""
+class LabOptions(Options):
+    """The package's per-call options and the research suites' own."""
 
-    out: Path
-    quick: bool = False
-    pattern: str | None = None  # --filter
-    threads: int | None = 1  # None: each library's default
-    seed: int = 0
-    list_only: bool = False
-    progress: bool = True
     callgrind: bool = False  # --suite overhead only
-    docs: Path | None = None
-
-
-def chosen(items: list, opts: Options, what: str, *fields: str) -> list | None:
-    """The items `--filter` keeps (see `select`); None after printing their names for
-    `--list`; SystemExit when the filter keeps none."""
-    selected = select(items, opts.pattern, *fields)
-    if opts.list_only:
-        print("\n".join(it.name for it in selected))
-        return None
-    if not selected:
-        raise SystemExit(f"--filter {opts.pattern!r} matches no {what} (see --list)")
-    return selected
-
-
-def select(items: list, pattern: str | None, *fields: str) -> list:
-    """The items with a `fields` attribute matching the `--filter` regex (case-insensitive),
-    all of them without one; SystemExit naming `--filter` for an invalid expression."""
-    if not pattern:
-        return items
-    try:
-        rx = re.compile(pattern, re.IGNORECASE)
-    except re.error as exc:
-        raise SystemExit(f"--filter: not a valid regular expression: {exc}") from None
-    return [it for it in items if any(rx.search(getattr(it, f)) for f in fields)]
 
 
 SHAPES = {16: (4, 4), 1000: (25, 40)}  # element count -> shape of x and y
