@@ -26,10 +26,10 @@ Environment switch:
         last -O, -g, -D/-U and -f(no-)wrapv win: the build is -O1 -g, the C debug asserts
         (assert, SA_ASSERT_IN_BUFFER) are live, and signed overflow is undefined again so UBSan
         reports it. UBSan recovers (reports and goes on) so that one run lists every report;
-        tools/sanitize counts them. Such an extension only loads with the ASan runtime preloaded
-        (LD_PRELOAD=$(gcc -print-file-name=libasan.so)); tools/sanitize does all of this in a
-        scratch virtual environment.
-    STRIDEDARRAY_FUZZ=1       with STRIDEDARRAY_SANITIZE=1 and CC=clang, as tools/fuzz builds
+        tools/checks/sanitize counts them. Such an extension only loads with the ASan runtime
+        preloaded (LD_PRELOAD=$(gcc -print-file-name=libasan.so)); tools/checks/sanitize does all of
+        this in a scratch virtual environment.
+    STRIDEDARRAY_FUZZ=1       with STRIDEDARRAY_SANITIZE=1 and CC=clang, as tools/checks/fuzz builds
         it and nothing else does: the sanitizer build above plus `-fsanitize=fuzzer-no-link`, so
         that libFuzzer (in atheris) sees the C code's edges and comparisons, and without OpenMP
         (the sources build serially without it; Clang's OpenMP runtime is not needed). It loads

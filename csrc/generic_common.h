@@ -20,7 +20,7 @@
  * same templates with a one-element "vector" that is the element type itself, so every vector
  * loop becomes a plain scalar loop, the baseline target only and no run-time choice
  * (docs/dev/platforms.md, "Platforms and ports"). -DSA_GENERIC_SCALAR forces that path on GCC or
- * Clang, which is how it is tested (tools/generic-scalar-check). */
+ * Clang, which is how it is tested (tools/checks/generic-scalar-check). */
 #if !defined(__GNUC__) && !defined(SA_GENERIC_SCALAR)
 #define SA_GENERIC_SCALAR 1
 #endif

@@ -100,7 +100,7 @@ static inline uint64_t sa_f2uint64(double x)
 /* (Only on ELF: target_clones dispatches through an ifunc, which Windows' PE format lacks, so
  * MinGW-w64 builds the baseline loops; docs/dev/platforms.md. Not under ThreadSanitizer: an
  * instrumented ifunc resolver runs before TSan's runtime is ready and crashes the program;
- * tools/tsan/run checks the baseline copy loops.) */
+ * tools/checks/tsan/run checks the baseline copy loops.) */
 #define SA_PACK_TARGETS __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define SA_PACK_TARGETS

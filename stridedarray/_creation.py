@@ -511,7 +511,7 @@ def arange(
     if device is not None:
         _check_device(device)
     dt = _check_dtype(dtype)
-    # C takes the bounds alone (creation.c, sa_fast_arange); a call naming its dtype comes
+    # C takes the bounds alone (creation.c, sa_namespace_arange); a call naming its dtype comes
     # here, with exact ints and finite floats as its usual bounds: one class test each before
     # _arange_bound's checks.
     if start.__class__ is not int and not (start.__class__ is float and math.isfinite(start)):

@@ -468,12 +468,13 @@ def _operators() -> dict[str, Any]:
 # `_bind` sets on the class.
 OPERATORS = _operators()
 
-# The common operand pairs of those operators in C (the Python ones above stay their fallback).
-from ._native_ufuncs import install as _install_fast  # noqa: E402
+# Those operators and the element-wise functions wrapped as NativeUfuncs: their common operand
+# pairs run in C, the Python ones above stay their fallback.
+from ._native_ufuncs import install as _install_native_ufuncs  # noqa: E402
 from ._numpy_names import round_without_decimals  # noqa: E402
 
 _FUNCS["round"] = round_without_decimals(_FUNCS["round"])  # NumPy's decimals: a hint
-_install_fast(
+_install_native_ufuncs(
     _BINARY_ROWS,
     _UNARY_ROWS,
     _kinds,

@@ -82,11 +82,12 @@ settings.load_profile("stridedarray")
 
 # What each test module checks, as markers that the module gives itself (`pytestmark` at its
 # top, so that a module carries its markers wherever it moves), so that a run can select by
-# them (`-m install`). CI (.ci/run) runs the whole suite on the oldest and the newest supported
-# Python and, on the Pythons between, the modules whose outcome can differ by Python version or
-# by how the package is installed. pyproject.toml registers the markers.
+# them (`-m install`); a test that needs one its module lacks carries it itself (a decorator,
+# which tools/checks/sanitize also reads). CI (.ci/run) runs the whole suite on the oldest and the
+# newest supported Python and, on the Pythons between, the modules whose outcome can differ by
+# Python version or by how the package is installed. pyproject.toml registers the markers.
 # - c_core: the modules of the C core (the matmul core and the array type, csrc/) and what
-#   calls into it: the sanitizer run's selection (tools/sanitize).
+#   calls into it: the sanitizer run's selection (tools/checks/sanitize).
 # - version_sensitive: what the interpreter's version can change: the array type's C entry
 #   points and their reference counting, the interpreter-facing temporary elision and free
 #   list, the buffer, DLPack and NumPy protocols, pickling, threads and fork, NumPy scalars,

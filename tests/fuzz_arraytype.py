@@ -2,7 +2,7 @@
 
     python tests/fuzz_arraytype.py TARGET [libFuzzer options] [corpus dirs]
 
-is what `tools/fuzz` runs, under the sanitizer build (docs/dev/testing.md, "How the C type
+is what `tools/checks/fuzz` runs, under the sanitizer build (docs/dev/testing.md, "How the C type
 is checked: the fuzzer"); a saved input is replayed by passing its file instead of a corpus
 directory. TARGET is one of
 
@@ -33,7 +33,7 @@ directory. TARGET is one of
              pair 34250 and 64640 whose product passes INT_MAX), as GEMM, GEMV, GEVM and DOT
              with batches, transposed, reversed and step-two operands, on the route the policy
              picks, the generic kernel or the reference one; the result must equal NumPy's, which
-             wraps modulo 2**bits. The C-level fuzzer (tools/fuzz-c) drives the same kernels
+             wraps modulo 2**bits. The C-level fuzzer (tools/checks/fuzz-c) drives the same kernels
              without Python.
 
 The fuzzer's bytes are decoded with `atheris.FuzzedDataProvider`. An exception of a documented
@@ -1041,7 +1041,7 @@ TARGETS = {
 
 def main() -> None:
     global atheris
-    import atheris  # the `fuzz` extra; tools/fuzz installs it into its scratch venv
+    import atheris  # the `fuzz` extra; tools/checks/fuzz installs it into its scratch venv
 
     if len(sys.argv) < 2 or sys.argv[1] not in TARGETS:
         sys.exit(f"usage: {sys.argv[0]} {{{','.join(TARGETS)}}} [libFuzzer options] [corpus dirs]")

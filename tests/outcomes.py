@@ -4,6 +4,7 @@ calls did the same, and a spy that counts the calls a C path leaves to its Pytho
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +18,30 @@ def outcome(f: Callable[[], Any]) -> tuple:
     except Exception as e:  # noqa: BLE001 - the exception type and message are compared
         return ("raises", type(e), str(e))
     return ("ok", r)
+
+
+def quiet_outcome(f: Callable[[], Any]) -> tuple:
+    """("ok", result), or ("raises", exception type), with every warning made an error: a
+    floating-point warning that leaks out of the call is an outcome of its own."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            r = f()
+        except Exception as e:  # noqa: BLE001 - the exception type is compared
+            return ("raises", type(e))
+    return ("ok", r)
+
+
+def assert_same_result(a, b) -> None:
+    """Two quiet_outcome()s: the same exception type, or arrays of one dtype and shape with
+    equal values."""
+    assert a[0] == b[0], (a, b)
+    if a[0] == "raises":
+        assert a[1] is b[1], (a, b)
+        return
+    x, y = a[1], b[1]
+    assert x.dtype == y.dtype and x.shape == y.shape
+    np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
 
 
 def assert_same_descriptor(a: Any, b: Any) -> None:

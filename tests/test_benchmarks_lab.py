@@ -332,7 +332,7 @@ def test_bench_package_has_no_import_cycle() -> None:
     imports its shared pieces from one module (the options, the overhead cases)."""
     from tool_scripts import load_tool
 
-    graph_tool = load_tool("import_graph.py")
+    graph_tool = load_tool("checks/import_graph.py")
     bench = graph_tool.import_graph(ROOT / "stridedarray" / "bench")
     assert "options" in bench["expressions"] and graph_tool.cycles(bench) == []
     lab = graph_tool.import_graph(ROOT / "benchmarks")

@@ -1,4 +1,4 @@
-"""tools/check-dist refuses an sdist that holds build output or an untracked file, or is too
+"""tools/release/check-dist refuses an sdist that holds build output or an untracked file, or is too
 large, and passes one that holds exactly the tracked files and the build's metadata.
 
 The tarballs are crafted here (empty files under the tracked names), so no build runs."""
@@ -19,12 +19,12 @@ import stridedarray as sa
 pytestmark = [pytest.mark.install]  # tests/conftest.py says what each means
 
 ROOT = Path(__file__).resolve().parent.parent
-CHECK_DIST = ROOT / "tools" / "check-dist"
+CHECK_DIST = ROOT / "tools" / "release" / "check-dist"
 
 
 def _tracked() -> list[str]:
     if not CHECK_DIST.is_file() or not (ROOT / ".git").exists():
-        pytest.skip("needs a git checkout (tools/check-dist compares with git ls-files)")
+        pytest.skip("needs a git checkout (tools/release/check-dist compares with git ls-files)")
     return subprocess.run(
         ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout.split()

@@ -1,6 +1,6 @@
 """Creation functions: asarray copy semantics and sources, the *_like family, eye, linspace,
-meshgrid, tril/triu, full with its dtype rules; full and asarray in C against their Python
-functions."""
+meshgrid, tril/triu, full with its dtype rules; full, zeros, ones, empty and asarray in C
+against their Python functions."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from fuzz_arraytype import ListMutator, ListMutatorSequence
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from outcomes import Spy as _Spy
+from outcomes import assert_same_descriptor, outcome, quiet_outcome
 from outcomes import assert_same_outcome as _same
-from outcomes import outcome
 from strategies import arrays, dtype_list, dtypes, views
 
 import stridedarray as sa
@@ -117,7 +117,7 @@ class _Interface:
     [((), "<f8", {}), ((2,), "<i4", {}), ((4,), "<u2", {}), ((1,), "|u1", {"offset": 6})],
 )
 def test_asarray_of_an_array_interface_larger_than_its_buffer(make, shape, typestr, extra):
-    # Found by tools/fuzz (asarray target): NumPy views 8 bytes of a 6-byte `data` buffer;
+    # Found by tools/checks/fuzz (asarray target): NumPy views 8 bytes of a 6-byte `data` buffer;
     # reading the array ran past the buffer under AddressSanitizer.
     buf = make(bytearray(b"\x01" * 6))
     obj = _Interface({"shape": shape, "typestr": typestr, "version": 3, "data": buf, **extra})
@@ -1171,3 +1171,67 @@ def test_asarray_of_an_array_to_another_dtype_converts(pair) -> None:
 def test_asarray_of_an_array_bad_device_still_raises() -> None:
     with pytest.raises(ValueError, match="unsupported device"):
         sa.asarray(sa.ones(2), device="gpu")
+
+
+# -- zeros, ones, empty and asarray in C against their Python fallback -----------------------
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        (),
+        0,
+        3,
+        (2, 3),
+        (0, 5),
+        (1,) * 64,
+        (1,) * 65,
+        (-1,),
+        (2**62, 2**62),
+        (True,),
+        2.0,
+        [2, 3],
+        (np.int64(2),),
+    ],
+)
+@pytest.mark.parametrize("name", ["zeros", "ones", "empty"])
+def test_zeros_ones_and_empty_in_c_match_the_python_path(name, shape):
+    f = getattr(sa, name)
+    assert type(f).__name__ == "NativeFunction"
+    fast, slow = quiet_outcome(lambda: f(shape)), quiet_outcome(lambda: f.__wrapped__(shape))
+    assert fast[0] == slow[0] and (fast[0] == "ok" or fast[1] is slow[1])
+    if fast[0] == "ok":
+        a, b = fast[1], slow[1]
+        assert (a.shape, a.strides, a.dtype, a.readonly) == (b.shape, b.strides, b.dtype, False)
+        if name != "empty":
+            assert np.array_equal(np.asarray(a), np.asarray(b))
+            assert np.all(np.asarray(a) == (0.0 if name == "zeros" else 1.0))
+
+
+@pytest.mark.parametrize(
+    "obj",
+    [
+        np.arange(6.0).reshape(2, 3),
+        np.arange(6)[::-1],
+        np.zeros(3, np.float16),
+        np.zeros(0),
+        np.asarray(3.5),
+        np.arange(4, dtype=">i4"),
+        np.frombuffer(bytes(8), np.float64),
+        [1, 2],
+        np.arange(4, dtype=np.longlong),
+        np.broadcast_to(np.ones(1), (3,)),
+    ],
+)
+def test_asarray_in_c_matches_the_python_path(obj):
+    fast, slow = (
+        quiet_outcome(lambda: sa.asarray(obj)),
+        quiet_outcome(lambda: sa.asarray.__wrapped__(obj)),
+    )
+    assert fast[0] == slow[0] and (fast[0] == "ok" or fast[1] is slow[1])
+    if fast[0] == "ok":
+        a, b = fast[1], slow[1]
+        assert_same_descriptor(a, b)
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+        if isinstance(obj, np.ndarray) and obj.flags.c_contiguous and obj.dtype.isnative:
+            assert np.shares_memory(np.asarray(a), obj) or obj.size == 0

@@ -1,4 +1,4 @@
-"""tools/run-cubed-suite: the parts that need no Cubed (reading pytest's JUnit XML into node
+"""tools/suites/run-cubed-suite: the parts that need no Cubed (reading pytest's JUnit XML into node
 ids and outcomes, the classes of failures, the table of a run). The suite itself is run by
 hand with a Cubed source tree."""
 
@@ -23,7 +23,7 @@ JUNIT = """<?xml version="1.0" encoding="utf-8"?>
 
 @pytest.fixture(scope="module")
 def tool():
-    return load_tool("run-cubed-suite")
+    return load_tool("suites/run-cubed-suite")
 
 
 def test_read_junit_gives_node_ids_and_outcomes(tool, tmp_path):

@@ -1,5 +1,6 @@
 """Element-wise functions: differential against NumPy over random views and every accepted
-dtype, category rejections, Python scalars, and the standard's special cases we fix.
+dtype, category rejections, Python scalars, and the standard's special cases we fix; the
+functions in C against the Python functions they replaced (their fallback).
 
 Every oracle here is independent of the package: the NumPy function each standard function is
 checked against is named by hand below, and the dtype categories are the standard's, written
@@ -17,10 +18,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from outcomes import assert_same_result, quiet_outcome
 from standard_names import BINARY_CATEGORY, ELEMENTWISE, UNARY_CATEGORY
 from strategies import ALL_DTYPES, dtype_list, fill, numpy_promote, views
 
 import stridedarray as sa
+from stridedarray import _elementwise
+from stridedarray._arraytype import NativeUfunc
 from stridedarray._dtypes import scalar_np, scalar_operand
 
 SETTINGS = settings(max_examples=15, deadline=None)
@@ -746,3 +750,35 @@ def test_scalar_operand_gives_the_bits_of_a_0d_array(dtype: str, value: object) 
             ref, got = uf(a, ref_operand), uf(a, ours)
         assert got.dtype == ref.dtype
         assert got.tobytes() == ref.tobytes()
+
+
+# -- the functions in C against their Python fallback ------------------------------------------
+# The element-wise functions without a special-case fix-up run in C (NativeUfunc), each keeping
+# the Python function it replaced as its fallback (`__wrapped__`): the same result or error
+# for views of every dtype and Python scalars. These tests reach the array type's C entry
+# points, so they carry the markers of the modules that do (tests/conftest.py).
+
+FUNCS = sorted(n for n in _elementwise._FUNCS if isinstance(getattr(sa, n), NativeUfunc))
+
+
+@pytest.mark.c_core
+@pytest.mark.version_sensitive
+def test_the_functions_without_fixups_are_in_c():
+    assert {"exp", "add", "multiply", "less", "negative", "sqrt"} <= set(FUNCS)
+    assert "expm1" not in FUNCS and "floor_divide" not in FUNCS  # special-case fix-ups
+
+
+@pytest.mark.c_core
+@pytest.mark.version_sensitive
+@settings(max_examples=400, deadline=None)
+@given(
+    st.sampled_from(ALL_DTYPES).flatmap(lambda d: st.tuples(views(d), views(d))),
+    st.sampled_from(FUNCS),
+    st.sampled_from([None, 2.5, 3, True]),
+)
+def test_functions_match_the_python_path(pair, name, scalar):
+    p, q = pair
+    f = getattr(sa, name)
+    n = 1 if name in {r[0] for r in _elementwise._UNARY} else 2
+    args = (p.x,) if n == 1 else (p.x, q.x if scalar is None else scalar)
+    assert_same_result(quiet_outcome(lambda: f(*args)), quiet_outcome(lambda: f.__wrapped__(*args)))

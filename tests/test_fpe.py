@@ -3,7 +3,7 @@ the fast path built on NumPy's private error-state names, and a NumPy that lacks
 here by name instead of making every call quietly slower. The fallback that a NumPy without
 them would take (np.errstate) gives the same values and leaks no warning. Which calls may skip
 the quiet state (_fpe.can_warn), and that the state is silent, per thread and restores the
-caller's."""
+caller's, around the C operators and ufuncs too."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ import pytest
 
 import stridedarray as sa
 from stridedarray import _arraytype, _fpe
+from stridedarray._arraytype import _quiet_call
 from stridedarray._elementwise import _BINARY, _K, _UNARY
 
 pytestmark = [pytest.mark.c_core]  # tests/conftest.py says what each means
@@ -384,3 +385,97 @@ def test_quiet_state_without_numpys_private_names() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["ok"]
+
+
+# -- the quiet state around the C operators and ufuncs -----------------------------------------
+# Written beside the C operators' tests, whose module is marked version_sensitive: each keeps
+# that marker, so that CI's runs on every Python (tests/conftest.py) still select them.
+
+
+@pytest.mark.version_sensitive
+def test_the_quiet_state_is_restored_after_an_error():
+    before = np.geterr()
+    x = sa.zeros(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isnan(np.asarray(x / 0.0)[0])
+        with pytest.raises(ValueError, match="extents must be equal or 1, aligned from the right"):
+            x / sa.ones(2)
+    assert np.geterr() == before
+    with np.errstate(divide="raise"):
+        with pytest.raises(FloatingPointError):
+            np.ones(1) / 0.0  # the user's own state still applies outside our calls
+        np.asarray(x / 0.0)  # and ours stays quiet inside it
+
+
+@pytest.mark.version_sensitive
+def test_the_quiet_state_keeps_the_users_other_settings_and_context():
+    # The quiet state is made from the user's: only the warnings change, and the caller's own
+    # context variables are untouched by the prepared context the ufunc runs in.
+    var: contextvars.ContextVar[str] = contextvars.ContextVar("user", default="outer")
+    token = var.set("mine")
+    x = sa.asarray([1.0, -1.0, 0.0])
+    with np.errstate(divide="raise", over="warn"), np.errstate(invalid="raise"):
+        setting = np.geterr()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            for _ in range(3):  # the first call prepares the context, the rest reuse it
+                r = np.asarray(x / 0.0)
+                assert np.array_equal(r, [np.inf, -np.inf, np.nan], equal_nan=True)
+                assert np.isnan(np.asarray(sa.log(x))[1])
+                assert np.asarray(sa.sum(sa.asarray([1e308, 1e308]))) == np.inf
+        assert np.geterr() == setting
+        assert var.get() == "mine"
+        with pytest.raises(FloatingPointError):
+            np.ones(1) / 0.0
+    var.reset(token)
+
+
+@pytest.mark.version_sensitive
+def test_the_quiet_state_under_threads():
+    # A ufunc over a large array releases the GIL, so two threads can be inside the prepared
+    # context's call at once: the second takes the set-and-reset way. Every call stays quiet
+    # and right, and every thread's own error state is its own afterwards.
+    n = 2_000_000  # large enough that the threads overlap inside the ufunc (measured)
+    x = sa.asarray(np.linspace(-1.0, 1.0, n))
+    zero = sa.zeros(n)
+    with np.errstate(all="ignore"):
+        expected = np.linspace(-1.0, 1.0, n) / np.zeros(n)
+    failures: list[BaseException] = []
+
+    def work(raise_outside: bool) -> None:
+        try:
+            for _ in range(8):  # one outer state, so one prepared context for all threads
+                assert np.array_equal(np.asarray(x / zero), expected, equal_nan=True)
+                assert np.array_equal(np.asarray(x / 0.0), expected, equal_nan=True)
+                assert np.isnan(np.asarray(sa.sum(x / zero)))
+            with np.errstate(divide="raise" if raise_outside else "warn"):
+                assert np.array_equal(np.asarray(x / zero), expected, equal_nan=True)
+                with pytest.raises(FloatingPointError if raise_outside else RuntimeWarning):
+                    np.ones(1) / 0.0
+        except BaseException as e:  # noqa: BLE001 - reported by the main thread
+            failures.append(e)
+
+    # The warning filters are process-wide: set once here, not per thread.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        threads = [threading.Thread(target=work, args=(k % 2 == 0,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert failures == []
+
+
+@pytest.mark.version_sensitive
+def test_quiet_call_runs_a_ufunc_method_quietly_and_passes_keywords():
+    a = np.array([[1e308, 1.0], [1e308, -1.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = _fpe.call(np.add.reduce, a, axis=0, keepdims=True)
+        assert r.shape == (1, 2) and r[0, 0] == np.inf
+        assert np.isnan(_fpe.call(np.divide, 0.0, np.zeros(1))[0])
+    with pytest.raises(TypeError):
+        _fpe.call(np.add.reduce, a, bogus=1)
+    with pytest.raises(TypeError, match="needs f"):
+        _quiet_call()

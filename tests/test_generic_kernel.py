@@ -229,7 +229,7 @@ def test_output_written_through_strided_destination():
 # product promoted to int can pass INT_MAX (34250 * 64640 as uint16), undefined behaviour that
 # only -fwrapv used to hide. These values reach every path of the kernel with it: the register
 # tile, the row dot products and their scalar tails (K not a multiple of the vector), the
-# column updates of a column-major matrix, reversed vectors; under tools/sanitize (UBSan) an
+# column updates of a column-major matrix, reversed vectors; under tools/checks/sanitize (UBSan) an
 # overflow is a report.
 _EXTREMES = {
     dt: sorted(

@@ -1,8 +1,8 @@
 """The package's module structure: no import cycles, the array type at the bottom, Array's
 members bound in one place.
 
-The import graph is read from the source with `ast` (tools/import_graph.py): an edge for every
-import of one of the package's modules, at module level or inside a function, and none for
+The import graph is read from the source with `ast` (tools/checks/import_graph.py): an edge for
+every import of one of the package's modules, at module level or inside a function, and none for
 imports under `if TYPE_CHECKING:`, which never run."""
 
 from __future__ import annotations
@@ -30,10 +30,11 @@ IMPORTS_FROM = PACKAGE.parent
 
 
 def _tool() -> Any:
-    """tools/import_graph.py, the script that builds the graph and prints the measurements."""
-    path = ROOT / "tools" / "import_graph.py"
+    """tools/checks/import_graph.py, the script that builds the graph and prints the
+    measurements."""
+    path = ROOT / "tools" / "checks" / "import_graph.py"
     if not path.exists():
-        pytest.skip("needs tools/import_graph.py", allow_module_level=True)
+        pytest.skip("needs tools/checks/import_graph.py", allow_module_level=True)
     spec = importlib.util.spec_from_file_location("import_graph", path)
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)

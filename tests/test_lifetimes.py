@@ -10,7 +10,7 @@ matmul, also one that fails part-way (fault injection through stridedarray._diag
 
 Each test reads values after the owners are gone and after `_churn` has reused freed memory, so
 a dangling pointer shows up as wrong values here and as a report under the sanitizer build
-(tools/sanitize runs this file). Nothing here depends on timing.
+(tools/checks/sanitize runs this file). Nothing here depends on timing.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""tools/mutation-check: its mistakes still apply to the package as it is (each planted text
+"""tools/checks/mutation-check: its mistakes still apply to the package as it is (each planted text
 occurs exactly once), so the tool cannot rot unnoticed; the run itself is slow-marked
 (docs/dev/testing.md gives its figures)."""
 
@@ -13,19 +13,19 @@ from tool_scripts import load_tool
 pytestmark = [pytest.mark.install]  # tests/conftest.py says what each means
 
 ROOT = Path(__file__).resolve().parent.parent
-TOOL = ROOT / "tools" / "mutation-check"
+TOOL = ROOT / "tools" / "checks" / "mutation-check"
 
 
 @pytest.fixture(scope="module")
 def tool():
-    return load_tool("mutation-check")
+    return load_tool("checks/mutation-check")
 
 
 def test_every_mutation_applies_once_and_changes_the_source(tool):
     assert len(tool.MUTATIONS) >= 5
     for name, (path, old, new, tests) in tool.MUTATIONS.items():
         source = (ROOT / "stridedarray" / path).read_text()
-        assert source.count(old) == 1, f"{name}: update tools/mutation-check"
+        assert source.count(old) == 1, f"{name}: update tools/checks/mutation-check"
         assert old != new, name
         assert tests and all((ROOT / t).is_file() for t in tests), name
 

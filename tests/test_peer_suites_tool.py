@@ -1,4 +1,4 @@
-"""tools/run-peer-suites: the parts that need no peer suite (which backend a test id belongs
+"""tools/suites/run-peer-suites: the parts that need no peer suite (which backend a test id belongs
 to, how a stridedarray test finds its array-api-strict twin, the array-api-extra patch).
 The suites themselves are run by hand; docs/interop.md gives the counts."""
 
@@ -10,7 +10,7 @@ pytestmark = [pytest.mark.install]  # tests/conftest.py says what each means
 
 @pytest.fixture(scope="module")
 def tool():
-    return load_tool("run-peer-suites")
+    return load_tool("suites/run-peer-suites")
 
 
 def test_backend_of(tool):

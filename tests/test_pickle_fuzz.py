@@ -4,8 +4,8 @@ and out-of-band buffers of any size, alignment and mutability.
 Every drawn pickle either loads into an array whose elements are exactly those its arguments
 describe (computed here from the payload's bytes with NumPy, independently of the library's
 checks), or is refused with `pickle.UnpicklingError`; nothing else may happen (no other
-exception, no read outside the payload: tools/sanitize runs this file under AddressSanitizer).
-The CI budget runs with the suite; the large budget is marked slow."""
+exception, no read outside the payload: tools/checks/sanitize runs this file under
+AddressSanitizer). The CI budget runs with the suite; the large budget is marked slow."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@
  * - basic indexing (views and their errors): indexing.c, basic_view (x[key], and
  *   `_basic_view` for stridedarray/_getitem.py, which only turns NumPy integers and 0-d integer
  *   arrays into ints); advanced keys go to NumPy from _getitem.py; writing is _setitem.py;
- * - flip and permute_dims views: indexing.c, sa_fast_flip / sa_fast_permute_dims;
+ * - flip and permute_dims views: indexing.c, sa_namespace_flip / sa_namespace_permute_dims;
  * - reshape's view strides: reshape.c, sa_reshape_strides (`_reshape_strides` for Python);
  * - matmul's output shape: matmul.c, mm_shape (`_matmul_shape`; _matmul.py words its codes);
  * - asarray, of an ndarray or of nested lists of Python scalars: creation.c;

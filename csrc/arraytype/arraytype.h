@@ -217,9 +217,9 @@ PyObject *sa_array_get_T(PyObject *self, void *closure);
 void sa_set_getitem_fallback(PyObject *func);
 /* _basic_view(x, items): the rule of basic indexing, for the Python path's normalised keys. */
 PyObject *sa_basic_view(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
-int sa_fast_flip(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
-int sa_fast_permute_dims(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                         PyObject **out);
+int sa_namespace_flip(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
+int sa_namespace_permute_dims(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                              PyObject **out);
 
 /* native.c: the plumbing of the C callables that stand in for a Python function. */
 typedef struct {
@@ -343,19 +343,22 @@ Py_hash_t sa_array_hash(PyObject *self);
 /* A read-only 0-d array holding a copy of the element at `p` (its storage: a bytes object). */
 PyObject *sa_frozen_element(const char *p, int code);
 
-/* The NativeFunction type (native.c) and its bodies (1: *out set, 0: take the Python fallback,
- * -1: an exception), in creation.c, reshape.c and indexing.c. */
+/* The NativeFunction type (native.c) and the namespace functions implemented in C that it calls
+ * (sa_namespace_*: 1: *out set, 0: take the Python fallback, -1: an exception), in creation.c,
+ * reshape.c and indexing.c. */
 extern PyTypeObject sa_NativeFunctionType;
 /* creation.c: an array over the whole of a caller's ndarray, through a base-class view of it
  * the array owns. */
 PyObject *sa_asarray_ndarray(PyObject *arr, int code);
-int sa_fast_asarray(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
-int sa_fast_zeros(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
-int sa_fast_empty(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
-int sa_fast_ones(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
-int sa_fast_full(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
-int sa_fast_arange(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
-int sa_fast_reshape(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
+int sa_namespace_asarray(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                         PyObject **out);
+int sa_namespace_zeros(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
+int sa_namespace_empty(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
+int sa_namespace_ones(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
+int sa_namespace_full(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
+int sa_namespace_arange(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
+int sa_namespace_reshape(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                         PyObject **out);
 /* reshape.c: the strides that present (nd, shape, strides) as (new_nd, new_shape), both of
  * the same non-zero size, without moving data (NumPy's _attempt_nocopy_reshape): 1 with
  * new_strides filled in, 0 when there is no view. `_reshape_strides(x, shape)` gives it to

@@ -298,7 +298,7 @@ from_python(PyObject *obj, PyObject *dtype, PyObject **out)
  *   from_python says.
  * Everything else is the Python function's: the other conversions and every error. */
 int
-sa_fast_asarray(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
+sa_namespace_asarray(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
 {
     PyObject *dtype;
     int copy;
@@ -351,13 +351,13 @@ zeros_or_empty(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObj
 }
 
 int
-sa_fast_zeros(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
+sa_namespace_zeros(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
 {
     return zeros_or_empty(args, nargs, kwnames, out, 1);
 }
 
 int
-sa_fast_empty(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
+sa_namespace_empty(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
 {
     return zeros_or_empty(args, nargs, kwnames, out, 0);
 }
@@ -423,14 +423,14 @@ filled(PyObject *shape, int code, long long ival, Py_complex cval, PyObject **ou
 }
 
 int
-sa_fast_ones(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
+sa_namespace_ones(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
 {
     Py_complex one = {1.0, 0.0};
     return nargs == 1 && kwnames == NULL ? filled(args[0], SA_FLOAT64, 0, one, out) : 0;
 }
 
 int
-sa_fast_full(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
+sa_namespace_full(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
 {
     if (nargs != 2 || kwnames != NULL) {
         return 0;
@@ -486,7 +486,7 @@ arange_bound(PyObject *v, int *ints)
 }
 
 int
-sa_fast_arange(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
+sa_namespace_arange(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
 {
     if (nargs < 1 || nargs > 3 || kwnames != NULL) {
         return 0;

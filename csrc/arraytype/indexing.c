@@ -432,8 +432,8 @@ exact_axis(PyObject *p, int nd, int *j)
 }
 
 int
-sa_fast_permute_dims(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                     PyObject **out)
+sa_namespace_permute_dims(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                          PyObject **out)
 {
     /* permute_dims(x, axes) or permute_dims(x, axes=axes), axes an exact tuple of distinct
      * exact ints in [-nd, nd), one per axis: the axes reordered, every offset the same. */
@@ -472,7 +472,7 @@ sa_fast_permute_dims(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
 }
 
 int
-sa_fast_flip(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
+sa_namespace_flip(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
 {
     /* flip(x) and flip(x, axis=None or an exact int in [-nd, nd)): each flipped axis's stride
      * negated, the origin moved to its last element (kept in an empty array). */

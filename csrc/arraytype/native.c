@@ -213,14 +213,22 @@ PyMethodDef sa_native_methods[] = {
 typedef int (*function_body)(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                              PyObject **out);
 
+/* The namespace functions implemented in C: the name of each (the `kind` that _creation.py and
+ * _manipulation.py pass to NativeFunction(fallback, kind)) and its C implementation, which the
+ * NativeFunction installed in the namespace calls before its Python function. */
 static const struct {
     const char *kind;
     function_body body;
 } function_kinds[] = {
-    {"asarray", sa_fast_asarray}, {"zeros", sa_fast_zeros}, {"ones", sa_fast_ones},
-    {"empty", sa_fast_empty},     {"full", sa_fast_full},   {"reshape", sa_fast_reshape},
-    {"flip", sa_fast_flip},       {"permute_dims", sa_fast_permute_dims},
-    {"arange", sa_fast_arange},
+    {"asarray", sa_namespace_asarray},
+    {"zeros", sa_namespace_zeros},
+    {"ones", sa_namespace_ones},
+    {"empty", sa_namespace_empty},
+    {"full", sa_namespace_full},
+    {"arange", sa_namespace_arange},
+    {"reshape", sa_namespace_reshape},
+    {"flip", sa_namespace_flip},
+    {"permute_dims", sa_namespace_permute_dims},
 };
 
 typedef struct {

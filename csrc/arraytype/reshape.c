@@ -90,7 +90,7 @@ plain_reshape_shape(PyObject *shape, int *nd, int64_t *dims, int *infer)
 }
 
 int
-sa_fast_reshape(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
+sa_namespace_reshape(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
 {
     /* reshape(x, shape) and reshape(x, shape, copy=None or False): a view, when there is
      * one. copy=True always copies, so its call overhead does not matter. */

@@ -2,7 +2,7 @@
 
 OUTCOME is one of passed, failed, error, skipped, xfailed, xpassed: a test whose setup or
 teardown raised is ``error`` (unless its call already failed), as in pytest's summary line.
-Used by tools/run-peer-suites to count outcomes per array backend; with pytest-xdist only the
+Used by tools/suites/run-peer-suites to count outcomes per array backend; with pytest-xdist only the
 controller writes. MESSAGE is the first line of the error of a failed test, or the reason of
 a skipped or xfailed one (tabs and newlines replaced by spaces, cut to 300 characters).
 """

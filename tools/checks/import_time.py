@@ -1,7 +1,7 @@
 """How long `import stridedarray` takes beside `import numpy`, and where the difference goes.
 
-    python tools/import_time.py            # median of 10 fresh interpreters each
-    python tools/import_time.py --runs 20 --top 15
+    python tools/checks/import_time.py            # median of 10 fresh interpreters each
+    python tools/checks/import_time.py --runs 20 --top 15
 
 Each run starts a fresh `python -c "import X"` from the repository root (so the checkout's
 package is the one imported), NumPy and stridedarray alternating, and reports the median wall
@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def wall(module: str) -> float:

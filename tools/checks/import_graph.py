@@ -1,7 +1,7 @@
 """The package's module structure, measured: the import graph, its cycles, and who binds
 Array's attributes.
 
-    python tools/import_graph.py [--package DIR]
+    python tools/checks/import_graph.py [--package DIR]
 
 The import graph has one node per module of the package (stridedarray/*.py, the extension
 stubs not counted; each subpackage, bench/, is measured as a graph of its own) and an edge
@@ -21,7 +21,7 @@ import ast
 from pathlib import Path
 from typing import Any
 
-PACKAGE = Path(__file__).resolve().parents[1] / "stridedarray"
+PACKAGE = Path(__file__).resolve().parents[2] / "stridedarray"
 
 
 def _is_type_checking(test: ast.expr) -> bool:

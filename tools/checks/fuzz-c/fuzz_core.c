@@ -1,4 +1,5 @@
-/* libFuzzer target of the C matmul core, without Python (tools/fuzz-c/run builds and runs it).
+/* libFuzzer target of the C matmul core, without Python (tools/checks/fuzz-c/run builds and runs
+ * it).
  *
  * Each input decodes to one call of the core's entry points on descriptors that obey the
  * contract Python keeps (sa_array.h: every reachable element inside the buffer; an empty view's

@@ -1,5 +1,5 @@
 /* A stand-in for the part of GCC's OpenMP runtime (libgomp) the C core uses, for the
- * ThreadSanitizer harness only (tools/tsan/run).
+ * ThreadSanitizer harness only (tools/checks/tsan/run).
  *
  * The core runs its threads on a pool of its own (csrc/sa_threads.c: pthreads and C11
  * atomics, which TSan sees) and links libgomp only for the OpenMP thread limit of the

@@ -1,4 +1,5 @@
-/* ThreadSanitizer harness of the C core's threaded paths (tools/tsan/run builds and runs it).
+/* ThreadSanitizer harness of the C core's threaded paths (tools/checks/tsan/run builds and runs
+ * it).
  *
  * Every product runs through sa_matmul, the entry point `@` uses, on 1 thread and on 2, 3
  * and 4, with parallel_min_work = 0 so that every split happens: the generic kernel over the
@@ -10,8 +11,8 @@
  * generic products are also compared with the reference kernel (force = reference, a plain
  * loop): the data are small integers or multiples of 1/8 and every sum fits the mantissa,
  * so every summation order gives the same bits. That is what checks a build of the generic
- * kernels on another instruction set or on the scalar path (tools/cross-aarch64,
- * tools/generic-scalar-check), where the thread comparisons alone would not see a wrong
+ * kernels on another instruction set or on the scalar path (tools/platforms/cross-aarch64,
+ * tools/checks/generic-scalar-check), where the thread comparisons alone would not see a wrong
  * kernel.
  * Exits 0 when every comparison holds; TSan's own reports make it exit 66.
  */
