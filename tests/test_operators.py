@@ -491,14 +491,43 @@ def _chains(xp, x, y, m, s):
     return out
 
 
+# Each chain's terms in absolute value, summed: a rounding error of an ulp in any step (NumPy's
+# SIMD and strided loops, `x * x` as a square) moves the result by a few ulps of this, which is
+# far more than an ulp of the result where the terms cancel (`x * y + x * x - y`, or a complex
+# product's own ac - bd).
+_CHAIN_SCALE = {
+    "x*2+1": lambda x, y, m, s: 2 * abs(x) + 1,
+    "x*y+x*x-y": lambda x, y, m, s: abs(x) * abs(y) + abs(x) ** 2 + abs(y),
+    "sum((x-m)**2)": lambda x, y, m, s: np.sum((abs(x) + abs(m)) ** 2, axis=0),
+    "x[::-1]*2+1": lambda x, y, m, s: 2 * abs(x[::-1]) + 1,
+    "exp(x)*x-1": lambda x, y, m, s: abs(np.exp(x)) * abs(x) + 1,
+    "(x-m)/s": lambda x, y, m, s: (abs(x) + abs(m)) / abs(s),
+}
+
+
+def _eq_chain(out, expected, scale):
+    """`_eq` for a chain: integers exactly, floating results within a few ulps of the terms."""
+    expected = np.asarray(expected)
+    if expected.dtype.kind not in "fc":
+        return _eq(out, expected)
+    assert out.dtype.np == expected.dtype
+    eps = np.finfo(expected.dtype).eps
+    err = np.abs(np.asarray(out).astype(complex) - expected.astype(complex))
+    assert np.all(err <= 8 * eps * np.asarray(scale, dtype=float)), (err.max(), out, expected)
+
+
 def _check_chains(x_np, y_np, x, y):
     m_np, s_np = y_np[:1], y_np[-1:] * 0 + 3  # one row each (none when x has none)
     m, s = y[:1], y[-1:] * 0 + 3
     want = {name: (op(), fn()) for name, op, fn in _chains(np, x_np, y_np, m_np, s_np)}
+    # the terms' sizes, in float64 (complex128 for complex operands)
+    wide = [np.asarray(v, dtype=np.result_type(v.dtype, np.float64)) for v in (x_np, y_np)]
+    xw, yw = wide
+    scale = {name: f(xw, yw, yw[:1], yw[-1:] * 0 + 3) for name, f in _CHAIN_SCALE.items()}
     for _ in range(3):
         for name, op, fn in _chains(sa, x, y, m, s):
             for got, w in zip((op(), fn()), want[name], strict=True):
-                _eq(got, w)
+                _eq_chain(got, w, scale[name])
 
 
 @SETTINGS
