@@ -659,6 +659,45 @@ def test_thread_count_follows_the_affinity() -> None:
     assert out == ["1", "1", "True"]
 
 
+STEERING = textwrap.dedent("""
+    import os, time
+    import numpy as np, stridedarray as sa
+    allowed = os.sched_getaffinity(0)
+    sa.set_num_threads(2)
+    a = sa.asarray(np.ones((256, 256)))
+    with sa.matmul_policy(parallel_min_work=0):
+        for _ in range(20):
+            a @ a
+    def workers():
+        names = {t: open(f"/proc/self/task/{t}/comm").read().strip()
+                 for t in os.listdir("/proc/self/task")}
+        return [os.sched_getaffinity(int(t)) for t, name in names.items() if name == "sa-worker"]
+    # a worker moves itself before it sleeps; give a loaded machine time to run it
+    deadline = time.monotonic() + 60
+    while not (masks := workers()) or any(len(m) != len(allowed) - 1 for m in masks):
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
+    print(len(masks), all(len(m) == len(allowed) - 1 and m < allowed for m in masks))
+""")
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or len(os.sched_getaffinity(0)) < 2,
+    reason="Linux, with two processors or more",
+)
+def test_a_sleeping_worker_leaves_the_callers_processor() -> None:
+    """Before a pool worker sleeps it moves off the processor its last caller ran on (its
+    affinity: the processors it started with, less that one), so that a product after a
+    pause finds it on another processor instead of queued behind the caller
+    (csrc/sa_threads.c; docs/matmul.md, "Threads")."""
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+    out = subprocess.run(
+        [sys.executable, "-c", STEERING], capture_output=True, text=True, env=env, check=True
+    ).stdout.split()
+    assert out == ["1", "True"]
+
+
 def test_thread_count_follows_a_cgroup_quota(tmp_path) -> None:
     from stridedarray._threads import _cgroup_cpus
 
