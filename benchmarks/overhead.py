@@ -276,32 +276,14 @@ def tables(outcomes: list[Outcome], info: dict, libs: list[str], threads: int = 
         notes += [f"{k}: {v[:60]}" for k, v in o.errors.items()]
         rows.append([*row, "; ".join(notes) or "same as NumPy"])
     lines += ["", *report.markdown_table(head, "llrrr" + "r" * (len(head) - 6) + "l", rows)]
-    lines += ["", "## Targets", "", *_targets_table(targets(outcomes))]
+    lines += ["", "## Targets", "", *report.targets_table(targets(outcomes))]
     itargets = instruction_targets(outcomes)
     if itargets:
-        lines += ["", "## Instruction targets (callgrind)", "", *_targets_table(itargets)]
+        lines += ["", "## Instruction targets (callgrind)", "", *report.targets_table(itargets)]
     warning = busy_warning(info, threads)
     if warning:  # in the summary too, beside the targets it may have decided
         lines += ["", f"**{warning}**"]
     return "\n".join(lines) + "\n"
-
-
-def _targets_table(rows: list[dict]) -> list[str]:
-    """A targets table: the worst value is a time for an absolute bound, else a ratio."""
-    return report.markdown_table(
-        ["target", "cases meeting it", "worst", "worst case", "met"],
-        "lrrll",
-        (
-            [
-                t["target"],
-                f"{t['met_cases']}/{t['cases']}",
-                fmt_time(t["worst"]) if t.get("absolute") else fmt_ratio(t["worst"]),
-                f"`{t['worst_case']}`",
-                "yes" if t["met"] else "NO",
-            ]
-            for t in rows
-        ),
-    )
 
 
 def fragments(
@@ -310,7 +292,7 @@ def fragments(
     """The docs' tables (`--docs`): overhead.md, the per-call table with the targets;
     overhead-targets.md, the targets alone, with the run's load."""
     warning = busy_warning(info, threads)
-    goals = [report.run_line(info), "", *_targets_table(targets(outcomes))]
+    goals = [report.run_line(info), "", *report.targets_table(targets(outcomes))]
     if warning:
         goals += ["", f"**{warning}**"]
     return {

@@ -231,23 +231,6 @@ def targets(outcomes: list[Outcome]) -> list[dict]:
     return rows
 
 
-def _targets_table(rows: list[dict]) -> list[str]:
-    return report.markdown_table(
-        ["target", "cases meeting it", "worst time ratio", "worst case", "met"],
-        "lrrll",
-        (
-            [
-                t["target"],
-                f"{t['met_cases']}/{t['cases']}",
-                fmt_ratio(t["worst"]),
-                f"`{t['worst_case']}`",
-                "yes" if t["met"] else "NO",
-            ]
-            for t in rows
-        ),
-    )
-
-
 def tables(outcomes: list[Outcome], info: dict, threads: int) -> str:
     """The per-case table and the targets, with the run's load: what the docs include."""
     head = [
@@ -287,7 +270,7 @@ def tables(outcomes: list[Outcome], info: dict, threads: int) -> str:
         "",
         "## Targets",
         "",
-        *_targets_table(targets(outcomes)),
+        *report.targets_table(targets(outcomes), "worst time ratio"),
     ]
     warning = busy_warning(info, threads)
     if warning:
@@ -307,7 +290,11 @@ def fragments(
     """The docs' tables (`--docs`): expressions.md (every case and the targets) and
     expressions-targets.md (the targets alone, with the run's load)."""
     tag = report.run_tag(info)
-    goals = [report.run_line(info), "", *_targets_table(targets(outcomes))]
+    goals = [
+        report.run_line(info),
+        "",
+        *report.targets_table(targets(outcomes), "worst time ratio"),
+    ]
     warning = busy_warning(info, threads)
     if warning:
         goals += ["", f"**{warning}**"]

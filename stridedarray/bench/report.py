@@ -196,6 +196,26 @@ def fmt_ratio(r: float) -> str:
     return f"{r:.2f}x" if math.isfinite(r) else "-"
 
 
+def targets_table(rows: Iterable[dict], worst: str = "worst") -> list[str]:
+    """The Markdown table of a suite's targets (`rows`: dicts with target, met_cases, cases,
+    worst, worst_case, met). The worst value is a time for an absolute bound (`absolute`),
+    else a ratio; `worst` heads its column."""
+    return markdown_table(
+        ["target", "cases meeting it", worst, "worst case", "met"],
+        "lrrll",
+        (
+            [
+                t["target"],
+                f"{t['met_cases']}/{t['cases']}",
+                fmt_time(t["worst"]) if t.get("absolute") else fmt_ratio(t["worst"]),
+                f"`{t['worst_case']}`",
+                "yes" if t["met"] else "NO",
+            ]
+            for t in rows
+        ),
+    )
+
+
 def run_tag(info: dict) -> str:
     """What sets a run's docs tables apart from the quiet default run's, as a file-name part:
     "-haswell" for kernels forced by OPENBLAS_CORETYPE=Haswell, "-load2" for --load 2,
