@@ -36,13 +36,13 @@
  * processor the last job's caller ran on (its affinity: the processors it started with, less
  * that one, when any is left). Woken, it then starts on another processor at once instead of
  * queueing behind its caller, which it may not preempt (SCHED_BATCH, below) and which keeps
- * its processor for the whole call: on a 2-processor VM after 50 ms of sleep, a SCHED_BATCH
+ * its processor for the whole call. On a 2-processor VM after 50 ms of sleep, a SCHED_BATCH
  * worker ran a median 834 us after the wake-up without this and 99 us with it (a C test of
- * the wake-up alone, another process loading the machine),
- * and a 256 x 256 float64 product made 50 ms after the last one took 0.53-0.59 ms at two
- * threads instead of 0.94-0.97 (512 x 512: 3.3 ms instead of 6.0). The system call costs
- * the worker, before it sleeps, not the caller, and is made only when the caller's
- * processor changed. Workers are named "sa-worker" (top, ps, debuggers).
+ * the wake-up alone, another process loading the machine); on the idle machine a 256 x 256
+ * float64 product made 50 ms after the last one took 0.53-0.59 ms at two threads instead of
+ * 0.94-0.97 (512 x 512: 3.3 ms instead of 6.0). The system call costs the worker, before it
+ * sleeps, not the caller, and is made only when the caller's processor changed. Workers are
+ * named "sa-worker" (top, ps, debuggers).
  *
  * Workers sleep on a condition variable between jobs and never spin: the threads of a
  * process share its processor time (Linux's autogroups), so on a busy machine a spinning
