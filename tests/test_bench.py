@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bench_common import run_suite, thread_counts_restored  # noqa: F401 (an autouse fixture)
 
 import stridedarray as sa
 from stridedarray.bench import machine, report
@@ -22,17 +23,6 @@ from stridedarray.bench.cli import select_cases
 from stridedarray.bench.machine import busy_warning, header_lines
 from stridedarray.bench.report import CSV_FIELDS, fmt_time
 from stridedarray.bench.workloads import GRID_SIZES, all_cases
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _thread_counts_restored():
-    """The benchmark sets the process's thread counts (stridedarray's core and, through
-    threadpoolctl, every BLAS and OpenMP pool) for its runs; the tests here leave them as they
-    found them, so that later tests in the same process see the defaults."""
-    threadpoolctl = pytest.importorskip("threadpoolctl")
-    with threadpoolctl.threadpool_limits(limits=None):  # restores every pool on exit
-        yield
-    sa.set_num_threads(None)  # the default, which the rest of the suite runs with
 
 
 @pytest.fixture(scope="module")
@@ -474,12 +464,7 @@ def test_plot_marks_a_busy_machine_on_the_figure() -> None:
 
 
 def _run_suite(args: list[str]) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "stridedarray.bench", "--no-progress", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    return run_suite("stridedarray.bench", args)
 
 
 def test_suite_list_and_bad_filter() -> None:

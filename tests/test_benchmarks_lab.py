@@ -20,8 +20,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bench_common import run_suite, thread_counts_restored  # noqa: F401 (an autouse fixture)
 
-import stridedarray as sa
 from stridedarray.bench import report
 
 pytestmark = [pytest.mark.checkout]  # tests/conftest.py says what each means
@@ -30,26 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 _HAS_CUBED = importlib.util.find_spec("cubed") is not None  # as cubed_scaling.available()
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _thread_counts_restored():
-    """The suites set the process's thread counts (stridedarray's core and, through
-    threadpoolctl, every BLAS and OpenMP pool); the tests here leave them as they found them
-    (as tests/test_bench.py's do)."""
-    threadpoolctl = pytest.importorskip("threadpoolctl")
-    with threadpoolctl.threadpool_limits(limits=None):  # restores every pool on exit
-        yield
-    sa.set_num_threads(None)  # the default, which the rest of the suite runs with
-
-
 def _run_suite(args: list[str]) -> subprocess.CompletedProcess:
-    """`python -m benchmarks ARGS`, from the repository's root (where a developer runs it)."""
-    return subprocess.run(
-        [sys.executable, "-m", "benchmarks", "--no-progress", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=ROOT,
-    )
+    return run_suite("benchmarks", args, cwd=ROOT)
 
 
 def test_dask_scale_out_bench_writes_its_table_csv_json_and_plot(tmp_path: Path) -> None:
