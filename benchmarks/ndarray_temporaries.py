@@ -20,7 +20,7 @@ import numpy as np
 
 import stridedarray as sa
 
-OWN = importlib.import_module("stridedarray._creation")._own
+OWN = importlib.import_module("stridedarray._api.creation")._own
 MODULES = [
     importlib.import_module(f"stridedarray.{name}")
     for name in ("_elementwise", "_matmul", "_setitem")
@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     n = 20000
     env = {
         "_own": OWN,
-        "_from_ndarray": importlib.import_module("stridedarray._array")._from_ndarray,
+        "_from_ndarray": importlib.import_module("stridedarray._array.array")._from_ndarray,
         "iadd": operator.iadd,
         "imatmul": operator.imatmul,
         "sa": sa,

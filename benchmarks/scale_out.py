@@ -53,7 +53,7 @@ def worker_threads() -> dict[str, Any]:
     """In a worker: the thread-count environment, each BLAS library's threads as
     threadpoolctl sees them, stridedarray's core setting and its OpenBLAS threads per call."""
     import stridedarray as sa
-    from stridedarray._ffi import blas_info
+    from stridedarray._matmul.ffi import blas_info
 
     out: dict[str, Any] = {
         "pid": os.getpid(),

@@ -40,7 +40,7 @@ core_threads = int(sys.argv[5])
 if timeout != "default":
     os.environ["OPENBLAS_THREAD_TIMEOUT"] = timeout   # NumPy's OpenBLAS is already loaded
 import stridedarray as sa
-from stridedarray._ffi import lib
+from stridedarray._matmul.ffi import lib
 os.environ.pop("OPENBLAS_THREAD_TIMEOUT", None)
 from threadpoolctl import threadpool_limits
 threadpool_limits(2, user_api="blas")               # NumPy's pool (and ours) at 2 threads

@@ -152,7 +152,7 @@ static int run_generic(const mm_plan *p, kernel_fn kernel, int threads)
 /* Threads the chosen route runs on: the core's setting when the product has enough work
  * (policy parallel_min_work), else 1. The reference kernel is the plain serial baseline. The
  * BLAS routes split the work themselves only while our OpenBLAS runs one thread per call (its
- * default here, see stridedarray/_threads.py): the core's pool on top of OpenBLAS's own
+ * default here, see stridedarray/_matmul/threads.py): the core's pool on top of OpenBLAS's own
  * would put two threads on each core. */
 static int route_threads(const mm_plan *run, int chosen, const sa_mm_policy *pol)
 {

@@ -6,7 +6,7 @@
 
 #define SA_MAXDIM 64
 
-/* Array API dtypes, in the order of stridedarray._dtypes.DTYPES. */
+/* Array API dtypes, in the order of stridedarray._base.dtypes.DTYPES. */
 typedef enum {
     SA_BOOL = 0,
     SA_INT8, SA_INT16, SA_INT32, SA_INT64,

@@ -51,7 +51,7 @@
 #define SA_MM_ERR_INTERNAL -7
 #define SA_MM_ERR_OVERFLOW -8  /* a size, byte count or the work does not fit 64 bits */
 
-/* Every crossover constant, one field per key of stridedarray._policy.DEFAULT_POLICY.
+/* Every crossover constant, one field per key of stridedarray._matmul.policy.DEFAULT_POLICY.
  * Read-only during a call: the C core holds no mutable global state. */
 typedef struct {
     int64_t dot_blas_min_k;             /* DOT direct BLAS when K >= this */

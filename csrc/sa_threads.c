@@ -3,7 +3,7 @@
  *
  * One process-wide number says how many threads a matmul (generic kernel, BLAS batches and
  * split products, packing) may use; it defaults to the processors this process may use
- * (stridedarray/_threads.py counts them: affinity and a cgroup cpu.max quota). A call made
+ * (stridedarray/_matmul/threads.py counts them: affinity and a cgroup cpu.max quota). A call made
  * from a given thread uses min(setting, omp_get_max_threads()) threads: the OpenMP limit of
  * the calling thread is what threadpoolctl's threadpool_limits and the OMP_NUM_THREADS
  * variable set, so both reach the core without knowing about it. The core links GCC's OpenMP

@@ -18,7 +18,7 @@ int sa_threads_set(int n);
 int sa_threads_setting(void);
 
 /* The processors this process may use (the default setting): what sa_threads_set_cores
- * gave (stridedarray/_threads.py counts affinity and a cgroup quota), else the affinity. */
+ * gave (stridedarray/_matmul/threads.py counts affinity and a cgroup quota), else the affinity. */
 int sa_threads_cores(void);
 void sa_threads_set_cores(int n);
 

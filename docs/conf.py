@@ -69,7 +69,7 @@ autodoc_typehints = "signature"
 autodoc_class_signature = "mixed"
 autodoc_default_options = {"member-order": "bysource"}
 # The package is documented where users import it from (stridedarray.add), not where a name
-# is defined (stridedarray._elementwise.add).
+# is defined (stridedarray._api.elementwise.add).
 add_module_names = True
 
 numpydoc_show_class_members = False  # the Array page lists its members itself

@@ -6,34 +6,40 @@ module's `__all__` lists exactly the public names it contributes.
 
 import sys as _sys
 
-# _bind binds the members other modules implement onto Array; _dask registers Array with
-# Dask; the chapter modules for their __all__ lists (below). The extensions fft and linalg
-# load on first use (`__getattr__` below).
-from . import (  # noqa: F401
-    _bind,
-    _constants,
-    _creation,
-    _dask,
-    _data_type_functions,
-    _dtypes,
-    _elementwise,
-    _handover,
-    _indexing_functions,
-    _info,
-    _linalg_functions,
-    _manipulation,
-    _matmul,
-    _searching,
-    _sets,
-    _sorting,
-    _statistical,
-    _utility,
-)
-from ._array import Array
-from ._constants import *  # noqa: F403
-from ._creation import *  # noqa: F403
-from ._data_type_functions import *  # noqa: F403
-from ._dtypes import (
+# The chapter modules for their __all__ lists (below); the array class, whose class statement
+# assigns every member from the modules that implement them; Dask's registrations. The
+# extensions fft and linalg load on first use (`__getattr__` below).
+from . import _pickle
+from ._api import constants as _constants
+from ._api import creation as _creation
+from ._api import data_type_functions as _data_type_functions
+from ._api import elementwise as _elementwise
+from ._api import indexing_functions as _indexing_functions
+from ._api import info as _info
+from ._api import linalg_functions as _linalg_functions
+from ._api import manipulation as _manipulation
+from ._api import searching as _searching
+from ._api import sets as _sets
+from ._api import sorting as _sorting
+from ._api import statistical as _statistical
+from ._api import utility as _utility
+from ._api.constants import *  # noqa: F403
+from ._api.creation import *  # noqa: F403
+from ._api.data_type_functions import *  # noqa: F403
+from ._api.elementwise import *  # noqa: F403
+from ._api.indexing_functions import *  # noqa: F403
+from ._api.info import *  # noqa: F403
+from ._api.linalg_functions import *  # noqa: F403
+from ._api.manipulation import *  # noqa: F403
+from ._api.searching import *  # noqa: F403
+from ._api.sets import *  # noqa: F403
+from ._api.sorting import *  # noqa: F403
+from ._api.statistical import *  # noqa: F403
+from ._api.utility import *  # noqa: F403
+from ._array import handover as _handover
+from ._array.array import Array
+from ._base import dtypes as _dtypes
+from ._base.dtypes import (
     bool,
     complex64,
     complex128,
@@ -48,23 +54,15 @@ from ._dtypes import (
     uint32,
     uint64,
 )
-from ._elementwise import *  # noqa: F403
-from ._ffi import blas_info
-from ._indexing_functions import *  # noqa: F403
-from ._info import *  # noqa: F403
-from ._linalg_functions import *  # noqa: F403
-from ._manipulation import *  # noqa: F403
-from ._matmul import *  # noqa: F403
-from ._searching import *  # noqa: F403
-from ._sets import *  # noqa: F403
-from ._sorting import *  # noqa: F403
-from ._statistical import *  # noqa: F403
-from ._threads import get_num_threads, set_num_threads
-from ._utility import *  # noqa: F403
+from ._interop import dask as _dask
+from ._matmul import product as _product
+from ._matmul.ffi import blas_info
+from ._matmul.product import *  # noqa: F403
+from ._matmul.threads import get_num_threads, set_num_threads
 
-# What the array type's C code needs from Python, handed over once (stridedarray/_handover.py).
+# What the array type's C code needs from Python, handed over once (_array/handover.py).
 _handover.connect()
-_bind.install(_sys.modules[__name__])  # Array's operators, assignment, NumPy's methods, ...
+_info.set_namespace(_sys.modules[__name__])  # what `x.__array_namespace__()` returns
 _dask.install()  # registers Array with Dask now or when dask.array is imported
 
 __version__ = "0.1.0"
@@ -83,7 +81,7 @@ __all__ = sorted(
         *_info.__all__,
         *_linalg_functions.__all__,
         *_manipulation.__all__,
-        *_matmul.__all__,
+        *_product.__all__,
         *_searching.__all__,
         *_sets.__all__,
         *_sorting.__all__,
@@ -102,8 +100,7 @@ __all__ = sorted(
 
 # Every public callable pickles by reference and copies to itself (docs/reliability.md);
 # fft and linalg publish theirs when they load.
-_bind.publish([_sys.modules[__name__]])
-from . import _pickle  # noqa: E402, F401  (the pickle format's names, Info's among them)
+_pickle.publish([_sys.modules[__name__]])
 
 # The extensions load on first use, `sa.linalg` as `import stridedarray.linalg`: most programs
 # use neither, and importing them (and NumPy's fft) at start-up cost as much again as the
@@ -113,13 +110,13 @@ _LAZY = ("fft", "linalg")
 
 # Names are looked up here only when they are missing, so this costs nothing otherwise: the lazy
 # extensions, then NumPy's spellings (`sa.transpose`, `sa.concatenate`, ...), which say what
-# the standard calls them (stridedarray/_numpy_names.py).
+# the standard calls them (stridedarray/_base/numpy_names.py).
 def __getattr__(name: str) -> object:
     if name in _LAZY:
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")
-    from ._numpy_names import missing
+    from ._base.numpy_names import missing
 
     raise missing(__name__, name)
 
@@ -129,4 +126,4 @@ def __dir__() -> list[str]:
     return sorted({*__all__, "__version__", "__array_api_version__"})
 
 
-del _bind, _dask, _dtypes, _handover, _sys
+del _dask, _dtypes, _handover, _pickle, _sys

@@ -8,7 +8,8 @@ import numpy as np
 
 import stridedarray as sa
 from stridedarray._cli import add_version, emit, exits_cleanly_on_closed_pipe
-from stridedarray._threads import openmp_library
+
+from ._matmul.threads import openmp_library
 
 
 def threads_line(core: int, blas: int, runtime: str) -> str:

@@ -5,7 +5,7 @@ from typing import Any, Generic, Self, TypeVar
 
 import numpy as np
 
-from ._dtypes import DType
+from ._base.dtypes import DType
 
 # The namespace's native functions below are generic in their Python fallback's type, and are
 # called with its signature: `f = NativeFunction(f, "kind")` keeps `f`'s for type checkers.

@@ -19,14 +19,25 @@ and raises pickle.UnpicklingError naming what is wrong.
 
 from __future__ import annotations
 
+import types
+from collections.abc import Iterable
 from typing import Any
 
-from ._array_convert import _unpickle_device
-from ._array_pickle import rebuild as _rebuild
-from ._dtypes import _unpickle_dtype
-from ._info import Info, _unpickle_function, _unpickle_info
+from ._api.info import Info, _unpickle_function, _unpickle_info
+from ._array.pickling import rebuild as _rebuild
+from ._arraytype import ArrayBase, NativeFunction, NativeMatmul, NativeUfunc
+from ._base.device import _unpickle_device
+from ._base.dtypes import _unpickle_dtype
 
-__all__ = ["Info", "array", "device", "dtype", "namespace_info", "versioned_function"]
+__all__ = [
+    "Info",
+    "array",
+    "device",
+    "dtype",
+    "namespace_info",
+    "publish",
+    "versioned_function",
+]
 
 
 def _named(f: Any, name: str) -> Any:
@@ -46,3 +57,47 @@ Info.__module__ = __name__
 for _method in vars(Info).values():
     if callable(_method) and hasattr(_method, "__qualname__"):
         _method.__module__ = __name__
+
+
+# The C callables that stand in for Python functions (csrc/arraytype/native.c): their
+# `__module__` and `__qualname__` start as their Python function's and are set here.
+_NATIVE_TYPES = (NativeUfunc, NativeFunction, NativeMatmul)
+
+
+def _ours(f: Any) -> bool:
+    """A callable of stridedarray's own: a C callable, or a Python function of the package."""
+    return isinstance(f, _NATIVE_TYPES) or (
+        isinstance(f, types.FunctionType) and f.__module__.split(".")[0] == "stridedarray"
+    )
+
+
+def publish(namespaces: Iterable[types.ModuleType]) -> None:
+    """Give every public callable its public name, which pickle and copy resolve back to it.
+
+    A function of the namespace pickles by reference, as `__module__`.`__qualname__`: the
+    public module and name where it is first found in `namespaces` (`stridedarray.add`,
+    `stridedarray.linalg.inv`, as NumPy's are `numpy.add`), whichever private module
+    implements it, so that a pickle does not depend on where the code lives
+    (stridedarray/_pickle.py). Its source stays findable (`inspect` reads the code object).
+    The members of a public array class (`stridedarray.Array`) that are not namespace
+    functions become `stridedarray.Array.<name>`.
+    """
+    named: set[int] = set()
+    classes = []
+    for mod in namespaces:
+        for name in mod.__all__:
+            # vars(), not getattr: a submodule that loads on first use (the package's fft and
+            # linalg) is not loaded by naming the package's functions.
+            f = vars(mod).get(name)
+            if isinstance(f, type) and issubclass(f, ArrayBase):
+                classes.append(f)
+            if f is None or id(f) in named or not _ours(f):
+                continue
+            f.__module__ = mod.__name__
+            f.__qualname__ = name
+            named.add(id(f))
+    for cls in classes:
+        for name, member in list(vars(cls).items()):
+            if id(member) not in named and _ours(member) and member.__module__ != "stridedarray":
+                member.__module__ = cls.__module__
+                member.__qualname__ = f"{cls.__qualname__}.{name}"

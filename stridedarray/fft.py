@@ -13,15 +13,22 @@ from __future__ import annotations
 
 import sys as _sys
 from collections.abc import Callable, Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from . import _bind, _dtypes
-from ._array import CPU_DEVICE, Array, _wrap
-from ._dtypes import DType
-from ._utility import check_array, check_kind
-from ._validation import as_int, as_ints, check_size, normalize_axes, normalize_axis
+from . import _pickle
+from ._api._common import check_array, check_kind
+from ._arraytype import _wrap
+from ._base import dtypes as _dtypes
+from ._base.arguments import as_int, as_ints, normalize_axes, normalize_axis
+from ._base.descriptor import check_size
+from ._base.device import CPU_DEVICE
+from ._base.dtypes import DType
+
+if TYPE_CHECKING:
+    from ._array.array import Array
+
 
 __all__ = [
     "fft",
@@ -227,10 +234,10 @@ def ifftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
     return _shift(np.fft.ifftshift, "ifftshift", x, axes)
 
 
-# -- NumPy's spellings say what the standard calls them (stridedarray/_numpy_names.py); dir()
+# -- NumPy's spellings say what the standard calls them (stridedarray/_base/numpy_names.py); dir()
 # lists the public names only, not this module's imports.
 def __getattr__(name: str) -> object:
-    from ._numpy_names import missing
+    from ._base.numpy_names import missing
 
     raise missing(__name__, name)
 
@@ -241,4 +248,4 @@ def __dir__() -> list[str]:
 
 # Named for pickling once the package is complete (this module loads on first use): the
 # package's own names first, so a function both export keeps the package's name.
-_bind.publish([_sys.modules[__package__], _sys.modules[__name__]])
+_pickle.publish([_sys.modules[__package__], _sys.modules[__name__]])

@@ -21,17 +21,23 @@ from __future__ import annotations
 
 import sys as _sys
 from collections.abc import Callable
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import numpy as np
 
-from . import _bind, _dtypes
-from ._array import Array, _wrap
-from ._dtypes import DType
-from ._linalg_functions import tensordot, vecdot
-from ._manipulation import matrix_transpose
-from ._utility import check_array, check_kind, reduce_axes, sum_dtype
-from ._validation import as_bool, as_int
+from . import _pickle
+from ._api._common import check_array, check_kind, reduce_axes, sum_dtype
+from ._api.linalg_functions import tensordot, vecdot
+from ._api.manipulation import matrix_transpose
+from ._arraytype import _wrap
+from ._base import dtypes as _dtypes
+from ._base.arguments import as_bool, as_int
+from ._base.construct import ArrayBase
+from ._base.dtypes import DType
+
+if TYPE_CHECKING:
+    from ._array.array import Array
+
 
 __all__ = [
     "LinAlgError",
@@ -148,7 +154,7 @@ def _complex_of(dt: np.dtype) -> np.dtype:
 
 def matmul(x1: Array, x2: Array, /) -> Array:
     """Matrix product, planned by the C core (same as `stridedarray.matmul`)."""
-    from ._matmul import matmul as _mm
+    from ._matmul.product import matmul as _mm
 
     return _mm(x1, x2)
 
@@ -303,7 +309,7 @@ def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
             "linalg.matrix_rank: x holds a NaN or an infinity; the rank of such "
             "a matrix is undefined (an integer result cannot be NaN)"
         )
-    r = rtol._np if isinstance(rtol, Array) else rtol
+    r = rtol._np if isinstance(rtol, ArrayBase) else rtol
     return _wrap(np.asarray(np.linalg.matrix_rank(a, rtol=r), dtype=np.int64))
 
 
@@ -331,7 +337,7 @@ def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     if rtol is None:
         # The standard's default: machine epsilon times max(M, N).
         rtol = np.finfo(a.dtype).eps * max(a.shape[-2:])
-    r = rtol._np if isinstance(rtol, Array) else rtol
+    r = rtol._np if isinstance(rtol, ArrayBase) else rtol
     return _wrap(_nonfinite_nan(np.linalg.pinv, a, rtol=r).astype(a.dtype, copy=False))
 
 
@@ -444,10 +450,10 @@ def vector_norm(
     return _wrap(np.asarray(out, dtype=real))
 
 
-# -- NumPy's spellings say what the standard calls them (stridedarray/_numpy_names.py); dir()
+# -- NumPy's spellings say what the standard calls them (stridedarray/_base/numpy_names.py); dir()
 # lists the public names only, not this module's imports.
 def __getattr__(name: str) -> object:
-    from ._numpy_names import missing
+    from ._base.numpy_names import missing
 
     raise missing(__name__, name)
 
@@ -458,4 +464,4 @@ def __dir__() -> list[str]:
 
 # Named for pickling once the package is complete (this module loads on first use): the
 # package's own names first, so a function both export keeps the package's name.
-_bind.publish([_sys.modules[__package__], _sys.modules[__name__]])
+_pickle.publish([_sys.modules[__package__], _sys.modules[__name__]])

@@ -1,7 +1,7 @@
 """`stridedarray-tune` (`python -m stridedarray.tune`): measure the selector's crossovers here.
 
-For each crossover constant of the policy table (stridedarray._policy.DEFAULT_POLICY), a sweep
-times the same product with the two competing routes forced through `matmul_policy(force=...)`
+For each crossover constant of the policy table (`_matmul.policy.DEFAULT_POLICY`), a sweep times
+ the same product with the two competing routes forced through `matmul_policy(force=...)`
 (forcing switches the thresholds off), over increasing sizes, interleaved sample by sample
 (`gil_release_min_work`: the product in two threads at once, the GIL released around each
 product or held).
@@ -48,7 +48,8 @@ from stridedarray._cli import (
     exits_cleanly_on_closed_pipe,
     prog_name,
 )
-from stridedarray._policy import user_policy_path
+
+from ._matmul.policy import user_policy_path
 
 __all__ = ["Load", "Sweep", "SWEEPS", "measure_sweep", "policy_path", "probe_load", "main"]
 
@@ -386,7 +387,7 @@ SWEEPS = _sweeps()
 
 def policy_path() -> Path:
     """Where the library loads its policy from: $STRIDEDARRAY_POLICY, else the user's file
-    (`stridedarray._policy.user_policy_path`, which honours XDG_CONFIG_HOME)."""
+    (`stridedarray._matmul.policy.user_policy_path`, which honours XDG_CONFIG_HOME)."""
     env = os.environ.get("STRIDEDARRAY_POLICY")
     return Path(env) if env else user_policy_path()
 
@@ -507,7 +508,7 @@ def measure_sweep(sw: Sweep, target_s: float = 2.5e-4, repeats: int = 25) -> dic
 
 def _policies() -> tuple[dict, dict]:
     """(the shipped DEFAULT_POLICY, the table in force now, which a policy file may override)."""
-    from stridedarray import _policy
+    from ._matmul import policy as _policy
 
     default = dict(_policy.DEFAULT_POLICY)
     for name in ("current_policy", "active_policy", "get_policy"):

@@ -1,5 +1,5 @@
 """Rows of the bad-input table (see tests/bad_input_cases.py) for arguments checked where they
-enter: integer arguments (one shared helper, `stridedarray._validation.as_int`), results that
+enter: integer arguments (one shared helper, `stridedarray._base.arguments.as_int`), results that
 must not alias their inputs, and errors that used to pass NumPy's wording through or blame the
 wrong cause. Imported by bad_input_cases.py, which owns the table.
 """
@@ -241,7 +241,7 @@ row(
     check="assert r.shape == (2,)",
 )
 
-# -- boolean arguments (one shared helper, `stridedarray._validation.as_bool`): Python's and
+# -- boolean arguments (one shared helper, `stridedarray._base.arguments.as_bool`): Python's and
 # NumPy's bools only, None where the standard allows it. NumPy takes any object's truth value
 # for most of them, so `copy="no"` or `keepdims="False"` silently meant True; NumPy itself
 # refuses a string copy (asarray, from_dlpack), and we refuse every non-bool alike.

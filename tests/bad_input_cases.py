@@ -434,7 +434,7 @@ row(
 # outside its base cannot be detected. What we check is our own descriptors: every view is
 # bounds-checked against the window asarray derived from the NumPy array's strides.
 SD = (
-    "from stridedarray._array import _make, _Storage\n"
+    "from stridedarray._base.construct import _make, _Storage\n"
     "buf = np.arange(4.0); st = _Storage(buf); x = sa.asarray(buf)"
 )
 for rid, call, frag in [

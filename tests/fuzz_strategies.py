@@ -38,8 +38,9 @@ from strategies import ALL_DTYPES as DTYPES
 from strategies import basic_indices, numpy_promote, views
 
 import stridedarray as sa
-from stridedarray._array import Array, _make, _Storage
-from stridedarray._dtypes import DType
+from stridedarray._array.array import Array
+from stridedarray._base.construct import _make, _Storage
+from stridedarray._base.dtypes import DType
 
 NUMERIC = tuple(d for d in DTYPES if d.kind != "b")
 EDGES = (

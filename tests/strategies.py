@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from standard_names import CATEGORIES, DTYPE_NAMES
 
 import stridedarray as sa
-from stridedarray._dtypes import DType
+from stridedarray._base.dtypes import DType
 
 __all__ = [
     "ALL_DTYPES",

@@ -15,9 +15,8 @@ from hypothesis import strategies as st
 from strategies import DTYPES, arrays, basic_indices, shapes, views
 
 import stridedarray as sa
-from stridedarray import _array
-from stridedarray._array import _make, _Storage
 from stridedarray._arraytype import ArrayBase
+from stridedarray._base.construct import _make, _Storage
 
 pytestmark = [
     pytest.mark.c_core,
@@ -262,7 +261,7 @@ def test_no_module_builds_an_array_by_hand():
     import pathlib
     import re
 
-    pkg = pathlib.Path(_array.__file__).parent
+    pkg = pathlib.Path(sa.__file__).parent
     pat = re.compile(
         r"object\.__new__\(Array\)|_new\(Array\)|Array(Base)?\.__new__\(|__class__ = |"
         r"\._(st|shape|strides|origin|dtype|npv|cd) = "
@@ -466,8 +465,8 @@ def _check_window(x: sa.Array, arr: np.ndarray) -> None:
 def test_wrapping_other_layouts_views_numpys_memory(pair, data):
     # One C rule (construct.c, sa_make_strided) views a native ndarray of any layout: for
     # results (_wrap) and for asarray's ndarrays (_from_ndarray, through _window).
-    from stridedarray._array import _from_ndarray
     from stridedarray._arraytype import _wrap
+    from stridedarray._base.construct import _from_ndarray
 
     arr = _layouts(pair[1], data.draw)
     for x in (_wrap(arr), _from_ndarray(arr, None)):
@@ -607,8 +606,8 @@ def test_iter_method_is_documented_and_callable() -> None:
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)
 def test_wrapping_a_numpy_scalar_gives_the_0d_array(dtype) -> None:
-    from stridedarray._array import _wrap_py
     from stridedarray._arraytype import _wrap
+    from stridedarray._base.construct import _wrap_py
 
     value = np.ones((), dtype=dtype.np)[()]  # a NumPy scalar of the dtype
     assert isinstance(value, np.generic)
@@ -621,8 +620,8 @@ def test_wrapping_a_numpy_scalar_gives_the_0d_array(dtype) -> None:
 
 @pytest.mark.parametrize("value", [np.float16(1.5), np.str_("a"), np.datetime64("2020-01-01")])
 def test_wrapping_a_numpy_scalar_of_an_unsupported_dtype_raises(value) -> None:
-    from stridedarray._array import _wrap_py
     from stridedarray._arraytype import _wrap
+    from stridedarray._base.construct import _wrap_py
 
     for wrap in (_wrap, _wrap_py):
         with pytest.raises(

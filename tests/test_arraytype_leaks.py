@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 import stridedarray as sa
-from stridedarray._array import _make, _Storage
 from stridedarray._arraytype import NativeMatmul, NativeUfunc, _make_c, _quiet_call, _wrap
-from stridedarray._diagnostics import c_alloc_stats
+from stridedarray._base.construct import _make, _Storage
+from stridedarray._matmul.diagnostics import c_alloc_stats
 
 # Process-wide measurements (traced memory, RSS, the C core's allocation counters): another
 # thread's calls in the loop would show as growth.

@@ -234,7 +234,8 @@ def test_fmt_time() -> None:
 
 
 def test_tune_writes_a_policy_file_the_library_loads(tmp_path: Path) -> None:
-    from stridedarray import _policy, tune
+    from stridedarray import tune
+    from stridedarray._matmul import policy as _policy
 
     out = tmp_path / "policy.json"
     raw = tmp_path / "raw.json"
@@ -319,7 +320,7 @@ def test_multi_thread_run_times_int_gemm_on_one_thread_too_and_judges_the_target
     try:
         r = run_case(cases["int int32 S=128"], QUICK, np.random.default_rng(0))
         small = run_case(cases["int int32 S=64"], QUICK, np.random.default_rng(0))
-        assert sa._ffi.lib.sa_threads_setting() == 2
+        assert sa._matmul.ffi.lib.sa_threads_setting() == 2
     finally:
         sa.set_num_threads(before)
     assert r.correct and set(r.samples) == {"numpy", "stridedarray", "stridedarray_1t"}

@@ -309,17 +309,19 @@ def test_cubed_variant_runs_both_backends_on_the_processes_executor(tmp_path: Pa
     assert "| workload | library | workers |" in (tmp_path / "d" / "cubed.md").read_text()
 
 
-def test_bench_package_has_no_import_cycle() -> None:
-    """Neither the installed benchmark nor the research suites have an import cycle; each
-    imports its shared pieces from one module (the options, the overhead cases)."""
-    from tool_scripts import load_tool
-
-    graph_tool = load_tool("checks/import_graph.py")
-    bench = graph_tool.import_graph(ROOT / "stridedarray" / "bench")
-    assert "options" in bench["expressions"] and graph_tool.cycles(bench) == []
-    lab = graph_tool.import_graph(ROOT / "benchmarks")
-    assert "cases" in lab and graph_tool.cycles(lab) == []
-    assert "overhead" not in lab["callgrind"]  # the cases live in one module both use
+def test_each_shared_piece_is_imported_from_one_module() -> None:
+    """The installed benchmark and the research suites import their shared pieces from one
+    module each (the options, the overhead cases); their cycles are the import contracts'
+    (tests/test_architecture.py)."""
+    grimp = pytest.importorskip("grimp", reason="needs grimp (import-linter, the dev extra)")
+    graph = grimp.build_graph("stridedarray", "benchmarks")
+    assert graph.direct_import_exists(
+        importer="stridedarray.bench.expressions", imported="stridedarray.bench.options"
+    )
+    assert graph.direct_import_exists(importer="benchmarks.callgrind", imported="benchmarks.cases")
+    assert not graph.direct_import_exists(
+        importer="benchmarks.callgrind", imported="benchmarks.overhead"
+    )
 
 
 def test_overhead_suite_quick(tmp_path: Path) -> None:

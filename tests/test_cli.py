@@ -22,7 +22,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import stridedarray as sa
-from stridedarray import _policy, tune
+from stridedarray import tune
+from stridedarray._matmul import policy as _policy
 from stridedarray.bench import cli as bench_cli
 
 pytestmark = [pytest.mark.install]  # tests/conftest.py says what each means
@@ -290,7 +291,7 @@ def test_tune_writes_the_file_the_library_loads(small_sweeps: None, config_home:
     table["gemm_pack_min"] = 77
     written.write_text(json.dumps(table))
     code = (
-        "import json, stridedarray._policy as p; "
+        "import json, stridedarray._matmul.policy as p; "
         "print(p.policy_path()); print(json.dumps(p.current_policy()))"
     )
     proc = subprocess.run(
@@ -370,7 +371,7 @@ def test_tune_says_how_to_load_a_file_written_elsewhere(
     table = json.loads(elsewhere.read_text())
     table["gemm_pack_min"] = 77
     elsewhere.write_text(json.dumps(table))
-    code = "import stridedarray._policy as p; print(p.current_policy()['gemm_pack_min'])"
+    code = "import stridedarray._matmul.policy as p; print(p.current_policy()['gemm_pack_min'])"
     proc = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,

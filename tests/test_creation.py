@@ -968,7 +968,7 @@ def test_asarray_common_conversions_do_not_reach_the_python_fallback(monkeypatch
     # One implementation per rule: the array type converts an Array as it is, a whole ndarray
     # (keywords given as None too) and Python scalars and lists of them; the Python function
     # only sees what it declines.
-    import stridedarray._creation as creation
+    import stridedarray._api.creation as creation
 
     def refuse(*args, **kwargs):
         raise AssertionError("the Python path was taken")

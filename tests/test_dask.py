@@ -11,7 +11,7 @@ da = pytest.importorskip("dask.array")
 dask = pytest.importorskip("dask")
 
 import stridedarray as sa  # noqa: E402
-from stridedarray import _dask  # noqa: E402
+from stridedarray._interop import dask as _dask  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

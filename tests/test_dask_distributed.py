@@ -36,7 +36,7 @@ def _explain(lhs: sa.Array, rhs: sa.Array) -> dict:
 def _blas_threads() -> tuple[int, list[int]]:
     from threadpoolctl import threadpool_info
 
-    from stridedarray._ffi import lib
+    from stridedarray._matmul.ffi import lib
 
     numpy_pools = [
         p["num_threads"] for p in threadpool_info() if p.get("internal_api") == "openblas"

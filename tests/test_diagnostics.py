@@ -1,4 +1,4 @@
-"""The C core's allocation accounting and fault injection (stridedarray._diagnostics).
+"""The C core's allocation accounting and fault injection (stridedarray._matmul.diagnostics).
 
 Every heap block of the C core goes through one allocator that counts operand packs/casts
 ("pack") and generic-kernel panels ("scratch"). These tests check the counters against the
@@ -19,7 +19,7 @@ from strategies import fill
 from test_matmul import check, matmul_case, matrix, vector
 
 import stridedarray as sa
-from stridedarray._diagnostics import c_alloc_stats, fail_c_alloc_after, reset_c_alloc_peak
+from stridedarray._matmul.diagnostics import c_alloc_stats, fail_c_alloc_after, reset_c_alloc_peak
 
 pytestmark = [
     pytest.mark.c_core,

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from strategies import views
 
 import stridedarray as sa
-from stridedarray._array import CPU_DEVICE
+from stridedarray._base.device import CPU_DEVICE
 
 pytestmark = [pytest.mark.version_sensitive]  # tests/conftest.py says what each means
 

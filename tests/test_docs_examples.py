@@ -19,9 +19,9 @@ import pytest
 
 import stridedarray as sa
 from stridedarray import Array
-from stridedarray._matmul import MatmulExplain
-from stridedarray._ndarray_methods import NDARRAY_METHODS
-from stridedarray._policy import DEFAULT_POLICY
+from stridedarray._interop.ndarray_methods import NDARRAY_METHODS
+from stridedarray._matmul.policy import DEFAULT_POLICY
+from stridedarray._matmul.product import MatmulExplain
 
 pytestmark = [pytest.mark.install]  # tests/conftest.py says what each means
 

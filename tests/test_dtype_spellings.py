@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import stridedarray as sa
-from stridedarray._dtypes import DTYPES, DType
+from stridedarray._base.dtypes import DTYPES, DType
 
 PYTHON_TYPES = {bool: sa.bool, int: sa.int64, float: sa.float64, complex: sa.complex128}
 

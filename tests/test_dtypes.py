@@ -15,7 +15,7 @@ from standard_names import DTYPE_NAMES
 from strategies import views
 
 import stridedarray as sa
-from stridedarray._dtypes import DTYPES, KIND_OF, promote
+from stridedarray._base.dtypes import DTYPES, KIND_OF, promote
 
 pytestmark = [
     pytest.mark.c_core,

@@ -23,9 +23,9 @@ from standard_names import BINARY_CATEGORY, ELEMENTWISE, UNARY_CATEGORY
 from strategies import ALL_DTYPES, dtype_list, fill, numpy_promote, views
 
 import stridedarray as sa
-from stridedarray import _elementwise
+from stridedarray._api import elementwise as _elementwise
 from stridedarray._arraytype import NativeUfunc
-from stridedarray._dtypes import scalar_np, scalar_operand
+from stridedarray._base.dtypes import scalar_np, scalar_operand
 
 SETTINGS = settings(max_examples=15, deadline=None)
 
@@ -671,10 +671,10 @@ def test_numpy_scalar_results_are_wrapped_in_c(dt):
     """A full reduction's or a 0-d operation's NumPy scalar result becomes a 0-d array in the
     C wrapper: the Python wrapper (for layouts and dtypes C declines) is not reached, and the
     value and dtype are NumPy's."""
-    from stridedarray import _array
+    from stridedarray._base import construct as _construct
 
     reached = []
-    wrapper_code = _array._wrap_py.__code__
+    wrapper_code = _construct._wrap_py.__code__
 
     def profile(frame, event, arg):  # C calls the Python wrapper: a Python frame starts
         if event == "call" and frame.f_code is wrapper_code:
@@ -695,7 +695,7 @@ def test_numpy_scalar_results_are_wrapped_in_c(dt):
     assert reached == []
     sys.setprofile(profile)  # the control: a call of the wrapper is seen
     try:
-        _array._wrap_py(r)
+        _construct._wrap_py(r)
     finally:
         sys.setprofile(None)
     assert len(reached) == 1 and reached[0] is r

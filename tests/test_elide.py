@@ -150,7 +150,7 @@ def test_an_operand_dropped_during_the_call_stays_alive_until_it_returns(monkeyp
     # the operator, deterministically: under an error state not seen before, the operator's
     # quiet floating-point call learns the quiet state (csrc/arraytype/fpe.h, quiet_state ->
     # _fpe._learn -> _fpe._quiet_of), after it took its operands and before the ufunc runs.
-    from stridedarray import _fpe
+    from stridedarray._base import fpe as _fpe
 
     learn = _fpe._quiet_of
     for _ in range(3):

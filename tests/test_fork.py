@@ -17,7 +17,7 @@ import textwrap
 import pytest
 
 import stridedarray as sa
-from stridedarray._ffi import lib
+from stridedarray._matmul.ffi import lib
 
 pytestmark = [
     pytest.mark.c_core,  # tests/conftest.py says what each marker means
@@ -35,7 +35,7 @@ TIMEOUT = 60  # seconds; a passing run takes 2-3 s on a busy 2-core machine
 RACE = textwrap.dedent("""
     import multiprocessing, os, subprocess, sys, threading
     import stridedarray as sa
-    from stridedarray._ffi import blas_info, lib
+    from stridedarray._matmul.ffi import blas_info, lib
 
     n = 128
     a = sa.ones((n, n))

@@ -1,4 +1,4 @@
-"""The quiet floating-point state (stridedarray/_fpe.py): on the supported NumPy versions it is
+"""The quiet floating-point state (stridedarray/_base/fpe.py): on the supported NumPy versions it is
 the fast path built on NumPy's private error-state names, and a NumPy that lacks them fails
 here by name instead of making every call quietly slower. The fallback that a NumPy without
 them would take (np.errstate) gives the same values and leaks no warning. Which calls may skip
@@ -18,9 +18,10 @@ import numpy as np
 import pytest
 
 import stridedarray as sa
-from stridedarray import _arraytype, _fpe
+from stridedarray import _arraytype
+from stridedarray._api.elementwise import _BINARY, _K, _UNARY
 from stridedarray._arraytype import _quiet_call
-from stridedarray._elementwise import _BINARY, _K, _UNARY
+from stridedarray._base import fpe as _fpe
 
 pytestmark = [pytest.mark.c_core]  # tests/conftest.py says what each means
 
@@ -35,7 +36,7 @@ def test_numpys_private_names_of_the_quiet_path_exist(name):
     assert hasattr(umath, name), (
         f"NumPy {np.__version__} has no numpy._core.umath.{name}: stridedarray's quiet "
         "floating-point state falls back to np.errstate (slower on every call); "
-        "update stridedarray/_fpe.py for this NumPy"
+        "update stridedarray/_base/fpe.py for this NumPy"
     )
     assert isinstance(umath._extobj_contextvar, contextvars.ContextVar)
     assert callable(umath._make_extobj)
@@ -114,11 +115,12 @@ def test_the_fallback_without_numpys_private_names_gives_the_same_values():
     fallback = _run(
         "from numpy._core import umath\n"
         "del umath._extobj_contextvar, umath._make_extobj\n"
-        "from stridedarray import _fpe\n"
-        "assert _fpe._cv is None and _fpe.call.__module__ == 'stridedarray._fpe'\n"
+        "from stridedarray._base import fpe as _fpe\n"
+        "assert _fpe._cv is None and _fpe.call.__module__ == 'stridedarray._base.fpe'\n"
     )
     fast = _run(
-        "from stridedarray import _fpe, _arraytype\n"
+        "from stridedarray import _arraytype\n"
+        "from stridedarray._base import fpe as _fpe\n"
         "assert _fpe._cv is not None and _fpe.call is _arraytype._quiet_call\n"
     )
     assert fallback == fast
@@ -318,7 +320,7 @@ def test_quiet_state_per_thread() -> None:
 
 
 # The same calls as the two tests above, in a child whose NumPy lacks the private names
-# stridedarray._fpe uses (numpy._core.umath._extobj_contextvar): the module then falls back
+# stridedarray._base.fpe uses (numpy._core.umath._extobj_contextvar): the module then falls back
 # to np.errstate, and the C operators to the Python path for the calls that need the quiet
 # state. NumPy bound the name for itself at its own import, so removing it from umath
 # afterwards changes only what stridedarray finds.
@@ -328,7 +330,7 @@ import numpy as np
 from numpy._core import umath
 del umath._extobj_contextvar
 import stridedarray as sa
-from stridedarray import _fpe
+from stridedarray._base import fpe as _fpe
 assert _fpe._cv is None, "the fallback was not taken"
 warnings.simplefilter("error")
 a, b = np.array([1e308, 0.0, -1.0]), np.array([1.0, 0.0, 0.0])

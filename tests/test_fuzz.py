@@ -48,7 +48,7 @@ from strategies import ALL_DTYPES as DTYPES
 from strategies import basic_indices, views
 
 import stridedarray as sa
-from stridedarray._array import _make, _Storage
+from stridedarray._base.construct import _make, _Storage
 
 pytestmark = [pytest.mark.c_core]  # tests/conftest.py says what each means
 

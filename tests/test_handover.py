@@ -1,4 +1,4 @@
-"""The hand-over (stridedarray/_handover.py, csrc/arraytype/arraytype.c `_connect`): what the
+"""The hand-over (stridedarray/_array/handover.py, csrc/arraytype/arraytype.c `_connect`): what the
 array type needs from Python, given to C once per process (docs/dev/internals.md, "The
 hand-over from Python to C"). A second call is refused before anything is read; a table is
 checked whole before anything is installed, so a refused one changes nothing; every value is
@@ -30,9 +30,9 @@ _AFTER = """
 import gc, sys
 import numpy as np
 import stridedarray as sa
-from stridedarray import _dtypes
+from stridedarray._base import dtypes as _dtypes
 from stridedarray._arraytype import _connect
-from stridedarray._handover import connect, table
+from stridedarray._array.handover import connect, table
 """
 
 # The package imported with the case's `first()` as the hand-over its __init__ makes.
@@ -42,9 +42,12 @@ import numpy as np
 spec = importlib.util.find_spec("stridedarray")
 pkg = importlib.util.module_from_spec(spec)
 sys.modules["stridedarray"] = pkg
-from stridedarray import _array, _dtypes, _handover
+from stridedarray._array import array as _array
+from stridedarray._array import handover as _handover
+from stridedarray._base import construct as _construct
+from stridedarray._base import dtypes as _dtypes
 from stridedarray._arraytype import _connect
-from stridedarray._handover import table
+from stridedarray._array.handover import table
 real_connect = _handover.connect
 """
 _IMPORT = """
@@ -72,8 +75,8 @@ def _first(first: str, then: str) -> None:
 
 
 def test_a_second_hand_over_is_refused_and_changes_nothing():
+    from stridedarray._array.handover import connect, table
     from stridedarray._arraytype import _connect
-    from stridedarray._handover import connect, table
 
     x = sa.asarray([1.0, 2.0])
     with pytest.raises(RuntimeError, match="a second one is refused"):
@@ -199,7 +202,7 @@ def test_the_first_hand_over_holds_its_values_while_the_tables_code_runs():
                     gc.collect()
                     return iter(_dtypes.DTYPES)
             t["dtypes"] = Clearing()
-            t["wrap"] = lambda r: _array._wrap_py(r)  # held by the table alone
+            t["wrap"] = lambda r: _construct._wrap_py(r)  # held by the table alone
             t["getitem"] = lambda x, key: _handover._getitem.getitem(x, key)
             _connect(t)
             del t
@@ -219,7 +222,7 @@ def test_a_refused_first_table_changes_nothing_and_the_hand_over_can_still_be_ma
     _first(
         """
         import pytest
-        from stridedarray import _getitem
+        from stridedarray._api import getitem as _getitem
 
         def refused(t, exc, match):
             with pytest.raises(exc, match=match):

@@ -461,7 +461,7 @@ def test_a_slice_step_is_read_once_on_the_exact_strides_path(write):
 def test_an_extent_beyond_int64_is_refused_by_name():
     # Only the private constructor makes such an array (a broadcast beyond NumPy's reach);
     # indexing it says why, on both paths, instead of computing with extents C cannot hold.
-    from stridedarray._array import _make, _Storage
+    from stridedarray._base.construct import _make, _Storage
 
     h = _make(_Storage(np.arange(4.0)), sa.float64, (2**64,), (0,), 0)
     for key in (0, np.int64(0), slice(1, 3), (Ellipsis, None)):

@@ -6,7 +6,7 @@ exporter and every other reference must leave the view readable with the same va
 view goes too, the exporter must be freed (its weakref dies after gc.collect()). Copies
 (`to_row_major`, `_pack`, `matmul`) must not keep their inputs, and exports (DLPack capsules,
 `numpy.asarray(x)`) must keep the storage they share. Packed C temporaries are freed after every
-matmul, also one that fails part-way (fault injection through stridedarray._diagnostics).
+matmul, also one that fails part-way (fault injection through stridedarray._matmul.diagnostics).
 
 Each test reads values after the owners are gone and after `_churn` has reused freed memory, so
 a dangling pointer shows up as wrong values here and as a report under the sanitizer build
@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from strategies import NUMERIC_DTYPES, basic_indices, fill
 
 import stridedarray as sa
-from stridedarray import _diagnostics as diag
+from stridedarray._matmul import diagnostics as diag
 
 pytestmark = [
     pytest.mark.c_core,

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from strategies import ALL_DTYPES, fill, numpy_promote, views
 
 import stridedarray as sa
-from stridedarray._validation import AxisError
+from stridedarray._base.arguments import AxisError
 
 SETTINGS = settings(max_examples=40, deadline=None)
 

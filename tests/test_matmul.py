@@ -25,9 +25,9 @@ from strategies import ALL_DTYPES, NUMERIC_DTYPES, fill, views
 from test_threads import _GIL_PROOF, CONTROL_ATTEMPTS, _spinner_counts
 
 import stridedarray as sa
-from stridedarray import _diagnostics
 from stridedarray._arraytype import NativeMatmul
-from stridedarray._policy import BACKENDS
+from stridedarray._matmul import diagnostics as _diagnostics
+from stridedarray._matmul.policy import BACKENDS
 
 pytestmark = [pytest.mark.c_core]  # tests/conftest.py says what each means
 
@@ -486,7 +486,7 @@ def test_repeated_products_follow_the_policy_in_force() -> None:
     # Same operands under another policy: the plan is not reused across policies. A reversed
     # lhs reused over a batch runs generic by default at this size and packs once when
     # pack_blas is forced, which the C allocation counters show.
-    from stridedarray._diagnostics import c_alloc_stats
+    from stridedarray._matmul.diagnostics import c_alloc_stats
 
     rng = np.random.default_rng(5)
     an, bn = rng.standard_normal((1, 8, 8))[..., ::-1], rng.standard_normal((4, 8, 8))

@@ -18,7 +18,7 @@ from strategies import fill
 from test_matmul import check, matrix
 
 import stridedarray as sa
-from stridedarray._policy import DEFAULT_POLICY, current_policy
+from stridedarray._matmul.policy import DEFAULT_POLICY, current_policy
 
 pytestmark = [pytest.mark.c_core]  # tests/conftest.py says what each means
 
@@ -276,7 +276,7 @@ def _run_with_policy_file(
         env["STRIDEDARRAY_POLICY"] = str(path)
     path.write_text(content)
     code = (
-        "import json, stridedarray as sa; from stridedarray._policy import current_policy;"
+        "import json, stridedarray as sa; from stridedarray._matmul.policy import current_policy;"
         "print(json.dumps(current_policy()))"
     )
     return subprocess.run(

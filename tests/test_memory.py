@@ -2,7 +2,7 @@
 output, and many small calls leave memory flat.
 
 Two meters, one per kind of memory:
-- the C core's allocation counters (stridedarray._diagnostics.c_alloc_stats): every pack and
+- the C core's allocation counters (stridedarray._matmul.diagnostics.c_alloc_stats): every pack and
   cast buffer matmul makes ("pack") and the generic kernel's heap panels ("scratch"). The C
   core allocates with malloc, which tracemalloc does not see.
 - tracemalloc: NumPy reports its data allocations to it (the output array is allocated by
@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 
 import stridedarray as sa
-from stridedarray import _diagnostics as diag
+from stridedarray._matmul import diagnostics as diag
 
 pytestmark = [pytest.mark.version_sensitive]  # tests/conftest.py says what each means
 

@@ -12,7 +12,7 @@ import pytest
 from standard_names import DTYPE_NAMES, STANDARD
 
 import stridedarray as sa
-from stridedarray._array import CPU_DEVICE
+from stridedarray._base.device import CPU_DEVICE
 
 
 def test_version_and_namespace():

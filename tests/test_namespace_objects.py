@@ -21,8 +21,8 @@ import pytest
 
 import stridedarray as sa
 from stridedarray import fft, linalg
+from stridedarray._api.info import Info
 from stridedarray._arraytype import ArrayBase, NativeFunction, NativeMatmul, NativeUfunc
-from stridedarray._info import Info
 
 _FAST = (NativeUfunc, NativeFunction, NativeMatmul)
 

@@ -440,7 +440,7 @@ def test_numpy_warnings_are_numpys():
 
 
 def test_np_matmul_runs_the_planned_matmul(monkeypatch):
-    import stridedarray._matmul as mm
+    import stridedarray._matmul.product as mm
 
     calls = []
     real = mm.matmul

@@ -1,5 +1,5 @@
 """What a NumPy user trips over: NumPy's names and arguments that the standard spells
-differently (stridedarray/_numpy_names.py) say what to write instead; the modules' dir() lists
+differently (stridedarray/_base/numpy_names.py) say what to write instead; the modules' dir() lists
 their public names only; docs/numpy-users.md's table is the map (checked here, so it cannot go
 stale)."""
 
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import stridedarray as sa
-from stridedarray import _numpy_names as names
+from stridedarray._base import numpy_names as names
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "numpy-users.md"
 MODULES = {"stridedarray": sa, "stridedarray.linalg": sa.linalg, "stridedarray.fft": sa.fft}
@@ -160,7 +160,7 @@ def render_table() -> str:
 
 def test_the_docs_table_is_the_map():
     assert _doc_table() == render_table(), (
-        "docs/numpy-users.md's table differs from stridedarray/_numpy_names.py; the table "
+        "docs/numpy-users.md's table differs from stridedarray/_base/numpy_names.py; the table "
         "to paste:\n" + render_table()
     )
 

@@ -18,8 +18,9 @@ from strategies import ALL_DTYPES as DTYPES
 from strategies import dtype_list, numpy_promote, views
 
 import stridedarray as sa
-from stridedarray import _elementwise, _operator_table
+from stridedarray._api import elementwise as _elementwise
 from stridedarray._arraytype import NativeUfunc
+from stridedarray._base import operator_table as _operator_table
 
 pytestmark = [
     pytest.mark.c_core,
@@ -423,7 +424,7 @@ def test_operator_and_function_share_one_body() -> None:
     assert sa.matmul.__name__ == "matmul" and sa.add.__name__ == "add"
 
 
-# The operator table (stridedarray/_operator_table.py) pairs each dunder with its function and
+# The operator table (stridedarray/_base/operator_table.py) pairs each dunder with its function and
 # symbol, and Array's operators, their docstrings and the wording of operand errors are made
 # from it: a row that pairs a symbol with the wrong function computes the wrong thing here.
 _DUNDER_FORMS = {"binary": ("", "r", "i"), "comparison": ("",), "unary": ("",)}
@@ -452,7 +453,7 @@ def test_each_operator_computes_its_tables_function_and_symbol(row) -> None:
         dunder = f"__{prefix}{row.stem}__"
         doc = vars(sa.Array)[dunder].__doc__
         if dunder in ("__rmatmul__", "__imatmul__"):
-            continue  # their own docstrings say how they reach matmul (stridedarray/_matmul.py)
+            continue  # their own docstrings say how they reach matmul (_matmul/product.py)
         assert doc == _operator_table.doc(dunder), dunder
         assert row.symbol in doc and f"`{row.function}`" in doc, doc
 

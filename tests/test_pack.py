@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from strategies import ALL_DTYPES, views
 
 import stridedarray as sa
-from stridedarray._ffi import ffi, lib
+from stridedarray._matmul.ffi import ffi, lib
 
 pytestmark = [pytest.mark.c_core]  # tests/conftest.py says what each means
 

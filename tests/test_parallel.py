@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 from test_generic_kernel import DTYPES, LAYOUTS, _operand
 
 import stridedarray as sa
-from stridedarray._ffi import lib
-from stridedarray._threads import openmp_library
+from stridedarray._matmul.ffi import lib
+from stridedarray._matmul.threads import openmp_library
 
 pytestmark = [
     pytest.mark.c_core,

@@ -25,8 +25,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from stridedarray import _policy
-from stridedarray._policy import DEFAULT_POLICY, RANGES
+from stridedarray._matmul import policy as _policy
+from stridedarray._matmul.policy import DEFAULT_POLICY, RANGES
 
 pytestmark = [pytest.mark.install]  # tests/conftest.py says what each means
 
@@ -193,7 +193,7 @@ def _assert_import_survives(path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     env["STRIDEDARRAY_POLICY"] = str(path)
     code = (
-        "import stridedarray as sa; from stridedarray._policy import current_policy; "
+        "import stridedarray as sa; from stridedarray._matmul.policy import current_policy; "
         "a = sa.ones((4, 4)); assert float((a @ a)[0, 0]) == 4.0; "
         "print(current_policy()['gemm_blas_min'])"
     )

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from strategies import ALL_DTYPES, dtype_list, fill, numpy_promote, views
 
 import stridedarray as sa
-from stridedarray._validation import AxisError
+from stridedarray._base.arguments import AxisError
 
 SETTINGS = settings(max_examples=40, deadline=None)
 REAL = dtype_list(["bool", "integral", "real floating"])
@@ -218,7 +218,7 @@ def test_isin(data):
 
 
 # `where` and `isin` take an operand pair by the element-wise functions' one conversion
-# (stridedarray/_operands.py): a Python scalar is weak, a NumPy scalar or 0-d array has its own
+# (stridedarray/_api/_common.py): a Python scalar is weak, a NumPy scalar or 0-d array has its own
 # dtype, as in NumPy's `where` and `isin`; a Python int outside the array's dtype is refused, as
 # NumPy's ufuncs refuse it (its `where` and `isin` wrap it around instead).
 _PAIR_OTHERS = [True, 3, -1, 300, 1.5, 1j, np.int16(5), np.float32(2.5), np.array(7, np.uint8)]

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from strategies import DTYPES, arrays, dtype_list, dtypes, fill, views
 
 import stridedarray as sa
-from stridedarray._validation import AxisError
+from stridedarray._base.arguments import AxisError
 
 pytestmark = [pytest.mark.version_sensitive]  # tests/conftest.py says what each means
 

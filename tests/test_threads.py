@@ -32,8 +32,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import stridedarray as sa
-from stridedarray._ffi import lib
-from stridedarray._policy import current_policy
+from stridedarray._matmul.ffi import lib
+from stridedarray._matmul.policy import current_policy
 
 pytestmark = [
     pytest.mark.c_core,
@@ -172,7 +172,7 @@ def _serial(src: dict[str, np.ndarray]) -> list[tuple[tuple, str | None]]:
 
 def _c_pack_stats() -> dict:
     """The C core's allocation counters."""
-    from stridedarray._diagnostics import c_alloc_stats
+    from stridedarray._matmul.diagnostics import c_alloc_stats
 
     return c_alloc_stats()
 
@@ -642,7 +642,7 @@ AFFINITY = textwrap.dedent("""
     allowed = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {min(allowed)})
     import stridedarray as sa
-    from stridedarray._ffi import lib
+    from stridedarray._matmul.ffi import lib
     print(sa.get_num_threads(), lib.sa_threads_cores())
     os.sched_setaffinity(0, allowed)
     sa.set_num_threads(None)
@@ -699,7 +699,7 @@ def test_a_sleeping_worker_leaves_the_callers_processor() -> None:
 
 
 def test_thread_count_follows_a_cgroup_quota(tmp_path) -> None:
-    from stridedarray._threads import _cgroup_cpus
+    from stridedarray._matmul.threads import _cgroup_cpus
 
     proc = tmp_path / "cgroup"
     proc.write_text("1:cpu:/\n0::/user.slice/job\n")
@@ -723,7 +723,7 @@ def test_thread_count_follows_a_cgroup_quota(tmp_path) -> None:
 
 @_SETS_THE_THREAD_COUNT
 def test_cgroup_quota_caps_the_default(monkeypatch) -> None:
-    import stridedarray._threads as th
+    import stridedarray._matmul.threads as th
 
     monkeypatch.setattr(th, "_cgroup_cpus", lambda: 1)
     before = lib.sa_threads_setting()

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from stridedarray import _policy, tune
+from stridedarray import tune
+from stridedarray._matmul import policy as _policy
 
 ONE_KEY = ["--quick", "--only", "dot_blas_min_k", "--rounds", "1"]
 BATCH_KEY = ["--quick", "--only", "gemm_batch_blas_min", "--rounds", "1"]

@@ -1,11 +1,10 @@
-"""What type checkers see of Array matches what exists at run time.
+"""What type checkers see of Array is what exists at run time.
 
-The operators, assignment, the namespace, NumPy's protocols and NumPy's methods are bound onto
-Array when the package imports (the one table, `_bind.MEMBERS`); Array's class statement
-declares them for type checkers in an `if TYPE_CHECKING:` block (the operators by importing
-them from `_operators`). These tests keep the two
-lists equal, and check with mypy (when installed) that user code gets Arrays back from the
-operators."""
+Array's class statement (stridedarray/_array/array.py) assigns every member by name from the
+module that implements it: the operators from the element-wise table and matmul, assignment,
+the namespace, NumPy's protocols and NumPy's methods. These tests check that each assignment
+is the implementing object itself and that the standard's operators are all there, and check
+with mypy (when installed) that user code gets Arrays back from the operators."""
 
 from __future__ import annotations
 
@@ -18,8 +17,12 @@ from pathlib import Path
 import pytest
 
 import stridedarray as sa
-from stridedarray import _array, _bind
+from stridedarray._api import elementwise, info, setitem
+from stridedarray._array import array as _array
 from stridedarray._arraytype import ArrayBase
+from stridedarray._base.operator_table import OPERATORS
+from stridedarray._interop import ndarray_methods, numpy_dispatch
+from stridedarray._matmul import product
 
 pytestmark = [
     pytest.mark.version_sensitive,
@@ -27,39 +30,53 @@ pytestmark = [
 ]  # tests/conftest.py says what each means
 
 
-def _declared_for_type_checkers() -> set[str]:
-    """Names defined or annotated inside the TYPE_CHECKING block of Array's class statement."""
+def _assigned_in_class_body() -> set[str]:
+    """The names Array's class statement assigns (plain or annotated assignments)."""
     tree = ast.parse(inspect.getsource(_array))
     cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Array")
-    blocks = [
-        n
-        for n in cls.body
-        if isinstance(n, ast.If) and isinstance(n.test, ast.Name) and n.test.id == "TYPE_CHECKING"
-    ]
-    assert len(blocks) == 1
     names = set()
-    for node in blocks[0].body:
-        if isinstance(node, ast.FunctionDef):
-            names.add(node.name)
+    for node in cls.body:
+        if isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             names.add(node.target.id)
-        elif isinstance(node, ast.ImportFrom):  # the operators, from _operators by name
-            names.update(alias.asname or alias.name for alias in node.names)
     return names
 
 
-def test_declarations_match_what_is_bound() -> None:
-    assert _declared_for_type_checkers() == set(_bind.MEMBERS)
+def _standard_operators() -> set[str]:
+    """The standard's operators, from the operator table: each binary one with its reflected
+    and in-place forms, and the three of `@`."""
+    names = {"__matmul__", "__rmatmul__", "__imatmul__"}
+    for row in OPERATORS:
+        forms = ("", "r", "i") if row.form == "binary" else ("",)
+        names.update(f"__{pre}{row.stem}__" for pre in forms)
+    return names
 
 
-def test_everything_declared_exists_on_array() -> None:
-    for name in _declared_for_type_checkers():
-        assert name in vars(sa.Array), f"{name} is not bound onto Array itself"
-        assert vars(sa.Array)[name] is _bind.MEMBERS[name], name
-        if name == "__hash__":
-            assert sa.Array.__hash__ is None
-        else:
-            assert callable(getattr(sa.Array, name)), name
+def test_every_operator_is_assigned_by_name_in_the_class_body() -> None:
+    assigned = _assigned_in_class_body()
+    assert len(_standard_operators()) == 49
+    assert _standard_operators() <= assigned, _standard_operators() - assigned
+
+
+def test_each_member_is_the_object_its_module_implements() -> None:
+    members = vars(sa.Array)
+    expected = {
+        **elementwise.OPERATORS,
+        "__matmul__": product.matmul_operator,
+        "__rmatmul__": product.rmatmul_operator,
+        "__imatmul__": product.imatmul_operator,
+        "__setitem__": setitem.__setitem__,
+        "__array_namespace__": info.__array_namespace__,
+        "__array_ufunc__": numpy_dispatch.__array_ufunc__,
+        "__array_function__": numpy_dispatch.__array_function__,
+        **ndarray_methods.METHODS,
+    }
+    for name, member in expected.items():
+        assert members[name] is member, name
+        assert name in _assigned_in_class_body(), name
+    # Defining __eq__ in a class body would set __hash__ to None: the array type's stays.
+    assert sa.Array.__hash__ is ArrayBase.__hash__
 
 
 def test_indexing_and_the_transposes_are_the_array_types_own() -> None:
@@ -111,7 +128,7 @@ def test_mypy_sees_the_operators(tmp_path: Path) -> None:
     lines = [
         ln.split(":", 2)[2].strip() for ln in proc.stdout.splitlines() if ln.startswith(str(user))
     ]
-    array = 'note: Revealed type is "stridedarray._array.Array"'
+    array = 'note: Revealed type is "stridedarray._array.array.Array"'
     assert lines == [array] * 6 + [
         'note: Revealed type is "Any"',
         'error: "Array" has no attribute "no_such_attribute"  [attr-defined]',

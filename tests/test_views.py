@@ -27,8 +27,8 @@ from strategies import (
 )
 
 import stridedarray as sa
-from stridedarray._array import _make
 from stridedarray._arraytype import NativeFunction
+from stridedarray._base.construct import _make
 
 pytestmark = [
     pytest.mark.c_core,

@@ -11,7 +11,7 @@
  * Where each rule lives. Each rule has one implementation, here in C; the Python function of
  * the same name takes only what C declines and words the errors C leaves to it:
  * - basic indexing (views and their errors): indexing.c, basic_view (x[key], and
- *   `_basic_view` for stridedarray/_getitem.py, which only turns NumPy integers and 0-d integer
+ *   `_basic_view` for stridedarray/_api/getitem.py, which only turns NumPy integers and 0-d integer
  *   arrays into ints); advanced keys go to NumPy from _getitem.py; writing is _setitem.py;
  * - flip and permute_dims views: indexing.c, sa_namespace_flip / sa_namespace_permute_dims;
  * - reshape's view strides: reshape.c, sa_reshape_strides (`_reshape_strides` for Python);
@@ -19,15 +19,15 @@
  * - asarray, of an ndarray or of nested lists of Python scalars: creation.c;
  * - the descriptor's integers: construct.c (sa_make; `_descriptor_ints` for unpickling);
  * - which operand pairs the operators take: operators.c; the Python path's conversion of a
- *   pair (every other one): stridedarray/_operands.py, operands;
- * - wrapping a NumPy result: wrap.c, sa_wrap_result (its fallback: _array._wrap_py);
+ *   pair (every other one): stridedarray/_api/_common.py, operands;
+ * - wrapping a NumPy result: wrap.c, sa_wrap_result (its fallback: _base.construct._wrap_py);
  * - an array over an ndarray's memory without a copy (whole, or a window of it): construct.c,
  *   sa_make_strided (`_window` for _array._from_ndarray, which copies what it declines);
  * - an element as a Python scalar (float(), int(), item()): scalar.c.
  *
  * What the type needs from Python (the array class, the dtypes, the Python paths C falls back
  * to, the quiet floating-point state, the matmul policy, the cffi core) comes in one call,
- * `_connect(table)`, made once by stridedarray/_handover.py, which builds the table; mod_connect
+ * `_connect(table)`, made once by stridedarray/_array/handover.py, which builds the table; mod_connect
  * below lists the entries and where each goes. The cffi core (stridedarray._core) is reached
  * only through that table's `core` entry.
  *
@@ -127,11 +127,11 @@ array_dealloc(ArrayObject *a)
     }
 }
 
-/* The ValueError of a descriptor NumPy and the C core cannot hold: _validation.check_size's. */
+/* The ValueError of a descriptor NumPy and the C core cannot hold: _base.descriptor.check_size's. */
 static void
 raise_too_large(ArrayObject *a)
 {
-    PyObject *mod = PyImport_ImportModule("stridedarray._validation");
+    PyObject *mod = PyImport_ImportModule("stridedarray._base.descriptor");
     if (mod == NULL) {
         return;
     }
@@ -642,7 +642,7 @@ check_dtypes(handover *h, PyObject *seq)
 static int
 take_core(handover *h, PyObject *core)
 {
-    /* Looked up, not imported: the package's import loaded it (stridedarray/_ffi.py) before
+    /* Looked up, not imported: the package's import loaded it (stridedarray/_matmul/ffi.py) before
      * the hand-over, and the array type imports nothing above the bottom of the package. */
     PyObject *name = PyUnicode_FromString("stridedarray._core");
     PyObject *own = name ? PyImport_GetModule(name) : NULL;
@@ -681,12 +681,12 @@ take_core(handover *h, PyObject *core)
     return 0;
 }
 
-/* The one hand-over from Python (stridedarray/_handover.py, called once by the package's
+/* The one hand-over from Python (stridedarray/_array/handover.py, called once by the package's
  * __init__ before any array is made): a dict of exactly these entries, each going where the
  * comment says.
  *   array_class  stridedarray.Array, the class C makes arrays of (sa_array_class; freelist.c)
  *   dtypes       the 13 DTypes by code (sa_dtypes, sa_descrs, sa_code_of_type)
- *   wrap         _array._wrap_py, the Python path of wrapping a NumPy result (wrap.c)
+ *   wrap         _base.construct._wrap_py, the Python path of wrapping a NumPy result (wrap.c)
  *   getitem      _getitem.getitem, the Python path of `x[key]` (indexing.c)
  *   quiet_state  (ContextVar, quiet states, learn) of _fpe, or None (fpe.c)
  *   matmul       (policy ContextVar, policy -> struct address, _matmul._raise) (matmul.c)
@@ -714,7 +714,7 @@ check_table(handover *h, PyObject *table)
 {
     if (!PyDict_CheckExact(table) || PyDict_GET_SIZE(table) != (Py_ssize_t)N_CONNECT_KEYS) {
         PyErr_Format(PyExc_TypeError, "_connect(table): table must be a dict of the %d entries "
-                     "stridedarray/_handover.py lists", (int)N_CONNECT_KEYS);
+                     "stridedarray/_array/handover.py lists", (int)N_CONNECT_KEYS);
         return -1;
     }
     /* Exact str keys only: looking the entries up then runs no Python code (no __eq__). */
@@ -856,7 +856,7 @@ static PyMethodDef mod_methods[] = {
      "floating-point state."},
     {"_connect", mod_connect, METH_O,
      "_connect(table): what the array type needs from Python, handed over once "
-     "(stridedarray/_handover.py)."},
+     "(stridedarray/_array/handover.py)."},
     {"_basic_view", (PyCFunction)(void (*)(void))sa_basic_view, METH_FASTCALL,
      "_basic_view(x, items): the view of x for a basic key's items (exact ints, slices, None, "
      "Ellipsis), or the key's IndexError."},

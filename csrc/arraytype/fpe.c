@@ -1,5 +1,5 @@
 /* The quiet floating-point state (docs/array.md, "The array type"): NumPy ufunc calls with
- * floating-point warnings off, as stridedarray._fpe gives the Python paths, for the operators
+ * floating-point warnings off, as stridedarray._base.fpe gives the Python paths, for the operators
  * (operators.c) and for the Python paths' own ufunc calls (_quiet_call). Only calls that
  * run no Python code enter the shared quiet context (fpe.h, plain_call); the others set the
  * quiet state in the caller's own context.
@@ -14,7 +14,7 @@ PyObject *sa_fpe_ufunc_type = NULL;
 PyObject *sa_fpe_cache_contexts = NULL;
 
 /* _quiet_call(f, *args, **kwargs): f(*args, **kwargs) under the quiet floating-point state,
- * for the Python paths (stridedarray._fpe.call). f is meant to be a NumPy ufunc or one of
+ * for the Python paths (stridedarray._base.fpe.call). f is meant to be a NumPy ufunc or one of
  * its methods; a call that could run Python code (another callable, an argument of another
  * type) runs in the caller's own context with the quiet state set (fpe.h, plain_call). */
 PyObject *

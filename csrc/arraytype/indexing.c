@@ -5,7 +5,7 @@
  * values; sa_make with the exact Python values when a stride is beyond what C holds).
  * `x[key]` takes keys of exact ints, slices, None and Ellipsis here; any other key (NumPy
  * integers, 0-d integer arrays, bools, advanced keys, malformed items) goes to the Python path
- * registered by stridedarray._getitem, which turns integer-likes into ints and calls this rule
+ * registered by stridedarray._api.getitem, which turns integer-likes into ints and calls this rule
  * again (`_basic_view`), or indexes with NumPy (advanced keys).
  */
 #include "arraytype.h"

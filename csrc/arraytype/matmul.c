@@ -2,7 +2,7 @@
  * numeric dtype, the output shape, the NumPy allocation, the C core's call and the wrapping of
  * the result, without a Python frame or a cffi call.
  *
- * A NativeMatmul is bound in place of the Python function (stridedarray._matmul), which it keeps
+ * A NativeMatmul is bound in place of the Python function (stridedarray._matmul.product), which it keeps
  * as its fallback: every other call goes there unchanged (mixed dtypes, bool, NumPy operands
  * and the NotImplemented rules, subclasses, keywords), and so does every shape the C path does
  * not take (a 0-d operand, contracted lengths that differ, batch shapes that do not broadcast,
@@ -53,7 +53,7 @@ typedef struct {
 } NativeMatmulObject;
 
 /* The Array API matmul output shape: THE implementation of the rule, used by the C path
- * below and, through _matmul_shape, by every Python caller (stridedarray._matmul._out_shape).
+ * below and, through _matmul_shape, by every Python caller (stridedarray._matmul.product._out_shape).
  * s1 (n1 extents) and s2 (n2 extents) are the operands' shapes; the output's n <= max(n1, n2)
  * extents go to dims. The rule only compares extents (with each other and with 1) and copies
  * them, so a caller may stand for extents beyond int64 with distinct values below -1 (see

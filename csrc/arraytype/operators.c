@@ -1,6 +1,6 @@
 /* Operators in C (docs/array.md, "The array type"): `x + y`, `x * 2.0`, `x > 3.0`, `-x`, ...
  * for the common operands, calling NumPy's ufunc on the cached NumPy views under the same
- * quiet floating-point state as the Python path (stridedarray._fpe), and wrapping the result
+ * quiet floating-point state as the Python path (stridedarray._base.fpe), and wrapping the result
  * with the one constructor.
  *
  * A NativeUfunc is bound onto Array in place of the Python operator function, which it keeps as its

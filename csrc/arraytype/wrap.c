@@ -3,13 +3,13 @@
  */
 #include "arraytype.h"
 
-static PyObject *wrap_fallback = NULL;  /* _array._wrap_py, handed over by _connect */
+static PyObject *wrap_fallback = NULL;  /* _base.construct._wrap_py, handed over by _connect */
 
 /* Wrap a NumPy result: a fresh C-contiguous aligned native array whole, another aligned
  * native layout (F order, transposed or reversed operands) over a window of its memory, and a
  * NumPy scalar (a full reduction's or a 0-d operation's result) as a fresh 0-d array, all in
  * C; the rest (dtypes without a code, byte-swapped or misaligned memory, strides that are not
- * whole elements, ndarray subclasses) by _array._wrap_py. */
+ * whole elements, ndarray subclasses) by _base.construct._wrap_py. */
 PyObject *
 sa_wrap_result(PyObject *r)
 {

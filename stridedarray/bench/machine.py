@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 import stridedarray as sa
-from stridedarray._ffi import blas_info
+
+from .._matmul.ffi import blas_info
 
 __all__ = [
     "RUN",
@@ -228,7 +229,7 @@ def header_lines(info: dict, threads: int) -> list[str]:
 
 def _timeout() -> str:
     """The OPENBLAS_THREAD_TIMEOUT our library loaded with (stridedarray sets one if unset)."""
-    from stridedarray import _ffi
+    from .._matmul import ffi as _ffi
 
     if getattr(_ffi, "_SET_TIMEOUT", False):
         return "2^14 cycles (set by stridedarray)"
@@ -239,7 +240,7 @@ def _timeout() -> str:
 def _policy_in_force() -> str:
     """The selector's thresholds this run used (from the library's policy table)."""
     try:
-        from stridedarray._policy import current_policy
+        from .._matmul.policy import current_policy
     except ImportError:
         return "unknown"
     return ", ".join(f"{k}={v}" for k, v in current_policy().items() if v is not None)

@@ -1,0 +1,75 @@
+"""Indexing functions (Array API chapter "Indexing Functions"): `take` and `take_along_axis`,
+new arrays computed by NumPy on the zero-copy views after the indices are checked.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._arraytype import _wrap
+from .._base.arguments import convert_hint, normalize_axis, not_array
+from .._base.construct import ArrayBase
+
+if TYPE_CHECKING:
+    from .._array.array import Array
+
+
+__all__ = ["take", "take_along_axis"]
+
+
+def _check_indices(name: str, x: Any, indices: Any) -> None:
+    if not isinstance(x, ArrayBase):
+        raise not_array(x, "x", name)
+    if not isinstance(indices, ArrayBase):
+        raise TypeError(
+            f"{name}: indices must be an integer Array, got {type(indices).__name__}; "
+            f"{convert_hint('indices')}"
+        )
+    if indices.dtype.kind not in "iu":
+        raise TypeError(f"{name}: indices must be an integer Array, got {indices.dtype.name}")
+
+
+def _out_of_range(name: str, idx: np.ndarray, ax: int, n: int) -> IndexError:
+    """The IndexError naming the first index outside [-n, n) and its position in indices."""
+    bad = np.flatnonzero((idx < -n) | (idx >= n))[0]
+    where = np.unravel_index(bad, idx.shape)
+    pos = where[0] if idx.ndim == 1 else tuple(int(i) for i in where)
+    return IndexError(
+        f"{name}: index {int(idx.reshape(-1)[bad])} (indices[{pos}]) is out of range for "
+        f"axis {ax} of size {n}; indices must lie in [-{n}, {n})"
+    )
+
+
+def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
+    """Elements of x at `indices` (1-D) along `axis` (optional for 1-D x)."""
+    _check_indices("take", x, indices)
+    if indices.ndim != 1:
+        raise ValueError(f"take: indices must be 1-D, got shape {indices.shape}")
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError(f"take: axis is required for an array of rank {x.ndim}")
+        axis = 0
+    ax = normalize_axis(axis, max(x.ndim, 1), func="take")
+    n = x.shape[ax] if x.ndim else 1
+    idx = indices._np
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        raise _out_of_range("take", idx, ax, n)
+    return _wrap(np.take(x._np, idx, axis=ax))
+
+
+def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
+    """Elements of x at `indices` (same rank as x, broadcast) along `axis`."""
+    _check_indices("take_along_axis", x, indices)
+    if indices.ndim != x.ndim:
+        raise ValueError(
+            f"take_along_axis: indices must have the rank of x ({x.ndim}), got "
+            f"shape {indices.shape}"
+        )
+    ax = normalize_axis(axis, x.ndim, func="take_along_axis")
+    n = x.shape[ax]
+    idx = indices._np
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        raise _out_of_range("take_along_axis", idx, ax, n)
+    return _wrap(np.take_along_axis(x._np, idx, axis=ax))
