@@ -1,6 +1,6 @@
 /* Template: instantiates the generic kernels for every numeric dtype on one target.
  *
- * Included once per target, by that target's file (matmul_generic_<target>.c), with SA_PRE
+ * Included once per target, by that target's file (kernels/generic_<target>.c), with SA_PRE
  * (name prefix), SA_TGT (a target attribute or nothing), SA_VB (vector bytes), SA_MR and SA_MRC
  * (register-tile rows for real and complex dtypes) defined. Defines the table
  * SA_CAT2(sa_generic_table, SA_PRE) of type-erased entry points indexed by sa_dtype (declared
