@@ -1,8 +1,10 @@
 """cffi build script (out-of-line API mode) for the C core, `stridedarray._core`.
 
-The C declarations that Python sees are the cffi-parsable headers listed in API_HEADERS
-(plain typedefs, prototypes and integer #defines only). Every `csrc/*.c` file is compiled
-into the one extension. Linking against OpenBLAS (the copy bundled from the `scipy-openblas32`
+The C core lives in csrc/core/ (docs/dev/architecture.md, "The C core"), and every #include
+there is relative to that folder, the one include path set here. The C declarations that
+Python sees are the cffi-parsable headers of csrc/core/api/, listed in API_HEADERS (plain
+typedefs, prototypes and integer #defines only). Every `csrc/core/*/*.c` file is compiled into
+the one extension. Linking against OpenBLAS (the copy bundled from the `scipy-openblas32`
 wheel), parallel and incremental compilation and the $ORIGIN run-time path are done by the
 build_ext command in setup.py.
 
@@ -21,9 +23,9 @@ Environment switch:
         -fno-wrapv -fno-var-tracking-assignments -DSA_SANITIZE_BUILD`, linked with the same
         -fsanitize and not stripped. (GCC's `undefined` leaves out float-cast-overflow, the UB of
         a float -> int conversion that does not fit; it is added. SA_SANITIZE_BUILD lets GCC
-        choose what to inline in the generic kernels, see generic_target.h, which cuts the build
-        from minutes to about a minute.) These flags come after COMPILE_FLAGS, and for GCC the
-        last -O, -g, -D/-U and -f(no-)wrapv win: the build is -O1 -g, the C debug asserts
+        choose what to inline in the generic kernels, see kernels/generic_target.h, which cuts
+        the build from minutes to about a minute.) These flags come after COMPILE_FLAGS, and for
+        GCC the last -O, -g, -D/-U and -f(no-)wrapv win: the build is -O1 -g, the C debug asserts
         (assert, SA_ASSERT_IN_BUFFER) are live, and signed overflow is undefined again so UBSan
         reports it. UBSan recovers (reports and goes on) so that one run lists every report;
         tools/checks/sanitize counts them. Such an extension only loads with the ASan runtime
@@ -47,9 +49,10 @@ from setuptools import Extension
 
 ROOT = Path(__file__).resolve().parent
 CSRC = ROOT / "csrc"
+CORE = CSRC / "core"  # the include root of the core and of the array type
 
 # Order matters: a header may use types declared by an earlier one.
-API_HEADERS = ["sa_array.h", "sa_alloc.h", "sa_matmul.h", "sa_fork_guard_api.h", "sa_threads_api.h"]
+API_HEADERS = ["api/array.h", "api/alloc.h", "api/matmul.h", "api/fork_guard.h", "api/threads.h"]
 
 SANITIZE = os.environ.get("STRIDEDARRAY_SANITIZE", "") == "1"
 SANITIZES = "-fsanitize=address,undefined,float-cast-overflow"
@@ -77,12 +80,13 @@ if FUZZ:
 # -O3: the generic kernels are written for it (docs/dev/building.md has the -O2/-O3 measurements).
 # -g0: no debug information (it was 6 MB of an 8.8 MB extension). No -fwrapv: no C file
 # here relies on signed overflow wrapping (the generic integer kernels multiply in unsigned
-# types, generic_real.h's SA_SMUL), and the sanitizer build checks that with -fno-wrapv. The
-# interpreter's own flags may still say -fwrapv (or -fno-strict-overflow); that changes no result.
+# types, kernels/generic_real.h's SA_SMUL), and the sanitizer build checks that with
+# -fno-wrapv. The interpreter's own flags may still say -fwrapv (or -fno-strict-overflow);
+# that changes no result.
 # -fvisibility=hidden: only the module's init function is exported (cffi marks it), so the
 # core's own C symbols cannot clash with another library's.
 # -fopenmp: the generic kernel, the BLAS batches and the packs split large work over threads
-# (csrc/sa_threads.c); it links GCC's OpenMP runtime, libgomp, which a wheel carries
+# (csrc/core/runtime/threads.c); it links GCC's OpenMP runtime, libgomp, which a wheel carries
 # (auditwheel repair copies it in under a name of its own).
 OPENMP = [] if FUZZ else ["-fopenmp"]
 COMPILE_FLAGS = ["-O3", "-g0", "-DNDEBUG", "-fvisibility=hidden", *OPENMP]
@@ -90,7 +94,7 @@ LINK_FLAGS = ["-Wl,--strip-all", *OPENMP]
 
 ffibuilder = FFI()
 ffibuilder.cdef(
-    "\n".join((CSRC / h).read_text() for h in API_HEADERS if (CSRC / h).exists())
+    "\n".join((CORE / h).read_text() for h in API_HEADERS if (CORE / h).exists())
     + """
     int scipy_openblas_get_num_threads(void);
     void scipy_openblas_set_num_threads(int num_threads);
@@ -103,7 +107,7 @@ ffibuilder.cdef(
 
 ffibuilder.set_source(
     "stridedarray._core",
-    "\n".join(f'#include "{h}"' for h in API_HEADERS if (CSRC / h).exists())
+    "\n".join(f'#include "{h}"' for h in API_HEADERS if (CORE / h).exists())
     + '\n#include "cblas.h"\n'
     # For blas_info(): the scipy-openblas32 release the core was built with and bundles, and
     # the address of one BLAS function as bound by the loader (dladdr names its file; cffi's
@@ -114,11 +118,11 @@ ffibuilder.set_source(
     + "{ return (void *)&scipy_openblas_get_config; }\n",
     # Paths relative to the project root: setuptools builds from there, and absolute paths
     # would leak the build machine's layout into the sources cffi generates.
-    sources=sorted(str(p.relative_to(ROOT)) for p in CSRC.glob("*.c")),
+    sources=sorted(str(p.relative_to(ROOT)) for p in CORE.glob("*/*.c")),
     # Headers are listed so that setuptools notices them; which object each one rebuilds is
     # worked out from the compiler's dependency files (setup.py).
-    depends=sorted(str(p.relative_to(ROOT)) for p in CSRC.glob("*.h")),
-    include_dirs=[str(CSRC.relative_to(ROOT)), scipy_openblas32.get_include_dir()],
+    depends=sorted(str(p.relative_to(ROOT)) for p in CORE.glob("*/*.h")),
+    include_dirs=[str(CORE.relative_to(ROOT)), scipy_openblas32.get_include_dir()],
     extra_compile_args=COMPILE_FLAGS + (SANITIZE_COMPILE if SANITIZE else []),
     extra_link_args=SANITIZE_LINK if SANITIZE else LINK_FLAGS,
 )
@@ -129,8 +133,9 @@ arraytype_extension = Extension(
     "stridedarray._arraytype",
     sources=sorted(str(p.relative_to(ROOT)) for p in (CSRC / "arraytype").glob("*.c")),
     depends=sorted(str(p.relative_to(ROOT)) for p in (CSRC / "arraytype").glob("*.h"))
-    + ["csrc/sa_array.h", "csrc/sa_matmul.h"],
-    include_dirs=[numpy.get_include()],
+    + ["csrc/core/api/array.h", "csrc/core/api/matmul.h", "csrc/core/base/checked_internal.h"],
+    # It includes those core headers by the core's own root-relative names ("api/array.h").
+    include_dirs=[str(CORE.relative_to(ROOT)), numpy.get_include()],
     # No OpenMP: the array type runs no threads of its own.
     extra_compile_args=[f for f in COMPILE_FLAGS if f not in OPENMP]
     + (SANITIZE_COMPILE if SANITIZE else []),

@@ -42,7 +42,7 @@ BLAS_NAME = "scipy_openblas_stridedarray"  # link name; the file is lib<BLAS_NAM
 BLAS_LICENSE = "LICENSE-scipy-openblas32.txt"
 
 # Compile the biggest translation units first, so the short ones fill in around them.
-_FIRST = ("matmul_generic_avx512.c", "matmul_generic_avx2.c", "matmul_generic_base.c")
+_FIRST = ("generic_avx512.c", "generic_avx2.c", "generic_base.c")  # csrc/core/kernels/
 
 
 def _depfile_inputs(depfile: Path) -> list[str] | None:

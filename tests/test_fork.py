@@ -1,6 +1,6 @@
 """Fork safety: forks racing BLAS-routed matmuls in other threads neither hang nor break BLAS.
 
-Without the guard of csrc/sa_fork_guard.c, OpenBLAS's pre-fork handler races a threaded
+Without the guard of csrc/core/runtime/fork_guard.c, OpenBLAS's pre-fork handler races a threaded
 BLAS call in another thread and the parent hangs in a join (within the first few forks here).
 Each test runs the race in a child interpreter with a timeout, so a hang fails the test
 instead of hanging the suite.

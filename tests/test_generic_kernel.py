@@ -1,4 +1,4 @@
-"""The generic matmul kernel (csrc/matmul_generic.c), forced through the public API.
+"""The generic matmul kernel (csrc/core/kernels/generic.c), forced through the public API.
 
 Every test runs `stridedarray.matmul` inside `matmul_policy(force="generic")` and compares with
 NumPy on the same values and the same layouts: every numeric dtype, C/F/padded/reversed/step-two/
@@ -225,7 +225,8 @@ def test_output_written_through_strided_destination():
     np.testing.assert_allclose(np.asarray(x)[::-1, ::-1].T, ref, atol=1e-12)
 
 
-# The integer kernels multiply in unsigned types (csrc/generic_real.h, SA_SMUL): a 16-bit
+# The integer kernels multiply in unsigned types (csrc/core/kernels/generic_real.h, SA_SMUL):
+# a 16-bit
 # product promoted to int can pass INT_MAX (34250 * 64640 as uint16), undefined behaviour that
 # only -fwrapv used to hide. These values reach every path of the kernel with it: the register
 # tile, the row dot products and their scalar tails (K not a multiple of the vector), the
@@ -333,7 +334,8 @@ def _before_guard_page(shape: tuple, dtype: str, rng: np.random.Generator):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_small_batch_reads_nothing_past_a_partial_panel(dtype):
     """Small batched products read B's last, partial column panel in place with masked loads
-    (csrc/generic_real.h, gemm_small): with B's last row ending at a PROT_NONE page, a full
+    (csrc/core/kernels/generic_real.h, gemm_small): with B's last row ending at a PROT_NONE page,
+    a full
     vector load there would fault. Every N from 1 to 17 crosses a panel edge for every vector
     width; the result must be NumPy's."""
     rng = np.random.default_rng(7)

@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.c_core]  # tests/conftest.py says what each means
 
 
 def c_accepts(src: sa.DType, dst: sa.DType) -> bool:
-    """The pairs csrc/pack.c implements (others are cast through NumPy by `_pack`)."""
+    """The pairs csrc/core/matmul/pack.c implements (others are cast through NumPy by `_pack`)."""
     if dst.kind == "b" and src.kind != "b":
         return False  # "nonzero" is not a C cast for floats in (0, 1)
     return not (src.kind == "c" and dst.kind != "c")

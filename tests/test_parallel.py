@@ -220,7 +220,7 @@ def test_cli_prints_the_thread_count() -> None:
 
 # A fork while the pool's workers run, and after they ran: the child must finish with the
 # right result. The workers do not survive a fork; the child forgets them and starts its own
-# (csrc/sa_threads.c), so it still uses two threads.
+# (csrc/core/runtime/threads.c), so it still uses two threads.
 FORK = textwrap.dedent("""
     import os, threading
     import numpy as np

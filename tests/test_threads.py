@@ -498,10 +498,10 @@ def test_gil_harness_control_call_holding_the_gil():
     assert not any(_spinner_counts(_holds_gil, CONTROL_ATTEMPTS))
 
 
-# ---- Part 3: the thread pool (csrc/sa_threads.c) ------------------------------------------
+# ---- Part 3: the thread pool (csrc/core/runtime/threads.c) ---------------------------------
 # A product at N threads equals the product at 1 thread, bit for bit: the work is split over
 # output rows, columns or batch items, never over K, and a BLAS product is cut into bands
-# that depend on its shape alone (csrc/matmul_blas.c), so the same calls are made whoever runs
+# that depend on its shape alone (csrc/core/matmul/blas.c), so the same calls are made whoever runs
 # them. `parallel_min_work=0` makes every product that can split do so.
 
 _DTYPES = ["int8", "uint16", "int32", "int64", "float32", "float64", "complex64", "complex128"]
@@ -690,7 +690,7 @@ def test_a_sleeping_worker_leaves_the_callers_processor() -> None:
     """Before a pool worker sleeps it moves off the processor its last caller ran on (its
     affinity: the processors it started with, less that one), so that a product after a
     pause finds it on another processor instead of queued behind the caller
-    (csrc/sa_threads.c; docs/matmul.md, "Threads")."""
+    (csrc/core/runtime/threads.c; docs/matmul.md, "Threads")."""
     env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
     out = subprocess.run(
         [sys.executable, "-c", STEERING], capture_output=True, text=True, env=env, check=True

@@ -535,7 +535,7 @@ mod_window(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 /* ---------------------------------------------------------------------------------------- */
 /* The hand-over                                                                            */
 
-/* The NumPy type of each dtype code (csrc/sa_array.h's sa_dtype, _dtypes.DTYPES' order): the
+/* The NumPy type of each dtype code (csrc/core/api/array.h's sa_dtype, _dtypes.DTYPES' order): the
  * C core and every file here size and read elements by code, so the table's dtypes must be
  * exactly these, in this order. */
 static const int expected_type[SA_NDTYPES] = {
@@ -624,7 +624,7 @@ check_dtypes(handover *h, PyObject *seq)
         ok = PyArray_EquivTypes(h->descrs[k], want) && PyArray_ISNBO(h->descrs[k]->byteorder);
         if (!ok) {
             PyErr_Format(PyExc_ValueError, "dtypes[%d] must be NumPy's %S in native byte order "
-                         "(csrc/sa_array.h's order), got %S", k, (PyObject *)want,
+                         "(csrc/core/api/array.h's order), got %S", k, (PyObject *)want,
                          (PyObject *)h->descrs[k]);
         }
         Py_DECREF(want);

@@ -16,7 +16,7 @@
 #endif
 #include <numpy/arrayobject.h>
 
-#include "../sa_array.h"
+#include "api/array.h"
 
 /* The storage: a C-contiguous, aligned, native-order NumPy array, one StorageObject shared by
  * an array and every view derived from it. */

@@ -13,7 +13,7 @@
  */
 #include "arraytype.h"
 
-#include "../sa_checked.h"
+#include "base/checked_internal.h"
 
 /* A fill of this many elements or more runs without the GIL (NumPy's fill releases it too). */
 #define FILL_NOGIL_MIN 65536

@@ -21,7 +21,7 @@
  */
 #include "arraytype.h"
 
-#include "../sa_matmul.h"
+#include "api/matmul.h"
 
 /* Set by the hand-over (arraytype.c, _connect, through sa_set_matmul); NULL until then, when
  * every call takes the fallback. */

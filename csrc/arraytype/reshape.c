@@ -5,7 +5,7 @@
  */
 #include "arraytype.h"
 
-#include "../sa_checked.h"
+#include "base/checked_internal.h"
 
 int
 sa_reshape_strides(int nd, const int64_t *shape, const int64_t *strides, int new_nd,

@@ -142,7 +142,7 @@ del _name
 INTEGERS_AS_FLOAT64 = frozenset({"floating-point", "real floating"})
 
 
-# The order matches the C enum sa_dtype in csrc/sa_array.h.
+# The order matches the C enum sa_dtype in csrc/core/api/array.h.
 _TABLE = [
     ("bool", "b", 8),
     ("int8", "i", 8),

@@ -27,7 +27,7 @@ finally:
     if _SET_TIMEOUT:
         del os.environ["OPENBLAS_THREAD_TIMEOUT"]
 
-# Fork safety (csrc/sa_fork_guard.c): our pthread_atfork handler waits for BLAS calls in
+# Fork safety (csrc/core/runtime/fork_guard.c): our pthread_atfork handler waits for BLAS calls in
 # flight before OpenBLAS's own handler stops its threads. Registered now, after OpenBLAS has
 # registered its handler (it loaded with the extension), so that ours runs first.
 # pthread_atfork fails only when out of memory; everything but fork safety still works.

@@ -1,6 +1,6 @@
 """The matmul policy table: every crossover constant of the route selector, in one place.
 
-The table is mirrored field for field by the C struct `sa_mm_policy` (csrc/sa_matmul.h) and
+The table is mirrored field for field by the C struct `sa_mm_policy` (csrc/core/api/matmul.h) and
 passed read-only to every matmul call, so the C core holds no mutable global state.
 
 The shipped values were measured on the project's reference machine (2 cores, x86-64) by
@@ -62,7 +62,8 @@ DEFAULT_POLICY: dict[str, int] = {
     "vec_pack_floor_min_out": 128,
     "blas_enabled": 1,  # 0: both BLAS backends decline "unavailable"
     # A product of fewer multiply-adds (C*M*N*K) runs on one thread; above it, every thread
-    # gets at least half this much (csrc/sa_threads.c). Measured here (best of 15 x 50 calls,
+    # gets at least half this much (csrc/core/runtime/threads.c). Measured here (best of
+    # 15 x 50 calls,
     # default threads over one thread): ten 32 x 32 products (327,680) 1.02-1.18x, ten
     # 40 x 40 or twenty 32 x 32 (640,000-655,360) 0.83-1.05x, forty 32 x 32 0.62-0.69x.
     "parallel_min_work": 1 << 19,

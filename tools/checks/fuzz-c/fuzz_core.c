@@ -2,7 +2,7 @@
  * it).
  *
  * Each input decodes to one call of the core's entry points on descriptors that obey the
- * contract Python keeps (sa_array.h: every reachable element inside the buffer; an empty view's
+ * contract Python keeps (api/array.h: every reachable element inside the buffer; an empty view's
  * origin in [0, nbuf]; the strides of extent-1 axes never applied, so they may be anything):
  *   - sa_matmul / sa_matmul_run (plan, dispatch, packs, casts while packing, every kernel):
  *     operands of every dtype pair and output dtype, 1 to 3 core axes and up to 62 batch axes,
@@ -11,7 +11,7 @@
  *     INT_MAX among them), a policy with fuzzed crossovers or a forced backend, through the
  *     explain record, the plan cache (the same call twice, with another output buffer) or the
  *     `@` entry point, and with an allocation failing at a fuzzed point. The oracle is the
- *     reference kernel (csrc/matmul_generic_ref.c, force = reference) on the same operands:
+ *     reference kernel (csrc/core/kernels/reference.c, force = reference) on the same operands:
  *     the return codes must agree and, when the call succeeds, every output element (integers
  *     bit for bit; floats compared with ==, their values exact in any summation order: small
  *     multiples of 1/8). Every cell of the output must be written.
@@ -29,10 +29,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sa_array.h"
-#include "sa_alloc.h"
-#include "sa_matmul.h"
-#include "sa_threads_api.h"
+#include "api/array.h"
+#include "api/alloc.h"
+#include "api/matmul.h"
+#include "api/threads.h"
 
 /* ---- the input, read a byte at a time (zeros once it runs out) ------------------------ */
 

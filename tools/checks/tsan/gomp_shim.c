@@ -1,7 +1,7 @@
 /* A stand-in for the part of GCC's OpenMP runtime (libgomp) the C core uses, for the
  * ThreadSanitizer harness only (tools/checks/tsan/run).
  *
- * The core runs its threads on a pool of its own (csrc/sa_threads.c: pthreads and C11
+ * The core runs its threads on a pool of its own (csrc/core/runtime/threads.c: pthreads and C11
  * atomics, which TSan sees) and links libgomp only for the OpenMP thread limit of the
  * calling thread (omp_get_max_threads, which threadpoolctl and OMP_NUM_THREADS set) and
  * omp_in_parallel. libgomp is not built with -fsanitize=thread; these few calls are defined

@@ -22,10 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sa_array.h"
-#include "sa_alloc.h"
-#include "sa_matmul.h"
-#include "sa_threads_api.h"
+#include "api/array.h"
+#include "api/alloc.h"
+#include "api/matmul.h"
+#include "api/threads.h"
 
 static int failures, checks;
 
@@ -163,7 +163,7 @@ int main(void)
         sa_array b = view(SA_FLOAT64, 40960, 0, 3, s, t, 12);
         product("blas float64 batch", &a, &b, SA_FLOAT64, 40960, -1, B);
     }
-    /* BLAS, column bands (matmul_blas.c: bands of a product large enough, 3 here): float64
+    /* BLAS, column bands (matmul/blas.c: bands of a product large enough, 3 here): float64
      * 200x300 @ 300x400 */
     {
         int64_t s1[] = {200, 300}, t1[] = {300, 1}, s2[] = {300, 400}, t2[] = {400, 1};

@@ -1,11 +1,11 @@
 /* The matmul plan (facts, no actions): role, M/N/K, the batch domain with one mapped stride
  * per operand and axis, signed core strides, reuse flags and the ledger counts; plus the
  * batch traversal (a domain and a cursor advancing all three offsets together). */
-#include "matmul_internal.h"
+#include "matmul/matmul_internal.h"
 
 #include <stdatomic.h>
 
-#include "sa_threads.h"
+#include "runtime/threads_internal.h"
 
 /* The per-call part of a plan: the operands' storage, origins and buffer sizes and the output
  * pointer. Set by mm_plan_make and again on a plan-cache hit, whose cached geometry (shapes,

@@ -1,6 +1,6 @@
 /* Template: the generic matmul kernel for one real dtype on one instruction-set target.
  *
- * Included by generic_target.h once per (target, dtype) with these macros defined:
+ * Included by kernels/generic_target.h once per (target, dtype) with these macros defined:
  *   SA_T     storage element type (int8_t ... double)
  *   SA_U     arithmetic type: the unsigned type of the same width for integers, so products and
  *            sums wrap modulo 2^bits exactly like NumPy without signed-overflow UB; T for floats

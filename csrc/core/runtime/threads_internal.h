@@ -1,10 +1,10 @@
-/* The core's thread count: the internal part (not read by cffi). See sa_threads.c. */
-#ifndef SA_THREADS_H
-#define SA_THREADS_H
+/* The core's thread count: the internal part (not read by cffi). See runtime/threads.c. */
+#ifndef SA_THREADS_INTERNAL_H
+#define SA_THREADS_INTERNAL_H
 
 #include <stdint.h>
 
-#include "sa_threads_api.h"
+#include "api/threads.h"
 
 /* Threads for a job of `work` units (multiply-adds, or bytes for a pack): 1 when work is
  * below `min_work`, else sa_threads_get(), capped so that every thread gets at least
@@ -30,7 +30,7 @@ void sa_team_end(int got);
 typedef void (*sa_task_fn)(void *ctx, int64_t chunk);
 void sa_parallel(int threads, int64_t nchunks, sa_task_fn fn, void *ctx);
 
-/* pthread_atfork child handler (sa_fork_guard.c calls it): forget the parent's workers. */
+/* pthread_atfork child handler (runtime/fork_guard.c calls it): forget the parent's workers. */
 void sa_threads_forked_child(void);
 
 /* a*b*c*d for non-negative factors, saturating at INT64_MAX (a work estimate, not a size). */

@@ -1,4 +1,4 @@
-/* Fork safety of our OpenBLAS (see sa_fork_guard.c): public part, seen by Python.
+/* Fork safety of our OpenBLAS (see runtime/fork_guard.c): public part, seen by Python.
  *
  * Read by cffi's cdef, so: only prototypes (no include guards, no includes, no macros). */
 

@@ -11,8 +11,8 @@
  * Sizes are int64_t and never negative, so a checked result always fits size_t as well.
  * Not read by cffi.
  */
-#ifndef SA_CHECKED_H
-#define SA_CHECKED_H
+#ifndef SA_CHECKED_INTERNAL_H
+#define SA_CHECKED_INTERNAL_H
 
 #include <stdint.h>
 

@@ -1,6 +1,6 @@
-/* The descriptor's own function (sa_array.h): what every part of the core needs to know
+/* The descriptor's own function (api/array.h): what every part of the core needs to know
  * about a dtype code, apart from any one job that uses it (packing, matmul, the kernels). */
-#include "sa_internal.h"
+#include "base/array_internal.h"
 
 int sa_itemsize(int dtype)
 {

@@ -1,8 +1,8 @@
 /* Packing: copy a strided view into row-major storage, walking the signed strides once.
  * This is the primitive pack-once matmul relies on, and it casts while it copies so that an
  * operand needing a dtype promotion is not copied twice. */
-#include "sa_internal.h"
-#include "sa_threads.h"
+#include "base/array_internal.h"
+#include "runtime/threads_internal.h"
 
 
 /* A pack of fewer bytes runs on one thread: copying is memory-bound, and a second thread

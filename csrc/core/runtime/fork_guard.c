@@ -36,8 +36,8 @@
  * condition variables are touched only while a fork is pending. Forks are serialized by
  * fork_lock, held from prepare to the parent handler.
  */
-#include "sa_fork_guard.h"
-#include "sa_threads.h"
+#include "runtime/fork_guard_internal.h"
+#include "runtime/threads_internal.h"
 
 #ifndef _WIN32
 #include <pthread.h>

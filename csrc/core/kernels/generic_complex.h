@@ -1,9 +1,9 @@
 /* Template: the generic matmul kernel for one complex dtype on one instruction-set target.
  *
- * Included by generic_target.h once per (target, complex dtype) with SA_R (the real component
- * type), SA_FN, SA_VB, SA_MRC (rows of the register tile), SA_ATTR, SA_KATTR, SA_SCRATCH and
- * SA_SCRATCH_FREE defined; see generic_real.h for the method. A complex element is two SA_R
- * (re, im), so element offset e is SA_R index 2e.
+ * Included by kernels/generic_target.h once per (target, complex dtype) with SA_R (the real
+ * component type), SA_FN, SA_VB, SA_MRC (rows of the register tile), SA_ATTR, SA_KATTR,
+ * SA_SCRATCH and SA_SCRATCH_FREE defined; see kernels/generic_real.h for the method. A complex
+ * element is two SA_R (re, im), so element offset e is SA_R index 2e.
  *
  * Packing splits real and imaginary parts into separate vectors, so the product
  * (ar*br - ai*bi, ar*bi + ai*br) is four plain vector multiply-adds with no shuffles. It is

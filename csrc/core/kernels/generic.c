@@ -1,16 +1,17 @@
 /* The generic matmul route: any signed strides, every numeric dtype, always correct.
  *
- * sa_generic_matmul (declared in sa_kernels.h) normalizes the geometry (independent of dtype),
- * notices operands shared by the whole batch, and calls the kernel for the dtype on the best
- * instruction set this CPU has. The kernels themselves are templates (generic_real.h,
- * generic_complex.h) instantiated per dtype by generic_target.h, once per target, each target
- * in a file of its own: AVX-512 (64-byte vectors, matmul_generic_avx512.c), AVX2+FMA (32-byte,
- * matmul_generic_avx2.c) and the baseline (16-byte, SSE2 on x86-64, matmul_generic_base.c).
+ * sa_generic_matmul (declared in kernels/kernels_internal.h) normalizes the geometry
+ * (independent of dtype), notices operands shared by the whole batch, and calls the kernel for
+ * the dtype on the best instruction set this CPU has. The kernels themselves are templates
+ * (kernels/generic_real.h, kernels/generic_complex.h) instantiated per dtype by
+ * kernels/generic_target.h, once per target, each target in a file of its own: AVX-512 (64-byte
+ * vectors, kernels/generic_avx512.c), AVX2+FMA (32-byte, kernels/generic_avx2.c) and the
+ * baseline (16-byte, SSE2 on x86-64, kernels/generic_base.c).
  * The build uses no special compiler flags; the targets are per-function attributes and the
  * choice is made at run time from the CPU's feature bits (read-only state).
  */
-#include "generic_common.h"
-#include "sa_threads.h"
+#include "kernels/generic_common.h"
+#include "runtime/threads_internal.h"
 
 #include <stdatomic.h>
 
@@ -21,7 +22,7 @@ static const sa_generic_entry *sa_generic_pick(void)
      * (-DSA_GENERIC_TARGET=1 for AVX2, 2 for the baseline). */
     return SA_GENERIC_TARGET == 1 ? sa_generic_table_avx2 : sa_generic_table_base;
 #endif
-#if defined(SA_X86) /* (not in the scalar build, generic_common.h) */
+#if defined(SA_X86) /* (not in the scalar build, kernels/generic_common.h) */
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
         __builtin_cpu_supports("fma"))

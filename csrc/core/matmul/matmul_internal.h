@@ -3,10 +3,10 @@
 #ifndef SA_MATMUL_INTERNAL_H
 #define SA_MATMUL_INTERNAL_H
 
-#include "sa_internal.h"
-#include "sa_kernels.h"
-#include "sa_matmul.h"
-#include "sa_fork_guard.h"
+#include "base/array_internal.h"
+#include "kernels/kernels_internal.h"
+#include "api/matmul.h"
+#include "runtime/fork_guard_internal.h"
 
 /* A plan: the facts the selector reads (in `f`, the same record explain returns) plus the
  * base pointers of the planned operands. Element offsets are from the base pointers and
@@ -61,7 +61,7 @@ int mm_blas_layout(const mm_plan *p, int *bad_lhs, int *bad_rhs);
 /* Number of BLAS calls the plan takes: one per product of the batch (0 for an empty one). */
 int64_t mm_blas_calls(const mm_plan *p);
 /* The parts the BLAS routes can share out over threads: the bands of each product (a
- * function of its shape, matmul_blas.c) or else the batch items. */
+ * function of its shape, matmul/blas.c) or else the batch items. */
 int64_t mm_blas_parts(const mm_plan *p);
 /* Can the BLAS routes split this plan over our own threads? Only while our OpenBLAS runs
  * one thread per call, and not for DOT. */
@@ -69,11 +69,5 @@ int mm_blas_splits(const mm_plan *p);
 /* Run the whole batch of a plan that mm_blas_layout accepted, on up to `threads` threads
  * (each BLAS call single-threaded). Returns 0. */
 int mm_blas_execute(const mm_plan *p, int threads);
-
-/* The reference kernel: plain loops, every numeric dtype; the semantic baseline. */
-int sa_generic_matmul_ref(int dtype, const sa_contraction *g, int64_t count,
-                          const char *a, const int64_t *a_off,
-                          const char *b, const int64_t *b_off,
-                          char *c, const int64_t *c_off);
 
 #endif

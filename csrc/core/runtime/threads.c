@@ -61,7 +61,7 @@
  * code on the same operands whichever thread runs its chunk.
  *
  * Fork: a child has only the forking thread. The child handler (called from
- * sa_fork_guard.c's pthread_atfork handler) forgets the parent's workers and team and
+ * runtime/fork_guard.c's pthread_atfork handler) forgets the parent's workers and team and
  * makes the pool afresh; the child starts new workers when it first needs them. The forking
  * thread holds the GIL, so it is never inside a job of its own at the fork.
  *
@@ -70,7 +70,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #endif
-#include "sa_threads.h"
+#include "runtime/threads_internal.h"
 
 #include <stdatomic.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 /* Allocation accounting and fault injection for the C core: public part, seen by Python.
  *
- * Read by cffi's cdef after sa_array.h, so: only typedefs, prototypes and integer #defines
+ * Read by cffi's cdef after api/array.h, so: only typedefs, prototypes and integer #defines
  * (no include guards, no includes, no macros with bodies). The allocator itself
- * (sa_alloc / sa_free) is internal and declared in sa_internal.h.
+ * (sa_alloc / sa_free) is internal and declared in base/alloc_internal.h.
  *
  * Every heap block of the C core comes from sa_alloc(category, bytes) and goes back through
  * sa_free, which keeps per-category counters (thread-safe, atomic) so that tests can check

@@ -1,9 +1,9 @@
 /* Internal kernel interface between the matmul dispatcher and the generic (non-BLAS)
  * strided matmul kernels. Not read by cffi: it may use include guards and macros. */
-#ifndef SA_KERNELS_H
-#define SA_KERNELS_H
+#ifndef SA_KERNELS_INTERNAL_H
+#define SA_KERNELS_INTERNAL_H
 
-#include "sa_internal.h"
+#include "base/array_internal.h"
 
 /* One contraction geometry, element strides, all signed. */
 typedef struct {
@@ -22,11 +22,18 @@ int sa_generic_matmul(int dtype, const sa_contraction *g, int64_t count,
                       const char *b, const int64_t *b_off,
                       char *c, const int64_t *c_off);
 
-/* The same on up to `nthreads` threads (matmul_generic.c says how the work is split; the
+/* The same on up to `nthreads` threads (kernels/generic.c says how the work is split; the
  * result is the same bit for bit as on one thread). */
 int sa_generic_matmul_threads(int nthreads, int dtype, const sa_contraction *g, int64_t count,
                               const char *a, const int64_t *a_off,
                               const char *b, const int64_t *b_off,
                               char *c, const int64_t *c_off);
+
+/* The reference kernel (kernels/reference.c): plain loops, every numeric dtype; the semantic
+ * baseline. */
+int sa_generic_matmul_ref(int dtype, const sa_contraction *g, int64_t count,
+                          const char *a, const int64_t *a_off,
+                          const char *b, const int64_t *b_off,
+                          char *c, const int64_t *c_off);
 
 #endif

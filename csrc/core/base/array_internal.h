@@ -1,7 +1,9 @@
-/* Private helpers for the C core: standard includes, the public descriptor, and the
- * X-macro list of element types that kernels are instantiated over. */
-#ifndef SA_INTERNAL_H
-#define SA_INTERNAL_H
+/* The descriptor's internal part (not read by cffi), which every file of the core includes:
+ * standard includes, the public descriptor (api/array.h), the allocator and checked size
+ * arithmetic, the X-macro list of element types that kernels are instantiated over, and the
+ * descriptor's debug checks. */
+#ifndef SA_ARRAY_INTERNAL_H
+#define SA_ARRAY_INTERNAL_H
 
 #include <assert.h>
 #include <complex.h>
@@ -9,9 +11,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "sa_array.h"
-#include "sa_alloc.h"
-#include "sa_checked.h"
+#include "api/array.h"
+#include "base/alloc_internal.h"
+#include "base/checked_internal.h"
 
 typedef float _Complex sa_c64;
 typedef double _Complex sa_c128;
@@ -36,12 +38,6 @@ typedef double _Complex sa_c128;
     X(SA_COMPLEX128, sa_c128, c128)
 
 #define SA_FOR_EACH_DTYPE(X) SA_FOR_EACH_REAL_DTYPE(X) SA_FOR_EACH_COMPLEX_DTYPE(X)
-
-/* Every heap block of the C core: 64-byte aligned, counted per category (SA_ALLOC_PACK or
- * SA_ALLOC_SCRATCH, see sa_alloc.h), NULL on failure or injected failure. sa_free(NULL) is a
- * no-op. Kernels must handle NULL: fail cleanly, free what they hold, report the error. */
-void *sa_alloc(int category, size_t bytes);
-void sa_free(void *p);
 
 /* Debug builds (NDEBUG undefined) check every offset a kernel is about to touch. */
 #define SA_ASSERT_IN_BUFFER(arr, off) assert((off) >= 0 && (off) < (arr)->nbuf)

@@ -3,8 +3,8 @@
  * the batch. */
 #include <cblas.h>
 
-#include "matmul_internal.h"
-#include "sa_threads.h"
+#include "matmul/matmul_internal.h"
+#include "runtime/threads_internal.h"
 
 
 /* blasint in scipy-openblas32 is 32-bit: every dimension, leading dimension and increment

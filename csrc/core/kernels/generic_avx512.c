@@ -1,6 +1,6 @@
 /* The generic kernels for AVX-512 (64-byte vectors, masked edge loads and stores); chosen at
- * run time by matmul_generic.c when the CPU has AVX-512F/DQ/BW/VL and FMA. */
-#include "generic_common.h"
+ * run time by kernels/generic.c when the CPU has AVX-512F/DQ/BW/VL and FMA. */
+#include "kernels/generic_common.h"
 
 #if defined(SA_X86)
 #define SA_PRE avx512
@@ -9,5 +9,5 @@
 #define SA_MR 8
 #define SA_MRC 4
 #define SA_MASK512 1
-#include "generic_target.h"
+#include "kernels/generic_target.h"
 #endif

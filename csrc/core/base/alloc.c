@@ -1,13 +1,13 @@
 /* The C core's allocator: 64-byte aligned blocks with a header, per-category counters and
- * fault injection (public part in sa_alloc.h, internal prototypes in sa_internal.h).
+ * fault injection (public part in api/alloc.h, internal part in base/alloc_internal.h).
  *
  * Only the malloc'd paths pay for the accounting (a few relaxed atomic adds next to a malloc
  * of kilobytes at least); the small-product paths allocate nothing and never get here.
  */
 #include <stdlib.h>
 
-#include "sa_internal.h"
-#include "sa_alloc.h"
+#include "base/alloc_internal.h"
+#include "base/array_internal.h"
 
 /* The header sits just below the aligned block: the pointer malloc returned (to free it), the
  * requested size and the category (so that sa_free knows what to subtract). */

@@ -8,11 +8,12 @@
  * batch traversal; after acceptance the backend owns the operation and a failure is
  * terminal. A YES backend that declines is an internal error, not a fallback.
  */
-#include "matmul_internal.h"
-#include "sa_threads.h"
+#include "matmul/matmul_internal.h"
+#include "runtime/threads_internal.h"
 
 /* The generic kernels, sa_generic_matmul and sa_generic_matmul_threads, are declared in
- * sa_kernels.h (through matmul_internal.h) and defined in csrc/matmul_generic.c. */
+ * kernels/kernels_internal.h (through matmul/matmul_internal.h) and defined in
+ * kernels/generic.c. */
 
 typedef struct {
     int pack_lhs, pack_rhs;
@@ -255,7 +256,7 @@ static int execute(const mm_plan *run, const mm_plan *p, int chosen, const sa_mm
     switch (chosen) {
     case SA_MM_BLAS:
     case SA_MM_PACK_BLAS:
-        sa_blas_enter(); /* fork safety: a fork waits for this call (sa_fork_guard.c) */
+        sa_blas_enter(); /* fork safety: a fork waits for this call (runtime/fork_guard.c) */
         r = mm_blas_execute(run, threads);
         sa_blas_leave();
         break;
@@ -276,7 +277,7 @@ int sa_matmul(const sa_array *lhs, const sa_array *rhs, int out_dtype, char *out
     SA_ASSERT_DESCRIPTOR(rhs);
     if (!plan_only && ex == NULL) {
         /* A repeated product (same shapes, strides, dtypes and policy) skips planning and
-         * selection: the plan depends on nothing else (matmul_plan.c, plan cache). */
+         * selection: the plan depends on nothing else (matmul/plan.c, plan cache). */
         int route;
         const mm_plan *c = mm_plan_cache_get(lhs, rhs, out_dtype, out, pol, &route);
         if (c) {

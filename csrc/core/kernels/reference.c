@@ -2,7 +2,7 @@
  * written once and instantiated per dtype. It is deliberately simple: it is the semantic
  * baseline that the optimized generic kernel and the BLAS routes are tested against (force it
  * with matmul_policy(force="reference"); docs/matmul.md, "Routes"). */
-#include "matmul_internal.h"
+#include "kernels/kernels_internal.h"
 
 /* Integer products wrap modulo 2^bits like NumPy's: accumulate in uint64_t (well defined
  * wrap-around; the low bits of a ring sum do not depend on where one wraps) and truncate. */

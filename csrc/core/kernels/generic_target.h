@@ -1,10 +1,10 @@
 /* Template: instantiates the generic kernels for every numeric dtype on one target.
  *
- * Included once per target, by that target's file (matmul_generic_<target>.c), with SA_PRE
+ * Included once per target, by that target's file (kernels/generic_<target>.c), with SA_PRE
  * (name prefix), SA_TGT (a target attribute or nothing), SA_VB (vector bytes), SA_MR and SA_MRC
  * (register-tile rows for real and complex dtypes) defined. Defines the table
  * SA_CAT2(sa_generic_table, SA_PRE) of type-erased entry points indexed by sa_dtype (declared
- * in generic_common.h). No include guard.
+ * in kernels/generic_common.h). No include guard.
  *
  * Each dtype block defines the template parameters (SA_SUF name suffix, SA_T/SA_U element and
  * unsigned arithmetic types, SA_W the type of a scalar product, SA_IDX, SA_NARROW64; SA_R for
@@ -52,51 +52,51 @@
 #define SA_IDX uint8_t
 #define SA_T int8_t
 #define SA_U uint8_t
-#include "generic_real.h"
+#include "kernels/generic_real.h"
 #define SA_SUF i16
 #define SA_W unsigned int
 #define SA_IDX uint16_t
 #define SA_T int16_t
 #define SA_U uint16_t
-#include "generic_real.h"
+#include "kernels/generic_real.h"
 #define SA_SUF i32
 #define SA_W uint32_t
 #define SA_IDX uint32_t
 #define SA_T int32_t
 #define SA_U uint32_t
-#include "generic_real.h"
+#include "kernels/generic_real.h"
 #define SA_SUF i64
 #define SA_W uint64_t
 #define SA_NARROW64 1
 #define SA_IDX uint64_t
 #define SA_T int64_t
 #define SA_U uint64_t
-#include "generic_real.h"
+#include "kernels/generic_real.h"
 #define SA_SUF u64
 #define SA_W uint64_t
 #define SA_NARROW64 2
 #define SA_IDX uint64_t
 #define SA_T uint64_t
 #define SA_U uint64_t
-#include "generic_real.h"
+#include "kernels/generic_real.h"
 #define SA_SUF f32
 #define SA_W float
 #define SA_IDX uint32_t
 #define SA_T float
 #define SA_U float
-#include "generic_real.h"
+#include "kernels/generic_real.h"
 #define SA_SUF f64
 #define SA_W double
 #define SA_IDX uint64_t
 #define SA_T double
 #define SA_U double
-#include "generic_real.h"
+#include "kernels/generic_real.h"
 #define SA_SUF c64
 #define SA_R float
-#include "generic_complex.h"
+#include "kernels/generic_complex.h"
 #define SA_SUF c128
 #define SA_R double
-#include "generic_complex.h"
+#include "kernels/generic_complex.h"
 
 const sa_generic_entry SA_CAT2(sa_generic_table, SA_PRE)[SA_NDTYPES] = {
     [SA_INT8] = SA_CAT3(entry, SA_PRE, i8),       [SA_INT16] = SA_CAT3(entry, SA_PRE, i16),

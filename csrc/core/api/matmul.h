@@ -1,6 +1,6 @@
 /* The planned matmul core: public API seen by Python through cffi.
  *
- * Read by cffi's cdef after sa_array.h, so: only typedefs, prototypes and integer #defines
+ * Read by cffi's cdef after api/array.h, so: only typedefs, prototypes and integer #defines
  * (no include guards, no includes, no macros with bodies).
  *
  * One call, sa_matmul(), plans the contraction, selects a backend once (ordered dispatch

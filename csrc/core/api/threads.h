@@ -1,4 +1,4 @@
-/* The core's thread count (see sa_threads.c): public part, seen by Python.
+/* The core's thread count (see runtime/threads.c): public part, seen by Python.
  *
  * Read by cffi's cdef, so: only prototypes (no include guards, no includes, no macros). */
 

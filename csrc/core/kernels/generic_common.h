@@ -2,10 +2,10 @@
  * name-pasting macros and the scratch memory helpers.
  *
  * The kernels are compiled once per instruction-set target, each target in a translation unit
- * of its own (matmul_generic_avx512.c, matmul_generic_avx2.c, matmul_generic_base.c), so that
+ * of its own (kernels/generic_avx512.c, kernels/generic_avx2.c, kernels/generic_base.c), so that
  * the targets build in parallel and a change to one rebuilds only that one. Each of those
- * files includes this header, defines the target macros and includes generic_target.h, which
- * defines the target's table. matmul_generic.c (geometry and the run-time choice of target)
+ * files includes this header, defines the target macros and includes kernels/generic_target.h,
+ * which defines the target's table. kernels/generic.c (geometry and the run-time choice of target)
  * reads the tables through the declarations below.
  */
 #ifndef SA_GENERIC_COMMON_H
@@ -13,7 +13,7 @@
 
 #include <stdlib.h>
 
-#include "sa_kernels.h"
+#include "kernels/kernels_internal.h"
 
 /* The kernels are written on GCC/Clang vector extensions (a vector type, element-wise
  * arithmetic on it, lane subscripts). A compiler without them (MSVC) gets the scalar path: the
@@ -80,7 +80,7 @@ extern const sa_generic_entry sa_generic_table_base[SA_NDTYPES];
         if (name != (void *)name##_stack) sa_scratch_free(name);                               \
     } while (0)
 
-/* Heap scratch comes from the core's allocator (sa_alloc.c): 64-byte aligned, counted as
+/* Heap scratch comes from the core's allocator (base/alloc.c): 64-byte aligned, counted as
  * SA_ALLOC_SCRATCH, NULL on failure (the kernels then return -2 before touching anything). */
 static inline void *sa_scratch_alloc(size_t bytes)
 {
