@@ -501,7 +501,7 @@ def test_python_floats_beyond_float32_become_inf_without_warnings():
         assert float(sa.asarray([0.0], dtype=sa.float32)[0] / 0.0) != 0.0  # nan, quietly
 
 
-# -- operator operand pairs: one conversion (_operands) behind functions, operators and @= ----
+# -- operator operand pairs: one conversion (_api/_common.py) behind functions, operators, @= --
 
 _OPERATOR_OF = {
     "add": (operator.add, operator.iadd),

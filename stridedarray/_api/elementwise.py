@@ -6,7 +6,7 @@ ufunc (plus, where NumPy's special cases differ from the standard's, a fix-up fr
 so no input is copied to compute; results are wrapped without a copy.
 
 Dtype rules are checked here, before NumPy sees anything: a dtype outside the function's
-category raises TypeError, and an operand pair takes the dtype `_operands.operands` gives it
+category raises TypeError, and an operand pair takes the dtype `_common.operands` gives it
 (the standard's promotion table, and the 2024.12 rules for Python scalars).
 """
 
@@ -249,7 +249,7 @@ def _make_binary(
     def f(x1: Array | _Scalar, x2: Array | _Scalar, /) -> Array:
         if operator and not isinstance(x2, _OPERAND_TYPES):
             # x2 is the other operand in both forms: a list, NumPy's operands, another
-            # library's array (_validation says which)
+            # library's array (`foreign_operand` says which)
             return foreign_operand(name, x1, x2, reflected)
         u: Any = x1
         v: Any = x2
@@ -471,8 +471,8 @@ def _operators() -> dict[str, Any]:
     return ops
 
 
-# Array's operators (arithmetic, bitwise, comparisons, unary): `_operators` names each one, which
-# `_bind` sets on the class.
+# Array's operators (arithmetic, bitwise, comparisons, unary), which Array's class statement
+# assigns by name.
 OPERATORS = _operators()
 
 # Those operators and the element-wise functions wrapped as NativeUfuncs: their common operand

@@ -2,7 +2,7 @@
 
 Basic indexing's rule (ints, slices, None and one '...': a view) and its errors live in C
 (csrc/arraytype/indexing.c), which takes keys of exact ints, slices, None and Ellipsis itself.
-Every other key comes here, to `getitem`, which `_bind` registers with the type: keys whose
+Every other key comes here, to `getitem`, which the hand-over registers with the type: keys whose
 integer-likes (NumPy integers, 0-d integer arrays) become ints and go back to the C rule
 (`_basic_view`), and advanced keys (integer arrays, boolean masks, with their specific errors),
 which NumPy computes on the zero-copy view, returning new arrays.

@@ -39,8 +39,8 @@ def install(
     members: dict[str, Any],
     functions: dict[str, Any],
 ) -> None:
-    """Replace Array's operators in `members` (dunder -> the Python operator, which `_bind`
-    binds onto the class) with NativeUfuncs around them, and the element-wise functions in
+    """Replace Array's operators in `members` (dunder -> the Python operator, which Array's
+    class statement assigns) with NativeUfuncs around them, and the element-wise functions in
     `functions` (the namespace's, by name) likewise."""
 
     def native(

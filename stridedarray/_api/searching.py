@@ -1,7 +1,7 @@
 """Searching functions (Array API chapter "Searching Functions").
 
 Index results use the default index dtype, int64. `where` and `searchsorted` accept Python
-scalars per the 2024.12/2025.12 mixing rules (see `_operands`).
+scalars per the 2024.12/2025.12 mixing rules (see `_common.py`).
 """
 
 from __future__ import annotations

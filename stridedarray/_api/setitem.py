@@ -1,5 +1,5 @@
 """Writing with a key, `x[key] = value` (Array API chapter "Indexing"): `Array.__setitem__`,
-bound onto the class by `_bind`.
+assigned in Array's class statement.
 
 The selection is found as reading finds it (`_getitem`: a basic key's view from the array
 type's C rule, an advanced key through NumPy); the value is cast to the array's dtype and

@@ -1,7 +1,7 @@
 """Utility functions (Array API chapter "Utility Functions"): all, any, diff.
 
 Also the small shared helpers of the part-2 chapters (argument checks, reductions), so each
-chapter words errors alike; an operand pair (arrays and scalars mixed) converts in `_operands`.
+chapter words errors alike; an operand pair (arrays and scalars mixed) converts in `_common.py`.
 Computation runs in NumPy on the zero-copy view `x._np`; results are wrapped with `_wrap`.
 """
 

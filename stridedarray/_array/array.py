@@ -101,7 +101,7 @@ class Array(ArrayBase):
     # of the class and its methods name `stridedarray.Array` (stridedarray/_pickle.py).
     __module__ = "stridedarray"
 
-    # The class's whole surface is declared in this class statement, in four parts:
+    # The class's whole surface is in this class statement:
     # - from the array type, ArrayBase (csrc/arraytype/, typed in _arraytype.pyi): the
     #   descriptor (_st, _dtype, _shape, _strides, _origin) and its caches (_np and _npv, the
     #   NumPy view; _c, the C core's descriptor), all read-only; `ndim`, `readonly`, reading
@@ -109,12 +109,9 @@ class Array(ArrayBase):
     #   of views;
     # - defined here: the descriptor's public properties, contiguity, `to_row_major`,
     #   `__array_interface__` and `__repr__`;
-    # - taken from the modules beside this one, which import nothing above it: conversions to
-    #   Python and NumPy (_array_convert), pickling and copying (_array_pickle), DLPack
-    #   (_array_dlpack);
-    # - bound at package import from the modules that implement them (the table in _bind.py),
-    #   and declared for type checkers at the end: the operators, assignment, the namespace,
-    #   NumPy's function protocols and NumPy's ndarray methods.
+    # - assigned by name below, from the modules that implement them: conversions, pickling
+    #   and DLPack (beside this module), the operators (_api/elementwise.py and
+    #   _matmul/product.py), assignment, the namespace, NumPy's protocols and methods.
     __slots__ = ()
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Array:

@@ -3,9 +3,9 @@
 the sequence protocol (`len`, `in`; iteration is the array type's own, in C), lists
 (`tolist`) and NumPy (`__array__`, Dask's token).
 
-Plain functions of an Array, which the class statement in `_array.py` takes as its methods
-(`__bool__ = _array_convert.__bool__`): they read only the descriptor and the zero-copy NumPy
-view, and import nothing of the package above the array type."""
+Plain functions of an Array, which the class statement in `array.py` takes as its methods
+(`__bool__ = _convert.__bool__`): they read only the descriptor and the zero-copy NumPy
+view."""
 
 from __future__ import annotations
 

@@ -4,9 +4,9 @@ Python symbol, and which forms it has. What the rows make:
 - the operators themselves (`_elementwise` builds the arithmetic, bitwise, comparison and unary
   ones from `function`; `_matmul` builds `@`);
 - their docstrings (`doc`), the one text `help(Array.__add__)` and the API reference show;
-- the wording of an operand error (`SYMBOL`: `x + other: other must be ...`, `_validation`).
+- the wording of an operand error (`foreign_operand` below: `x + other: other must be ...`).
 
-This module imports nothing of the package: the array type's own modules read it.
+It imports only `arguments` (for the conversion hint), in `_base` beside it.
 """
 
 from __future__ import annotations

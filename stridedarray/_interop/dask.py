@@ -13,7 +13,7 @@ already answer through NumPy's protocols (NEP 13/18, `_numpy_dispatch`) and NumP
 * `dask.sizeof.sizeof`: the bytes a chunk holds (its elements' window in the buffer, a
   broadcast counted once), which Dask's memory accounting and spilling read.
 
-Tokenization needs no registration: `Array.__dask_tokenize__` (in `_array_convert`) hashes
+Tokenization needs no registration: `Array.__dask_tokenize__` (in `_array/convert.py`) hashes
 dtype, shape and values, so the same array gets the same token every time.
 
 When this runs: at `import stridedarray` if `dask.array` is already imported, otherwise right

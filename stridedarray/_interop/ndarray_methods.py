@@ -76,6 +76,6 @@ numpy.ndarray.{name}
 """
 
 
-# name -> method, bound onto Array by `_bind`; `item` is the array type's own, in C (it reads
-# one element without the NumPy view, and takes NumPy's arguments through it).
+# name -> method, assigned in Array's class statement; `item` is the array type's own, in C
+# (it reads one element without the NumPy view, and takes NumPy's arguments through it).
 METHODS = {name: _method(name) for name in NDARRAY_METHODS if name != "item"}

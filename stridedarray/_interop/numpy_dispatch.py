@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 _own: Any = np.ndarray.view  # _own(r): r's base-class view (r is an exact ndarray here)
 
-__all__: list[str] = []  # Array's two methods below, bound onto it by _bind
+__all__: list[str] = []  # Array's two methods below, assigned in its class statement
 
 # Types we convert ourselves; any other argument type that defines the protocol is deferred to.
 _OURS = (ArrayBase, np.ndarray, np.generic)

@@ -533,6 +533,6 @@ def _policy_address(policy: Any) -> int:
 
 # (Type checkers call a NativeMatmul with its function's signature: _arraytype.pyi.
 # rmatmul_operator and imatmul_operator call `matmul`, so they take the C path too;
-# _bind.MEMBERS sets the operators on Array.)
+# Array's class statement assigns the operators.)
 matmul = NativeMatmul(matmul)
 matmul_operator = NativeMatmul(matmul_operator)
