@@ -1,6 +1,7 @@
 """The package's layers, as the import contracts in pyproject.toml state them
 (docs/dev/architecture.md, "Import layers"): `lint-imports` keeps them, and a planted import
-that crosses a layer breaks them; the array type's C code imports only the bottom layer.
+that crosses a layer breaks them; the array type's C code imports only the bottom layer;
+`import stridedarray` imports nothing heavy, and the extensions load on first use.
 
 The contracts read the source (grimp): imports at module level and inside functions count,
 those under `if TYPE_CHECKING:` do not, as they never run."""
@@ -92,3 +93,74 @@ def test_the_array_types_c_code_imports_only_the_bottom_layer() -> None:
     }
     assert found, "the pattern no longer finds the C imports"
     assert all(m.startswith("stridedarray._base.") for m in found), found
+
+
+# The directory a child interpreter starts in, so that it imports the package under test: the
+# source tree in a development install, site-packages when the installed wheel is tested.
+IMPORTS_FROM = PACKAGE.parent
+
+
+def _imported_by(statement: str) -> set[str]:
+    """The modules a fresh interpreter imports to run `statement`, as `-X importtime` lists
+    them (the interpreter's own start-up included)."""
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", statement],
+        capture_output=True,
+        text=True,
+        cwd=IMPORTS_FROM,
+        timeout=120,
+        check=True,
+    )
+    rows = [ln.split("|") for ln in proc.stderr.splitlines() if ln.startswith("import time:")]
+    return {r[-1].strip() for r in rows[1:]}  # rows[0] is the header
+
+
+# What `import stridedarray` may import beyond what `import numpy` does, besides its own
+# modules: cffi's backend (the matmul core) and dataclasses (finfo/iinfo; with copy and, on
+# 3.11, copy's probe of Jython's org.python.core).
+# Everything else (json, subprocess, ctypes.util, the fft and linalg extensions, NumPy's fft,
+# the tuning tool, the benchmark, Dask) is imported when first used, not at start-up.
+STARTUP_EXTRA = {
+    "__future__",  # the modules' `from __future__ import annotations`: a few names
+    "collections.abc",  # on 3.14 an alias module of _collections_abc, which is loaded already
+    "_cffi_backend",
+    "dataclasses",
+    "copy",
+    "org",
+    "org.python",
+    "org.python.core",
+}
+
+
+def test_import_imports_nothing_heavy_at_start_up() -> None:
+    numpy_alone = _imported_by("import numpy")
+    ours = _imported_by("import stridedarray")
+    extra = {m for m in ours - numpy_alone if m.split(".")[0] != "stridedarray"}
+    assert extra <= STARTUP_EXTRA, f"import stridedarray now also imports {extra - STARTUP_EXTRA}"
+    lazy = {"stridedarray.fft", "stridedarray.linalg", "stridedarray.tune", "stridedarray.bench"}
+    assert not ours & lazy
+    assert "numpy" in ours and "stridedarray._arraytype" in ours  # the parse saw the imports
+
+
+def test_lazy_extensions_are_attributes_and_pickle_by_reference() -> None:
+    """`sa.linalg` and `sa.fft` load on first use, in a fresh interpreter, and their
+    functions then pickle by reference like the package's."""
+    code = (
+        "import pickle, sys, stridedarray as sa\n"
+        "assert 'stridedarray.linalg' not in sys.modules\n"
+        "old = sa.ones(1).__array_namespace__(api_version='2023.12')  # a copy: loads them\n"
+        "assert old.linalg is sys.modules['stridedarray.linalg'] and old.fft is sa.fft\n"
+        "f = sa.linalg.vector_norm\n"
+        "assert pickle.loads(pickle.dumps(f)) is f, f.__module__\n"
+        "assert pickle.loads(pickle.dumps(sa.fft.fft)) is sa.fft.fft\n"
+        "assert {'fft', 'linalg'} <= set(dir(sa)) and sa.fft is sys.modules['stridedarray.fft']\n"
+        "from stridedarray import *\n"
+        "print(sa.linalg.vector_norm.__module__, sa.fft.fft.__qualname__)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=IMPORTS_FROM, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["stridedarray.linalg", "fft"]
+    with pytest.raises(AttributeError, match="no attribute 'nonexistent'"):
+        sa.nonexistent  # noqa: B018
