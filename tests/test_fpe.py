@@ -25,7 +25,7 @@ from stridedarray._base import fpe as _fpe
 
 pytestmark = [pytest.mark.c_core]  # tests/conftest.py says what each means
 
-# What _fpe.py takes from NumPy privately (its `from numpy._core import umath` block).
+# What _base/fpe.py takes from NumPy privately (its `from numpy._core import umath` block).
 PRIVATE = ("_extobj_contextvar", "_make_extobj")
 
 
