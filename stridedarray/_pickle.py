@@ -11,7 +11,7 @@ pickle of stridedarray's names one of these, and nothing else of the package:
 
 This module stays where it is and these names keep their arguments, whatever else moves, so
 that a pickle written by one version of stridedarray loads in a later one;
-tests/test_pickle_compat.py loads pickles committed with the tests. The rebuilders live beside
+tests/array/test_pickle_compat.py loads pickles committed with the tests. The rebuilders live beside
 what they rebuild, which imports nothing of this module (the package's import order); here
 each gets its permanent name. Each checks what it is given (a pickle is data from elsewhere)
 and raises pickle.UnpicklingError naming what is wrong.

@@ -1,4 +1,4 @@
-"""The bad-input table, run by tests/test_bad_input.py one child at a time.
+"""The bad-input table, run by tests/base/test_bad_input.py one child at a time.
 
 A row is (id, setup, call, expected exception, message fragment). `setup` binds the inputs
 (every Array, ndarray, bytes, bytearray and memoryview it binds is snapshotted and must be
@@ -147,7 +147,7 @@ row("matmul_object_function", SO, "sa.matmul(m, o)", TypeError, "x2 must be a st
 # None or a NumPy array is refused with TypeError naming x1 or x2 (no implicit asarray: a
 # NumPy array is not one of our arrays, and converting silently would hide a copy or a dtype
 # change). The `@` operator with a NumPy operand, in either order, follows NumPy's rule
-# instead (Array.__array_ufunc__; tests/test_numpy_protocols.py).
+# instead (Array.__array_ufunc__; tests/interop/test_numpy_protocols.py).
 SN = "m = sa.ones((2, 2)); n = np.ones((2, 2))"
 for rid, call, exc, frag in [
     ("matmul_str_rhs", "m @ 'x'", TypeError, "x2 must be a stridedarray.Array, got str"),

@@ -17,7 +17,7 @@ from bad_input_cases import row
 # so for complex dtypes the set of non-finite outputs must match exactly (and with NaN inputs,
 # the set of outputs with a NaN part), not which part is NaN. The helpers the rows call
 # (ieee_operands, ieee_matmul, ieee_same, ieee_check_matmul, ieee_stack, lapack_check) are in
-# tests/test_bad_input.py.
+# tests/base/test_bad_input.py.
 # role -> (lhs shape, rhs shape, lhs layout, rhs layout); layouts: "c" C-contiguous,
 # "rev" last axis reversed (negative stride: BLAS cannot read it; pack-once can), "t" the
 # transpose of a C-contiguous array (BLAS's transposed operand).
@@ -199,7 +199,7 @@ for rid, ours, ref in [
 # NaN/inf -> integer: the standard leaves the values unspecified; csrc/core/matmul/pack.c
 # defines them
 # (NaN and values that do not fit give the most negative value of the int32 or int64 they pass
-# through), see tests/test_dtypes.py::test_astype_float_to_int_out_of_range_is_defined.
+# through), see tests/base/test_dtypes.py::test_astype_float_to_int_out_of_range_is_defined.
 row(
     "ieee_asarray_nan_to_int",
     "xn = np.array([np.nan, np.inf, 1.0])",

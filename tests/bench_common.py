@@ -1,6 +1,6 @@
-"""What the tests of the benchmark (tests/test_bench.py) and of the research suites
-(tests/test_benchmarks_lab.py) share: leaving the process's thread counts as they were found,
-and running a suite's command line."""
+"""What the tests of the benchmark (tests/project/test_bench.py) and of the research suites
+(tests/project/test_benchmarks_lab.py) share: leaving the process's thread counts as they were
+found, and running a suite's command line."""
 
 from __future__ import annotations
 

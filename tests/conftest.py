@@ -32,7 +32,7 @@ if LAB:
 
 # SciPy reads SCIPY_ARRAY_API once, when it is first imported, and scikit-learn refuses
 # array_api_dispatch without it: set it before any test module imports either (the client
-# tests, tests/test_clients_learn.py). An explicit setting in the environment is kept.
+# tests, tests/interop/test_clients_learn.py). An explicit setting in the environment is kept.
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
 
@@ -96,7 +96,7 @@ settings.load_profile("stridedarray")
 #   the build and its bundled libraries, the dist checks, the command-line entry points, the
 #   documentation's examples, the import graph, the typing marker file.
 # - serial: modules whose tests should not share the machine with another test process
-#   (pytest -n under pytest-xdist): tests/test_parallel.py runs the core's threads on more
+#   (pytest -n under pytest-xdist): tests/matmul/test_parallel.py runs the core's threads on more
 #   bands than cores; its results do not depend on the load, but beside a second test process
 #   its products wait for descheduled workers and the module runs much longer. CI runs them
 #   in a pass of their own, after the parallel one.

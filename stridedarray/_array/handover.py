@@ -54,7 +54,7 @@ def connect(**replace: Any) -> None:
 
     The package's __init__ calls it once, before any array is made. The hand-over is made once
     per process: a second call raises RuntimeError and changes nothing (docs/dev/internals.md,
-    "The hand-over from Python to C"); tests/test_handover.py makes a first one of its own in a
-    child process.
+    "The hand-over from Python to C"); tests/array/test_handover.py makes a first one of its own in
+    a child process.
     """
     _connect({**table(), **replace})

@@ -15,7 +15,7 @@ do not say that the function exists under another name. Two tables say it:
   costs a function call nothing measurable, where a wrapper catching the binding error would
   add a Python frame to every call.
 
-docs/numpy-users.md's table is these tables (tests/test_numpy_users.py checks it).
+docs/numpy-users.md's table is these tables (tests/interop/test_numpy_users.py checks it).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@
  * the sections in flight have finished. OpenBLAS's handler then finds its workers idle. The
  * parent handler lowers `pending` and wakes the waiters; the child handler resets the guard
  * (the child has one thread, none of it in BLAS). OpenBLAS restarts its workers on the next
- * call in either process, so the child can use BLAS (tests/test_fork.py checks it).
+ * call in either process, so the child can use BLAS (tests/matmul/test_fork.py checks it).
  *
  * Why a C pthread_atfork handler and not os.register_at_fork(before=...): Python's hooks run
  * only for os.fork(), while OpenBLAS's handler, and therefore the race, runs for every fork()

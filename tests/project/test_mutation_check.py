@@ -12,7 +12,7 @@ from tool_scripts import load_tool
 
 pytestmark = [pytest.mark.install]  # tests/conftest.py says what each means
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TOOL = ROOT / "tools" / "checks" / "mutation-check"
 
 

@@ -28,14 +28,14 @@ from stridedarray.bench import cli as bench_cli
 
 pytestmark = [pytest.mark.install]  # tests/conftest.py says what each means
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ONE_CASE = ["--quick", "--no-progress", "--filter", "^overhead f64 2x2$"]
 ONE_KEY = ["--quick", "--only", "dot_blas_min_k", "--rounds", "1"]
 
 
 @pytest.fixture(autouse=True)
 def _quiet_machine(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The tuning tool sees a quiet machine whatever the real load (tests/test_tune.py fakes
+    """The tuning tool sees a quiet machine whatever the real load (tests/matmul/test_tune.py fakes
     a busy one)."""
     monkeypatch.setattr(tune, "probe_load", lambda: tune.Load(others=0.0, cpus=2))
 

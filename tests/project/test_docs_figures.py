@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 RESULTS = (DOCS / "benchmarks.md", DOCS / "scale-out.md")
 # The tables themselves are the benchmark's `--docs` output, which the results pages include.

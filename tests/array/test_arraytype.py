@@ -522,7 +522,7 @@ def test_the_storage_object_is_made_on_demand_and_shared_by_views():
     assert f._st.arr.ndim == 1 and f._st.nbuf == 12 and np.shares_memory(f._st.arr, f._npv)
 
 
-# The hand-over's table, its checks and its once-per-process rule: tests/test_handover.py.
+# The hand-over's table, its checks and its once-per-process rule: tests/array/test_handover.py.
 
 
 # --- iteration (csrc/arraytype/iterate.c) ---------------------------------------------------

@@ -470,7 +470,7 @@ def test_the_operator_table_lists_the_standards_operators() -> None:
 
 # Chained expressions (docs/array.md, "What a call costs"), in the operator spelling and in
 # the function spelling array-API code uses, against NumPy. Large results go through the
-# result-buffer cache (tests/test_buffer_cache.py), so each is evaluated three times: the
+# result-buffer cache (tests/array/test_buffer_cache.py), so each is evaluated three times: the
 # later ones are made in blocks the earlier ones freed.
 def _chains(xp, x, y, m, s):
     """(name, operator form, function form) of the issue's chains, on namespace `xp`."""

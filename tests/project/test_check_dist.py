@@ -18,7 +18,7 @@ import stridedarray as sa
 
 pytestmark = [pytest.mark.install]  # tests/conftest.py says what each means
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CHECK_DIST = ROOT / "tools" / "release" / "check-dist"
 
 

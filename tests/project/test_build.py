@@ -19,7 +19,7 @@ from stridedarray import _core
 
 pytestmark = [pytest.mark.install]  # tests/conftest.py says what each means
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 BUNDLED = "libscipy_openblas_stridedarray.so"

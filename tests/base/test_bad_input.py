@@ -13,7 +13,7 @@ cases after it are run again in a fresh child. In the child, every case
    (case-insensitive), or for rows that must not raise, runs the row's check on the result;
 3. snapshots the same objects again and requires them unchanged.
 
-Run one case by hand: `python tests/test_bad_input.py CASE_ID` (prints its result).
+Run one case by hand: `python tests/base/test_bad_input.py CASE_ID` (prints its result).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, the shared modules
 
 from bad_input_cases import CASES, Case  # noqa: E402
 

@@ -4,8 +4,8 @@ the branch they take for stridedarray, with NumPy's own functions; outside it no
 
 Skipped without scikit-learn or SciPy; SciPy's array-API support needs SCIPY_ARRAY_API=1
 before SciPy is imported (tests/conftest.py sets it). The suite is in the repository's
-benchmarks/, not installed: each test imports it when it runs (tests/test_benchmarks_lab.py says
-why), and is skipped against an installed wheel.
+benchmarks/, not installed: each test imports it when it runs (tests/project/test_benchmarks_lab.py
+says why), and is skipped against an installed wheel.
 """
 
 from __future__ import annotations

@@ -141,7 +141,7 @@ def _twice() -> sa.Array:
 
 
 # Every way an array, or its memory, stays held after its last name is gone (the round-4
-# repros of tests/test_elide.py, against the cache): each returns (what is held, how to read
+# repros of tests/array/test_elide.py, against the cache): each returns (what is held, how to read
 # its values as NumPy sees them now).
 def _holders():
     d: weakref.WeakValueDictionary = weakref.WeakValueDictionary()

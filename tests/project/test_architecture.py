@@ -20,7 +20,7 @@ import stridedarray as sa
 
 pytestmark = [pytest.mark.install]  # tests/conftest.py says what each means
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = Path(sa.__file__).resolve().parent
 CONFIG = ROOT / "pyproject.toml"
 

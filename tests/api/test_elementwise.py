@@ -161,7 +161,7 @@ def test_unary_rejects_other_dtypes(name):
             if CAT_UNARY[name] in FLOAT_CATEGORIES and dt.kind in "biu":
                 continue  # computed in float64 (next test)
             if dt.kind == "b" and name in BOOL_ARITHMETIC:
-                continue  # NumPy's answer (tests/test_operators.py)
+                continue  # NumPy's answer (tests/api/test_operators.py)
             with pytest.raises(TypeError, match=name):
                 getattr(sa, name)(sa.ones(2, dtype=dt))
 

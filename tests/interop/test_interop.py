@@ -263,7 +263,7 @@ def test_memoryview_writes_through_and_read_only_stays_read_only():
 
 def test_memoryview_works_on_every_python():
     # The buffer protocol is the array type's own (bf_getbuffer), so Python 3.11, which has
-    # no __buffer__, exports it too; tests/test_buffer.py checks every layout and dtype.
+    # no __buffer__, exports it too; tests/array/test_buffer.py checks every layout and dtype.
     x = sa.arange(3.0)
     assert memoryview(x).tolist() == [0.0, 1.0, 2.0]
     assert memoryview(x[::-1]).tolist() == [2.0, 1.0, 0.0]

@@ -25,7 +25,7 @@ from stridedarray._matmul.product import MatmulExplain
 
 pytestmark = [pytest.mark.install]  # tests/conftest.py says what each means
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 # The user guide's pages and the developer guide's (docs/dev/), not the benchmark's table
 # fragments (generated/) or a build's output (_build/).
 PAGES = sorted(

@@ -774,8 +774,8 @@ def _product_at(threshold: int):
 
 @_GIL_PROOF
 def test_a_product_above_the_threshold_releases_the_gil():
-    # The argument of tests/test_threads.py's spinner proof (no timing threshold): with forced
-    # GIL switches off, a Python thread counts only while the product has released the GIL.
+    # The argument of tests/matmul/test_threads.py's spinner proof (no timing threshold): with
+    # forced GIL switches off, a Python thread counts only while the product has released the GIL.
     # Exactly at the threshold the product releases it; a few attempts, since the spinner
     # may not be scheduled during one call on a busy machine.
     grew = _spinner_counts(_product_at(BIG**3))
@@ -785,7 +785,7 @@ def test_a_product_above_the_threshold_releases_the_gil():
 @_GIL_PROOF
 def test_a_product_below_the_threshold_holds_the_gil():
     # One multiply-add below the threshold the product keeps the GIL: the spinner can never
-    # count across it (the control of the same harness in tests/test_threads.py).
+    # count across it (the control of the same harness in tests/matmul/test_threads.py).
     grew = _spinner_counts(_product_at(BIG**3 + 1), CONTROL_ATTEMPTS)
     assert grew == [0] * CONTROL_ATTEMPTS, grew
 

@@ -26,7 +26,7 @@ from stridedarray.bench import report
 
 pytestmark = [pytest.mark.checkout]  # tests/conftest.py says what each means
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 _HAS_CUBED = importlib.util.find_spec("cubed") is not None  # as cubed_scaling.available()
 
 
@@ -312,7 +312,7 @@ def test_cubed_variant_runs_both_backends_on_the_processes_executor(tmp_path: Pa
 def test_each_shared_piece_is_imported_from_one_module() -> None:
     """The installed benchmark and the research suites import their shared pieces from one
     module each (the options, the overhead cases); their cycles are the import contracts'
-    (tests/test_architecture.py)."""
+    (tests/project/test_architecture.py)."""
     grimp = pytest.importorskip("grimp", reason="needs grimp (import-linter, the dev extra)")
     graph = grimp.build_graph("stridedarray", "benchmarks")
     assert graph.direct_import_exists(

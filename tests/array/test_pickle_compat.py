@@ -5,7 +5,7 @@ version's functions, each pickled once and committed in tests/pickles/ (protocol
 A pickle names what rebuilds an object by module and name (stridedarray/_pickle.py lists the
 names: the public ones and `stridedarray._pickle`'s), so moving code between the package's
 private modules must leave every one of these loading to the same object or values. The files
-are never rewritten to make this test pass: `python tests/test_pickle_compat.py --write`
+are never rewritten to make this test pass: `python tests/array/test_pickle_compat.py --write`
 exists for adding a case, and a changed file is a broken promise to every stored pickle.
 """
 
@@ -25,7 +25,7 @@ import stridedarray as sa
 
 pytestmark = [pytest.mark.version_sensitive]  # tests/conftest.py says what each means
 
-HERE = Path(__file__).resolve().parent / "pickles"
+HERE = Path(__file__).resolve().parents[1] / "pickles"
 PROTOCOLS = (2, 5)
 
 

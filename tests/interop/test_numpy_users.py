@@ -15,7 +15,7 @@ import pytest
 import stridedarray as sa
 from stridedarray._base import numpy_names as names
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "numpy-users.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "numpy-users.md"
 MODULES = {"stridedarray": sa, "stridedarray.linalg": sa.linalg, "stridedarray.fft": sa.fft}
 
 
