@@ -129,9 +129,10 @@ def where(condition: Array, x1: Array | Any, x2: Array | Any, /) -> Array:
     if condition._dtype is not _dtypes.bool:
         # NumPy would take truthiness of any dtype; the standard asks for bool (2024.12).
         raise TypeError(f"where: condition must have dtype bool, got {condition.dtype.name}")
-    if (
-        isinstance(x1, ArrayBase) and isinstance(x2, ArrayBase) and x1._dtype is x2._dtype
-    ):  # nothing to promote
+    # Three arrays of one dtype: nothing to promote. One class makes arrays, so the types'
+    # identity with condition's (an array, checked above) is the cheapest test that they are.
+    t = type(condition)
+    if type(x1) is t and type(x2) is t and x1._dtype is x2._dtype:
         c, a, b = condition._npv, x1._npv, x2._npv
         return _wrap(
             _np_where(
