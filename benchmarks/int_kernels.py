@@ -2,10 +2,9 @@
 
     python -m benchmarks --suite int-kernels [--repeat 7]
 
-The kernels' products were made free of undefined behaviour
-(csrc/core/kernels/generic_real.h, SA_SMUL);
-this shows whether they still vectorise: run it on two builds (say, before and after a change
-to the kernels) on a quiet machine and compare the columns. Each case is forced onto the
+The kernels' products were made free of undefined behaviour (csrc/core/kernels/generic_real.h,
+SA_SMUL); this shows whether they still vectorise: run it on two builds (say, before and after a
+change to the kernels) on a quiet machine and compare the columns. Each case is forced onto the
 generic kernel and reported as the best of `repeat` timings of a loop (microseconds per call),
 with NumPy's time for the same product (NumPy has no integer BLAS either). The cases cover the
 register tile (256 x 256 and a batch of small products), the row dot products of GEMV with and

@@ -196,9 +196,8 @@ for rid, ours, ref in [
         None,
         check=f"with np.errstate(all='ignore'):\n    ieee_same(r, {ref})",
     )
-# NaN/inf -> integer: the standard leaves the values unspecified; csrc/core/matmul/pack.c
-# defines them
-# (NaN and values that do not fit give the most negative value of the int32 or int64 they pass
+# NaN/inf -> integer: the standard leaves the values unspecified; csrc/core/matmul/pack.c defines
+# them (NaN and values that do not fit give the most negative value of the int32 or int64 they pass
 # through), see tests/base/test_dtypes.py::test_astype_float_to_int_out_of_range_is_defined.
 row(
     "ieee_asarray_nan_to_int",

@@ -1,8 +1,7 @@
 """Private diagnostics of the C core: allocation accounting and fault injection.
 
 Every heap block the C core allocates goes through one allocator (csrc/core/base/alloc.c)
-that counts,
-per category and thread-safely:
+that counts, per category and thread-safely:
 
 - ``"pack"``: operand packs and dtype casts made by matmul (the bytes that
   ``matmul_explain(...)["payload_bytes"]`` predicts);

@@ -62,10 +62,9 @@ DEFAULT_POLICY: dict[str, int] = {
     "vec_pack_floor_min_out": 128,
     "blas_enabled": 1,  # 0: both BLAS backends decline "unavailable"
     # A product of fewer multiply-adds (C*M*N*K) runs on one thread; above it, every thread
-    # gets at least half this much (csrc/core/runtime/threads.c). Measured here (best of
-    # 15 x 50 calls,
-    # default threads over one thread): ten 32 x 32 products (327,680) 1.02-1.18x, ten
-    # 40 x 40 or twenty 32 x 32 (640,000-655,360) 0.83-1.05x, forty 32 x 32 0.62-0.69x.
+    # gets at least half this much (csrc/core/runtime/threads.c). Measured here (best of 15 x 50
+    # calls, default threads over one thread): ten 32 x 32 products (327,680) 1.02-1.18x,
+    # ten 40 x 40 or twenty 32 x 32 (640,000-655,360) 0.83-1.05x, forty 32 x 32 0.62-0.69x.
     "parallel_min_work": 1 << 19,
     # `x @ y` and matmul release the GIL for a product of at least this many multiply-adds
     # (C*M*N*K) and hold it below, where releasing and taking it back costs more than another

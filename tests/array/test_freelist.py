@@ -77,5 +77,4 @@ def test_a_del_method_given_to_the_class_later_runs_for_every_freed_array():
     assert _count_finalized(sa.Array, lambda: sa.zeros(3)) == [5, 10, 15]
 
 
-# A registered subclass (with and without an instance dict, its __del__):
-# tests/array/test_handover.py.
+# A registered subclass (with and without an instance dict, its __del__): test_handover.py.

@@ -215,9 +215,8 @@ def test_isdtype():
 
 def _float_to_int_rule(x: np.ndarray, dst: np.dtype) -> np.ndarray:
     """The documented float -> integer conversion (csrc/core/matmul/pack.c), written with NumPy
-    operations
-    that are defined for every input: where the truncated value fits `dst` it is NumPy's own
-    cast; elsewhere (NaN, infinities, out of range) the x86-64 scalar rule."""
+    operations that are defined for every input: where the truncated value fits `dst` it is NumPy's
+    own cast; elsewhere (NaN, infinities, out of range) the x86-64 scalar rule."""
     t = np.trunc(x.astype(np.float64))
 
     def conv(v, lo, hi, bad):  # truncate to a signed width, `bad` when it does not fit
@@ -264,9 +263,8 @@ def test_astype_matches_numpy_on_views(data):
     assert c is not pair.x and (c.size == 0 or not np.shares_memory(np.asarray(c), pair.base_np))
 
 
-# Float -> integer values that C leaves undefined, and what csrc/core/matmul/pack.c defines
-# them to be
-# (worked out by hand from the rule in its comment: via int32 or int64, INT_MIN when it does not
+# Float -> integer values that C leaves undefined, and what csrc/core/matmul/pack.c defines them to
+# be (worked out by hand from the rule in its comment: via int32 or int64, INT_MIN when it does not
 # fit, then the low bits).
 FLOAT_TO_INT_CASES = [
     ("uint32", -8.11, 2**32 - 8),

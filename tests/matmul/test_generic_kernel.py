@@ -225,10 +225,9 @@ def test_output_written_through_strided_destination():
     np.testing.assert_allclose(np.asarray(x)[::-1, ::-1].T, ref, atol=1e-12)
 
 
-# The integer kernels multiply in unsigned types (csrc/core/kernels/generic_real.h, SA_SMUL):
-# a 16-bit
-# product promoted to int can pass INT_MAX (34250 * 64640 as uint16), undefined behaviour that
-# only -fwrapv used to hide. These values reach every path of the kernel with it: the register
+# The integer kernels multiply in unsigned types (csrc/core/kernels/generic_real.h, SA_SMUL): a
+# 16-bit product promoted to int can pass INT_MAX (34250 * 64640 as uint16), undefined behaviour
+# that only -fwrapv used to hide. These values reach every path of the kernel with it: the register
 # tile, the row dot products and their scalar tails (K not a multiple of the vector), the
 # column updates of a column-major matrix, reversed vectors; under tools/checks/sanitize (UBSan) an
 # overflow is a report.
@@ -335,8 +334,7 @@ def _before_guard_page(shape: tuple, dtype: str, rng: np.random.Generator):
 def test_small_batch_reads_nothing_past_a_partial_panel(dtype):
     """Small batched products read B's last, partial column panel in place with masked loads
     (csrc/core/kernels/generic_real.h, gemm_small): with B's last row ending at a PROT_NONE page,
-    a full
-    vector load there would fault. Every N from 1 to 17 crosses a panel edge for every vector
+    a full vector load there would fault. Every N from 1 to 17 crosses a panel edge for every vector
     width; the result must be NumPy's."""
     rng = np.random.default_rng(7)
     for n in range(1, 18):

@@ -12,8 +12,8 @@ So "peak extra memory = payload + output" is checked as two exact-or-tight equal
 pack peak - pack current before == `matmul_explain(...)["payload_bytes"]`, and traced peak
 during the call - traced before == output bytes + a few Python objects.
 
-The RSS test (100,000 calls) is slow and runs by hand: `pytest -m slow tests/matmul/test_memory.py
--s` prints the figures recorded in docs/dev/testing.md.
+The RSS test (100,000 calls) is slow and runs by hand:
+`pytest -m slow tests/matmul/test_memory.py -s` prints the figures recorded in docs/dev/testing.md.
 """
 
 from __future__ import annotations
