@@ -40,7 +40,7 @@ class Names(NamedTuple):
 
     func: str  # "add": "add: at least one of x1, x2 must be a stridedarray.Array, ..."
     scalar1: str  # x1 when it is exactly a Python bool, int, float or complex beside an
-    scalar2: str  # exact Array (the fast path; an Array subclass takes the general one)
+    scalar2: str  # Array (the fast path)
     other1: str  # x1 when it is anything else (a subclass of those, a wrong type)
     other2: str
 
@@ -64,14 +64,14 @@ def operands(x1: Any, x2: Any, names: Names) -> tuple[Any, Any, DType]:
     A Python scalar's operand is the scalar itself where NumPy's weak-scalar conversion gives
     exactly that dtype's value, else a 0-d ndarray of the pair's dtype
     (`_dtypes.scalar_operand`): callers that need arrays convert with `np.asarray(op, dt.np)`."""
-    t1, t2 = type(x1), type(x2)
-    # Exact Arrays and Python scalars first, in the fewest steps: the pairs that reach here
+    a1, a2 = isinstance(x1, ArrayBase), isinstance(x2, ArrayBase)
+    # Arrays and exact Python scalars first, in the fewest steps: the pairs that reach here
     # most (mixed dtypes, fix-ups, scalars the C path declines).
-    if isinstance(x1, ArrayBase):
+    if a1:
         n1 = x1._npv
         if n1 is None:
             n1 = x1._np
-        if isinstance(x2, ArrayBase):
+        if a2:
             dt = x1._dtype
             if dt is not x2._dtype:
                 dt = promote(dt, x2._dtype)
@@ -79,20 +79,18 @@ def operands(x1: Any, x2: Any, names: Names) -> tuple[Any, Any, DType]:
             if n2 is None:
                 n2 = x2._np
             return n1, n2, dt
-        if t2 in _PY_SCALARS:
+        if type(x2) in _PY_SCALARS:
             a = x1._dtype
             dt = scalar_dtype(a, x2, names.scalar2)
             return n1, (scalar_operand(x2, dt) if dt is a else scalar_np(x2, dt)), dt
-    elif t1 in _PY_SCALARS and isinstance(x2, ArrayBase):
+    elif a2 and type(x1) in _PY_SCALARS:
         a = x2._dtype
         dt = scalar_dtype(a, x1, names.scalar1)
         n2 = x2._npv
         if n2 is None:
             n2 = x2._np
         return (scalar_operand(x1, dt) if dt is a else scalar_np(x1, dt)), n2, dt
-    # Everything else: Array subclasses, NumPy values, subclasses of Python's scalars, wrong
-    # types.
-    a1, a2 = isinstance(x1, ArrayBase), isinstance(x2, ArrayBase)
+    # Everything else: NumPy values, subclasses of Python's scalars, wrong types.
     if a1 and not a2 and numpy_value(x2):
         x2, a2 = numpy_operand(x2), True
     elif a2 and not a1 and numpy_value(x1):

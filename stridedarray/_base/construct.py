@@ -20,15 +20,14 @@ from .._arraytype import _make_c, _Storage, _window
 from . import dtypes as _dtypes
 from .descriptor import check_size
 
+# ArrayBase, the class every array is an instance of, as the parts below the array object test
+# it: at run time the C base type (only stridedarray.Array derives from it, and nothing else can
+# make an instance of either), for type checkers the array class, so that a test narrows to its
+# members.
 if TYPE_CHECKING:
     from .._array.array import Array
-    from .dtypes import DType
-
-# The class every array is an instance of, as the parts below the array object test it: at run
-# time the C base type (only stridedarray.Array derives from it, and nothing else can make an
-# instance of either), for type checkers the array class, so that a test narrows to its members.
-if TYPE_CHECKING:
     from .._array.array import Array as ArrayBase
+    from .dtypes import DType
 else:
     from .._arraytype import ArrayBase
 
