@@ -13,6 +13,7 @@ from . import _pickle
 from ._api import constants as _constants
 from ._api import creation as _creation
 from ._api import data_type_functions as _data_type_functions
+from ._api import einsum as _einsum
 from ._api import elementwise as _elementwise
 from ._api import indexing_functions as _indexing_functions
 from ._api import info as _info
@@ -26,6 +27,7 @@ from ._api import utility as _utility
 from ._api.constants import *  # noqa: F403
 from ._api.creation import *  # noqa: F403
 from ._api.data_type_functions import *  # noqa: F403
+from ._api.einsum import *  # noqa: F403
 from ._api.elementwise import *  # noqa: F403
 from ._api.indexing_functions import *  # noqa: F403
 from ._api.info import *  # noqa: F403
@@ -76,6 +78,7 @@ __all__ = sorted(
         *_constants.__all__,
         *_creation.__all__,
         *_data_type_functions.__all__,
+        *_einsum.__all__,
         *_elementwise.__all__,
         *_indexing_functions.__all__,
         *_info.__all__,

@@ -90,6 +90,8 @@ def test_repr_shows_dtype_shape_and_view_layout():
 EXTRAS = {
     "Array",
     "blas_info",
+    "einsum",
+    "einsum_explain",
     "matmul_explain",
     "matmul_policy",
     "get_num_threads",

@@ -19,6 +19,7 @@ import pytest
 
 import stridedarray as sa
 from stridedarray import Array
+from stridedarray._api.einsum import EinsumExplain
 from stridedarray._interop.ndarray_methods import NDARRAY_METHODS
 from stridedarray._matmul.policy import DEFAULT_POLICY
 from stridedarray._matmul.product import MatmulExplain
@@ -144,6 +145,10 @@ DOCUMENTED: dict[str, tuple[object, tuple[str, ...]]] = {
     "blas_info": (sa.blas_info, (_R, _E)),
     "get_num_threads": (sa.get_num_threads, (_R, _E)),
     "set_num_threads": (sa.set_num_threads, (_P, _R, "Raises", _E)),
+    "einsum": (sa.einsum, (_P, _R, "Raises", _E)),
+    "einsum_explain": (sa.einsum_explain, (_P, _R, "Raises", _E)),
+    "EinsumExplain": (EinsumExplain, (_E,)),
+    "EinsumExplain.to_dict": (EinsumExplain.to_dict, (_R, _E)),
     "MatmulExplain": (MatmulExplain, (_E,)),
     "MatmulExplain.to_dict": (MatmulExplain.to_dict, (_R, _E)),
     "Array": (Array, (_E,)),
@@ -348,5 +353,5 @@ def test_every_non_standard_namespace_name_is_documented() -> None:
         for n in dir(sa)
         if not n.startswith("_") and not isinstance(getattr(sa, n), types.ModuleType)
     }
-    documented = {n for n in DOCUMENTED if "." not in n} - {"MatmulExplain"}
+    documented = {n for n in DOCUMENTED if "." not in n} - {"MatmulExplain", "EinsumExplain"}
     assert names - set(dir(strict)) == documented

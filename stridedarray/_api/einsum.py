@@ -1,0 +1,628 @@
+"""einsum and einsum_explain: contractions planned pairwise on the matmul core, over views.
+
+One executor serves both (`_Run`): `einsum` runs it, `einsum_explain` runs it with every
+arithmetic step replaced by an uninitialised array of the shape and layout the step would give,
+so the report describes exactly the calls einsum makes, and computes nothing.
+
+How an einsum runs (docs/matmul.md, "Contractions"):
+
+1. Each operand on its own, by views only: a repeated label is a diagonal (one axis whose
+   stride is the sum of the repeated axes' strides); an axis of extent 1 where the label is
+   longer elsewhere is dropped (it broadcasts). A label no other operand and not the output
+   has is summed away at once (NumPy's sum on the view, the one reduction that is not a
+   product).
+2. The order of pairwise contractions comes from `_matmul.contraction_path` (optimal for up to
+   eight operands, greedy beyond).
+3. Each pair is ONE call of the matmul core: the labels both operands have and the result keeps
+   are batch axes, the labels only one has are its free axes, the labels both have and the
+   result drops are contracted. The free axes merge into M (and N), the contracted ones into K,
+   each in the operand's own memory order, as strided views: no transposition is copied. The
+   core then reads the views as they are (the generic kernel, or BLAS where the layout allows)
+   or packs an operand once where it is reused across the batch. Free axes that do not merge
+   with the rest become batch axes of extent 1 in the other operand (broadcast: that operand
+   is reused). Only when the contracted axes are one strided run in neither joint order is the
+   smaller operand copied (C order, contracted axes last).
+   A pair with nothing to contract is an element-wise product (NumPy's multiply, broadcast).
+4. The result's axes are permuted (a view) into the output's order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._arraytype import _wrap
+from .._base import dtypes as _dtypes
+from .._matmul import contraction_path as _cp
+from ._common import check_array
+
+if TYPE_CHECKING:
+    from .._array.array import Array
+    from .._base.dtypes import DType
+
+__all__ = ["einsum", "einsum_explain"]
+
+
+def _run_of(x: Array, axes: Sequence[int]) -> tuple[int, int] | None:
+    """(extent, stride) of one axis that walks `x`'s `axes` in this order (the first
+    outermost), or None when they are not one strided run. Extent-1 axes fit anywhere."""
+    ext = math.prod(x.shape[a] for a in axes)
+    if ext == 0:
+        return 0, 0
+    live = [a for a in axes if x.shape[a] != 1]
+    if not live:
+        return ext, 0
+    for a, b in zip(live, live[1:], strict=False):
+        if x.strides[a] != x.strides[b] * x.shape[b]:
+            return None
+    return ext, x.strides[live[-1]]
+
+
+def _memory_order(x: Array, axes: Sequence[int]) -> list[int]:
+    """`axes` from the largest stride to the smallest (ties keep their order)."""
+    return sorted(axes, key=lambda a: -abs(x.strides[a]))
+
+
+def _longest_run(x: Array, axes: list[int]) -> int:
+    """How many of `axes` (from the end) make one strided run: those become M or N; the ones
+    before them become batch axes."""
+    k = len(axes)
+    while k > 0 and _run_of(x, axes[k - 1 :]) is not None:
+        k -= 1
+    return len(axes) - k
+
+
+class _Run:
+    """One einsum's execution (or, with `explain`, its description)."""
+
+    def __init__(self, explain: bool, dtype: DType) -> None:
+        self.explain = explain
+        self.dtype = dtype
+        self.steps: list[dict[str, Any]] = []
+
+    # -- what each step computes, or stands in for when explaining ----------------------------
+    def _empty(self, shape: tuple[int, ...]) -> Array:
+        return _wrap(np.empty(shape, dtype=self.dtype.np))
+
+    def sum_axes(self, x: Array, axes: tuple[int, ...], labels: str) -> Array:
+        shape = tuple(n for k, n in enumerate(x.shape) if k not in axes)
+        self.steps.append(
+            {
+                "op": "sum",
+                "labels": labels,
+                "summed": "".join(labels[a] for a in axes),
+                "shape": x.shape,
+                "out_shape": shape,
+                "flops": x.size,
+            }
+        )
+        if self.explain:
+            return self._empty(shape)
+        from .statistical import sum as _sum
+
+        return _sum(x, axis=axes, dtype=self.dtype)
+
+    def copy(self, x: Array, perm: tuple[int, ...], why: str) -> Array:
+        shape = tuple(x.shape[p] for p in perm)
+        self.steps.append({"op": "copy", "shape": x.shape, "out_shape": shape, "why": why})
+        if self.explain:
+            return self._empty(shape)
+        return _wrap(np.ascontiguousarray(np.transpose(x._np, perm)))
+
+    def matmul(self, a: Array, b: Array, step: dict[str, Any]) -> Array:
+        from .._matmul.product import matmul, matmul_explain
+
+        if self.explain:
+            e = matmul_explain(a, b)
+            step.update(
+                route=e["route"],
+                packed=e["packed"],
+                M=e["M"],
+                N=e["N"],
+                K=e["K"],
+                batch_shape=e["batch_shape"],
+                flops=e["flops"],
+                matmul=e,
+            )
+            return self._empty(e["out_shape"])
+        return matmul(a, b)
+
+    def multiply(self, a: Array, b: Array, step: dict[str, Any]) -> Array:
+        shape = np.broadcast_shapes(a.shape, b.shape)
+        step.update(route="multiply", flops=math.prod(shape))
+        if self.explain:
+            return self._empty(shape)
+        from .elementwise import multiply
+
+        return multiply(a, b)
+
+
+def _view(x: Array, axes: list[tuple[int, int]]) -> Array:
+    """A view of x: the given (extent, stride) axes, same origin."""
+    return x._view(tuple(e for e, _ in axes), tuple(s for _, s in axes), x.origin)
+
+
+def contract_pair(
+    run: _Run, a: Array, la: str, b: Array, lb: str, keep: frozenset[str]
+) -> tuple[Array, str]:
+    """Contract a (labels la) with b (labels lb), keeping the labels in `keep`: one matmul
+    call over views (or a broadcast multiply when nothing is contracted). Returns the result
+    and its labels. Each operand's labels are distinct, and a label both have has one extent
+    in both (einsum and tensordot see to it)."""
+    sb, sa = set(lb), set(la)
+    # a label only one operand has and nothing keeps: summed first (einsum does this before
+    # planning; kept here so that the pair step is correct on its own)
+    for x_is_a in (True, False):
+        x, lx, other = (a, la, sb) if x_is_a else (b, lb, sa)
+        drop = tuple(k for k, c in enumerate(lx) if c not in other and c not in keep)
+        if drop:
+            x = run.sum_axes(x, drop, lx)
+            lx = "".join(c for k, c in enumerate(lx) if k not in drop)
+            if x_is_a:
+                a, la, sa = x, lx, set(lx)
+            else:
+                b, lb, sb = x, lx, set(lx)
+    batch = [c for c in la if c in sb and c in keep]
+    con = [c for c in la if c in sb and c not in keep]
+    fa = [c for c in la if c not in sb]
+    fb = [c for c in lb if c not in sa]
+    step: dict[str, Any] = {
+        "op": "contract",
+        "labels": (la, lb),
+        "shapes": (a.shape, b.shape),
+        "batch": "".join(batch),
+        "contracted": "".join(con),
+    }
+    ia = {c: k for k, c in enumerate(la)}
+    ib = {c: k for k, c in enumerate(lb)}
+    # A sum does not care in which direction it runs: a contracted axis the larger operand
+    # walks backwards is turned around in both, so that reversed views merge into K.
+    big_is_a = a.size >= b.size
+    for c in con:
+        if (a.strides[ia[c]] if big_is_a else b.strides[ib[c]]) < 0:
+            a, b = _flip(a, ia[c]), _flip(b, ib[c])
+    bat_a = _memory_order(a, [ia[c] for c in batch])
+    batch = [la[k] for k in bat_a]
+    if not con:
+        # an outer or element-wise product: broadcast the two views against each other
+        fa_ax = [ia[c] for c in fa]
+        fb_ax = [ib[c] for c in fb]
+        va = _view(
+            a,
+            [(a.shape[k], a.strides[k]) for k in bat_a + fa_ax] + [(1, 0)] * len(fb_ax),
+        )
+        vb = _view(
+            b,
+            [(b.shape[ib[c]], b.strides[ib[c]]) for c in batch]
+            + [(1, 0)] * len(fa_ax)
+            + [(b.shape[k], b.strides[k]) for k in fb_ax],
+        )
+        run.steps.append(step)
+        out = run.multiply(va, vb, step)
+        labels = "".join(batch + fa + fb)
+        step["out_labels"] = labels
+        return out, labels
+    # K: the contracted axes as one run in both, in a's memory order or else b's; failing
+    # both, the smaller operand is copied so that it follows the other's order
+    k_order: list[str] | None = None
+    for order in (
+        [la[k] for k in _memory_order(a, [ia[c] for c in con])],
+        [lb[k] for k in _memory_order(b, [ib[c] for c in con])],
+    ):
+        if (
+            _run_of(a, [ia[c] for c in order]) is not None
+            and _run_of(b, [ib[c] for c in order]) is not None
+        ):
+            k_order = order
+            break
+    if k_order is None:
+        # copy the smaller operand into the larger one's order when the larger is one run;
+        # else the larger into the smaller's; else both
+        order_a = [la[k] for k in _memory_order(a, [ia[c] for c in con])]
+        order_b = [lb[k] for k in _memory_order(b, [ib[c] for c in con])]
+        run_a = _run_of(a, [ia[c] for c in order_a]) is not None
+        run_b = _run_of(b, [ib[c] for c in order_b]) is not None
+        big_runs, small_runs = (run_a, run_b) if big_is_a else (run_b, run_a)
+        keep_a = big_is_a if big_runs or not small_runs else not big_is_a
+        k_order = order_a if keep_a else order_b
+        if not (run_a and k_order == order_a):
+            a, la, ia = _copy_last(run, a, la, k_order)
+        if not (run_b and k_order == order_b):
+            b, lb, ib = _copy_last(run, b, lb, k_order)
+        bat_a = [ia[c] for c in batch]
+    fa_ord = [la[k] for k in _memory_order(a, [ia[c] for c in fa])]
+    fb_ord = [lb[k] for k in _memory_order(b, [ib[c] for c in fb])]
+    na = _longest_run(a, [ia[c] for c in fa_ord])
+    nb = _longest_run(b, [ib[c] for c in fb_ord])
+    fa_pre, fa_run = fa_ord[: len(fa_ord) - na], fa_ord[len(fa_ord) - na :]
+    fb_pre, fb_run = fb_ord[: len(fb_ord) - nb], fb_ord[len(fb_ord) - nb :]
+    m_axis = _run_of(a, [ia[c] for c in fa_run]) or (1, 0)
+    n_axis = _run_of(b, [ib[c] for c in fb_run]) or (1, 0)
+    ka = _run_of(a, [ia[c] for c in k_order])
+    kb = _run_of(b, [ib[c] for c in k_order])
+    assert ka is not None and kb is not None
+    va = _view(
+        a,
+        [(a.shape[ia[c]], a.strides[ia[c]]) for c in batch]
+        + [(a.shape[ia[c]], a.strides[ia[c]]) for c in fa_pre]
+        + [(1, 0)] * len(fb_pre)
+        + [m_axis, ka],
+    )
+    vb = _view(
+        b,
+        [(b.shape[ib[c]], b.strides[ib[c]]) for c in batch]
+        + [(1, 0)] * len(fa_pre)
+        + [(b.shape[ib[c]], b.strides[ib[c]]) for c in fb_pre]
+        + [kb, n_axis],
+    )
+    run.steps.append(step)
+    out = run.matmul(va, vb, step)
+    # (batch, fa_pre, fb_pre, M, N), C-contiguous: split M and N back into their axes
+    shape = (
+        out.shape[:-2]
+        + tuple(a.shape[ia[c]] for c in fa_run)
+        + tuple(b.shape[ib[c]] for c in fb_run)
+    )
+    strides, s = [], 1
+    for n in reversed(shape):
+        strides.append(s)
+        s *= max(n, 1)
+    out = out._view(shape, tuple(reversed(strides)), out.origin)
+    labels = "".join(batch + fa_pre + fb_pre + fa_run + fb_run)
+    step["out_labels"] = labels
+    return out, labels
+
+
+def _flip(x: Array, axis: int) -> Array:
+    """x with `axis` reversed (a view)."""
+    n, s = x.shape[axis], x.strides[axis]
+    strides = x.strides[:axis] + (-s,) + x.strides[axis + 1 :]
+    return x._view(x.shape, strides, x.origin + (n - 1) * s if n else x.origin)
+
+
+def _copy_last(
+    run: _Run, x: Array, lx: str, k_order: list[str]
+) -> tuple[Array, str, dict[str, int]]:
+    """x copied to C order with the labels `k_order` last, in that order."""
+    ix = {c: k for k, c in enumerate(lx)}
+    rest = [k for k, c in enumerate(lx) if c not in k_order]
+    perm = tuple(rest + [ix[c] for c in k_order])
+    labels = "".join(lx[p] for p in perm)
+    y = run.copy(x, perm, "the contracted axes are one strided run in neither operand")
+    return y, labels, {c: k for k, c in enumerate(labels)}
+
+
+def _prepare(
+    run: _Run, x: Array, lab: str, extents: dict[str, int], needed: frozenset[str]
+) -> tuple[Array, str]:
+    """One operand on its own: its diagonals and broadcast axes as views, its own labels
+    summed away, its dtype the computation's."""
+    axes: list[tuple[int, int]] = []
+    labels: list[str] = []
+    for n, s, c in zip(x.shape, x.strides, lab, strict=True):
+        if c in labels:  # a repeated label: the diagonal walks both axes at once
+            k = labels.index(c)
+            axes[k] = (n, axes[k][1] + s)
+        elif n == 1 and extents[c] != 1:
+            continue  # broadcasts: the label is longer in another operand
+        else:
+            axes.append((n, s))
+            labels.append(c)
+    if len(labels) != len(lab) or axes != list(zip(x.shape, x.strides, strict=True)):
+        x = _view(x, axes)
+    if x._dtype is not run.dtype:
+        if run.explain:
+            run.steps.append({"op": "cast", "shape": x.shape, "dtype": run.dtype.name})
+            x = run._empty(x.shape)
+        else:
+            x = _wrap(x._np.astype(run.dtype.np))
+    lx = "".join(labels)
+    drop = tuple(k for k, c in enumerate(lx) if c not in needed)
+    if drop:
+        x = run.sum_axes(x, drop, lx)
+        lx = "".join(c for k, c in enumerate(lx) if k not in drop)
+    return x, lx
+
+
+def _contract(
+    run: _Run, subscripts: str, operands: Sequence[Array], optimize: Any
+) -> tuple[Array, _cp.Plan, str]:
+    shapes = tuple(x.shape for x in operands)
+    labels, out, extents = _cp.parse(subscripts, shapes)
+    live: list[tuple[Array, str]] = []
+    for k, (x, lab) in enumerate(zip(operands, labels, strict=True)):
+        others = frozenset(out).union(*(labels[j] for j in range(len(labels)) if j != k))
+        live.append(_prepare(run, x, lab, extents, others))
+    if isinstance(optimize, (list, tuple)):
+        path = _cp.check_path(optimize, len(live))
+        sets = [frozenset(lab) for _, lab in live]
+        plan = _cp.Plan(path, _cp.path_cost(sets, frozenset(out), extents, path), "given")
+    else:
+        how = {True: True, False: True, "greedy": "greedy", "optimal": "optimal"}.get(optimize)
+        if how is None:
+            raise ValueError(
+                f"einsum: optimize must be True, False, 'greedy', 'optimal' or a path "
+                f"(['einsum_path', (0, 1), ...]), got {optimize!r}"
+            )
+        ext_key = tuple(sorted((c, extents[c]) for lab in labels for c in set(lab)))
+        plan = _cp.plan(tuple(lab for _, lab in live), out, ext_key, how)
+    for i, j in plan.path:
+        (a, la), (b, lb) = live[i], live[j]
+        rest = [t for k, t in enumerate(live) if k not in (i, j)]
+        keep = frozenset(out).union(*(lab for _, lab in rest))
+        res = contract_pair(run, a, la, b, lb, keep)
+        if run.dtype.kind == "b":
+            res = (_bool_counts(run, res[0]), res[1])
+        live = rest + [res]
+    ((x, lx),) = live
+    drop = tuple(k for k, c in enumerate(lx) if c not in out)
+    if drop:  # only a single operand gets here with labels to drop: _prepare summed them
+        x = run.sum_axes(x, drop, lx)
+        lx = "".join(c for k, c in enumerate(lx) if k not in drop)
+    # output labels no operand still has: only extent-1 ones, dropped as broadcast
+    shape, strides = [], []
+    for c in out:
+        if c in lx:
+            k = lx.index(c)
+            shape.append(x.shape[k])
+            strides.append(x.strides[k])
+        else:
+            shape.append(1)
+            strides.append(0)
+    if tuple(shape) != x.shape or tuple(strides) != x.strides:
+        x = x._view(tuple(shape), tuple(strides), x.origin)
+    return x, plan, out
+
+
+def _bool_counts(run: _Run, x: Array) -> Array:
+    """bool einsum computes in int64 (a count of true products); each step's count goes back
+    to 0 or 1, so that a chain of steps cannot wrap around to 0."""
+    if run.explain:
+        return x
+    return _wrap((x._np != 0).astype(np.int64))
+
+
+def _operands_of(subscripts: Any, operands: tuple[Any, ...]) -> tuple[str, list[Any]]:
+    if isinstance(subscripts, str):
+        return subscripts, list(operands)
+    return _cp.from_sublists((subscripts, *operands))
+
+
+def _setup(
+    func: str, subscripts: Any, operands: tuple[Any, ...], dtype: Any
+) -> tuple[str, list[Array], DType]:
+    text, ops = _operands_of(subscripts, operands)
+    if not ops:
+        raise ValueError(f"{func}: at least one operand is needed")
+    for k, x in enumerate(ops):
+        check_array(x, f"operands[{k}]", func=func)
+    if dtype is None:
+        dt = ops[0]._dtype
+        for x in ops[1:]:
+            dt = _dtypes.promote(dt, x._dtype)
+    else:
+        dt = _dtypes.as_dtype(dtype)
+    return text, ops, dt
+
+
+def einsum(subscripts: Any, /, *operands: Any, dtype: Any = None, optimize: Any = True) -> Array:
+    """Einstein summation over the operands, NumPy's grammar, planned on the matmul core.
+
+    Parameters
+    ----------
+    subscripts : str
+        One term of labels (letters ``a-z``, ``A-Z``, at most one ``...``) per operand,
+        separated by ``,``, then optionally ``->`` and the output's labels. Without ``->`` the
+        output is the broadcast axes (``...``) then every label that appears once, in
+        alphabetical order (upper case first), as in NumPy. A label repeated in one term takes
+        a diagonal; a label left out of the output is summed over. NumPy's second form,
+        ``einsum(x, [0, 1], y, [1, 2], [0, 2])``, is accepted too.
+    *operands : Array
+        The arrays. An axis of extent 1 broadcasts against the same label's extent elsewhere.
+    dtype : dtype, optional
+        The dtype to compute and return in; by default the operands' promoted dtype. bool
+        operands give bool: a logical OR over the logical ANDs.
+    optimize : {True, False, "optimal", "greedy"} or path, optional
+        The order of pairwise contractions. True (the default) and False: the cheapest order
+        for up to eight operands, the better of two greedy orders beyond (this function
+        always contracts pairwise; False is accepted for NumPy's sake). "optimal" and
+        "greedy" force one search; a path in NumPy's format (``["einsum_path", (0, 1),
+        ...]``, as `numpy.einsum_path` returns) is followed as given.
+
+    Returns
+    -------
+    Array
+        The result. With one operand and nothing summed (a transposition or a diagonal,
+        ``einsum("ii->i", a)``), a view of it, as in NumPy; otherwise a new array, possibly a
+        strided view of one (its axes in the order the last contraction left them).
+
+    Raises
+    ------
+    TypeError
+        An operand is not an array.
+    ValueError
+        The subscripts are malformed, do not match the operands' ranks, or give one label
+        extents that differ (other than 1); `optimize` is not one of the above.
+
+    See Also
+    --------
+    einsum_explain : The path, each step's route, packs and FLOPs, without computing.
+    tensordot, vecdot, matmul
+
+    Notes
+    -----
+    An extension beyond the standard, with NumPy's semantics (``numpy.einsum``). Integer
+    results wrap around as NumPy's do. The guide's :doc:`/matmul` ("Contractions") describes
+    the plan.
+
+    Examples
+    --------
+    >>> import stridedarray as sa
+    >>> a = sa.reshape(sa.arange(6.0), (2, 3))
+    >>> sa.einsum("ij,kj->ik", a, a)
+    Array([[ 5., 14.],
+           [14., 50.]], dtype=float64, shape=(2, 2))
+    >>> sa.einsum("ii->i", sa.reshape(sa.arange(9), (3, 3)))  # a view: the diagonal's stride
+    Array([0, 4, 8], dtype=int64, shape=(3,), strides=(4,), origin=0)
+    """
+    text, ops, dt = _setup("einsum", subscripts, operands, dtype)
+    run = _Run(False, dt if dt.kind != "b" else _dtypes.by_name("int64"))
+    out, _, _ = _contract(run, text, ops, optimize)
+    if dt.kind == "b":
+        return _wrap(out._np != 0)
+    if out._dtype is not dt:
+        return _wrap(out._np.astype(dt.np))
+    return out
+
+
+class EinsumExplain(Mapping[str, Any]):
+    """How an einsum would run: its contraction order and each step's route.
+
+    Returned by `einsum_explain`; not created directly. ``print`` it to read it, index it
+    (``e["path"]``) or take ``to_dict()``; it is a read-only mapping.
+
+    The keys: ``subscripts`` (as given), ``output`` (the output's labels; the axes an ellipsis
+    covers are Greek letters from alpha on), ``path`` (NumPy's format: a pair of positions per
+    step among the operands left, the result appended), ``search`` ("optimal", "greedy",
+    "given" or "single"), ``cost`` (the path's cost as opt_einsum counts it: per pair, the
+    product of all its labels' extents, twice that when a label is summed away), ``flops``
+    (every step's, as the matmul core counts them: two per multiply-add; one per element of a
+    sum or an element-wise product), ``dtype``, ``out_shape``, and ``steps``: one dict per
+    step, in order, with ``op`` ("contract", "sum", "copy" or "cast"). A contraction names its
+    operands' ``labels`` and ``shapes``, the ``batch`` and ``contracted`` labels,
+    ``out_labels``, its ``route`` ("multiply" when nothing is contracted, else the matmul
+    core's route), ``packed``, ``M``, ``N``, ``K``, ``batch_shape``, ``flops`` and
+    ``matmul`` (the matmul core's whole report, a `MatmulExplain`).
+
+    Examples
+    --------
+    >>> import stridedarray as sa
+    >>> e = sa.einsum_explain("ij,jk,kl->il", sa.ones((8, 500)), sa.ones((500, 500)),
+    ...                       sa.ones((500, 2)))
+    >>> e["path"], e["search"]
+    ([(1, 2), (0, 1)], 'optimal')
+    >>> [(s["M"], s["N"], s["K"]) for s in e["steps"]]
+    [(500, 2, 500), (8, 2, 500)]
+    """
+
+    __slots__ = ("_facts",)
+
+    def __init__(self, facts: dict[str, Any]) -> None:
+        self._facts = facts
+
+    def __getitem__(self, key: str) -> Any:
+        return self._facts[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._facts)
+
+    def __len__(self) -> int:
+        return len(self._facts)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every fact, as a plain dict.
+
+        Returns
+        -------
+        dict
+            The keys the class's docstring lists.
+
+        Examples
+        --------
+        >>> import stridedarray as sa
+        >>> sorted(sa.einsum_explain("ii", sa.ones((3, 3))).to_dict())[:4]
+        ['cost', 'dtype', 'flops', 'out_shape']
+        """
+        return dict(self._facts)
+
+    def __repr__(self) -> str:
+        return f"<EinsumExplain {self._facts['subscripts']!r}: {len(self._facts['steps'])} steps>"
+
+    def __str__(self) -> str:
+        f = self._facts
+        lines = [
+            f"einsum {f['subscripts']!r} -> {f['out_shape']} {f['dtype']}",
+            f"  path ({f['search']}): {f['path']}   cost {f['cost']:,}   flops {f['flops']:,}",
+        ]
+        for k, s in enumerate(f["steps"], 1):
+            if s["op"] == "contract":
+                la, lb = s["labels"]
+                line = f"  {k}. {la},{lb}->{s['out_labels']}  {s['shapes'][0]} x {s['shapes'][1]}"
+                if s["route"] == "multiply":
+                    line += "  multiply (nothing contracted)"
+                else:
+                    line += (
+                        f"  matmul batch {s['batch_shape']} M={s['M']} N={s['N']} K={s['K']}"
+                        f"  route {s['route']}"
+                    )
+                    if s["packed"]:
+                        line += f", packs {', '.join(s['packed'])}"
+                lines.append(line + f"  flops {s['flops']:,}")
+            elif s["op"] == "sum":
+                lines.append(f"  {k}. sum over {s['summed']!r} of {s['labels']!r} {s['shape']}")
+            elif s["op"] == "copy":
+                lines.append(f"  {k}. copy {s['shape']}: {s['why']}")
+            else:
+                lines.append(f"  {k}. cast {s['shape']} to {s['dtype']}")
+        return "\n".join(lines)
+
+
+def einsum_explain(
+    subscripts: Any, /, *operands: Any, dtype: Any = None, optimize: Any = True
+) -> EinsumExplain:
+    """How `einsum` would run: the contraction order, each step's route, packs and FLOPs.
+
+    The plan is einsum's own: each contraction's entry holds the matmul core's
+    `matmul_explain` of the views einsum would hand it. Nothing is computed: each step's result
+    stands as an uninitialised array of its shape.
+
+    Parameters
+    ----------
+    subscripts, *operands, dtype, optimize
+        As for `einsum`.
+
+    Returns
+    -------
+    EinsumExplain
+        The report: ``print`` it to read it, index it (``e["path"]``) or take
+        ``e.to_dict()``. Its docstring lists every key.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As `einsum` would.
+
+    See Also
+    --------
+    einsum, matmul_explain
+
+    Examples
+    --------
+    >>> import stridedarray as sa
+    >>> a = sa.ones((64, 32, 16))
+    >>> e = sa.einsum_explain("ikj,kjl->il", a[:, ::-1], sa.ones((32, 16, 8)))
+    >>> e["path"], [s["op"] for s in e["steps"]]
+    ([(0, 1)], ['copy', 'contract'])
+    >>> e["steps"][-1]["K"]
+    512
+    """
+    text, ops, dt = _setup("einsum_explain", subscripts, operands, dtype)
+    run = _Run(True, dt if dt.kind != "b" else _dtypes.by_name("int64"))
+    out, plan, labels = _contract(run, text, ops, optimize)
+    flops = sum(int(s.get("flops", 0)) for s in run.steps)
+    return EinsumExplain(
+        {
+            "subscripts": text,
+            "output": labels,
+            "path": list(plan.path),
+            "search": plan.kind,
+            "cost": plan.cost,
+            "flops": flops,
+            "dtype": dt.name,
+            "out_shape": out.shape,
+            "steps": run.steps,
+        }
+    )
