@@ -28,6 +28,7 @@ How an einsum runs (docs/matmul.md, "Contractions"):
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -36,17 +37,19 @@ import numpy as np
 
 from .._arraytype import _wrap
 from .._base import dtypes as _dtypes
+from .._base import fpe as _fpe
 from .._matmul import contraction_path as _cp
+from .._matmul.product import matmul, matmul_explain
 from ._common import check_array
 
 if TYPE_CHECKING:
     from .._array.array import Array
     from .._base.dtypes import DType
 
-__all__ = ["einsum", "einsum_explain"]
+__all__ = ["einsum", "einsum_explain"]  # contract_labels: for tensordot and vecdot
 
 
-def _run_of(x: Array, axes: Sequence[int]) -> tuple[int, int] | None:
+def _run_of(x: _Sym, axes: Sequence[int]) -> tuple[int, int] | None:
     """(extent, stride) of one axis that walks `x`'s `axes` in this order (the first
     outermost), or None when they are not one strided run. Extent-1 axes fit anywhere."""
     ext = math.prod(x.shape[a] for a in axes)
@@ -61,12 +64,12 @@ def _run_of(x: Array, axes: Sequence[int]) -> tuple[int, int] | None:
     return ext, x.strides[live[-1]]
 
 
-def _memory_order(x: Array, axes: Sequence[int]) -> list[int]:
+def _memory_order(x: _Sym, axes: Sequence[int]) -> list[int]:
     """`axes` from the largest stride to the smallest (ties keep their order)."""
     return sorted(axes, key=lambda a: -abs(x.strides[a]))
 
 
-def _longest_run(x: Array, axes: list[int]) -> int:
+def _longest_run(x: _Sym, axes: list[int]) -> int:
     """How many of `axes` (from the end) make one strided run: those become M or N; the ones
     before them become batch axes."""
     k = len(axes)
@@ -75,19 +78,59 @@ def _longest_run(x: Array, axes: list[int]) -> int:
     return len(axes) - k
 
 
+class _Sym:
+    """An array as the planner sees it while recording: where its memory comes from (`reg`,
+    a register of the program: an operand or a step's result), and its shape, strides and
+    origin relative to that register's origin. Nothing here is ever read or written."""
+
+    __slots__ = ("reg", "shape", "strides", "origin")
+
+    def __init__(self, reg: int, shape: tuple, strides: tuple, origin: int) -> None:
+        self.reg = reg
+        self.shape = shape
+        self.strides = strides
+        self.origin = origin
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def _view(self, shape: tuple, strides: tuple, origin: int) -> _Sym:
+        return _Sym(self.reg, tuple(shape), tuple(strides), origin)
+
+    def spec(self) -> tuple[int, tuple, tuple, int]:
+        return (self.reg, self.shape, self.strides, self.origin)
+
+
+def _c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    strides, s = [], 1
+    for n in reversed(shape):
+        strides.append(s)
+        s *= max(n, 1)
+    return tuple(reversed(strides))
+
+
 class _Run:
-    """One einsum's execution (or, with `explain`, its description)."""
+    """Records one einsum's program: the views and the steps (sums, copies, casts, products)
+    over registers. Every step's result is a fresh C-ordered array, so the layout of every
+    intermediate, and with it every decision, follows from the operands' shapes and strides
+    alone: the program is made once per layout and replayed (`_replay`)."""
 
-    def __init__(self, explain: bool, dtype: DType) -> None:
-        self.explain = explain
+    def __init__(self, n_inputs: int, dtype: DType) -> None:
         self.dtype = dtype
+        self.ops: list[tuple[Any, ...]] = []
         self.steps: list[dict[str, Any]] = []
+        self.n_regs = n_inputs
 
-    # -- what each step computes, or stands in for when explaining ----------------------------
-    def _empty(self, shape: tuple[int, ...]) -> Array:
-        return _wrap(np.empty(shape, dtype=self.dtype.np))
+    def _result(self, shape: tuple[int, ...]) -> _Sym:
+        self.n_regs += 1
+        return _Sym(self.n_regs - 1, tuple(shape), _c_strides(tuple(shape)), 0)
 
-    def sum_axes(self, x: Array, axes: tuple[int, ...], labels: str) -> Array:
+    def sum_axes(self, x: _Sym, axes: tuple[int, ...], labels: str) -> _Sym:
         shape = tuple(n for k, n in enumerate(x.shape) if k not in axes)
         self.steps.append(
             {
@@ -99,55 +142,135 @@ class _Run:
                 "flops": x.size,
             }
         )
-        if self.explain:
-            return self._empty(shape)
-        from .statistical import sum as _sum
+        out = self._result(shape)
+        self.ops.append(("sum", x.spec(), axes, out.reg))
+        return out
 
-        return _sum(x, axis=axes, dtype=self.dtype)
-
-    def copy(self, x: Array, perm: tuple[int, ...], why: str) -> Array:
+    def copy(self, x: _Sym, perm: tuple[int, ...], why: str) -> _Sym:
         shape = tuple(x.shape[p] for p in perm)
         self.steps.append({"op": "copy", "shape": x.shape, "out_shape": shape, "why": why})
-        if self.explain:
-            return self._empty(shape)
-        return _wrap(np.ascontiguousarray(np.transpose(x._np, perm)))
+        out = self._result(shape)
+        self.ops.append(("copy", x.spec(), perm, out.reg))
+        return out
 
-    def matmul(self, a: Array, b: Array, step: dict[str, Any]) -> Array:
-        from .._matmul.product import matmul, matmul_explain
+    def cast(self, x: _Sym) -> _Sym:
+        self.steps.append({"op": "cast", "shape": x.shape, "dtype": self.dtype.name})
+        out = self._result(x.shape)
+        self.ops.append(("cast", x.spec(), None, out.reg))
+        return out
 
-        if self.explain:
-            e = matmul_explain(a, b)
-            step.update(
-                route=e["route"],
-                packed=e["packed"],
-                M=e["M"],
-                N=e["N"],
-                K=e["K"],
-                batch_shape=e["batch_shape"],
-                flops=e["flops"],
-                matmul=e,
-            )
-            return self._empty(e["out_shape"])
-        return matmul(a, b)
+    def matmul(self, a: _Sym, b: _Sym, step: dict[str, Any]) -> _Sym:
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        out = self._result((*batch, a.shape[-2], b.shape[-1]))
+        self.ops.append(("matmul", a.spec(), b.spec(), out.reg, len(self.steps) - 1))
+        return out
 
-    def multiply(self, a: Array, b: Array, step: dict[str, Any]) -> Array:
+    def multiply(self, a: _Sym, b: _Sym, step: dict[str, Any]) -> _Sym:
         shape = np.broadcast_shapes(a.shape, b.shape)
         step.update(route="multiply", flops=math.prod(shape))
-        if self.explain:
-            return self._empty(shape)
-        from .elementwise import multiply
+        out = self._result(shape)
+        self.ops.append(("multiply", a.spec(), b.spec(), out.reg))
+        return out
 
-        return multiply(a, b)
+    def bool_counts(self, x: _Sym) -> _Sym:
+        """bool einsum computes in int64 (a count of true products); each step's count goes
+        back to 0 or 1, so that a chain of steps cannot wrap around to 0."""
+        out = self._result(x.shape)
+        self.ops.append(("nonzero", x.spec(), None, out.reg))
+        return out
 
 
-def _view(x: Array, axes: list[tuple[int, int]]) -> Array:
+class _Program:
+    """What `_Run` recorded: the ops, the steps' facts, the result's view, the plan."""
+
+    __slots__ = ("ops", "steps", "n_regs", "final", "plan", "out", "dtype")
+
+    def __init__(self, run: _Run, final: _Sym, plan: _cp.Plan, out: str) -> None:
+        self.ops = tuple(run.ops)
+        self.steps = run.steps
+        self.n_regs = run.n_regs
+        self.final = final.spec()
+        self.plan = plan
+        self.out = out
+        self.dtype = run.dtype
+
+
+def _replay(prog: _Program, operands: Sequence[Array], explain: bool) -> tuple[Array, list]:
+    """Run a program on the operands (`explain`: every step's result an uninitialised array,
+    each product described by `matmul_explain` instead of computed). Returns the result and,
+    when explaining, the steps' facts with each product's route."""
+    regs: list[Any] = list(operands) + [None] * (prog.n_regs - len(operands))
+    npdt = prog.dtype.np
+    steps = [dict(s) for s in prog.steps] if explain else []
+
+    def view(spec: tuple[int, tuple, tuple, int]) -> Array:
+        reg, shape, strides, origin = spec
+        base = regs[reg]
+        if origin == 0 and shape == base.shape and strides == base.strides:
+            return base
+        return base._view(shape, strides, base.origin + origin)
+
+    token = _fpe.enter()
+    try:
+        for op in prog.ops:
+            kind = op[0]
+            if kind == "matmul":
+                a, b = view(op[1]), view(op[2])
+                if explain:
+                    e = matmul_explain(a, b)
+                    steps[op[4]].update(
+                        route=e["route"],
+                        packed=e["packed"],
+                        M=e["M"],
+                        N=e["N"],
+                        K=e["K"],
+                        batch_shape=e["batch_shape"],
+                        flops=e["flops"],
+                        matmul=e,
+                    )
+                    regs[op[3]] = _wrap(np.empty(e["out_shape"], dtype=npdt))
+                else:
+                    regs[op[3]] = matmul(a, b)
+                continue
+            x = view(op[1])
+            if kind == "multiply":
+                y = view(op[2])
+                shape = np.broadcast_shapes(x.shape, y.shape)
+                out = np.empty(shape, dtype=npdt)
+                if not explain:
+                    np.multiply(x._np, y._np, out=out)
+            elif kind == "sum":
+                shape = tuple(n for k, n in enumerate(x.shape) if k not in op[2])
+                out = np.empty(shape, dtype=npdt)
+                if not explain:
+                    np.add.reduce(x._np, axis=op[2], dtype=npdt, out=out)
+            elif kind == "copy":
+                out = (
+                    np.ascontiguousarray(np.transpose(x._np, op[2]))
+                    if not explain
+                    else (np.empty(tuple(x.shape[p] for p in op[2]), dtype=npdt))
+                )
+            elif kind == "cast":
+                out = x._np.astype(npdt, order="C") if not explain else np.empty(x.shape, npdt)
+            else:  # "nonzero"
+                out = np.not_equal(x._np, 0).astype(npdt, order="C")
+            regs[op[3]] = _wrap(out)
+        reg, shape, strides, origin = prog.final
+        if reg < len(operands):  # a view of an operand: a new array object, as NumPy's
+            return regs[reg]._view(shape, strides, regs[reg].origin + origin), steps
+        return view(prog.final), steps
+    finally:
+        _fpe.leave(token)
+
+
+def _view(x: _Sym, axes: list[tuple[int, int]]) -> _Sym:
     """A view of x: the given (extent, stride) axes, same origin."""
     return x._view(tuple(e for e, _ in axes), tuple(s for _, s in axes), x.origin)
 
 
 def contract_pair(
-    run: _Run, a: Array, la: str, b: Array, lb: str, keep: frozenset[str]
-) -> tuple[Array, str]:
+    run: _Run, a: _Sym, la: str, b: _Sym, lb: str, keep: frozenset[str]
+) -> tuple[_Sym, str]:
     """Contract a (labels la) with b (labels lb), keeping the labels in `keep`: one matmul
     call over views (or a broadcast multiply when nothing is contracted). Returns the result
     and its labels. Each operand's labels are distinct, and a label both have has one extent
@@ -276,16 +399,14 @@ def contract_pair(
     return out, labels
 
 
-def _flip(x: Array, axis: int) -> Array:
+def _flip(x: _Sym, axis: int) -> _Sym:
     """x with `axis` reversed (a view)."""
     n, s = x.shape[axis], x.strides[axis]
     strides = x.strides[:axis] + (-s,) + x.strides[axis + 1 :]
     return x._view(x.shape, strides, x.origin + (n - 1) * s if n else x.origin)
 
 
-def _copy_last(
-    run: _Run, x: Array, lx: str, k_order: list[str]
-) -> tuple[Array, str, dict[str, int]]:
+def _copy_last(run: _Run, x: _Sym, lx: str, k_order: list[str]) -> tuple[_Sym, str, dict[str, int]]:
     """x copied to C order with the labels `k_order` last, in that order."""
     ix = {c: k for k, c in enumerate(lx)}
     rest = [k for k, c in enumerate(lx) if c not in k_order]
@@ -296,8 +417,8 @@ def _copy_last(
 
 
 def _prepare(
-    run: _Run, x: Array, lab: str, extents: dict[str, int], needed: frozenset[str]
-) -> tuple[Array, str]:
+    run: _Run, x: _Sym, dt_in: DType, lab: str, extents: dict[str, int], needed: frozenset[str]
+) -> tuple[_Sym, str]:
     """One operand on its own: its diagonals and broadcast axes as views, its own labels
     summed away, its dtype the computation's."""
     axes: list[tuple[int, int]] = []
@@ -313,12 +434,8 @@ def _prepare(
             labels.append(c)
     if len(labels) != len(lab) or axes != list(zip(x.shape, x.strides, strict=True)):
         x = _view(x, axes)
-    if x._dtype is not run.dtype:
-        if run.explain:
-            run.steps.append({"op": "cast", "shape": x.shape, "dtype": run.dtype.name})
-            x = run._empty(x.shape)
-        else:
-            x = _wrap(x._np.astype(run.dtype.np))
+    if dt_in is not run.dtype:
+        x = run.cast(x)
     lx = "".join(labels)
     drop = tuple(k for k, c in enumerate(lx) if c not in needed)
     if drop:
@@ -327,62 +444,93 @@ def _prepare(
     return x, lx
 
 
-def _contract(
-    run: _Run, subscripts: str, operands: Sequence[Array], optimize: Any
-) -> tuple[Array, _cp.Plan, str]:
-    shapes = tuple(x.shape for x in operands)
-    labels, out, extents = _cp.parse(subscripts, shapes)
-    live: list[tuple[Array, str]] = []
-    for k, (x, lab) in enumerate(zip(operands, labels, strict=True)):
-        others = frozenset(out).union(*(labels[j] for j in range(len(labels)) if j != k))
-        live.append(_prepare(run, x, lab, extents, others))
+def _how(optimize: Any) -> Any:
+    """`optimize` as a hashable key: True, "greedy", "optimal", or a path as a tuple."""
     if isinstance(optimize, (list, tuple)):
-        path = _cp.check_path(optimize, len(live))
+        return tuple(p if isinstance(p, str) else tuple(p) for p in optimize)
+    how = {True: True, False: True, "greedy": "greedy", "optimal": "optimal"}.get(optimize)
+    if how is None or isinstance(optimize, (int, float)) and not isinstance(optimize, bool):
+        raise ValueError(
+            f"einsum: optimize must be True, False, 'greedy', 'optimal' or a path "
+            f"(['einsum_path', (0, 1), ...]), got {optimize!r}"
+        )
+    return how
+
+
+@functools.lru_cache(maxsize=256)
+def _program(
+    labels: tuple[str, ...],
+    out: str,
+    layouts: tuple[_Layout, ...],
+    dtype: DType,
+    how: Any,
+) -> _Program:
+    """The program for operands of these labels and layouts (shape, strides, dtype), in
+    `dtype` (bool: counted in int64): made once per layout, then replayed."""
+    extents: dict[str, int] = {}
+    for lab, (shape, _, _) in zip(labels, layouts, strict=True):
+        for c, n in zip(lab, shape, strict=True):
+            if extents.get(c, 1) == 1:
+                extents[c] = n
+    run = _Run(len(labels), dtype if dtype.kind != "b" else _dtypes.by_name("int64"))
+    live: list[tuple[_Sym, str]] = []
+    for k, (lab, (shape, strides, dt_in)) in enumerate(zip(labels, layouts, strict=True)):
+        others = frozenset(out).union(*(labels[j] for j in range(len(labels)) if j != k))
+        live.append(_prepare(run, _Sym(k, shape, strides, 0), dt_in, lab, extents, others))
+    if isinstance(how, tuple):
+        path = _cp.check_path(how, len(live))
         sets = [frozenset(lab) for _, lab in live]
         plan = _cp.Plan(path, _cp.path_cost(sets, frozenset(out), extents, path), "given")
     else:
-        how = {True: True, False: True, "greedy": "greedy", "optimal": "optimal"}.get(optimize)
-        if how is None:
-            raise ValueError(
-                f"einsum: optimize must be True, False, 'greedy', 'optimal' or a path "
-                f"(['einsum_path', (0, 1), ...]), got {optimize!r}"
-            )
         ext_key = tuple(sorted((c, extents[c]) for lab in labels for c in set(lab)))
         plan = _cp.plan(tuple(lab for _, lab in live), out, ext_key, how)
     for i, j in plan.path:
         (a, la), (b, lb) = live[i], live[j]
         rest = [t for k, t in enumerate(live) if k not in (i, j)]
         keep = frozenset(out).union(*(lab for _, lab in rest))
-        res = contract_pair(run, a, la, b, lb, keep)
-        if run.dtype.kind == "b":
-            res = (_bool_counts(run, res[0]), res[1])
-        live = rest + [res]
+        x, lx = contract_pair(run, a, la, b, lb, keep)
+        if dtype.kind == "b":
+            x = run.bool_counts(x)
+        live = rest + [(x, lx)]
     ((x, lx),) = live
     drop = tuple(k for k, c in enumerate(lx) if c not in out)
     if drop:  # only a single operand gets here with labels to drop: _prepare summed them
         x = run.sum_axes(x, drop, lx)
         lx = "".join(c for k, c in enumerate(lx) if k not in drop)
-    # output labels no operand still has: only extent-1 ones, dropped as broadcast
-    shape, strides = [], []
-    for c in out:
-        if c in lx:
-            k = lx.index(c)
-            shape.append(x.shape[k])
-            strides.append(x.strides[k])
-        else:
-            shape.append(1)
-            strides.append(0)
-    if tuple(shape) != x.shape or tuple(strides) != x.strides:
-        x = x._view(tuple(shape), tuple(strides), x.origin)
-    return x, plan, out
+    # the output's order; an output label no operand still has is an extent-1 broadcast one
+    final = [(x.shape[lx.index(c)], x.strides[lx.index(c)]) if c in lx else (1, 0) for c in out]
+    return _Program(run, _view(x, final), plan, out)
 
 
-def _bool_counts(run: _Run, x: Array) -> Array:
-    """bool einsum computes in int64 (a count of true products); each step's count goes back
-    to 0 or 1, so that a chain of steps cannot wrap around to 0."""
-    if run.explain:
-        return x
-    return _wrap((x._np != 0).astype(np.int64))
+_Layout = tuple[tuple[int, ...], tuple[int, ...], "DType"]
+
+
+def _layouts(operands: Sequence[Array]) -> tuple[_Layout, ...]:
+    return tuple((x.shape, x.strides, x._dtype) for x in operands)
+
+
+def _finish(out: Array, dt: DType) -> Array:
+    if dt.kind == "b":
+        return _wrap(out._np != 0)
+    if out._dtype is not dt:
+        return _wrap(out._np.astype(dt.np))
+    return out
+
+
+def contract_labels(
+    dtype: DType, operands: Sequence[Array], labels: Sequence[str], out: str
+) -> Array:
+    """The planner for callers that label axes themselves (tensordot, vecdot): each operand's
+    labels distinct, a label's extents equal or 1 (broadcast); the result has the labels
+    `out`, in that order, in `dtype` (bool: counted in int64)."""
+    prog = _program(tuple(labels), out, _layouts(operands), dtype, True)
+    res, _ = _replay(prog, operands, False)
+    return _finish(res, dtype)
+
+
+def _einsum_program(text: str, ops: Sequence[Array], dt: DType, optimize: Any) -> _Program:
+    labels, out, _ = _cp.parse(text, tuple(x.shape for x in ops))
+    return _program(labels, out, _layouts(ops), dt, _how(optimize))
 
 
 def _operands_of(subscripts: Any, operands: tuple[Any, ...]) -> tuple[str, list[Any]]:
@@ -469,13 +617,9 @@ def einsum(subscripts: Any, /, *operands: Any, dtype: Any = None, optimize: Any 
     Array([0, 4, 8], dtype=int64, shape=(3,), strides=(4,), origin=0)
     """
     text, ops, dt = _setup("einsum", subscripts, operands, dtype)
-    run = _Run(False, dt if dt.kind != "b" else _dtypes.by_name("int64"))
-    out, _, _ = _contract(run, text, ops, optimize)
-    if dt.kind == "b":
-        return _wrap(out._np != 0)
-    if out._dtype is not dt:
-        return _wrap(out._np.astype(dt.np))
-    return out
+    prog = _einsum_program(text, ops, dt, optimize)
+    out, _ = _replay(prog, ops, False)
+    return _finish(out, dt)
 
 
 class EinsumExplain(Mapping[str, Any]):
@@ -610,9 +754,10 @@ def einsum_explain(
     512
     """
     text, ops, dt = _setup("einsum_explain", subscripts, operands, dtype)
-    run = _Run(True, dt if dt.kind != "b" else _dtypes.by_name("int64"))
-    out, plan, labels = _contract(run, text, ops, optimize)
-    flops = sum(int(s.get("flops", 0)) for s in run.steps)
+    prog = _einsum_program(text, ops, dt, optimize)
+    out, steps = _replay(prog, ops, True)
+    plan, labels = prog.plan, prog.out
+    flops = sum(int(s.get("flops", 0)) for s in steps)
     return EinsumExplain(
         {
             "subscripts": text,
@@ -623,6 +768,6 @@ def einsum_explain(
             "flops": flops,
             "dtype": dt.name,
             "out_shape": out.shape,
-            "steps": run.steps,
+            "steps": steps,
         }
     )

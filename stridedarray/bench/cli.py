@@ -90,7 +90,8 @@ def _parser(prog: str = "python -m stridedarray.bench") -> argparse.ArgumentPars
     add_run_options(
         p,
         docs="matmul-<N>thread[s]-*.md (matmul, with the plot as DIR/../benchmarks-"
-        "<N>thread[s].png), expressions.md and expressions-targets.md (--suite expressions); "
+        "<N>thread[s].png), expressions.md and expressions-targets.md (--suite expressions), "
+        "contractions.md and contractions-targets.md (--suite contractions); "
         "a run with OPENBLAS_CORETYPE set, --load or --pause adds that to the names "
         "(matmul-2threads-haswell-*.md)",
     )
@@ -105,11 +106,12 @@ def _parser(prog: str = "python -m stridedarray.bench") -> argparse.ArgumentPars
     )
     p.add_argument(
         "--suite",
-        choices=("matmul", "expressions"),
+        choices=("matmul", "expressions", "contractions"),
         default="matmul",
         help="matmul (default): the planned matmul workload; expressions: chained "
         "element-wise expressions (x * 2 + 1, ...) in operator and function form, 10^2 to "
-        "10^7 elements",
+        "10^7 elements; contractions: einsum beside NumPy and opt_einsum (published cliffs, "
+        "tensor networks, one contraction in every axis order)",
     )
     return p
 
@@ -253,6 +255,10 @@ def main(argv: list[str] | None = None) -> int:
         from . import expressions
 
         return _run_suite(args, expressions)
+    if args.suite == "contractions":
+        from . import contractions
+
+        return _run_suite(args, contractions)
     cases = select_cases(args.quick, args.filter)
     if args.list:
         emit("\n".join(c.name for c in cases))

@@ -143,6 +143,8 @@ _row("take_along_axis", "fi", lambda x, i: sa.take_along_axis(x, i % 2, axis=0))
 _row("matmul", "ff", lambda x, y: sa.matmul(x, y.mT))
 _row("tensordot", "ff", lambda x, y: sa.tensordot(x, y, axes=0))
 _row("tensordot_2", "ff", lambda x, y: sa.tensordot(x, y, axes=2))
+_row("einsum", "ff", lambda x, y: sa.einsum("ij,ij->ij", x, y))
+_row("einsum_sum", "f", lambda x: sa.einsum("ij->j", x))
 _row("vecdot", "ff", sa.vecdot)
 
 # linalg
@@ -207,6 +209,7 @@ VIEWS: dict[str, Callable[[sa.Array], Any]] = {
     "asarray_copy_false": lambda x: sa.asarray(x, copy=False),
     "astype_copy_false": lambda x: sa.astype(x, sa.float64, copy=False),
     "from_dlpack_view": sa.from_dlpack,  # zero-copy import is the point of DLPack
+    "einsum_view": lambda x: sa.einsum("ij->ji", x),  # one operand, nothing summed (NumPy's)
 }
 
 # Functions whose results are not arrays: nothing to alias.
@@ -218,6 +221,7 @@ NOT_ARRAYS = {
     "isdtype",
     "result_type",
     "blas_info",
+    "einsum_explain",
     "matmul_explain",
     "matmul_policy",
     "get_num_threads",
