@@ -412,7 +412,7 @@ def _copy_last(run: _Run, x: _Sym, lx: str, k_order: list[str]) -> tuple[_Sym, s
     rest = [k for k, c in enumerate(lx) if c not in k_order]
     perm = tuple(rest + [ix[c] for c in k_order])
     labels = "".join(lx[p] for p in perm)
-    y = run.copy(x, perm, "the contracted axes are one strided run in neither operand")
+    y = run.copy(x, perm, "its contracted axes are not one strided run in the joint order")
     return y, labels, {c: k for k, c in enumerate(labels)}
 
 
