@@ -770,3 +770,88 @@ def test_a_run_at_several_threads_keeps_the_two_pools_apart(
         budgets.clear()
         assert cli.main([*one, *quick, "--threads", "2", "--threads", "1"]) == 0
         assert budgets[2][0].settle_s > 0 and budgets[1][0].settle_s == 0
+
+
+# -- the contraction suite -----------------------------------------------------------------
+def test_contraction_suite_covers_the_published_cliffs_networks_and_orders() -> None:
+    from stridedarray.bench import contractions as ct
+
+    names = " ".join(c.name for c in ct.CASES)
+    for issue in ("numpy#11940", "opt_einsum#143", "pytorch#57121", "numpy#32111"):
+        assert issue in names
+    networks = [c for c in ct.CASES if c.group == "network"]
+    assert {len(c.operands) for c in networks} >= {3, 4, 5, 6}
+    assert any(not c.contiguous or any(o.store for o in c.operands) for c in networks)
+    family = [c for c in ct.CASES if c.family == "abc"]
+    stores = {c.operands[0].store for c in family if c.operands[0].store}
+    assert len(stores) == 6  # every axis order of the left operand
+    assert any(o.flip for c in family for o in c.operands)
+    assert any(o.step2 for c in family for o in c.operands)
+
+
+def test_contraction_operands_have_the_layouts_they_name() -> None:
+    from stridedarray.bench import contractions as ct
+
+    case = ct.Case(
+        "t",
+        "order",
+        "abc,cbd->ad",
+        (ct.Operand((4, 3, 2), (2, 0, 1), flip=(1,)), ct.Operand((2, 3, 5), step2=(2,))),
+    )
+    a, b = ct.build(case, np.random.default_rng(0))
+    assert a.shape == (4, 3, 2) and b.shape == (2, 3, 5)
+    item = a.itemsize
+    # stored c, a, b: c outermost; b reversed
+    assert a.strides == (3 * item, -1 * item, 12 * item)
+    assert b.strides[2] == 2 * item  # every second element
+    same = ct.Case("s", "cliff", "ij,ij->", (ct.Operand((2, 2)), ct.Operand((2, 2), same_as=0)))
+    x, y = ct.build(same, np.random.default_rng(0))
+    assert x is y
+
+
+def test_contraction_check_refuses_a_wrong_result() -> None:
+    from stridedarray.bench import contractions as ct
+
+    case = ct.Case("t", "cliff", "ij,jk->ik", (ct.Operand((3, 4)), ct.Operand((4, 2))))
+    ops = ct.build(case, np.random.default_rng(0))
+    expected = np.einsum(case.subscripts, *ops)
+    assert ct.check(expected.copy(), expected, ops, case)
+    assert not ct.check(expected * (1 + 1e-6), expected, ops, case)
+    assert not ct.check(expected[:2], expected, ops, case)
+
+
+def test_contraction_suite_quick_writes_its_outputs(tmp_path: Path) -> None:
+    from stridedarray.bench import cli
+
+    docs = tmp_path / "generated"
+    args = ["--suite", "contractions", "--quick", "--no-progress", "--threads", "1"]
+    args += ["--filter", "opt_einsum#143: ikj|abc,cbd->ad C order", "--out", str(tmp_path)]
+    assert cli.main([*args, "--docs", str(docs)]) == 0
+    data = json.loads((tmp_path / "contractions.json").read_text())
+    assert len(data["cases"]) >= 2
+    for c in data["cases"]:
+        assert c["stridedarray"] > 0 and c["numpy"] > 0
+        assert not c["mismatch"] and not c["errors"]
+        assert c["peak_bytes"]["stridedarray"] > 0 and c["peak_bytes"]["numpy"] > 0
+        others = [c[v] for v in ("numpy", "opt_einsum") if v in c and c[v] == c[v]]
+        assert c["ratio"] == pytest.approx(c["stridedarray"] / min(others))
+    assert {t["target"].split(":")[0] for t in data["targets"]} >= {
+        "cliff and network cases",
+        "any axis order or view",
+        "peak memory of a call <= NumPy's",
+    }
+    assert (docs / "contractions-targets.md").read_text().startswith("Measured on ")
+
+
+def test_contraction_suite_exits_1_on_a_wrong_result(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from stridedarray.bench import cli
+
+    real = sa.einsum
+    monkeypatch.setattr(sa, "einsum", lambda s, *ops: real(s, *ops) + 1)
+    args = ["--suite", "contractions", "--quick", "--no-progress", "--threads", "1"]
+    args += ["--filter", "opt_einsum#143: ikj", "--out", str(tmp_path)]
+    assert cli.main(args) == 1
+    data = json.loads((tmp_path / "contractions.json").read_text())
+    assert data["cases"][0]["mismatch"] == ["stridedarray"]

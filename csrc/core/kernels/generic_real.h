@@ -538,20 +538,22 @@ SA_KATTR int SA_FN(gemv)(const sa_contraction *g, int64_t count, const SA_T *a,
      * scratch when the rows are not contiguous. */
     const int axpy = ak != 1 && ar == 1 && M > 1;
     const int64_t chunk = 2048;
-    /* xlen + work elements of scratch: with a zero-stride operand K can be any extent, so the
-     * size is checked (-3: it does not fit int64_t) */
-    int64_t xlen, work = axpy ? (M < chunk ? M : chunk) : 0, nbytes;
-    if (sa_round_up_size(K, SA_NR, &xlen) || (!axpy && ak != 1 && sa_mul_size(4, K, &work))
-        || sa_add_size(xlen, work, &nbytes) || sa_mul_size(nbytes, sizeof(SA_U), &nbytes))
-        return -3;
-    SA_SCRATCH(buf, (size_t)nbytes);
-    if (!buf) return -2;
-    SA_U *xbuf = (SA_U *)buf, *w = xbuf + xlen;
     /* b is used in place when contiguous; a reversed b is read backwards by the dot product
      * when there are too few rows to pay for a copy; otherwise it is packed (once if shared). */
     const int in_place = bk == 1;
     const int backwards = bk == -1 && ak == 1 && M < 4 && !(b_shared && count > 1);
     const int pack_once = !in_place && !backwards && b_shared;
+    /* xlen + work elements of scratch (no copy of b when it is read where it is: a long dot
+     * product then allocates nothing); with a zero-stride operand K can be any extent, so the
+     * size is checked (-3: it does not fit int64_t) */
+    int64_t xlen = 0, work = axpy ? (M < chunk ? M : chunk) : 0, nbytes;
+    if ((!in_place && !backwards && sa_round_up_size(K, SA_NR, &xlen))
+        || (!axpy && ak != 1 && sa_mul_size(4, K, &work)) || sa_add_size(xlen, work, &nbytes)
+        || sa_mul_size(nbytes, sizeof(SA_U), &nbytes))
+        return -3;
+    SA_SCRATCH(buf, (size_t)nbytes);
+    if (!buf) return -2;
+    SA_U *xbuf = (SA_U *)buf, *w = xbuf + xlen;
     if (pack_once) SA_FN(pack_vec)(b + b_off[0] + db, bk, K, xbuf);
     for (int64_t t = 0; t < count; ++t) {
         const SA_T *at = a + a_off[t] + da;
