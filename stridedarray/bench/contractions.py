@@ -98,7 +98,7 @@ class Case:
 
     @property
     def layout(self) -> str:
-        return " | ".join(o.describe() for o in self.operands)
+        return " / ".join(o.describe() for o in self.operands)
 
     @property
     def contiguous(self) -> bool:
