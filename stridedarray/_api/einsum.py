@@ -7,8 +7,8 @@ so the report describes exactly the calls einsum makes, and computes nothing.
 How an einsum runs (docs/matmul.md, "Contractions"):
 
 1. Each operand on its own, by views only: a repeated label is a diagonal (one axis whose
-   stride is the sum of the repeated axes' strides); an axis of extent 1 where the label is
-   longer elsewhere is dropped (it broadcasts). A label no other operand and not the output
+   stride is the sum of the repeated axes' strides); an axis of extent 1 is dropped (it
+   broadcasts, and the output's view puts it back where the output has it). A label no other operand and not the output
    has is summed away at once (NumPy's sum on the view, the one reduction that is not a
    product).
 2. The order of pairwise contractions comes from `_matmul.contraction_path` (optimal for up to
@@ -38,6 +38,7 @@ import numpy as np
 from .._arraytype import _wrap
 from .._base import dtypes as _dtypes
 from .._base import fpe as _fpe
+from .._base.construct import ArrayBase
 from .._matmul import contraction_path as _cp
 from .._matmul.product import matmul, matmul_explain
 from ._common import check_array
@@ -47,6 +48,9 @@ if TYPE_CHECKING:
     from .._base.dtypes import DType
 
 __all__ = ["einsum", "einsum_explain"]  # contract_labels: for tensordot and vecdot
+
+
+_MAX_AXES = 64  # as NumPy's arrays
 
 
 def _run_of(x: _Sym, axes: Sequence[int]) -> tuple[int, int] | None:
@@ -106,6 +110,14 @@ class _Sym:
         return (self.reg, self.shape, self.strides, self.origin)
 
 
+def _broadcast(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    """The broadcast shape of two shapes the planner made compatible (any number of axes:
+    NumPy's broadcast_shapes stops at 32)."""
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    return tuple(y if x == 1 else x for x, y in zip(a, b, strict=True))
+
+
 def _c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     strides, s = [], 1
     for n in reversed(shape):
@@ -160,13 +172,13 @@ class _Run:
         return out
 
     def matmul(self, a: _Sym, b: _Sym, step: dict[str, Any]) -> _Sym:
-        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        batch = _broadcast(a.shape[:-2], b.shape[:-2])
         out = self._result((*batch, a.shape[-2], b.shape[-1]))
         self.ops.append(("matmul", a.spec(), b.spec(), out.reg, len(self.steps) - 1))
         return out
 
     def multiply(self, a: _Sym, b: _Sym, step: dict[str, Any]) -> _Sym:
-        shape = np.broadcast_shapes(a.shape, b.shape)
+        shape = _broadcast(a.shape, b.shape)
         step.update(route="multiply", flops=math.prod(shape))
         out = self._result(shape)
         self.ops.append(("multiply", a.spec(), b.spec(), out.reg))
@@ -235,8 +247,7 @@ def _replay(prog: _Program, operands: Sequence[Array], explain: bool) -> tuple[A
             x = view(op[1])
             if kind == "multiply":
                 y = view(op[2])
-                shape = np.broadcast_shapes(x.shape, y.shape)
-                out = np.empty(shape, dtype=npdt)
+                out = np.empty(_broadcast(x.shape, y.shape), dtype=npdt)
                 if not explain:
                     np.multiply(x._np, y._np, out=out)
             elif kind == "sum":
@@ -367,6 +378,12 @@ def contract_pair(
     ka = _run_of(a, [ia[c] for c in k_order])
     kb = _run_of(b, [ib[c] for c in k_order])
     assert ka is not None and kb is not None
+    n_axes = len(batch) + len(fa_pre) + len(fb_pre) + 2
+    if n_axes > _MAX_AXES:
+        raise ValueError(
+            f"einsum: a pairwise step takes a product of {n_axes} axes ({len(batch)} batch "
+            f"axes), and arrays have at most {_MAX_AXES}; reshape some batch axes into one first"
+        )
     va = _view(
         a,
         [(a.shape[ia[c]], a.strides[ia[c]]) for c in batch]
@@ -427,8 +444,8 @@ def _prepare(
         if c in labels:  # a repeated label: the diagonal walks both axes at once
             k = labels.index(c)
             axes[k] = (n, axes[k][1] + s)
-        elif n == 1 and extents[c] != 1:
-            continue  # broadcasts: the label is longer in another operand
+        elif n == 1:
+            continue  # broadcasts (or is 1 everywhere): the output's view puts it back
         else:
             axes.append((n, s))
             labels.append(c)
@@ -447,7 +464,13 @@ def _prepare(
 def _how(optimize: Any) -> Any:
     """`optimize` as a hashable key: True, "greedy", "optimal", or a path as a tuple."""
     if isinstance(optimize, (list, tuple)):
-        return tuple(p if isinstance(p, str) else tuple(p) for p in optimize)
+        try:
+            return tuple(p if isinstance(p, str) else tuple(p) for p in optimize)
+        except TypeError:
+            raise ValueError(
+                f"einsum: optimize's path must list pairs of positions (['einsum_path', "
+                f"(0, 1), ...]), got {optimize!r}"
+            ) from None
     how = {True: True, False: True, "greedy": "greedy", "optimal": "optimal"}.get(optimize)
     if how is None or isinstance(optimize, (int, float)) and not isinstance(optimize, bool):
         raise ValueError(
@@ -533,16 +556,21 @@ def _einsum_program(text: str, ops: Sequence[Array], dt: DType, optimize: Any) -
     return _program(labels, out, _layouts(ops), dt, _how(optimize))
 
 
-def _operands_of(subscripts: Any, operands: tuple[Any, ...]) -> tuple[str, list[Any]]:
+def _operands_of(func: str, subscripts: Any, operands: tuple[Any, ...]) -> tuple[str, list[Any]]:
     if isinstance(subscripts, str):
         return subscripts, list(operands)
-    return _cp.from_sublists((subscripts, *operands))
+    if isinstance(subscripts, (ArrayBase, np.ndarray)):  # NumPy's sublist form
+        return _cp.from_sublists((subscripts, *operands))
+    raise TypeError(
+        f"{func}: subscripts must be a str such as 'ij,jk->ik' (or the sublist form "
+        f"{func}(x, [0, 1], y, [1, 2])), got {type(subscripts).__name__}"
+    )
 
 
 def _setup(
     func: str, subscripts: Any, operands: tuple[Any, ...], dtype: Any
 ) -> tuple[str, list[Array], DType]:
-    text, ops = _operands_of(subscripts, operands)
+    text, ops = _operands_of(func, subscripts, operands)
     if not ops:
         raise ValueError(f"{func}: at least one operand is needed")
     for k, x in enumerate(ops):

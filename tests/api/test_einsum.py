@@ -325,3 +325,19 @@ def test_public_objects():
         assert f.__module__ == "stridedarray"
         assert pickle.loads(pickle.dumps(f)) is f
         assert f.__doc__
+
+
+def test_many_axes():
+    # extent-1 axes drop out of every step (and come back in the output's view)
+    ones = sa.ones((1,) * 63 + (2,))
+    assert sa.einsum("...i,...i->...", ones, ones).shape == (1,) * 63
+    # a step that would need more than 64 axes is refused by name, not by the array type
+    empty = sa.zeros((0,) + (2,) * 62 + (3,))
+    with pytest.raises(ValueError, match="einsum: a pairwise step takes a product of 65 axes"):
+        sa.einsum("...i,...i->...", empty, empty)
+
+
+@pytest.mark.parametrize("subscripts", [123, b"i", None])
+def test_subscripts_of_another_type_are_named(subscripts):
+    with pytest.raises(TypeError, match="subscripts must be a str"):
+        sa.einsum(subscripts, sa.ones(2))
