@@ -8,9 +8,9 @@ How an einsum runs (docs/matmul.md, "Contractions"):
 
 1. Each operand on its own, by views only: a repeated label is a diagonal (one axis whose
    stride is the sum of the repeated axes' strides); an axis of extent 1 is dropped (it
-   broadcasts, and the output's view puts it back where the output has it). A label no other operand and not the output
-   has is summed away at once (NumPy's sum on the view, the one reduction that is not a
-   product).
+   broadcasts, and the output's view puts it back where the output has it). A label no other
+   operand and not the output has is summed away at once (NumPy's sum on the view, the one
+   reduction that is not a product).
 2. The order of pairwise contractions comes from `_matmul.contraction_path` (optimal for up to
    eight operands, greedy beyond).
 3. Each pair is ONE call of the matmul core: the labels both operands have and the result keeps
