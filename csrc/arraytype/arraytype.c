@@ -23,7 +23,9 @@
  * - wrapping a NumPy result: wrap.c, sa_wrap_result (its fallback: _base.construct._wrap_py);
  * - an array over an ndarray's memory without a copy (whole, or a window of it): construct.c,
  *   sa_make_strided (`_window` for _array._from_ndarray, which copies what it declines);
- * - an element as a Python scalar (float(), int(), item()): scalar.c.
+ * - an element as a Python scalar (float(), int(), item()): scalar.c;
+ * - an array as a DLPack tensor and a DLPack tensor as an array: dlpack.c (`_dlpack` for
+ *   _array/dlpack.py's __dlpack__, `_from_exchange` for from_dlpack, and the C exchange table).
  *
  * What the type needs from Python (the array class, the dtypes, the Python paths C falls back
  * to, the quiet floating-point state, the matmul policy, the cffi core) comes in one call,
@@ -903,7 +905,7 @@ PyInit__arraytype(void)
     if (m == NULL) {
         return NULL;
     }
-    PyObject *exchange = sa_dlpack_exchange_capsule();
+    PyObject *exchange = sa_dlpack_init();
     if (PyModule_AddObjectRef(m, "_Storage", (PyObject *)&sa_StorageType) < 0
         || PyModule_AddObjectRef(m, "ArrayBase", (PyObject *)&sa_ArrayBaseType) < 0
         || PyModule_AddObjectRef(m, "NativeUfunc", (PyObject *)&sa_NativeUfuncType) < 0

@@ -78,6 +78,9 @@ code_of_dl_dtype(sa_dl_dtype t)
     return -1;
 }
 
+/* The attribute's name, interned by sa_dlpack_init. */
+static PyObject *exchange_name = NULL;
+
 /* ---------------------------------------------------------------------------------------- */
 /* Export                                                                                   */
 
@@ -440,8 +443,15 @@ done:
 static const sa_dl_exchange_api *
 exchange_api_of(PyTypeObject *type)
 {
-    PyObject *cap = PyObject_GetAttrString((PyObject *)type, "__dlpack_c_exchange_api__");
-    if (cap == NULL) {
+    /* Looked up without raising AttributeError when the type has none (NumPy's arrays): the
+     * miss is from_dlpack's common case and an exception would cost more than the import. */
+    PyObject *cap = NULL, *name = exchange_name;
+#if PY_VERSION_HEX >= 0x030D0000
+    int found = PyObject_GetOptionalAttr((PyObject *)type, name, &cap);
+#else
+    int found = _PyObject_LookupAttr((PyObject *)type, name, &cap);
+#endif
+    if (found <= 0) {
         PyErr_Clear();
         return NULL;
     }
@@ -640,8 +650,12 @@ static const sa_dl_exchange_api exchange_api = {
 };
 
 PyObject *
-sa_dlpack_exchange_capsule(void)
+sa_dlpack_init(void)
 {
+    exchange_name = PyUnicode_InternFromString("__dlpack_c_exchange_api__");
+    if (exchange_name == NULL) {
+        return NULL;
+    }
     return PyCapsule_New((void *)&exchange_api, CAPSULE_API, NULL);
 }
 

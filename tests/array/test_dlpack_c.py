@@ -37,6 +37,8 @@ DL_CODE = {"i": 0, "u": 1, "f": 2, "c": 5, "b": 6}
 @pytest.fixture(scope="module")
 def c(tmp_path_factory):
     """The consumer module, compiled for this interpreter."""
+    if sys.platform == "win32":
+        pytest.skip("the C consumer is built with a Unix compiler line (cc -shared)")
     src = Path(__file__).with_name("dlpack_consumer.c")
     out = (
         tmp_path_factory.mktemp("dlpack_c")
@@ -340,5 +342,25 @@ def test_legacy_export_of_a_read_only_array(c):
     assert not v.flags.writeable and np.shares_memory(v, np.asarray(ro))
 
 
-if sys.platform == "win32":  # the consumer is built with a Unix compiler line
-    pytestmark.append(pytest.mark.skip(reason="the C consumer is built for Unix compilers"))
+@pytest.mark.parametrize(
+    "table",
+    [42, None, np.float64(1.0), memoryview(b"x")],
+    ids=["int", "None", "numpy-scalar", "memoryview"],
+)
+def test_from_dlpack_falls_back_to_dunder_dlpack_without_a_table_it_reads(table):
+    # a type whose attribute is not a "dlpack_exchange_api" capsule: x.__dlpack__() is used
+    class Producer:
+        __dlpack_c_exchange_api__ = table
+
+        def __init__(self, n):
+            self.n = n
+
+        def __dlpack__(self, **kwargs):
+            return self.n.__dlpack__(**kwargs)
+
+        def __dlpack_device__(self):
+            return self.n.__dlpack_device__()
+
+    n = np.arange(6.0).reshape(2, 3)[:, ::-1]
+    y = sa.from_dlpack(Producer(n))
+    assert y.strides == (3, -1) and np.shares_memory(np.asarray(y), n)
