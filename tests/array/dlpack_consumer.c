@@ -132,18 +132,6 @@ take(PyObject *h)
     return t;
 }
 
-/* delete_(handle): the deleter, called with the GIL held. */
-static PyObject *
-delete_(PyObject *self, PyObject *h)
-{
-    DLManagedTensorVersioned *t = take(h);
-    if (t == NULL) {
-        return NULL;
-    }
-    t->deleter(t);
-    Py_RETURN_NONE;
-}
-
 static void *
 run_deleter(void *arg)
 {
@@ -152,14 +140,24 @@ run_deleter(void *arg)
     return NULL;
 }
 
-/* delete_in_thread(handle): the deleter, called from a thread Python never saw, while this
- * thread has released the GIL (DLPack lets a consumer delete from anywhere). */
+/* delete(handle, in_thread=False): the deleter, called with the GIL held; or, in_thread, from
+ * a thread Python never saw while this thread has released the GIL (DLPack lets a consumer
+ * delete from anywhere). */
 static PyObject *
-delete_in_thread(PyObject *self, PyObject *h)
+delete_(PyObject *self, PyObject *args)
 {
+    PyObject *h;
+    int in_thread = 0;
+    if (!PyArg_ParseTuple(args, "O|p", &h, &in_thread)) {
+        return NULL;
+    }
     DLManagedTensorVersioned *t = take(h);
     if (t == NULL) {
         return NULL;
+    }
+    if (!in_thread) {
+        t->deleter(t);
+        Py_RETURN_NONE;
     }
     pthread_t th;
     int rc;
@@ -405,8 +403,7 @@ stream(PyObject *self, PyObject *args)
 static PyMethodDef methods[] = {
     {"header", header, METH_O, NULL},
     {"export", export_, METH_O, NULL},
-    {"delete", delete_, METH_O, NULL},
-    {"delete_in_thread", delete_in_thread, METH_O, NULL},
+    {"delete", delete_, METH_VARARGS, NULL},
     {"read_first", read_first, METH_O, NULL},
     {"dltensor", dltensor, METH_O, NULL},
     {"reimport", reimport, METH_O, NULL},
