@@ -208,6 +208,31 @@ def test_import_of_a_foreign_tensor_views_its_memory(c):
     assert c.foreign_deleted() == deleted + 1
 
 
+@SETTINGS
+@given(pair=views())
+def test_import_views_the_producers_memory_as_numpy_does(c, pair):
+    # The C consumer describes NumPy's view `ref` of base_np's buffer as a DLPack tensor and
+    # hands it to the table's import: the array must read what NumPy reads, in place.
+    ref, base = pair.ref, pair.base_np
+    its = ref.itemsize
+    offset = ref.ctypes.data - base.ctypes.data if ref.size else 0
+    strides = tuple(s // its for s in ref.strides)
+    dtype = (DL_CODE[ref.dtype.kind], 8 * its, 1)
+    deleted = c.foreign_deleted()
+    y = c.import_foreign(sa.ones(1), base, ref.shape, strides, dtype, (1, 0), 0, 1, offset, 0)
+    assert y.shape == ref.shape and y.dtype.name == ref.dtype.name
+    np.testing.assert_array_equal(np.asarray(y), ref)
+    if ref.size:
+        assert np.shares_memory(np.asarray(y), base)
+    aliased = ref.size > 0 and any(
+        n > 1 and s == 0 for n, s in zip(ref.shape, strides, strict=True)
+    )
+    assert y.readonly == aliased
+    del y
+    gc.collect()
+    assert c.foreign_deleted() == deleted + 1
+
+
 def test_import_flags_and_layouts(c):
     x = sa.ones(1)
     d0 = c.foreign_deleted()
