@@ -94,6 +94,23 @@ header(PyObject *self, PyObject *x)
                          api->current_work_stream != NULL);
 }
 
+/* A managed tensor as (description, version, flags, handle); the handle (a capsule without a
+ * destructor) goes to delete. */
+static PyObject *
+hand_over(DLManagedTensorVersioned *t)
+{
+    PyObject *d = describe_tensor(&t->dl_tensor);
+    PyObject *h = PyCapsule_New(t, "test_tensor", NULL);
+    if (d == NULL || h == NULL) {
+        Py_XDECREF(d);
+        Py_XDECREF(h);
+        t->deleter(t);
+        return NULL;
+    }
+    return Py_BuildValue("N(II)KN", d, t->version.major, t->version.minor,
+                         (unsigned long long)t->flags, h);
+}
+
 /* export(x): (description, version, flags, handle) of managed_tensor_from_py_object_no_sync;
  * the handle (a capsule without a destructor) goes to delete_*. */
 static PyObject *
@@ -110,16 +127,7 @@ export_(PyObject *self, PyObject *x)
         }
         return NULL;
     }
-    PyObject *d = describe_tensor(&t->dl_tensor);
-    PyObject *h = PyCapsule_New(t, "test_tensor", NULL);
-    if (d == NULL || h == NULL) {
-        Py_XDECREF(d);
-        Py_XDECREF(h);
-        t->deleter(t);
-        return NULL;
-    }
-    return Py_BuildValue("N(II)KN", d, t->version.major, t->version.minor,
-                         (unsigned long long)t->flags, h);
+    return hand_over(t);
 }
 
 static DLManagedTensorVersioned *
@@ -320,7 +328,8 @@ set_error(void *ctx, const char *kind, const char *message)
 }
 
 /* allocate(x, shape, (code, bits, lanes), device_type, release_gil): the table's allocator;
- * (description, version, flags, handle), or ("error", kind, message, set_error calls). */
+ * ((description, version, flags, handle), set_error calls), or ("error", kind, message,
+ * set_error calls). */
 static PyObject *
 allocate(PyObject *self, PyObject *args)
 {
@@ -370,16 +379,8 @@ allocate(PyObject *self, PyObject *args)
         }
         return Py_BuildValue("sssi", "error", last_kind, last_message, calls);
     }
-    PyObject *d = describe_tensor(&t->dl_tensor);
-    PyObject *h = PyCapsule_New(t, "test_tensor", NULL);
-    if (d == NULL || h == NULL) {
-        Py_XDECREF(d);
-        Py_XDECREF(h);
-        t->deleter(t);
-        return NULL;
-    }
-    return Py_BuildValue("N(II)KNi", d, t->version.major, t->version.minor,
-                         (unsigned long long)t->flags, h, calls);
+    PyObject *r = hand_over(t);
+    return r == NULL ? NULL : Py_BuildValue("Ni", r, calls);
 }
 
 /* stream(x, device_type): current_work_stream's (rc, stream address). */

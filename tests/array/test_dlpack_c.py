@@ -280,7 +280,9 @@ def test_import_errors_release_the_tensor_once(c, args, match):
 @pytest.mark.parametrize("release_gil", [False, True])
 def test_allocator(c, release_gil):
     live = _arraytype._dlpack_live()
-    desc, version, flags, handle, calls = c.allocate(sa.ones(1), (2, 3), (2, 64, 1), 1, release_gil)
+    (desc, version, flags, handle), calls = c.allocate(
+        sa.ones(1), (2, 3), (2, 64, 1), 1, release_gil
+    )
     assert (desc["shape"], desc["strides"], desc["dtype"]) == ((2, 3), (3, 1), (2, 64, 1))
     assert desc["data"] != 0 and version == (1, 3) and flags == 0 and calls == 0
     c.delete(handle)
