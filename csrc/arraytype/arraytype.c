@@ -23,7 +23,9 @@
  * - wrapping a NumPy result: wrap.c, sa_wrap_result (its fallback: _base.construct._wrap_py);
  * - an array over an ndarray's memory without a copy (whole, or a window of it): construct.c,
  *   sa_make_strided (`_window` for _array._from_ndarray, which copies what it declines);
- * - an element as a Python scalar (float(), int(), item()): scalar.c.
+ * - an element as a Python scalar (float(), int(), item()): scalar.c;
+ * - an array as a DLPack tensor and a DLPack tensor as an array: dlpack.c (`_dlpack` for
+ *   _array/dlpack.py's __dlpack__, `_from_exchange` for from_dlpack, and the C exchange table).
  *
  * What the type needs from Python (the array class, the dtypes, the Python paths C falls back
  * to, the quiet floating-point state, the matmul policy, the cffi core) comes in one call,
@@ -146,11 +148,10 @@ raise_too_large(ArrayObject *a)
     }
 }
 
-static int
-array_readonly_c(const ArrayObject *a)
+int
+sa_array_readonly(const ArrayObject *a)
 {
-    return (a->flags & SA_F_ALIASED)
-           || !PyArray_ISWRITEABLE((PyArrayObject *)a->buf);
+    return (a->flags & SA_F_ALIASED) || !PyArray_ISWRITEABLE((PyArrayObject *)a->buf);
 }
 
 PyObject *
@@ -180,7 +181,7 @@ sa_array_np(ArrayObject *a)
     Py_INCREF(descr);
     PyObject *v = PyArray_NewFromDescr(
         &PyArray_Type, descr, a->nd, dims, bstrides, PyArray_BYTES(base) + a->corigin * its,
-        array_readonly_c(a) ? 0 : NPY_ARRAY_WRITEABLE, NULL);
+        sa_array_readonly(a) ? 0 : NPY_ARRAY_WRITEABLE, NULL);
     if (v == NULL) {
         return NULL;
     }
@@ -232,7 +233,7 @@ array_get_npv(ArrayObject *a, void *closure)
 static PyObject *
 array_get_readonly(ArrayObject *a, void *closure)
 {
-    return PyBool_FromLong(array_readonly_c(a));
+    return PyBool_FromLong(sa_array_readonly(a));
 }
 
 static PyObject *
@@ -854,6 +855,13 @@ static PyMethodDef mod_methods[] = {
     {"_quiet_call", (PyCFunction)(void (*)(void))sa_quiet_call, METH_FASTCALL | METH_KEYWORDS,
      "_quiet_call(f, *args, **kwargs): a NumPy ufunc (or ufunc method) call under the quiet "
      "floating-point state."},
+    {"_dlpack", (PyCFunction)(void (*)(void))sa_dlpack_capsule, METH_FASTCALL,
+     "_dlpack(x, versioned, copy): x.__dlpack__()'s capsule (csrc/arraytype/dlpack.c)."},
+    {"_from_exchange", (PyCFunction)(void (*)(void))sa_dlpack_from_exchange, METH_FASTCALL,
+     "_from_exchange(x, copy): x imported through its type's __dlpack_c_exchange_api__, or "
+     "None when the type has none."},
+    {"_dlpack_live", sa_dlpack_live, METH_NOARGS,
+     "_dlpack_live(): DLPack tensors exported and not yet deleted."},
     {"_connect", mod_connect, METH_O,
      "_connect(table): what the array type needs from Python, handed over once "
      "(stridedarray/_array/handover.py)."},
@@ -897,13 +905,17 @@ PyInit__arraytype(void)
     if (m == NULL) {
         return NULL;
     }
+    PyObject *exchange = sa_dlpack_init();
     if (PyModule_AddObjectRef(m, "_Storage", (PyObject *)&sa_StorageType) < 0
         || PyModule_AddObjectRef(m, "ArrayBase", (PyObject *)&sa_ArrayBaseType) < 0
         || PyModule_AddObjectRef(m, "NativeUfunc", (PyObject *)&sa_NativeUfuncType) < 0
         || PyModule_AddObjectRef(m, "NativeMatmul", (PyObject *)&sa_NativeMatmulType) < 0
-        || PyModule_AddObjectRef(m, "NativeFunction", (PyObject *)&sa_NativeFunctionType) < 0) {
+        || PyModule_AddObjectRef(m, "NativeFunction", (PyObject *)&sa_NativeFunctionType) < 0
+        || exchange == NULL || PyModule_AddObjectRef(m, "_dlpack_exchange_api", exchange) < 0) {
+        Py_XDECREF(exchange);
         Py_DECREF(m);
         return NULL;
     }
+    Py_DECREF(exchange);
     return m;
 }

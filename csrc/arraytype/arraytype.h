@@ -194,6 +194,15 @@ PyObject *sa_make_c(PyObject *arr, int code);
  * exception where the rule declines (a stride not a multiple of the item size: the caller
  * copies), NULL with one for an error. */
 PyObject *sa_make_strided(PyObject *arr, int code);
+/* 1 when writes to the array are refused (read-only storage, or a zero stride making indices
+ * alias), else 0. */
+int sa_array_readonly(const ArrayObject *a);
+/* dlpack.c: `_dlpack`, `_from_exchange`, `_dlpack_live`; and, once in PyInit, the DLPack 1.3
+ * exchange table's capsule (`_dlpack_exchange_api`, Array's `__dlpack_c_exchange_api__`). */
+PyObject *sa_dlpack_capsule(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
+PyObject *sa_dlpack_from_exchange(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
+PyObject *sa_dlpack_live(PyObject *mod, PyObject *unused);
+PyObject *sa_dlpack_init(void);
 /* The code of a registered DType object, or -1. */
 int sa_dtype_code(PyObject *dtype);
 /* The array's StorageObject, made on first use (borrowed; NULL with an exception). */

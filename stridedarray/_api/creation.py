@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from .._arraytype import NativeFunction, _make_c, _wrap
+from .._arraytype import NativeFunction, _from_exchange, _make_c, _wrap
 from .._base import dtypes as _dtypes
 from .._base.arguments import as_bool, as_int, normalize_shape, not_array
 from .._base.construct import _DT_OF_NP, ArrayBase, _alloc, _from_ndarray, _own
@@ -675,12 +675,16 @@ def triu(x: Array, /, *, k: int = 0) -> Array:
 
 
 def from_dlpack(x: Any, /, *, device: Device | None = None, copy: bool | None = None) -> Array:
-    """Import any DLPack producer (DLPack 1.0 when it supports it), sharing memory unless
-    `copy=True`."""
+    """Import any DLPack producer, sharing memory unless `copy=True`: through its type's
+    DLPack 1.3 C exchange API (`__dlpack_c_exchange_api__`) when it has one, else through
+    `x.__dlpack__()` (DLPack 1.0 when the producer supports it)."""
     _check_device(device)
     if not hasattr(x, "__dlpack__"):
         raise AttributeError(f"from_dlpack: x must implement __dlpack__, got {type(x).__name__}")
     copy = as_bool(copy, "copy", "from_dlpack", none=True)
+    fast = _from_exchange(x, copy)
+    if fast is not None:
+        return fast
     arr = _import_dlpack(x, copy, "from_dlpack")
     return _from_ndarray(arr, copy=None)
 

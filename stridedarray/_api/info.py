@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import types
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from .._base import dtypes as _dtypes
@@ -107,7 +108,7 @@ _NAMESPACES: dict[str, types.ModuleType] = {}
 def _pickled_namespace(version: Any) -> types.ModuleType:
     import pickle
 
-    if version.__class__ is not str or version not in _API_VERSIONS:
+    if version.__class__ is not str or version not in (*_API_VERSIONS, _DRAFT_VERSION):
         raise pickle.UnpicklingError(f"not a stridedarray API version: {version!r:.40}")
     return namespace_for(version)
 
@@ -168,6 +169,11 @@ class _OlderFunction:
 # that code written for an older version runs on (the few answers that changed since, such as
 # the dtype of sum of float32 before 2023.12, follow the newer version).
 _API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
+# The revision in draft, accepted with a UserWarning (array-api-strict's class for it). Its one
+# change so far (data-apis/array-api's draft against 2025.12) is the array type's
+# `__dlpack_c_exchange_api__`, which Array has whatever version is asked for; its namespace is
+# 2025.12's with `__array_api_version__` "2026.12".
+_DRAFT_VERSION = "2026.12"
 # The package itself, the namespace of the current version: set once, by `set_namespace` when
 # the package has imported its modules (this module is imported by it, so it cannot import it).
 _NAMESPACE: list[types.ModuleType] = []
@@ -181,9 +187,9 @@ def set_namespace(package: types.ModuleType) -> None:
 def namespace_for(version: str | None) -> types.ModuleType:
     """The namespace `x.__array_namespace__(api_version=version)` returns.
 
-    The current version is the package itself. An older version gets a module object with the
-    same functions whose version-dependent answers follow that version (its
-    `__array_api_version__`, and lists instead of tuples before 2025.12 from `devices()`,
+    The current version is the package itself. Another version (older, or the draft) gets a
+    module object with the same functions whose version-dependent answers follow that version
+    (its `__array_api_version__`, and lists instead of tuples before 2025.12 from `devices()`,
     `meshgrid` and `broadcast_arrays`); it is made once per version. Nothing is global: a
     caller asking for 2023.12 leaves every other caller's namespace as it was."""
     (stridedarray,) = _NAMESPACE
@@ -218,11 +224,22 @@ def namespace_for(version: str | None) -> types.ModuleType:
 
 
 def __array_namespace__(self: Array, /, *, api_version: str | None = None) -> Any:
-    """The stridedarray namespace; api_version may be None or any published version
-    ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")."""
+    """The stridedarray namespace; api_version may be None, any published version ("2021.12",
+    "2022.12", "2023.12", "2024.12", "2025.12") or the draft "2026.12" (with a UserWarning)."""
     if api_version is None:  # array-API code asks on every call
         return _NAMESPACE[0]
-    if api_version not in _API_VERSIONS:
-        raise ValueError(f"api_version must be None or one of {_API_VERSIONS}, got {api_version!r}")
+    if api_version == _DRAFT_VERSION:
+        warnings.warn(
+            f"Array API {_DRAFT_VERSION} is a draft revision of the standard and may change "
+            "before it is published; stridedarray implements what the draft adds so far "
+            "(the array type's __dlpack_c_exchange_api__)",
+            UserWarning,
+            stacklevel=2,
+        )
+    elif api_version not in _API_VERSIONS:
+        raise ValueError(
+            f"api_version must be None, one of {_API_VERSIONS} or the draft "
+            f"{_DRAFT_VERSION!r}, got {api_version!r}"
+        )
     # Per request: an older version gets its own namespace object; nothing global changes.
     return namespace_for(api_version)

@@ -404,6 +404,7 @@ class Array(ArrayBase):
     # -- DLPack (dlpack.py) -----------------------------------------------------------------
     __dlpack__ = _dlpack.__dlpack__
     __dlpack_device__ = _dlpack.__dlpack_device__
+    __dlpack_c_exchange_api__ = _dlpack.__dlpack_c_exchange_api__
 
     # -- the operators: the element-wise table's (_api/elementwise.py), `@` matmul's --------
     # Arithmetic and bitwise: `x op y`, the reflected `y op x`, the in-place `x op= y`.

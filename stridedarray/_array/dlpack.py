@@ -1,13 +1,15 @@
-"""DLPack export of an Array: `__dlpack__` and `__dlpack_device__`, through NumPy's exporter
-on the zero-copy view (negative strides are exported as they are).
+"""DLPack export of an Array: `__dlpack__` and `__dlpack_device__`; the capsule is made in C
+(csrc/arraytype/dlpack.c, which `__dlpack_c_exchange_api__` shares), strides (negative
+included) exported as they are. Here only the arguments are checked and worded.
 
-Plain functions of an Array, which the class statement in `_array.py` takes as its methods."""
+Plain functions of an Array, which the class statement in `array.py` takes as its methods."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._base.arguments import as_int
+from .._arraytype import _dlpack, _dlpack_exchange_api
+from .._base.arguments import as_bool, as_int
 
 if TYPE_CHECKING:
     from .array import Array
@@ -15,6 +17,10 @@ if TYPE_CHECKING:
 __all__: list[str] = []
 
 _DL_CPU = 1  # kDLCPU in DLPack's DLDeviceType
+
+# DLPack 1.3's C exchange API: a PyCapsule named "dlpack_exchange_api" holding the table of C
+# functions (export, import, allocation, stream), which consumers look up on the type.
+__dlpack_c_exchange_api__ = _dlpack_exchange_api
 
 
 def __dlpack__(
@@ -26,10 +32,12 @@ def __dlpack__(
     dl_device: tuple[int, int] | None = None,
     copy: bool | None = None,
 ) -> Any:
-    """Export as a DLPack capsule (versioned DLPack 1.0 when max_version allows it).
+    """Export as a DLPack capsule: versioned (DLPack 1.x) when max_version allows it, else the
+    legacy one.
 
-    NumPy's exporter is used on the zero-copy view, so strides (negative included) are
-    exported as they are."""
+    Strides, negative included, are exported as they are, without a copy. A read-only array
+    carries DLPack's read-only flag; the legacy format has none, so a legacy consumer gets a
+    copy (copy=False then raises BufferError)."""
     if stream is not None:
         raise ValueError("stream must be None for CPU arrays")
     if dl_device is not None:
@@ -38,19 +46,10 @@ def __dlpack__(
             raise BufferError(
                 f"dl_device {device} is not supported; only the CPU ({_DL_CPU}, 0) is"
             )
-    kw: dict[str, Any] = {}
+    versioned = False
     if max_version is not None:
-        major, minor = _int_pair(max_version, "max_version", "(major, minor)")
-        # Versions beyond a C int mean "any version up to this": NumPy reads a C long.
-        kw["max_version"] = (min(major, 2**31 - 1), min(minor, 2**31 - 1))
-    if copy is not None:
-        kw["copy"] = copy
-    arr = self._np
-    if not arr.flags.writeable and copy is None and (max_version is None or max_version[0] < 1):
-        # Legacy (unversioned) capsules have no read-only flag; NumPy refuses to export,
-        # so give the consumer a private copy.
-        kw["copy"] = True
-    return arr.__dlpack__(**kw)
+        versioned = _int_pair(max_version, "max_version", "(major, minor)")[0] >= 1
+    return _dlpack(self, versioned, as_bool(copy, "copy", "__dlpack__", none=True))
 
 
 def __dlpack_device__(self: Array) -> tuple[int, int]:

@@ -4,6 +4,7 @@ and __repr__."""
 from __future__ import annotations
 
 import math
+import pickle
 import types
 from pathlib import Path
 
@@ -23,6 +24,27 @@ def test_version_and_namespace():
         assert x.__array_namespace__(api_version=v).__array_api_version__ == v
     with pytest.raises(ValueError, match="api_version"):
         x.__array_namespace__(api_version="2020.12")
+
+
+def test_the_draft_version_is_accepted_with_a_warning():
+    x = sa.ones(2)
+    with pytest.warns(UserWarning, match=r"2026\.12 is a draft.*__dlpack_c_exchange_api__") as w:
+        ns = x.__array_namespace__(api_version="2026.12")
+    assert w[0].filename == __file__  # the warning points at the caller
+    assert ns.__array_api_version__ == "2026.12" and ns is not sa
+    assert sa.__array_api_version__ == "2025.12"  # the package answers as the published one
+    info = ns.__array_namespace_info__()
+    assert (
+        info.devices() == (CPU_DEVICE,) and info.dtypes() == sa.__array_namespace_info__().dtypes()
+    )
+    assert isinstance(ns.meshgrid(sa.ones(2), sa.ones(3)), tuple)
+    assert ns.add is sa.add
+    # its inspection function pickles by reference to the draft namespace's
+    assert pickle.loads(pickle.dumps(ns.__array_namespace_info__)) is ns.__array_namespace_info__
+    # the draft's one addition so far: the C exchange table on the array type
+    assert "dlpack_exchange_api" in repr(type(ns.ones(2)).__dlpack_c_exchange_api__)
+    with pytest.warns(UserWarning, match="draft"):  # on every request, not once per process
+        assert x.__array_namespace__(api_version="2026.12") is ns
 
 
 def test_older_versions_follow_their_own_rules():

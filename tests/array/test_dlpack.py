@@ -11,7 +11,7 @@ from strategies import views
 import stridedarray as sa
 from stridedarray._base.device import CPU_DEVICE
 
-pytestmark = [pytest.mark.version_sensitive]  # tests/conftest.py says what each means
+pytestmark = [pytest.mark.c_core, pytest.mark.version_sensitive]  # tests/conftest.py says what
 
 SETTINGS = settings(max_examples=25, deadline=None)
 

@@ -373,6 +373,28 @@ def test_torch_gets_a_negative_stride_view_through_a_copy():
     np.testing.assert_array_equal(torch.from_dlpack(_torch_safe(c)).numpy(), n)
 
 
+@settings(max_examples=40)
+@given(pair=views(max_ops=4, broadcast=False))
+def test_from_dlpack_of_torch_tensors_goes_through_torchs_exchange_table(pair):
+    torch = pytest.importorskip("torch")
+    if not hasattr(torch.Tensor, "__dlpack_c_exchange_api__"):
+        pytest.skip("this torch has no DLPack C exchange API")
+    # torch's own tensor over NumPy memory (torch has no negative strides)
+    t = torch.from_numpy(np.array(pair.ref, order="C", copy=True))
+    if pair.ref.ndim >= 2:
+        t = t.mT
+    a = sa.from_dlpack(t)  # C: torch's managed_tensor_from_py_object_no_sync, our import
+    assert a.shape == tuple(t.shape)
+    if t.numel():  # strides where an index multiplies them
+        moved = [k for k, n in enumerate(a.shape) if n > 1]
+        assert [a.strides[k] for k in moved] == [t.stride()[k] for k in moved]
+    np.testing.assert_array_equal(np.asarray(a), t.numpy())
+    if t.numel():
+        assert np.shares_memory(np.asarray(a), t.numpy())
+    c = sa.from_dlpack(t, copy=True)
+    assert t.numel() == 0 or not np.shares_memory(np.asarray(c), t.numpy())
+
+
 @pytest.fixture(scope="module")
 def jnp():
     pytest.importorskip("jax")

@@ -38,8 +38,9 @@ EXAMPLE_PAGES = [p for p in PAGES if ">>> " in p.read_text()]
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 
 # Optional libraries whose examples run only where they are installed: a block that names one
-# is skipped without it (Cubed needs a newer Python than stridedarray's floor).
-OPTIONAL = ("cubed",)
+# is skipped without it (Cubed needs a newer Python than stridedarray's floor; PyTorch is not a
+# test dependency).
+OPTIONAL = ("cubed", "torch")
 
 
 def _page(p: Path) -> str:
@@ -206,6 +207,7 @@ _STANDARD_ARRAY = {
     "__int__",
     "__dlpack__",
     "__dlpack_device__",
+    "__dlpack_c_exchange_api__",  # the 2026.12 draft's; docs/api/array.rst words it
     "__getitem__",
     "__setitem__",
     "__abs__",
