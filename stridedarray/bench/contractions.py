@@ -42,10 +42,10 @@ import numpy as np
 import stridedarray as sa
 
 from . import report
-from .machine import busy_warning, default_threads, header_lines, machine_info, set_threads
-from .options import Options, chosen
+from .machine import busy_warning, header_lines
+from .options import Options
 from .report import fmt_ratio, fmt_time
-from .sampling import Budget, Timed, run_all, sample
+from .sampling import Budget, Timed, sample
 
 __all__ = ["CASES", "Case", "Operand", "cases", "run", "targets"]
 
@@ -61,6 +61,7 @@ PLOT: dict[str, object] = {
 }
 ORDER_TARGET = 1.15
 VARIANTS = ("numpy", "opt_einsum", "stridedarray")
+SETTLE = True  # at several threads, one library's calls together (two BLAS pools)
 CSV_FIELDS = ["case", "group", "subscripts", "variant", "repeat", "inner", "seconds"]
 
 
@@ -404,39 +405,27 @@ def _family_best(outcomes: list[Outcome]) -> None:
 def targets(outcomes: list[Outcome]) -> list[dict]:
     """The three targets: speed beside the faster library, order invariance, memory."""
     rows = []
-    speed = [
-        (o.ratio(), o) for o in outcomes if o.case.group != "order" and math.isfinite(o.ratio())
-    ]
+    speed = [(o.ratio(), o) for o in outcomes if o.case.group != "order"]
+    speed = [(v, o) for v, o in speed if math.isfinite(v)]
     if speed:
-        worst_v, worst = max(speed, key=lambda t: t[0])
-        met = sum(1 for v, _ in speed if v <= 1.0)
         rows.append(
-            {
-                "target": "cliff and network cases: time <= the faster of NumPy "
-                "einsum(optimize=True) and opt_einsum",
-                "cases": len(speed),
-                "met_cases": met,
-                "worst": worst_v,
-                "worst_case": worst.name,
-                "met": met == len(speed),
-            }
+            report.target_row(
+                "cliff and network cases: time <= the faster of NumPy einsum(optimize=True) "
+                "and opt_einsum",
+                speed,
+                1.0,
+            )
         )
-    order = [
-        (o.order_ratio(), o) for o in outcomes if o.case.family and math.isfinite(o.order_ratio())
-    ]
+    order = [(o.order_ratio(), o) for o in outcomes if o.case.family]
+    order = [(v, o) for v, o in order if math.isfinite(v)]
     if order:
-        worst_v, worst = max(order, key=lambda t: t[0])
-        met = sum(1 for v, _ in order if v <= ORDER_TARGET)
         rows.append(
-            {
-                "target": f"any axis order or view: time <= {ORDER_TARGET}x the family's "
-                "fastest contiguous time",
-                "cases": len(order),
-                "met_cases": met,
-                "worst": worst_v,
-                "worst_case": worst.name,
-                "met": met == len(order),
-            }
+            report.target_row(
+                f"any axis order or view: time <= {ORDER_TARGET}x the family's fastest "
+                "contiguous time",
+                order,
+                ORDER_TARGET,
+            )
         )
     mem = [
         (o.peak["stridedarray"] / max(o.peak["numpy"], 1), o)
@@ -444,18 +433,7 @@ def targets(outcomes: list[Outcome]) -> list[dict]:
         if "stridedarray" in o.peak and "numpy" in o.peak
     ]
     if mem:
-        worst_v, worst = max(mem, key=lambda t: t[0])
-        met = sum(1 for v, _ in mem if v <= 1.0)
-        rows.append(
-            {
-                "target": "peak memory of a call <= NumPy's",
-                "cases": len(mem),
-                "met_cases": met,
-                "worst": worst_v,
-                "worst_case": worst.name,
-                "met": met == len(mem),
-            }
-        )
+        rows.append(report.target_row("peak memory of a call <= NumPy's", mem, 1.0))
     return rows
 
 
@@ -472,40 +450,30 @@ def tables(outcomes: list[Outcome], info: dict, threads: int) -> str:
         "stridedarray",
         "ours / faster other",
         "ours / family best",
-        "peak MiB NumPy",
-        "peak MiB opt_einsum",
-        "peak MiB ours",
+        "peak NumPy",
+        "peak opt_einsum",
+        "peak ours",
         "check",
     ]
-    rows = []
-    for o in outcomes:
-        notes = [f"{k} differs from NumPy" for k in o.mismatch]
-        notes += [f"{k}: {v[:60]}" for k, v in o.errors.items()]
-        rows.append(
-            [
-                o.case.name,
-                o.case.group,
-                *(fmt_time(o.time(v)) for v in VARIANTS),
-                fmt_ratio(o.ratio()),
-                fmt_ratio(o.order_ratio()),
-                *(_mib(o.peak.get(v)) for v in VARIANTS),
-                "; ".join(notes) or "same as NumPy",
-            ]
-        )
-    lines = [
-        f"Median time per call, {threads} thread(s); the ratios are times (below 1: ours "
-        "is faster). " + report.run_line(info),
-        "",
-        *report.markdown_table(head, "ll" + "r" * 8 + "l", rows),
-        "",
-        "## Targets",
-        "",
-        *report.targets_table(targets(outcomes), "worst ratio"),
+    rows = [
+        [
+            o.case.name,
+            o.case.group,
+            *(fmt_time(o.time(v)) for v in VARIANTS),
+            fmt_ratio(o.ratio()),
+            fmt_ratio(o.order_ratio()),
+            *(_mib(o.peak.get(v)) for v in VARIANTS),
+            report.check_notes(o),
+        ]
+        for o in outcomes
     ]
-    warning = busy_warning(info, threads)
-    if warning:
-        lines += ["", f"**{warning}**"]
-    return "\n".join(lines) + "\n"
+    intro = (
+        f"Median time per call, {threads} thread(s); the ratios are times (below 1: ours is "
+        "faster); peak memory in MiB."
+    )
+    return report.suite_tables(
+        intro, head, "ll" + "r" * 8 + "l", rows, targets(outcomes), "worst ratio", info, threads
+    )
 
 
 def markdown(outcomes: list[Outcome], info: dict, libs: list[str], threads: int = 1) -> str:
@@ -516,16 +484,12 @@ def markdown(outcomes: list[Outcome], info: dict, libs: list[str], threads: int 
 def fragments(
     outcomes: list[Outcome], info: dict, libs: list[str], threads: int = 1
 ) -> dict[str, str]:
-    """The docs' tables (`--docs`): contractions.md and contractions-targets.md."""
-    tag = report.run_tag(info) + ("" if threads == 1 else f"-{threads}threads")
-    goals = [report.run_line(info), "", *report.targets_table(targets(outcomes), "worst ratio")]
-    warning = busy_warning(info, threads)
-    if warning:
-        goals += ["", f"**{warning}**"]
-    return {
-        f"contractions{tag}.md": tables(outcomes, info, threads),
-        f"contractions{tag}-targets.md": "\n".join(goals) + "\n",
-    }
+    """The docs' tables (`--docs`): contractions.md and contractions-targets.md (with
+    -<N>threads in the names at more than one thread)."""
+    stem = STEM if threads == 1 else f"{STEM}-{threads}threads"
+    return report.suite_fragments(
+        stem, tables(outcomes, info, threads), targets(outcomes), "worst ratio", info, threads
+    )
 
 
 def csv_rows(outcomes: list[Outcome]) -> Iterator[list[object]]:
@@ -568,21 +532,6 @@ BUDGET = Budget(target_s=5e-3, min_repeats=7, max_repeats=31, case_budget_s=1.0,
 def run(opts: Options) -> int:
     """Run the suite, write contractions.md/.csv/.json/.png into opts.out (and the tables into
     opts.docs); print the tables. Exit status 1 when a result differed from NumPy's."""
-    selected = chosen(cases(opts.quick), opts, "case", "name")
-    if selected is None:
-        return 0
-    set_threads(opts.threads)
-    threads = opts.threads or default_threads()
-    info = machine_info()
-    budget = Budget.quick() if opts.quick else BUDGET
-    if threads > 1:
-        # two libraries' thread pools: one library's calls together, the other's asleep
-        budget = Budget(**{**budget.__dict__, "settle_s": 0.15, "warm_s": 0.02, "blocks": True})
-    rng = np.random.default_rng(opts.seed)
-    outcomes = run_all(
-        selected, lambda c: run_case(c, budget, rng), lambda c: c.name, opts.progress, info
-    )
-    _family_best(outcomes)
-    return report.write_suite(
-        sys.modules[__name__], outcomes, info, list(VARIANTS), threads, opts.out, opts.docs
+    return report.run_per_call(
+        sys.modules[__name__], opts, cases(opts.quick), BUDGET, run_case, _family_best
     )

@@ -28,10 +28,10 @@ import numpy as np
 import stridedarray as sa
 
 from . import report
-from .machine import busy_warning, default_threads, header_lines, machine_info, set_threads
-from .options import Options, chosen
+from .machine import busy_warning, header_lines
+from .options import Options
 from .report import fmt_ratio, fmt_time
-from .sampling import Budget, Timed, run_all, sample
+from .sampling import Budget, Timed, sample
 
 __all__ = ["EXPRESSIONS", "SHAPES", "Expr", "Case", "cases", "check", "run", "TARGET"]
 
@@ -214,20 +214,12 @@ def targets(outcomes: list[Outcome]) -> list[dict]:
     rows = []
     for variant, form in (("stridedarray", "operator"), ("stridedarray_func", "function")):
         vals = [(o.ratio(variant), o) for o in outcomes if math.isfinite(o.ratio(variant))]
-        if not vals:
-            continue
-        worst_v, worst = max(vals, key=lambda t: t[0])
-        met = sum(1 for v, _ in vals if v <= TARGET)
-        rows.append(
-            {
-                "target": f"{form} form: time <= {TARGET}x NumPy's operator form",
-                "cases": len(outcomes),
-                "met_cases": met,
-                "worst": worst_v,
-                "worst_case": worst.name,
-                "met": met == len(outcomes),
-            }
-        )
+        if vals:
+            rows.append(
+                report.target_row(
+                    f"{form} form: time <= {TARGET}x NumPy's operator form", vals, TARGET
+                )
+            )
     return rows
 
 
@@ -246,36 +238,33 @@ def tables(outcomes: list[Outcome], info: dict, threads: int) -> str:
         "NumPy function / NumPy operator",
         "check",
     ]
-    rows = []
-    for o in outcomes:
-        notes = [f"{k} differs from NumPy" for k in o.mismatch]
-        notes += [f"{k}: {v[:60]}" for k, v in o.errors.items()]
-        rows.append(
-            [
-                f"`{o.case.expr.name}`",
-                "x".join(map(str, o.case.shape)),
-                o.case.dtype,
-                *(fmt_time(o.time(v)) for v in VARIANTS),
-                fmt_ratio(o.ratio("stridedarray")),
-                fmt_ratio(o.ratio("stridedarray_func")),
-                fmt_ratio(o.ratio("numpy_func")),
-                "; ".join(notes) or "same as NumPy",
-            ]
-        )
-    lines = [
-        f"Median time per evaluation, {threads} thread(s); the ratios are times over NumPy's "
-        "operator form's (1.00x: the same time; above 1: slower). " + report.run_line(info),
-        "",
-        *report.markdown_table(head, "lll" + "r" * 7 + "l", rows),
-        "",
-        "## Targets",
-        "",
-        *report.targets_table(targets(outcomes), "worst time ratio"),
+    rows = [
+        [
+            f"`{o.case.expr.name}`",
+            "x".join(map(str, o.case.shape)),
+            o.case.dtype,
+            *(fmt_time(o.time(v)) for v in VARIANTS),
+            fmt_ratio(o.ratio("stridedarray")),
+            fmt_ratio(o.ratio("stridedarray_func")),
+            fmt_ratio(o.ratio("numpy_func")),
+            report.check_notes(o),
+        ]
+        for o in outcomes
     ]
-    warning = busy_warning(info, threads)
-    if warning:
-        lines += ["", f"**{warning}**"]
-    return "\n".join(lines) + "\n"
+    intro = (
+        f"Median time per evaluation, {threads} thread(s); the ratios are times over NumPy's "
+        "operator form's (1.00x: the same time; above 1: slower)."
+    )
+    return report.suite_tables(
+        intro,
+        head,
+        "lll" + "r" * 7 + "l",
+        rows,
+        targets(outcomes),
+        "worst time ratio",
+        info,
+        threads,
+    )
 
 
 def markdown(outcomes: list[Outcome], info: dict, libs: list[str], threads: int = 1) -> str:
@@ -289,19 +278,14 @@ def fragments(
 ) -> dict[str, str]:
     """The docs' tables (`--docs`): expressions.md (every case and the targets) and
     expressions-targets.md (the targets alone, with the run's load)."""
-    tag = report.run_tag(info)
-    goals = [
-        report.run_line(info),
-        "",
-        *report.targets_table(targets(outcomes), "worst time ratio"),
-    ]
-    warning = busy_warning(info, threads)
-    if warning:
-        goals += ["", f"**{warning}**"]
-    return {
-        f"expressions{tag}.md": tables(outcomes, info, threads),
-        f"expressions{tag}-targets.md": "\n".join(goals) + "\n",
-    }
+    return report.suite_fragments(
+        "expressions",
+        tables(outcomes, info, threads),
+        targets(outcomes),
+        "worst time ratio",
+        info,
+        threads,
+    )
 
 
 def csv_rows(outcomes: list[Outcome]) -> Iterator[list[object]]:
@@ -352,17 +336,4 @@ BUDGET = Budget(target_s=2e-3, min_repeats=9, max_repeats=41, case_budget_s=1.0,
 def run(opts: Options) -> int:
     """Run the suite and write expressions.md/.csv/.json/.png into opts.out (and the tables
     into opts.docs); print the tables. Exit status 1 when a form differed from NumPy's."""
-    selected = chosen(cases(opts.quick), opts, "case", "name")
-    if selected is None:
-        return 0
-    set_threads(opts.threads)
-    threads = opts.threads or default_threads()
-    info = machine_info()
-    budget = Budget.quick() if opts.quick else BUDGET
-    rng = np.random.default_rng(opts.seed)
-    outcomes = run_all(
-        selected, lambda c: run_case(c, budget, rng), lambda c: c.name, opts.progress, info
-    )
-    return report.write_suite(
-        sys.modules[__name__], outcomes, info, list(VARIANTS), threads, opts.out, opts.docs
-    )
+    return report.run_per_call(sys.modules[__name__], opts, cases(opts.quick), BUDGET, run_case)

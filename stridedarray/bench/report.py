@@ -585,3 +585,101 @@ def targets_markdown(rows: list[dict]) -> str:
             f"{t['worst_cell']} | {'yes' if t['met'] else 'NO'} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def check_notes(outcome: Any) -> str:
+    """A per-call suite's check column: who differed from NumPy, who failed, or agreement."""
+    notes = [f"{k} differs from NumPy" for k in outcome.mismatch]
+    notes += [f"{k}: {v[:60]}" for k, v in outcome.errors.items()]
+    return "; ".join(notes) or "same as NumPy"
+
+
+def target_row(target: str, values: list[tuple[float, Any]], bound: float) -> dict:
+    """One row of a per-call suite's targets: `values` pairs a case's figure (a ratio; lower
+    is better) with its outcome; the target is met when every figure is at most `bound`."""
+    worst_v, worst = max(values, key=lambda t: t[0])
+    met = sum(1 for v, _ in values if v <= bound)
+    return {
+        "target": target,
+        "cases": len(values),
+        "met_cases": met,
+        "worst": worst_v,
+        "worst_case": worst.name,
+        "met": met == len(values),
+    }
+
+
+def suite_tables(
+    intro: str,
+    head: list[str],
+    align: str,
+    rows: Sequence[Sequence[object]],
+    targets: list[dict],
+    worst: str,
+    info: dict,
+    threads: int,
+) -> str:
+    """A per-call suite's table, its targets and the busy-machine warning, as the docs include
+    them."""
+    lines = [
+        intro + " " + run_line(info),
+        "",
+        *markdown_table(head, align, rows),
+        "",
+        "## Targets",
+        "",
+        *targets_table(targets, worst),
+    ]
+    warning = busy_warning(info, threads)
+    if warning:
+        lines += ["", f"**{warning}**"]
+    return "\n".join(lines) + "\n"
+
+
+def suite_fragments(
+    stem: str, tables: str, targets: list[dict], worst: str, info: dict, threads: int
+) -> dict[str, str]:
+    """The docs' files of a per-call suite (`--docs`): STEM.md (every case and the targets)
+    and STEM-targets.md (the targets alone, with the run's load), named with the run's tag."""
+    tag = run_tag(info)
+    goals = [run_line(info), "", *targets_table(targets, worst)]
+    warning = busy_warning(info, threads)
+    if warning:
+        goals += ["", f"**{warning}**"]
+    return {f"{stem}{tag}.md": tables, f"{stem}{tag}-targets.md": "\n".join(goals) + "\n"}
+
+
+def run_per_call(
+    suite: ModuleType,
+    opts: Any,
+    cases: list[Any],
+    budget: Any,
+    run_case: Callable[[Any, Any, Any], Any],
+    finish: Callable[[list[Any]], None] | None = None,
+) -> int:
+    """Run a per-call suite's selected `cases` (`run_case(case, budget, rng)` each) at the
+    options' threads, then `finish(outcomes)`, and write its outputs; the exit status."""
+    import numpy as np
+
+    from .machine import default_threads, machine_info, set_threads
+    from .options import chosen
+    from .sampling import Budget, run_all
+
+    selected = chosen(cases, opts, "case", "name")
+    if selected is None:
+        return 0
+    set_threads(opts.threads)
+    threads = opts.threads or default_threads()
+    info = machine_info()
+    if opts.quick:
+        budget = Budget.quick()
+    if threads > 1 and getattr(suite, "SETTLE", False):
+        # two libraries' thread pools: one library's calls together, the other's asleep
+        budget = Budget(**{**budget.__dict__, "settle_s": 0.15, "warm_s": 0.02, "blocks": True})
+    rng = np.random.default_rng(opts.seed)
+    outcomes = run_all(
+        selected, lambda c: run_case(c, budget, rng), lambda c: c.name, opts.progress, info
+    )
+    if finish is not None:
+        finish(outcomes)
+    return write_suite(suite, outcomes, info, list(suite.VARIANTS), threads, opts.out, opts.docs)
