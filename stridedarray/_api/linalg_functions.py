@@ -23,7 +23,6 @@ from .._base import dtypes as _dtypes
 from .._base.arguments import as_int, normalize_axis
 from ._common import check_array, check_kind
 from .einsum import contract_labels
-from .manipulation import moveaxis
 
 if TYPE_CHECKING:
     from .._array.array import Array
@@ -116,16 +115,25 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
         )
     if x1._dtype.kind == "c":
         x1 = _wrap(np.conj(x1._np))  # the one copy: BLAS dot/gemm has no conjugate-only mode
-    # One pair step of einsum's planner: the batch axes broadcast (an extent of 1 drops out),
-    # the contracted axis is K.
-    a = moveaxis(x1, ax, -1)
-    b = moveaxis(x2, ax, -1)
-    nb = max(a.ndim, b.ndim) - 1
+    # One pair step of einsum's planner: the contracted axis is K; the other axes are batch
+    # axes, right-aligned without it, that broadcast (an extent of 1 drops out).
+    nb = max(x1.ndim, x2.ndim) - 1
     batch = _labels(nb)
     k = _labels(1, nb)
-    return contract_labels(
-        _dtypes.promote(x1._dtype, x2._dtype),
-        (a, b),
-        (batch[nb - a.ndim + 1 :] + k, batch[nb - b.ndim + 1 :] + k),
-        batch,
-    )
+    l1, l2 = _vecdot_labels(x1.ndim, ax, batch, k), _vecdot_labels(x2.ndim, ax, batch, k)
+    for c1, n1 in zip(l1, x1.shape, strict=True):
+        for c2, n2 in zip(l2, x2.shape, strict=True):
+            if c1 == c2 != k and n1 != n2 and n1 != 1 and n2 != 1:
+                raise ValueError(
+                    f"vecdot: the batch shapes of x1 {x1.shape} and x2 {x2.shape} (without the "
+                    f"contracted axis {axis}) do not broadcast"
+                )
+    return contract_labels(_dtypes.promote(x1._dtype, x2._dtype), (x1, x2), (l1, l2), batch)
+
+
+def _vecdot_labels(ndim: int, ax: int, batch: str, k: str) -> str:
+    """The labels of an operand of `ndim` axes whose axis `ax` (negative) is contracted: the
+    others right-aligned with the batch labels."""
+    pos = ndim + ax
+    others = batch[len(batch) - (ndim - 1) :] if ndim > 1 else ""
+    return others[:pos] + k + others[pos:]
