@@ -154,7 +154,7 @@ _IINFO = {dt: _iinfo_of(dt) for dt in _dtypes.DTYPES if dt.kind in "iu"}
 
 def finfo(type: DType | Array, /) -> finfo_object:  # noqa: A002 - the standard's name
     """Limits of a real or complex floating dtype (complex: those of its real component)."""
-    dt = type if type.__class__ is DType else _dtype_of(type, "type")
+    dt = type if isinstance(type, DType) else _dtype_of(type, "type")
     info = _FINFO.get(dt)
     if info is None:
         raise TypeError(f"finfo: type must be a floating-point dtype, got {dt.name}")
@@ -163,7 +163,7 @@ def finfo(type: DType | Array, /) -> finfo_object:  # noqa: A002 - the standard'
 
 def iinfo(type: DType | Array, /) -> iinfo_object:  # noqa: A002 - the standard's name
     """Limits of an integer dtype."""
-    dt = type if type.__class__ is DType else _dtype_of(type, "type")
+    dt = type if isinstance(type, DType) else _dtype_of(type, "type")
     info = _IINFO.get(dt)
     if info is None:
         raise TypeError(f"iinfo: type must be an integer dtype, got {dt.name}")
@@ -230,7 +230,12 @@ def result_type(*arrays_and_dtypes: Array | DType | builtins.bool | int | float 
                 f"supported dtype ({_dtypes.ACCEPTED}); got {_dtypes.refused(a)}"
             )
     if not dts:
-        raise ValueError("result_type needs at least one array or dtype")
+        if not scalars:
+            raise ValueError("result_type needs at least one array, dtype or scalar")
+        # Python scalars alone (the standard asks for an array or dtype among them): the
+        # default dtype of the highest kind, as NumPy and JAX answer. xarray asks this of each
+        # argument alone, and takes only a TypeError for "no answer".
+        dts.append(_dtypes.bool)
     out = dts[0]
     for d in dts[1:]:
         out = promote(out, d)

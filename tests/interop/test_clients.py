@@ -251,6 +251,21 @@ def test_xarray_selection_transpose_concat(xr, select):
     check_xr(xr, select(da, xr), select(dn, xr), exact=True)
 
 
+XR_MISSING = {  # xarray promotes with maybe_promote, which takes only NumPy dtypes
+    "where(cond)": lambda d: d.where(abs(d) > 0.5),
+    "where(cond, scalar)": lambda d: d.where(abs(d) > 0.5, 0.5),
+    "where then fillna": lambda d: d.where(abs(d) > 0.5).fillna(-1),
+    "reindex with new labels": lambda d: d.assign_coords(a=[0, 1, 2]).reindex(a=[2, 0, 7]),
+}
+
+
+@pytest.mark.parametrize("kind", ["float64", "float32", "int64", "bool", "complex128"])
+@pytest.mark.parametrize("op", XR_MISSING.values(), ids=XR_MISSING.keys())
+def test_xarray_missing_values_promote_as_for_numpy(xr, op, kind):
+    da, dn = _das(xr, kind)
+    check_xr(xr, op(da), op(dn), exact=True)
+
+
 XR_DOT = {
     "matrix, vector": lambda xr, d, v, m: xr.dot(d, v),
     "matrix, matrix.T": lambda xr, d, v, m: xr.dot(d, d.T),
