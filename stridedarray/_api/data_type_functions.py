@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._base import dtypes as _dtypes
-from .._base.arguments import as_bool, not_array
-from .._base.construct import ArrayBase
+from .._base.arguments import as_bool
+from .._base.construct import ArrayBase, array_argument
 from .._base.device import CPU_DEVICE, Device
 from .._base.dtypes import (
     KIND_OF,
@@ -46,7 +46,7 @@ def _dtype_of(arg: Any, name: str) -> DType:
 def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Device | None = None) -> Array:
     """Cast `x` to `dtype` (the C core casts while packing); `copy=False` may return `x`."""
     if not isinstance(x, ArrayBase):
-        raise not_array(x, "x", "astype")
+        x = array_argument(x, "x", "astype")
     dtype = as_dtype(dtype)
     if device is not None and device != CPU_DEVICE:
         raise ValueError(f"device must be None or {CPU_DEVICE!r}, got {device!r}")
@@ -220,6 +220,8 @@ def result_type(*arrays_and_dtypes: Array | DType | builtins.bool | int | float 
             dts.append(_dtype_of(a, "arrays_and_dtypes"))
         elif _dtypes.numpy_value(a):  # a NumPy scalar or 0-d array: a 0-d array of its dtype
             dts.append(_dtypes.from_numpy_dtype(np.asarray(a).dtype))
+        elif isinstance(a, np.ndarray):  # an array argument (array_argument's rule)
+            dts.append(array_argument(a, "arrays_and_dtypes", "result_type")._dtype)
         elif isinstance(a, (builtins.bool, int, float, complex)):
             scalars.append(a)
         elif (d := dtype_named(a)) is not None:  # np.dtype("float32"), "float32", np.float32

@@ -292,6 +292,16 @@ def test_xarray_dot(xr, dot):
     check_xr(xr, build(sa), build(np))
 
 
+def test_xarray_mixes_numpy_backed_data_into_namespace_calls(xr):
+    # xarray hands the NumPy data of the other operand to our namespace functions, which take
+    # ndarrays (docs/interop.md, "NumPy arrays as arguments").
+    pytest.importorskip("opt_einsum")
+    da, dn = _das(xr)
+    m = xr.DataArray(BASE["float64"].T[::-1].copy(), dims=("b", "c"))
+    check_xr(xr, xr.dot(da, m), xr.dot(dn, m))
+    check_xr(xr, xr.where(da > 0, da, dn.data * 2), xr.where(dn > 0, dn, dn.data * 2), exact=True)
+
+
 def _datasets(xr):
     out = []
     for xp in (sa, np):
