@@ -51,6 +51,7 @@ CALLS = {
     "take": lambda a, b: sa.take(sa.reshape(a, (-1,)), np.asarray([0, -1])),
     "isin": lambda a, b: sa.isin(a, b),
     "tensordot": lambda a, b: sa.tensordot(a, b, axes=np.ndim(a)),
+    "einsum": lambda a, b: sa.einsum("...,...->...", a, b),
     "matmul": lambda a, b: sa.matmul(sa.reshape(a, (1, -1)), sa.reshape(b, (-1, 1))),
     "vecdot": lambda a, b: sa.vecdot(a, b) if np.ndim(a) else sa.multiply(a, b),
     "matrix_transpose": lambda a, b: sa.matrix_transpose(sa.reshape(a, (1, -1))),
