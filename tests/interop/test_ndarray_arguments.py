@@ -86,7 +86,13 @@ def test_an_ndarray_argument_gives_what_the_equal_array_gives(name, p):
         assert isinstance(r, sa.Array), type(r)
     for g, w in zip(got, want, strict=True) if isinstance(got, list) else ((got, want),):
         assert g.dtype == w.dtype and g.shape == w.shape
-        np.testing.assert_array_equal(g, w)
+        if g.dtype.kind in "fc":
+            # NumPy's loops for a view and for its wrapped twin may differ in the last bit
+            # (SIMD or not, by stride and alignment: float32 sinh)
+            rtol = 4 * np.finfo(g.dtype).eps
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol, equal_nan=True)
+        else:
+            np.testing.assert_array_equal(g, w)
 
 
 def test_views_of_an_ndarray_are_zero_copy():
