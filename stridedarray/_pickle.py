@@ -84,6 +84,9 @@ def publish(namespaces: Iterable[types.ModuleType]) -> None:
     """
     named: set[int] = set()
     classes = []
+    # The array class: the one class the C base type has (stridedarray.Array), named here
+    # without importing it (only the array object and __init__ import the class).
+    (array_class,) = ArrayBase.__subclasses__()
     for mod in namespaces:
         for name in mod.__all__:
             # vars(), not getattr: a submodule that loads on first use (the package's fft and
@@ -96,6 +99,14 @@ def publish(namespaces: Iterable[types.ModuleType]) -> None:
             f.__module__ = mod.__name__
             f.__qualname__ = name
             named.add(id(f))
+            # typing.get_type_hints(f) evaluates f's annotations in the globals of the module
+            # that implements it, where the parts below the array object name the array class
+            # for type checkers only (`if TYPE_CHECKING:`): give those globals the name, so
+            # that `-> Array` resolves (einx takes get_type_hints(xp.asarray)["return"] for
+            # the namespace's array type). The modules' code does not use it.
+            implementation = getattr(f, "__wrapped__", f)
+            if isinstance(implementation, types.FunctionType):
+                implementation.__globals__.setdefault("Array", array_class)
     for cls in classes:
         for name, member in list(vars(cls).items()):
             if id(member) not in named and _ours(member) and member.__module__ != "stridedarray":

@@ -65,14 +65,16 @@ def _complex_of(x: Array) -> np.dtype:
     )
 
 
-def _check(x: Array, name: str, kind: str, norm: str) -> None:
-    check_array(x, func=f"fft.{name}")
+def _check(x: Array, name: str, kind: str, norm: str) -> Array:
+    """x as an Array (check_array), checked for transform `name`."""
+    x = check_array(x, func=f"fft.{name}")
     kinds, what = _KINDS[kind]
     check_kind(x, kinds, f"fft.{name}", what)
     if norm not in ("backward", "ortho", "forward"):
         raise ValueError(f"fft.{name}: norm must be 'backward', 'ortho' or 'forward', got {norm!r}")
     if x.ndim == 0:
         raise ValueError(f"fft.{name}: x must have rank >= 1, got a 0-d array")
+    return x
 
 
 # Transforms whose output length defaults to 2 * (m - 1) for an input of extent m.
@@ -108,7 +110,7 @@ def _one(fn: Callable, name: str, kind: str, out: Callable) -> Callable:
     def transform(
         x: Array, /, *, n: int | None = None, axis: int = -1, norm: _Norm = "backward"
     ) -> Array:
-        _check(x, name, kind, norm)
+        x = _check(x, name, kind, norm)
         ax = normalize_axis(axis, x.ndim, func=f"fft.{name}")
         if n is not None:
             n = as_int(n, "n", f"fft.{name}", low=1)
@@ -129,7 +131,7 @@ def _many(fn: Callable, name: str, kind: str, out: Callable) -> Callable:
         axes: Sequence[int] | None = None,
         norm: _Norm = "backward",
     ) -> Array:
-        _check(x, name, kind, norm)
+        x = _check(x, name, kind, norm)
         ax = None if axes is None else list(normalize_axes(axes, x.ndim, "axes", f"fft.{name}"))
         if s is not None:
             s = list(as_ints(s, "s", f"fft.{name}"))
@@ -217,7 +219,7 @@ def rfftfreq(
 
 
 def _shift(fn: Callable, name: str, x: Array, axes: int | Sequence[int] | None) -> Array:
-    check_array(x, func=f"fft.{name}")
+    x = check_array(x, func=f"fft.{name}")
     ax = None if axes is None else normalize_axes(axes, x.ndim, "axes", f"fft.{name}")
     if x.ndim == 0:
         return x.to_row_major()  # nothing to shift (NumPy's roll fails on 0-d input)

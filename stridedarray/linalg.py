@@ -108,7 +108,7 @@ class SVDResult(NamedTuple):
 
 
 def _float_matrix(x: Array, name: str, square: bool = False, arg: str = "x") -> np.ndarray:
-    check_array(x, arg, func=f"linalg.{name}")
+    x = check_array(x, arg, func=f"linalg.{name}")
     check_kind(x, "fc", f"linalg.{name}", "floating-point", arg)
     if x.ndim < 2:
         raise ValueError(f"linalg.{name}: {arg} must have rank >= 2, got shape {x.shape}")
@@ -168,8 +168,8 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
 
 def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """Cross product of 3-element vectors along an axis (other axes broadcast)."""
-    check_array(x1, "x1", func="linalg.cross")
-    check_array(x2, "x2", func="linalg.cross")
+    x1 = check_array(x1, "x1", func="linalg.cross")
+    x2 = check_array(x2, "x2", func="linalg.cross")
     check_kind(x1, "iufc", "linalg.cross", "numeric", "x1")
     check_kind(x2, "iufc", "linalg.cross", "numeric", "x2")
     dt = _dtypes.promote(x1.dtype, x2.dtype)
@@ -204,7 +204,7 @@ def diagonal(x: Array, /, *, offset: int = 0) -> Array:
 
 
 def _diagonal(x: Array, offset: int, func: str) -> Array:
-    check_array(x, func=func)
+    x = check_array(x, func=func)
     if x.ndim < 2:
         raise ValueError(f"{func}: x must have rank >= 2, got shape {x.shape}")
     offset = as_int(offset, "offset", func)
@@ -275,7 +275,7 @@ def matrix_norm(
 
 def matrix_power(x: Array, n: int, /) -> Array:
     """x raised to an integer power by repeated squaring through the matmul core."""
-    check_array(x, func="linalg.matrix_power")
+    x = check_array(x, func="linalg.matrix_power")
     check_kind(x, "iufc", "linalg.matrix_power", "numeric")
     n = as_int(n, "n", "linalg.matrix_power")
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
@@ -315,8 +315,8 @@ def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
 
 def outer(x1: Array, x2: Array, /) -> Array:
     """Outer product of two vectors: out[i, j] = x1[i] * x2[j]."""
-    check_array(x1, "x1", func="linalg.outer")
-    check_array(x2, "x2", func="linalg.outer")
+    x1 = check_array(x1, "x1", func="linalg.outer")
+    x2 = check_array(x2, "x2", func="linalg.outer")
     if x1.ndim != 1 or x2.ndim != 1:
         raise ValueError(f"linalg.outer: inputs must be 1-d, got shapes {x1.shape} and {x2.shape}")
     check_kind(x1, "iufc", "linalg.outer", "numeric", "x1")
@@ -383,7 +383,7 @@ def _check_solve_shapes(s1: tuple, s2: tuple) -> None:
 def solve(x1: Array, x2: Array, /) -> Array:
     """Solve x1 @ out = x2; x2 is a vector only when it is 1-d (NumPy 2 rule, as the spec)."""
     a = _float_matrix(x1, "solve", square=True, arg="x1")
-    check_array(x2, "x2", func="linalg.solve")
+    x2 = check_array(x2, "x2", func="linalg.solve")
     check_kind(x2, "fc", "linalg.solve", "floating-point", "x2")
     _check_solve_shapes(x1.shape, x2.shape)
     dt = _dtypes.promote(x1.dtype, x2.dtype).np
@@ -413,7 +413,7 @@ def svdvals(x: Array, /) -> Array:
 
 def trace(x: Array, /, *, offset: int = 0, dtype: DType | None = None) -> Array:
     """Sum along the offset diagonal of the last two axes."""
-    check_array(x, func="linalg.trace")
+    x = check_array(x, func="linalg.trace")
     check_kind(x, "iufc", "linalg.trace", "numeric")
     d = _diagonal(x, offset, "linalg.trace")
     dt = sum_dtype(x, dtype, "linalg.trace")
@@ -429,7 +429,7 @@ def vector_norm(
     ord: int | float = 2,
 ) -> Array:  # noqa: A002
     """Vector p-norm over the given axes (all axes, flattened, when axis is None)."""
-    check_array(x, func="linalg.vector_norm")
+    x = check_array(x, func="linalg.vector_norm")
     check_kind(x, "fc", "linalg.vector_norm", "floating-point")
     axes = reduce_axes(axis, x.ndim, "linalg.vector_norm")
     keepdims = as_bool(keepdims, "keepdims", "linalg.vector_norm")

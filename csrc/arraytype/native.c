@@ -1,7 +1,8 @@
 /* What NativeUfunc, NativeFunction and NativeMatmul share: each is a C callable bound in place of a
  * Python function, which it keeps as its fallback for every call its C path does not take.
- * The fallback also gives it its name, `__doc__`, `__signature__` and `__wrapped__` (so
- * help() and inspect.signature describe the Python function), and it binds as a method when
+ * The fallback also gives it its name, `__doc__`, `__signature__`, `__annotations__` and
+ * `__wrapped__` (so help(), inspect.signature and typing.get_type_hints describe the Python
+ * function), and it binds as a method when
  * it is a class attribute (Array's operators), without a bound-method object on the fast
  * calls (Py_TPFLAGS_METHOD_DESCRIPTOR). Like a Python function it pickles by reference, as
  * `__module__`.`__qualname__`, and copies to itself: the package sets those two to the public
@@ -131,6 +132,16 @@ native_get_doc(PyObject *self, void *closure)
     return PyObject_GetAttrString(((NativeHead *)self)->fallback, "__doc__");
 }
 
+/* The fallback's annotations, so typing.get_type_hints reads them as a function's (it refuses
+ * an object without `__annotations__`; einx asks it for the return type of `asarray`). It
+ * evaluates them in the fallback's module globals, found through `__wrapped__`, where
+ * stridedarray/_pickle.py's publish makes `Array` resolve. */
+static PyObject *
+native_get_annotations(PyObject *self, void *closure)
+{
+    return PyObject_GetAttrString(((NativeHead *)self)->fallback, "__annotations__");
+}
+
 /* The fallback's signature, so inspect.signature reads it without following __wrapped__;
  * None (inspect's "no signature") when the fallback has none it can read. */
 static PyObject *
@@ -192,6 +203,7 @@ PyMemberDef sa_native_members[] = {
 PyGetSetDef sa_native_getset[] = {
     {"__doc__", native_get_doc, NULL, NULL, NULL},
     {"__signature__", native_get_signature, NULL, NULL, NULL},
+    {"__annotations__", native_get_annotations, NULL, NULL, NULL},
     {"__module__", native_get_str, native_set_str, NULL,
      (void *)offsetof(NativeHead, module)},
     {"__qualname__", native_get_str, native_set_str, NULL,

@@ -21,9 +21,11 @@ import builtins
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+import numpy as np
+
 from .._base import dtypes as _dtypes
-from .._base.arguments import convert_hint, normalize_axes, not_array
-from .._base.construct import ArrayBase, numpy_operand
+from .._base.arguments import convert_hint, normalize_axes
+from .._base.construct import ArrayBase, array_argument, numpy_operand
 from .._base.dtypes import DType, numpy_value, promote, scalar_dtype, scalar_np, scalar_operand
 
 if TYPE_CHECKING:
@@ -95,6 +97,12 @@ def operands(x1: Any, x2: Any, names: Names) -> tuple[Any, Any, DType]:
         x2, a2 = numpy_operand(x2), True
     elif a2 and not a1 and numpy_value(x1):
         x1, a1 = numpy_operand(x1), True
+    # NumPy ndarrays of any shape, as Arrays over their memory (array_argument), as JAX's
+    # functions take them. The operators never hand one here: they leave it to NumPy.
+    if not a1 and isinstance(x1, np.ndarray):
+        x1, a1 = array_argument(x1, names.other1), True
+    if not a2 and isinstance(x2, np.ndarray):
+        x2, a2 = array_argument(x2, names.other2), True
     if a1 and a2:
         return x1._np, x2._np, promote(x1.dtype, x2.dtype)
     if a1:
@@ -110,10 +118,12 @@ def operands(x1: Any, x2: Any, names: Names) -> tuple[Any, Any, DType]:
 
 
 def check_array(x: object, name: str = "x", func: str = "") -> Array:
-    """`x` itself if it is an Array, else a TypeError naming the function and the argument."""
-    if not isinstance(x, ArrayBase):
-        raise not_array(x, name, func)
-    return x
+    """`x` itself if it is an Array; a NumPy ndarray as an Array over its memory
+    (`array_argument`); else a TypeError naming the function and the argument. Callers rebind
+    the argument to what this returns."""
+    if isinstance(x, ArrayBase):
+        return x
+    return array_argument(x, name, func)
 
 
 def check_kind(x: Array, kinds: str, func: str, what: str, name: str = "x") -> None:

@@ -10,11 +10,12 @@ import numpy as np
 
 from .._arraytype import NativeFunction, _from_exchange, _make_c, _wrap
 from .._base import dtypes as _dtypes
-from .._base.arguments import as_bool, as_int, normalize_shape, not_array
+from .._base.arguments import as_bool, as_int, normalize_shape
 from .._base.construct import _DT_OF_NP, ArrayBase, _alloc, _from_ndarray, _own
 from .._base.descriptor import check_size
 from .._base.device import CPU_DEVICE, Device
 from .._base.dtypes import DType
+from ._common import check_array as _check_array
 
 if TYPE_CHECKING:
     from .._array.array import Array
@@ -551,29 +552,23 @@ def _arange_bound(v: Any, name: str) -> int | float:
     return v
 
 
-def _check_array(x: Any, name: str = "x", func: str = "") -> Array:
-    if not isinstance(x, ArrayBase):
-        raise not_array(x, name, func)
-    return x
-
-
 def empty_like(x: Array, /, *, dtype: DType | None = None, device: Device | None = None) -> Array:
     """An uninitialised array with the shape (and by default the dtype) of x."""
-    _check_array(x, func="empty_like")
+    x = _check_array(x, func="empty_like")
     _check_device(device)
     return _alloc(_check_dtype(dtype) or x.dtype, x.shape)
 
 
 def zeros_like(x: Array, /, *, dtype: DType | None = None, device: Device | None = None) -> Array:
     """Zeros with the shape (and by default the dtype) of x."""
-    _check_array(x, func="zeros_like")
+    x = _check_array(x, func="zeros_like")
     _check_device(device)
     return _filled(x.shape, _check_dtype(dtype) or x.dtype, 0)
 
 
 def ones_like(x: Array, /, *, dtype: DType | None = None, device: Device | None = None) -> Array:
     """Ones with the shape (and by default the dtype) of x."""
-    _check_array(x, func="ones_like")
+    x = _check_array(x, func="ones_like")
     _check_device(device)
     return _filled(x.shape, _check_dtype(dtype) or x.dtype, 1)
 
@@ -587,7 +582,7 @@ def full_like(
     device: Device | None = None,
 ) -> Array:
     """`fill_value` everywhere, with the shape (and by default the dtype) of x."""
-    _check_array(x, func="full_like")
+    x = _check_array(x, func="full_like")
     _check_device(device)
     return _full("full_like", x.shape, fill_value, _check_dtype(dtype) or x.dtype)
 
@@ -642,8 +637,8 @@ def meshgrid(*arrays: Array, indexing: Literal["xy", "ij"] = "xy") -> tuple[Arra
     """Coordinate matrices from 1-D coordinate vectors ("xy" Cartesian or "ij" matrix)."""
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    arrays = tuple(_check_array(a, f"arrays[{i}]", func="meshgrid") for i, a in enumerate(arrays))
     for i, a in enumerate(arrays):
-        _check_array(a, f"arrays[{i}]", func="meshgrid")
         if a.ndim != 1:
             raise ValueError(f"meshgrid: arrays[{i}] must be 1-D, got shape {a.shape}")
         if a.dtype is not arrays[0].dtype:
@@ -655,7 +650,7 @@ def meshgrid(*arrays: Array, indexing: Literal["xy", "ij"] = "xy") -> tuple[Arra
 
 
 def _tri(name: str, f: Any, x: Array, k: int) -> Array:
-    _check_array(x, func=name)
+    x = _check_array(x, func=name)
     if x.ndim < 2:
         raise ValueError(f"{name}: x must have rank >= 2, got shape {x.shape}")
     k = as_int(k, "k", name)

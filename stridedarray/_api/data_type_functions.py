@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._base import dtypes as _dtypes
-from .._base.arguments import as_bool, not_array
-from .._base.construct import ArrayBase
+from .._base.arguments import as_bool
+from .._base.construct import ArrayBase, array_argument
 from .._base.device import CPU_DEVICE, Device
 from .._base.dtypes import (
     KIND_OF,
@@ -46,7 +46,7 @@ def _dtype_of(arg: Any, name: str) -> DType:
 def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Device | None = None) -> Array:
     """Cast `x` to `dtype` (the C core casts while packing); `copy=False` may return `x`."""
     if not isinstance(x, ArrayBase):
-        raise not_array(x, "x", "astype")
+        x = array_argument(x, "x", "astype")
     dtype = as_dtype(dtype)
     if device is not None and device != CPU_DEVICE:
         raise ValueError(f"device must be None or {CPU_DEVICE!r}, got {device!r}")
@@ -154,7 +154,7 @@ _IINFO = {dt: _iinfo_of(dt) for dt in _dtypes.DTYPES if dt.kind in "iu"}
 
 def finfo(type: DType | Array, /) -> finfo_object:  # noqa: A002 - the standard's name
     """Limits of a real or complex floating dtype (complex: those of its real component)."""
-    dt = type if type.__class__ is DType else _dtype_of(type, "type")
+    dt = type if isinstance(type, DType) else _dtype_of(type, "type")
     info = _FINFO.get(dt)
     if info is None:
         raise TypeError(f"finfo: type must be a floating-point dtype, got {dt.name}")
@@ -163,7 +163,7 @@ def finfo(type: DType | Array, /) -> finfo_object:  # noqa: A002 - the standard'
 
 def iinfo(type: DType | Array, /) -> iinfo_object:  # noqa: A002 - the standard's name
     """Limits of an integer dtype."""
-    dt = type if type.__class__ is DType else _dtype_of(type, "type")
+    dt = type if isinstance(type, DType) else _dtype_of(type, "type")
     info = _IINFO.get(dt)
     if info is None:
         raise TypeError(f"iinfo: type must be an integer dtype, got {dt.name}")
@@ -220,6 +220,8 @@ def result_type(*arrays_and_dtypes: Array | DType | builtins.bool | int | float 
             dts.append(_dtype_of(a, "arrays_and_dtypes"))
         elif _dtypes.numpy_value(a):  # a NumPy scalar or 0-d array: a 0-d array of its dtype
             dts.append(_dtypes.from_numpy_dtype(np.asarray(a).dtype))
+        elif isinstance(a, np.ndarray):  # an array argument (array_argument's rule)
+            dts.append(array_argument(a, "arrays_and_dtypes", "result_type")._dtype)
         elif isinstance(a, (builtins.bool, int, float, complex)):
             scalars.append(a)
         elif (d := dtype_named(a)) is not None:  # np.dtype("float32"), "float32", np.float32
@@ -230,7 +232,12 @@ def result_type(*arrays_and_dtypes: Array | DType | builtins.bool | int | float 
                 f"supported dtype ({_dtypes.ACCEPTED}); got {_dtypes.refused(a)}"
             )
     if not dts:
-        raise ValueError("result_type needs at least one array or dtype")
+        if not scalars:
+            raise ValueError("result_type needs at least one array, dtype or scalar")
+        # Python scalars alone (the standard asks for an array or dtype among them): the
+        # default dtype of the highest kind, as NumPy and JAX answer. xarray asks this of each
+        # argument alone, and takes only a TypeError for "no answer".
+        dts.append(_dtypes.bool)
     out = dts[0]
     for d in dts[1:]:
         out = promote(out, d)

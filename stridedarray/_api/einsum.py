@@ -577,8 +577,7 @@ def _setup(
     text, ops = _operands_of(func, subscripts, operands)
     if not ops:
         raise ValueError(f"{func}: at least one operand is needed")
-    for k, x in enumerate(ops):
-        check_array(x, f"operands[{k}]", func=func)
+    ops = [check_array(x, f"operands[{k}]", func=func) for k, x in enumerate(ops)]
     if dtype is None:
         dt = ops[0]._dtype
         for x in ops[1:]:

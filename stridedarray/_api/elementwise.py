@@ -22,7 +22,7 @@ from .._arraytype import _wrap
 from .._base import dtypes as _dtypes
 from .._base import fpe as _fpe
 from .._base.arguments import not_array
-from .._base.construct import ArrayBase, numpy_operand
+from .._base.construct import ArrayBase, array_argument, numpy_operand
 from .._base.dtypes import DTYPES, DType, scalar_dtype, scalar_np
 from .._base.operator_table import OPERATORS as _OPERATOR_ROWS
 from .._base.operator_table import doc as _operator_doc
@@ -200,6 +200,8 @@ def _make_unary(name: str, cat: str, uf: Callable, fix: Callable | None) -> Call
         if not isinstance(x, ArrayBase) or x._dtype.kind not in kinds:
             if via_float64 and isinstance(x, ArrayBase) and x._dtype.kind in "biu":
                 return f(x._pack(_dtypes.float64))
+            if isinstance(x, np.ndarray):  # as an Array over its memory (docs/interop.md)
+                return f(array_argument(x, "x", name))
             _check_unary(name, cat, x)
         a = x._npv
         if a is None:

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._arraytype import _wrap
-from .._base.arguments import convert_hint, normalize_axis, not_array
-from .._base.construct import ArrayBase
+from .._base.arguments import convert_hint, normalize_axis
+from .._base.construct import ArrayBase, array_argument
 
 if TYPE_CHECKING:
     from .._array.array import Array
@@ -19,9 +19,12 @@ if TYPE_CHECKING:
 __all__ = ["take", "take_along_axis"]
 
 
-def _check_indices(name: str, x: Any, indices: Any) -> None:
+def _check_indices(name: str, x: Any, indices: Any) -> tuple[Array, Array]:
+    """(x, indices) as Arrays (NumPy ndarrays taken as Arrays over their memory), checked."""
     if not isinstance(x, ArrayBase):
-        raise not_array(x, "x", name)
+        x = array_argument(x, "x", name)
+    if not isinstance(indices, ArrayBase) and isinstance(indices, np.ndarray):
+        indices = array_argument(indices, "indices", name)
     if not isinstance(indices, ArrayBase):
         raise TypeError(
             f"{name}: indices must be an integer Array, got {type(indices).__name__}; "
@@ -29,6 +32,7 @@ def _check_indices(name: str, x: Any, indices: Any) -> None:
         )
     if indices.dtype.kind not in "iu":
         raise TypeError(f"{name}: indices must be an integer Array, got {indices.dtype.name}")
+    return x, indices
 
 
 def _out_of_range(name: str, idx: np.ndarray, ax: int, n: int) -> IndexError:
@@ -44,7 +48,7 @@ def _out_of_range(name: str, idx: np.ndarray, ax: int, n: int) -> IndexError:
 
 def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     """Elements of x at `indices` (1-D) along `axis` (optional for 1-D x)."""
-    _check_indices("take", x, indices)
+    x, indices = _check_indices("take", x, indices)
     if indices.ndim != 1:
         raise ValueError(f"take: indices must be 1-D, got shape {indices.shape}")
     if axis is None:
@@ -61,7 +65,7 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
 
 def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
     """Elements of x at `indices` (same rank as x, broadcast) along `axis`."""
-    _check_indices("take_along_axis", x, indices)
+    x, indices = _check_indices("take_along_axis", x, indices)
     if indices.ndim != x.ndim:
         raise ValueError(
             f"take_along_axis: indices must have the rank of x ({x.ndim}), got "

@@ -62,8 +62,8 @@ def tensordot(
     x1: Array, x2: Array, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2
 ) -> Array:
     """Contract x1 and x2 over the given axes (the generalized matrix product)."""
-    check_array(x1, "x1", func="tensordot")
-    check_array(x2, "x2", func="tensordot")
+    x1 = check_array(x1, "x1", func="tensordot")
+    x2 = check_array(x2, "x2", func="tensordot")
     check_kind(x1, "biufc", "tensordot", "numeric or bool", "x1")
     check_kind(x2, "biufc", "tensordot", "numeric or bool", "x2")
     dt = _dtypes.promote(x1._dtype, x2._dtype)
@@ -88,8 +88,8 @@ def tensordot(
 
 def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """Dot product of vectors along an axis, conjugating x1 when complex; batch axes broadcast."""
-    check_array(x1, "x1", func="vecdot")
-    check_array(x2, "x2", func="vecdot")
+    x1 = check_array(x1, "x1", func="vecdot")
+    x2 = check_array(x2, "x2", func="vecdot")
     check_kind(x1, "iufc", "vecdot", "numeric", "x1")
     check_kind(x2, "iufc", "vecdot", "numeric", "x2")
     _dtypes.promote(x1.dtype, x2.dtype)

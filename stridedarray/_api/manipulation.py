@@ -50,7 +50,7 @@ __all__ = [
 def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
     """Reorder the axes (a view). A tuple of exact ints is taken in C
     (csrc/arraytype/indexing.c); other axes, and the errors, here."""
-    _check_array(x, func="permute_dims")
+    x = _check_array(x, func="permute_dims")
     perm = normalize_axes(axes, x.ndim, "axes", "permute_dims")
     if len(perm) != x.ndim:
         raise ValueError(f"axes {tuple(axes)} must be a permutation of range({x.ndim})")
@@ -66,7 +66,7 @@ def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
     """Reverse the order of elements along the given axes (a view with negated strides).
     axis None or an exact int is taken in C (csrc/arraytype/indexing.c); a tuple of axes,
     and the errors, here."""
-    _check_array(x, func="flip")
+    x = _check_array(x, func="flip")
     axes = range(x.ndim) if axis is None else normalize_axes(axis, x.ndim, func="flip")
     shape, signed, origin = x.shape, list(x.strides), x.origin
     for a in axes:
@@ -78,7 +78,7 @@ def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
 
 def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     """Broadcast to `shape` (a view; broadcast axes get stride 0)."""
-    _check_array(x, func="broadcast_to")
+    x = _check_array(x, func="broadcast_to")
     if type(shape) is not tuple or any(type(s) is not int for s in shape):
         shape = as_ints(shape, "shape", "broadcast_to")
     # One pass for both size checks (this is a view function): negative extents, and a byte
@@ -114,7 +114,7 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
 
 def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
     """Insert axes of extent 1 at the given positions of the result (a view)."""
-    _check_array(x, func="expand_dims")
+    x = _check_array(x, func="expand_dims")
     shape, strides = x._shape, x._strides
     if type(axis) is int and -len(shape) - 1 <= axis <= len(shape) < 64:
         # Fast path: one new extent-1 axis; the offsets are x's (derived check).
@@ -131,7 +131,7 @@ def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
 
 def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     """Remove the given axes, each of which must have extent 1 (a view)."""
-    _check_array(x, func="squeeze")
+    x = _check_array(x, func="squeeze")
     shape, strides = x._shape, x._strides
     if type(axis) is int and -len(shape) <= axis < len(shape) and shape[axis] == 1:
         # Fast path: dropping one extent-1 axis leaves the offsets unchanged (derived check).
@@ -147,7 +147,7 @@ def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
 
 def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Array:
     """Give a new shape: a view when the strides allow, else a copy (never with copy=False)."""
-    _check_array(x, func="reshape")
+    x = _check_array(x, func="reshape")
     if copy is not None and copy.__class__ is not bool:
         copy = as_bool(copy, "copy", "reshape", none=True)
     dims = list(as_ints(shape if isinstance(shape, Sequence) else (shape,), "shape", "reshape"))
@@ -225,8 +225,9 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
 
 def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
     """Broadcast arrays against each other (views)."""
-    for i, a in enumerate(arrays):
-        _check_array(a, f"arrays[{i}]", func="broadcast_arrays")
+    arrays = tuple(
+        _check_array(a, f"arrays[{i}]", func="broadcast_arrays") for i, a in enumerate(arrays)
+    )
     shape = broadcast_shapes(*(a.shape for a in arrays))
     return tuple(broadcast_to(a, shape) for a in arrays)
 
@@ -235,7 +236,7 @@ def moveaxis(
     x: Array, source: int | tuple[int, ...], destination: int | tuple[int, ...], /
 ) -> Array:
     """Move axes to new positions, keeping the order of the others (a view)."""
-    _check_array(x, func="moveaxis")
+    x = _check_array(x, func="moveaxis")
     src = _moveaxis_axes(source, x.ndim, "source")
     dst = _moveaxis_axes(destination, x.ndim, "destination")
     if len(src) != len(dst):
@@ -272,7 +273,7 @@ def _moveaxis_axes(axes: int | Sequence[int], ndim: int, name: str) -> tuple[int
 
 def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
     """Split x along an axis into a tuple of views, one per index."""
-    _check_array(x, func="unstack")
+    x = _check_array(x, func="unstack")
     if x.ndim == 0:
         raise ValueError("unstack: x must have rank >= 1, got a 0-d array")
     ax = normalize_axis(axis, x.ndim, func="unstack")
@@ -289,10 +290,11 @@ def _joined(arrays: Sequence[Array], func: str) -> tuple[list, _dtypes.DType]:
         )
     if not arrays:
         raise ValueError(f"{func}: need at least one array")
-    dt = _check_array(arrays[0], "arrays[0]", func=func).dtype
-    for i, a in enumerate(arrays[1:], 1):
-        dt = _dtypes.promote(dt, _check_array(a, f"arrays[{i}]", func=func).dtype)
-    return [a._np for a in arrays], dt
+    checked = [_check_array(a, f"arrays[{i}]", func=func) for i, a in enumerate(arrays)]
+    dt = checked[0].dtype
+    for a in checked[1:]:
+        dt = _dtypes.promote(dt, a.dtype)
+    return [a._np for a in checked], dt
 
 
 @numpy_arguments
@@ -335,7 +337,7 @@ def stack(arrays: tuple[Array, ...] | list[Array], /, *numpy_args: Any, axis: in
 
 def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Array:
     """Repeat each element `repeats` times (per element when repeats is an array)."""
-    _check_array(x, func="repeat")
+    x = _check_array(x, func="repeat")
     r: np.ndarray | int
     if isinstance(repeats, ArrayBase):
         if repeats.dtype.kind not in "iu":
@@ -366,7 +368,7 @@ def roll(
     x: Array, /, shift: int | tuple[int, ...], *, axis: int | tuple[int, ...] | None = None
 ) -> Array:
     """Shift elements cyclically along axes (of the flattened array when axis is None)."""
-    _check_array(x, func="roll")
+    x = _check_array(x, func="roll")
     if axis is None:
         try:
             shift = as_int(shift, "shift", "roll")
@@ -391,7 +393,7 @@ def roll(
 
 def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
     """Repeat the whole array `repetitions[i]` times along each axis i."""
-    _check_array(x, func="tile")
+    x = _check_array(x, func="tile")
     reps = as_ints(repetitions, "repetitions", "tile", low=0)
     # the result's shape, checked before NumPy converts the repetitions to C longs
     lead = len(reps) - x.ndim

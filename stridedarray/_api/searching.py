@@ -30,7 +30,7 @@ _np_where = np.where
 
 
 def _arg_extremum(fn: Callable, name: str, x: Array, axis: int | None, keepdims: bool) -> Array:
-    check_array(x, func=name)
+    x = check_array(x, func=name)
     check_kind(x, "biuf", name, "real-valued")
     ax = None if axis is None else normalize_axis(axis, x.ndim, func=name)
     keepdims = as_bool(keepdims, "keepdims", name)
@@ -66,7 +66,7 @@ def count_nonzero(
     x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
 ) -> Array:
     """Number of non-zero elements along the given axes."""
-    check_array(x, func="count_nonzero")
+    x = check_array(x, func="count_nonzero")
     axes = reduce_axes(axis, x.ndim, "count_nonzero")
     keepdims = as_bool(keepdims, "keepdims", "count_nonzero")
     if axes is None:
@@ -77,7 +77,7 @@ def count_nonzero(
 
 def nonzero(x: Array, /) -> tuple[Array, ...]:
     """Indices of the non-zero elements, one int64 array per axis, in row-major order."""
-    check_array(x, func="nonzero")
+    x = check_array(x, func="nonzero")
     if x.ndim == 0:
         # NumPy deprecated and then removed 0-d nonzero; the standard forbids it.
         raise ValueError("nonzero: x must have rank >= 1, got a 0-d array")
@@ -96,7 +96,7 @@ def searchsorted(
     sorter: Array | None = None,
 ) -> Array:
     """Insertion indices into the 1-d sorted (or `sorter`-sorted) x1 that keep it sorted."""
-    check_array(x1, "x1", func="searchsorted")
+    x1 = check_array(x1, "x1", func="searchsorted")
     check_kind(x1, "iuf", "searchsorted", "real-valued", "x1")
     if x1.ndim != 1:
         raise ValueError(f"searchsorted: x1 must be 1-d, got shape {x1.shape}")
@@ -108,7 +108,7 @@ def searchsorted(
         _, v, _ = operands(x1, x2, _SEARCHSORTED_NAMES)
     s = None
     if sorter is not None:
-        check_array(sorter, "sorter", func="searchsorted")
+        sorter = check_array(sorter, "sorter", func="searchsorted")
         check_kind(sorter, "iu", "searchsorted", "integer", "sorter")
         if sorter.shape != x1.shape:
             raise ValueError(
@@ -125,7 +125,7 @@ _WHERE_NAMES = call_names("where")
 def where(condition: Array, x1: Array | Any, x2: Array | Any, /) -> Array:
     """Elements of x1 where condition is true, else of x2 (broadcast; dtypes promoted)."""
     if not isinstance(condition, ArrayBase):
-        check_array(condition, "condition", func="where")
+        condition = check_array(condition, "condition", func="where")
     if condition._dtype is not _dtypes.bool:
         # NumPy would take truthiness of any dtype; the standard asks for bool (2024.12).
         raise TypeError(f"where: condition must have dtype bool, got {condition.dtype.name}")

@@ -51,7 +51,7 @@ def _idx(a: np.ndarray) -> Array:
 
 def _unique(x: Array, func: str, **kw: bool) -> Any:
     """np.unique of x's elements: an ndarray, or a tuple of them when a return_* flag is set."""
-    check_array(x, func=func)
+    x = check_array(x, func=func)
     # NumPy's overloads want literal flags; each caller unpacks the tuple its flags ask for.
     return np.unique(x._np.reshape(-1), equal_nan=False, **kw)  # type: ignore[call-overload]
 

@@ -23,13 +23,14 @@ if TYPE_CHECKING:
 __all__ = ["argsort", "sort"]
 
 
-def _check(x: Array, axis: int, name: str) -> int:
-    check_array(x, func=name)
+def _check(x: Array, axis: int, name: str) -> tuple[Array, int]:
+    """x as an Array (check_array) and its normalized axis."""
+    x = check_array(x, func=name)
     # NumPy orders complex numbers lexicographically; the standard leaves that undefined.
     check_kind(x, "biuf", name, "real-valued")
     if x.ndim == 0:
         raise ValueError(f"{name}: x must have rank >= 1, got a 0-d array")
-    return normalize_axis(axis, x.ndim, func=name)
+    return x, normalize_axis(axis, x.ndim, func=name)
 
 
 def _argsort_np(a: np.ndarray, axis: int, descending: bool, stable: bool) -> np.ndarray:
@@ -54,7 +55,7 @@ def argsort(
     """Indices that sort x along an axis (stable by default; descending optionally)."""
     if numpy_args:
         raise numpy_call("argsort", numpy_args)
-    ax = _check(x, axis, "argsort")
+    x, ax = _check(x, axis, "argsort")
     descending = as_bool(descending, "descending", "argsort")
     idx = _argsort_np(x._np, ax, descending, as_bool(stable, "stable", "argsort"))
     return _wrap(idx.astype(np.int64, copy=False))
@@ -72,7 +73,7 @@ def sort(
     """A sorted copy of x along an axis (ascending by default)."""
     if numpy_args:
         raise numpy_call("sort", numpy_args)
-    ax = _check(x, axis, "sort")
+    x, ax = _check(x, axis, "sort")
     descending = as_bool(descending, "descending", "sort")
     stable = as_bool(stable, "stable", "sort")
     out = np.sort(x._np, axis=ax, kind="stable" if stable else None)

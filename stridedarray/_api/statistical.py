@@ -37,7 +37,7 @@ _Axis = int | tuple[int, ...] | None
 def _accumulate(
     fn: Callable, name: str, x: Array, axis: int | None, dtype: DType | None, include_initial: bool
 ) -> Array:
-    check_array(x, func=name)
+    x = check_array(x, func=name)
     check_kind(x, "biufc", name, "numeric or bool")  # bool: see _sumlike
     if x.ndim == 0:
         raise ValueError(f"{name}: x must have rank >= 1, got a 0-d array")
@@ -88,7 +88,7 @@ def cumulative_prod(
 
 def _extremum(uf: np.ufunc, name: str, x: Array, axis: _Axis, keepdims: bool) -> Array:
     if not isinstance(x, ArrayBase):
-        check_array(x, func=name)
+        x = check_array(x, func=name)
     # The standard orders real numbers only; NumPy's lexicographic complex order is not it.
     if x._dtype.kind not in "biuf":
         check_kind(x, "biuf", name, "real-valued")
@@ -129,7 +129,7 @@ def _sumlike(
     uf: np.ufunc, name: str, x: Array, axis: _Axis, dtype: DType | None, keepdims: bool
 ) -> Array:
     if not isinstance(x, ArrayBase):
-        check_array(x, func=name)
+        x = check_array(x, func=name)
     k = x._dtype.kind
     # bool input: the standard asks for numeric; NumPy, PyTorch and JAX sum and multiply bools
     # as integers (a count of the true values), in the default integer dtype: so do we.
@@ -188,7 +188,7 @@ def _floating(x: Array, name: str) -> Array:
     """x, or its float64 copy for bool and integer input (the one rule of
     `_dtypes.INTEGERS_AS_FLOAT64`); TypeError for another kind outside the category."""
     if not isinstance(x, ArrayBase):
-        check_array(x, func=name)
+        x = check_array(x, func=name)
     cat = _CATEGORY[name]
     kinds, what = _KINDS[cat]
     k = x._dtype.kind

@@ -32,7 +32,7 @@ _TRUTH_REDUCE: dict[str, Any] = {"all": np.logical_and.reduce, "any": np.logical
 def _truth_reduction(name: str, x: Array, axis: Any, keepdims: bool) -> Array:
     """all(x) or any(x) (`name`) along `axis`."""
     if not isinstance(x, ArrayBase):
-        check_array(x, func=name)
+        x = check_array(x, func=name)
     if keepdims.__class__ is not bool:
         keepdims = as_bool(keepdims, "keepdims", name)
     if not x._shape and axis is None:
@@ -81,7 +81,7 @@ def diff(
     append: Array | None = None,
 ) -> Array:
     """The n-th forward difference along an axis (with optional prepend/append arrays)."""
-    check_array(x, func="diff")
+    x = check_array(x, func="diff")
     if x.ndim == 0:
         raise ValueError("diff: x must have rank >= 1, got a 0-d array")
     ax = normalize_axis(axis, x.ndim, func="diff")
@@ -89,7 +89,7 @@ def diff(
     parts = []
     for name, extra in (("prepend", prepend), ("append", append)):
         if extra is not None:
-            check_array(extra, name, func="diff")
+            extra = check_array(extra, name, func="diff")
             if extra.dtype is not x.dtype:
                 # NumPy would promote silently; the standard asks for x's dtype.
                 raise TypeError(

@@ -18,6 +18,7 @@ import numpy as np
 from .._arraytype import _make as _c_make
 from .._arraytype import _make_c, _Storage, _window
 from . import dtypes as _dtypes
+from .arguments import not_array
 from .descriptor import check_size
 
 # ArrayBase, the class every array is an instance of, as the parts below the array object test
@@ -148,6 +149,22 @@ def _own(arr: np.ndarray) -> np.ndarray:
 
 
 _ndarray_view = np.ndarray.view
+
+
+def array_argument(x: Any, name: str = "x", func: str = "") -> Array:
+    """An array argument of a namespace function as an Array: an Array itself; a NumPy ndarray
+    as an Array over its memory (zero-copy unless its byte order is not native), as JAX's
+    functions take them (docs/interop.md, "NumPy arrays as arguments"); anything else, a list
+    or another library's array, the TypeError of `not_array`. Callers test for an Array first
+    and call this only where that test failed: an Array argument costs nothing more."""
+    if isinstance(x, ArrayBase):
+        return x
+    if isinstance(x, np.ndarray):
+        try:
+            return numpy_operand(x)
+        except TypeError as e:  # a dtype we lack (float16, object, strings): say which argument
+            raise TypeError(f"{func + ': ' if func else ''}{name}: {e}") from None
+    raise not_array(x, name, func)
 
 
 def numpy_operand(value: Any) -> Array:

@@ -60,12 +60,13 @@ __all__ = [
 class DType:
     """An Array API data type: a name, its NumPy storage dtype and its C core code."""
 
-    __slots__ = ("name", "np", "code", "kind", "bits", "_hash")
+    __slots__ = ("name", "np", "code", "kind", "bits", "_hash", "_npclass")
 
     def __init__(self, name: str, code: int, kind: str, bits: int) -> None:
         self.name = name
         self.np = np.dtype(name)
         self._hash = hash(self.np).__index__  # see __hash__
+        self._npclass = type(self.np)  # see __class__
         self.code = code
         # kind: "b" bool, "i" signed, "u" unsigned, "f" real floating, "c" complex floating
         self.kind = kind
@@ -110,6 +111,14 @@ class DType:
     # the bound `int.__index__` it returns are both C. An identity hash would be cheaper still
     # but would break the equality with NumPy dtypes above.
     __hash__ = property(operator.attrgetter("_hash"))
+
+    # `isinstance(sa.float64, np.dtype)` is True: isinstance falls back to an object's
+    # `__class__` where its type is not a subclass, and ours is NumPy's dtype class of the same
+    # dtype (numpy.dtypes.Float64DType). Libraries that accept "a NumPy dtype" by that test
+    # (xarray's maybe_promote and isdtype, pandas) then take ours, and read it through the
+    # attributes below and `.dtype`. `type(sa.float64)` is still DType, so our own exact-type
+    # tests use type() or isinstance(), never `.__class__`. A C getter (attrgetter), no frame.
+    __class__ = property(operator.attrgetter("_npclass"))
 
 
 # NumPy's dtype attributes (`type`, `char`, `str`, `byteorder`, `fields`, `newbyteorder`, ...)
@@ -205,7 +214,7 @@ def dtype_named(dtype: object) -> DType | None:
 def as_dtype(dtype: object, what: str = "dtype") -> DType:
     """A dtype argument as one of ours, by the one rule every function taking a dtype uses
     (docs/dtypes.md, "What names a dtype"); TypeError naming `what` for anything else."""
-    if dtype.__class__ is DType:
+    if isinstance(dtype, DType):  # not dtype.__class__: see DType.__class__
         return dtype
     d = dtype_named(dtype)
     if d is None:

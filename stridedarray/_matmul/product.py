@@ -18,7 +18,7 @@ import numpy as np
 from .._arraytype import NativeMatmul, _make_c, _matmul_shape
 from .._base import dtypes as _dtypes
 from .._base.arguments import not_array
-from .._base.construct import ArrayBase, numpy_operand
+from .._base.construct import ArrayBase, array_argument, numpy_operand
 from .._base.descriptor import check_size
 from .._base.operator_table import doc as operator_doc
 from .ffi import ffi, lib
@@ -144,6 +144,10 @@ def _make_matmul(operator: bool) -> Any:
             and (isinstance(x2, np.ndarray | np.generic) or _defers(x2))
         ):
             return NotImplemented
+        if not operator and not (isinstance(x1, ArrayBase) and isinstance(x2, ArrayBase)):
+            # The function takes NumPy ndarrays (docs/interop.md); the operator leaves them to
+            # NumPy's operator (above).
+            x1, x2 = array_argument(x1, "x1", "matmul"), array_argument(x2, "x2", "matmul")
         dt = _check_operands(x1, x2)
         s1, s2 = x1._shape, x2._shape
         shape = _out_shape(s1, s2)
@@ -463,6 +467,7 @@ def matmul_explain(x1: Array, x2: Array, /) -> MatmulExplain:
       ledger: 0 BLAS calls, 8,388,608 FLOPs, ... thread(s)
     ...
     """
+    x1, x2 = array_argument(x1, "x1", "matmul"), array_argument(x2, "x2", "matmul")
     dt = _check_operands(x1, x2)
     shape = _out_shape(x1._shape, x2._shape)
     ex = ffi.new("sa_mm_explain *")

@@ -14,6 +14,7 @@ import importlib
 import inspect
 import pickle
 import types
+import typing
 from multiprocessing import get_context
 
 import numpy as np
@@ -96,6 +97,22 @@ def test_has_a_docstring_and_a_signature(name):
     assert isinstance(f.__doc__, str) and f.__doc__.strip()
     sig = inspect.signature(f)
     assert isinstance(sig, inspect.Signature)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in PUBLIC if not n.startswith("Info.")))
+def test_type_hints_resolve(name):
+    # typing.get_type_hints reads every public function's annotations, `Array` resolved to the
+    # class (einx asks it for the return type of `asarray`), C callables' as their Python's.
+    f = PUBLIC[name]
+    hints = typing.get_type_hints(f)
+    assert "return" in hints and not any(isinstance(h, str) for h in hints.values())
+    if isinstance(f, _FAST):
+        assert f.__annotations__ == f.__wrapped__.__annotations__
+
+
+def test_asarray_is_annotated_to_return_the_array_class():
+    assert typing.get_type_hints(sa.asarray)["return"] is sa.Array
+    assert typing.get_type_hints(linalg.inv) == {"x": sa.Array, "return": sa.Array}
 
 
 @pytest.mark.parametrize(

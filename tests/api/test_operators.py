@@ -419,7 +419,8 @@ def test_operator_and_function_share_one_body() -> None:
     with pytest.raises(TypeError, match="x2 must be an Array"):
         sa.add(x, "a")
     with pytest.raises(TypeError, match="matmul: x2 must be a stridedarray.Array"):
-        sa.matmul(x, np.ones(2))
+        sa.matmul(x, [1.0, 1.0])
+    assert float(sa.matmul(x, np.ones(2))) == 3.0  # the function takes an ndarray
     assert float(2.0 - x[0]) == 1.0 and float(x @ x) == 5.0
     assert sa.matmul.__name__ == "matmul" and sa.add.__name__ == "add"
 

@@ -280,8 +280,8 @@ def test_any_all_along_axes_equal_numpy(v, data) -> None:
 
 @pytest.mark.parametrize("func", ["any", "all"])
 def test_any_all_errors_unchanged(func) -> None:
-    with pytest.raises(TypeError, match="x must be a stridedarray.Array, got ndarray"):
-        getattr(sa, func)(np.ones(3))
+    with pytest.raises(TypeError, match="x must be a stridedarray.Array, got list"):
+        getattr(sa, func)([1.0, 1.0, 1.0])
     with pytest.raises(AxisError, match=f"{func}: axis 2 is out of bounds for an array of rank 2"):
         getattr(sa, func)(sa.ones((2, 3)), axis=2)
     with pytest.raises(Exception, match="out of bounds"):

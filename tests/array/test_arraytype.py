@@ -257,13 +257,14 @@ def test_the_c_descriptor_matches_the_fields():
 
 
 def test_no_module_builds_an_array_by_hand():
-    # Every Array comes from the one constructor: no module allocates one and sets fields.
+    # Every Array comes from the one constructor: no module allocates one and sets fields,
+    # or sets an object's class (`obj.__class__ = ...`; DType's class attribute is not that).
     import pathlib
     import re
 
     pkg = pathlib.Path(sa.__file__).parent
     pat = re.compile(
-        r"object\.__new__\(Array\)|_new\(Array\)|Array(Base)?\.__new__\(|__class__ = |"
+        r"object\.__new__\(Array\)|_new\(Array\)|Array(Base)?\.__new__\(|\.__class__ = |"
         r"\._(st|shape|strides|origin|dtype|npv|cd) = "
     )
     hits = [

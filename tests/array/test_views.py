@@ -382,8 +382,8 @@ def test_view_functions_bad_axes():
     with pytest.raises(ValueError, match="T is defined for 2-D arrays only"):
         _ = x.T
     for f in (sa.flip, sa.matrix_transpose):
-        with pytest.raises(TypeError, match="x must be a stridedarray.Array, got ndarray"):
-            f(np.zeros((2, 2)))
+        with pytest.raises(TypeError, match="x must be a stridedarray.Array, got list"):
+            f([[0.0, 0.0], [0.0, 0.0]])
 
 
 def test_rank_limit():
@@ -618,7 +618,7 @@ _X = sa.reshape(sa.arange(64.0), (4, 4, 4))
         (_X, (0, -1)),
         (_X, (65,)),
         (_X, 64),
-        (np.arange(4.0), (2, 2)),
+        ([0.0, 1.0, 2.0, 3.0], (2, 2)),  # not an array (an ndarray is taken, as an array)
     ],
 )
 def test_reshape_edge_cases_in_c_match_the_python_path(x, target):

@@ -13,20 +13,20 @@ import pytest
 import stridedarray as sa
 
 A = sa.ones(3)
-N = np.ones(3)
+L = [1.0, 1.0, 1.0]
 
 # (call, the message's start naming the function and argument, the argument's name)
-NOT_AN_ARRAY = [
-    (lambda: sa.add(A, N), r"add: x2 must be", "x2"),
-    (lambda: sa.add(N, A), r"add: x1 must be", "x1"),
-    (lambda: sa.exp(N), r"exp: x must be a stridedarray\.Array, got ndarray", "x"),
-    (lambda: sa.sum(N), r"x must be a stridedarray\.Array, got ndarray", "x"),
-    (lambda: sa.concat([A, N]), r"arrays\[1\] must be a stridedarray\.Array, got ndarray", None),
-    (lambda: sa.matmul(N, A), r"matmul: x1 must be a stridedarray\.Array, got ndarray", "x1"),
-    (lambda: sa.astype(N, sa.float32), r"astype: x must be a stridedarray\.Array", "x"),
-    (lambda: sa.take(N, sa.asarray([0])), r"take: x must be a stridedarray\.Array", "x"),
+NOT_AN_ARRAY = [  # NumPy ndarrays are taken (tests/interop/test_ndarray_arguments.py); lists not
+    (lambda: sa.add(A, L), r"add: x2 must be", "x2"),
+    (lambda: sa.add(L, A), r"add: x1 must be", "x1"),
+    (lambda: sa.exp(L), r"exp: x must be a stridedarray\.Array, got list", "x"),
+    (lambda: sa.sum(L), r"x must be a stridedarray\.Array, got list", "x"),
+    (lambda: sa.concat([A, L]), r"arrays\[1\] must be a stridedarray\.Array, got list", None),
+    (lambda: sa.matmul(L, A), r"matmul: x1 must be a stridedarray\.Array, got list", "x1"),
+    (lambda: sa.astype(L, sa.float32), r"astype: x must be a stridedarray\.Array", "x"),
+    (lambda: sa.take(L, sa.asarray([0])), r"take: x must be a stridedarray\.Array", "x"),
     (lambda: sa.zeros_like([1.0]), r"x must be a stridedarray\.Array, got list", "x"),
-    (lambda: sa.where(sa.asarray([True]), N, 1.0), r"where: at least one of x1, x2", "x1"),
+    (lambda: sa.where(sa.asarray([True]), L, 1.0), r"where: at least one of x1, x2", "x1"),
 ]
 
 

@@ -251,6 +251,21 @@ def test_xarray_selection_transpose_concat(xr, select):
     check_xr(xr, select(da, xr), select(dn, xr), exact=True)
 
 
+XR_MISSING = {  # xarray promotes with maybe_promote, which takes only NumPy dtypes
+    "where(cond)": lambda d: d.where(abs(d) > 0.5),
+    "where(cond, scalar)": lambda d: d.where(abs(d) > 0.5, 0.5),
+    "where then fillna": lambda d: d.where(abs(d) > 0.5).fillna(-1),
+    "reindex with new labels": lambda d: d.assign_coords(a=[0, 1, 2]).reindex(a=[2, 0, 7]),
+}
+
+
+@pytest.mark.parametrize("kind", ["float64", "float32", "int64", "bool", "complex128"])
+@pytest.mark.parametrize("op", XR_MISSING.values(), ids=XR_MISSING.keys())
+def test_xarray_missing_values_promote_as_for_numpy(xr, op, kind):
+    da, dn = _das(xr, kind)
+    check_xr(xr, op(da), op(dn), exact=True)
+
+
 XR_DOT = {
     "matrix, vector": lambda xr, d, v, m: xr.dot(d, v),
     "matrix, matrix.T": lambda xr, d, v, m: xr.dot(d, d.T),
@@ -275,6 +290,16 @@ def test_xarray_dot(xr, dot):
         return dot(xr, d, v, m)
 
     check_xr(xr, build(sa), build(np))
+
+
+def test_xarray_mixes_numpy_backed_data_into_namespace_calls(xr):
+    # xarray hands the NumPy data of the other operand to our namespace functions, which take
+    # ndarrays (docs/interop.md, "NumPy arrays as arguments").
+    pytest.importorskip("opt_einsum")
+    da, dn = _das(xr)
+    m = xr.DataArray(BASE["float64"].T[::-1].copy(), dims=("b", "c"))
+    check_xr(xr, xr.dot(da, m), xr.dot(dn, m))
+    check_xr(xr, xr.where(da > 0, da, dn.data * 2), xr.where(dn > 0, dn, dn.data * 2), exact=True)
 
 
 def _datasets(xr):

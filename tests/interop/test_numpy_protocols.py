@@ -80,6 +80,30 @@ def test_numpy_reads_our_dtypes(dt):
     assert dt != dt.name
 
 
+@given(dtypes())
+def test_our_dtypes_pass_numpys_dtype_tests(dt):
+    # isinstance(dt, np.dtype) holds (through __class__), so the checks that xarray and pandas
+    # make of "a NumPy dtype" take ours; the type itself is still ours.
+    npdt = np.dtype(dt.name)
+    assert isinstance(dt, np.dtype) and isinstance(dt, type(npdt))
+    assert type(dt) is type(sa.float64) and not isinstance(npdt, type(sa.float64))
+    for kind in ("bool", "signed integer", "unsigned integer", "real floating", "complex floating"):
+        assert np.isdtype(dt, kind) == np.isdtype(npdt, kind)
+    for generic in (np.bool_, np.integer, np.floating, np.complexfloating, np.number):
+        assert np.issubdtype(dt, generic) == np.issubdtype(npdt, generic)
+    assert sa.finfo(dt) if dt.kind in "fc" else sa.iinfo(dt) if dt.kind in "iu" else True
+    assert sa.zeros(1, dtype=dt).dtype is dt and sa.result_type(dt) is dt
+
+
+def test_numpy_dtype_of_an_array_is_refused_by_numpy():
+    # NumPy 2 takes `obj.dtype` only if it is a NumPy dtype instance, a check of the C type
+    # that no Python class passes (docs/dtypes.md, "NumPy's dtype or ours"): np.dtype(x.dtype).
+    x = sa.ones(2, dtype=sa.float32)
+    with pytest.raises((TypeError, ValueError)):
+        np.dtype(x)
+    assert np.dtype(x.dtype) == np.float32 and np.asarray(x).dtype == np.float32
+
+
 # -- sequence protocol, tolist, format, to_device -------------------------------------------------
 @settings(max_examples=100)
 @given(views())

@@ -79,3 +79,39 @@ def test_prepare_extra(tool, tmp_path):
     (lib / "_backends.py").write_text("class Backend(Enum):\n    NUMPY = 'numpy'\n")
     with pytest.raises(SystemExit, match="has no line"):
         tool.prepare_extra(src, tmp_path / "scratch")
+
+
+def test_backends_and_twins_of_the_numpy_referenced_suites(tool):
+    assert {tool.REFERENCE[s] for s in ("xarray", "opt_einsum", "einx")} == {"numpy"}
+    xr, oe, ex = tool.SUITES["xarray"], tool.SUITES["opt_einsum"], tool.SUITES["einx"]
+    # xarray's table: jax.numpy is not numpy
+    assert tool.backend_of("w.py::TestX::test_mean[True-stridedarray]", xr) == "stridedarray"
+    assert tool.backend_of("w.py::TestX::test_mean[True-numpy]", xr) == "numpy"
+    assert tool.backend_of("w.py::TestX::test_mean[True-jax.numpy]", xr) is None
+    assert tool.backend_of("s.py::test_chain[array_api_strict-3]", oe) == "array_api_strict"
+    # einx names a setup "<library>.<einx backend>": numpylike is not numpy
+    assert tool.backend_of("t.py::test_v[stridedarray.arrayapi.numpylike]", ex) == "stridedarray"
+    assert tool.backend_of("t.py::test_v[numpy.arrayapi.numpylike]", ex) == "numpy"
+    assert tool.backend_of("t.py::test_v[numpy.numpy.in_new_thread]", ex) == "numpy"
+    assert tool.backend_of("t.py::test_v[dask.arrayapi]", ex) is None
+    for sa_id, np_id in [
+        ("t.py::test_v[stridedarray.arrayapi.einsum]", "t.py::test_v[numpy.arrayapi.einsum]"),
+        ("w.py::TestX::test_std[False-stridedarray]", "w.py::TestX::test_std[False-numpy]"),
+        (
+            "s.py::test_sharing_value[stridedarray-ab,bc->ca]",
+            "s.py::test_sharing_value[numpy-ab,bc->ca]",
+        ),
+    ]:
+        assert tool.twin_key(sa_id, "stridedarray") == tool.twin_key(np_id, "numpy")
+
+
+def test_prepare_einx_copies_its_tests(tool, tmp_path):
+    src = tmp_path / "einx-0.0"
+    (src / "test").mkdir(parents=True)
+    (src / "test/conftest.py").write_text("setup_backend = []\n")
+    (src / "test/test_x.py").write_text("def test_x():\n    pass\n")
+    tree = tool.prepare_einx("python", src, tmp_path / "scratch")
+    assert sorted(p.name for p in (tree / "test").iterdir()) == ["conftest.py", "test_x.py"]
+    (src / "test/conftest.py").unlink()
+    with pytest.raises(SystemExit, match="holds no test/conftest.py"):
+        tool.prepare_einx("python", src, tmp_path / "scratch")
