@@ -150,6 +150,25 @@ DOCUMENTED: dict[str, tuple[object, tuple[str, ...]]] = {
     "einsum_explain": (sa.einsum_explain, (_P, _R, "Raises", _E)),
     "EinsumExplain": (EinsumExplain, (_E,)),
     "EinsumExplain.to_dict": (EinsumExplain.to_dict, (_R, _E)),
+    # NumPy's functions beyond the standard (stridedarray/_api/numpy_extensions.py)
+    **{
+        name: (getattr(sa, name), (_P, _R, _E))
+        for name in (
+            "cumsum",
+            "nanargmax",
+            "nanargmin",
+            "nancumsum",
+            "nanmax",
+            "nanmean",
+            "nanmedian",
+            "nanmin",
+            "nanprod",
+            "nanstd",
+            "nansum",
+            "nanvar",
+            "pad",
+        )
+    },
     "MatmulExplain": (MatmulExplain, (_E,)),
     "MatmulExplain.to_dict": (MatmulExplain.to_dict, (_R, _E)),
     "Array": (Array, (_E,)),
@@ -172,6 +191,7 @@ DOCUMENTED: dict[str, tuple[object, tuple[str, ...]]] = {
             "__str__",
             "itemsize",
             "nbytes",
+            "base",
             "real",
             "imag",
             "__format__",
