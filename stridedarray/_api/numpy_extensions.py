@@ -558,6 +558,8 @@ def _pairs(value: Any, ndim: int, name: str, what: str) -> np.ndarray:
     """`pad_width` or `constant_values` as an (ndim, 2) ndarray by NumPy's broadcasting: one
     value, one (before, after) pair, or one pair per axis."""
     a = value._np if isinstance(value, ArrayBase) else np.asarray(value)
+    if a.size == 0 and a.ndim == 1:  # no pairs: what a 0-d x has one of per axis
+        a = a.astype(np.intp).reshape(0, 2)
     if a.dtype.kind not in what:
         raise TypeError(
             f"pad: {name} must be {'integers' if what == 'iu' else 'numbers'} (one value, a "
@@ -649,12 +651,14 @@ def pad(
                     f"pad: constant_values {constant_values!r} is out of range for "
                     f"{x.dtype.name} [{info.min}, {info.max}]"
                 )
+    for k, n in enumerate(x._shape):
+        if n == 0 and mode != "constant" and widths[k].any():
+            raise ValueError(
+                f"pad: mode {mode!r} cannot extend axis {k} of extent 0; only "
+                "mode='constant' pads an empty axis"
+            )
+    if x.ndim == 0:  # no axis to pad (NumPy's own pad fails on its (0, 2) widths): a copy
+        return x.to_row_major()
+    if mode == "constant":
         return _wrap(np.pad(x._np, widths, mode="constant", constant_values=fill))
-    if x.ndim:
-        for k, n in enumerate(x._shape):
-            if n == 0 and widths[k].any():
-                raise ValueError(
-                    f"pad: mode {mode!r} cannot extend axis {k} of extent 0; only "
-                    "mode='constant' pads an empty axis"
-                )
     return _wrap(np.pad(x._np, widths, mode=cast(Any, mode)))  # checked above
