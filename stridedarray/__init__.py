@@ -132,4 +132,7 @@ def __dir__() -> list[str]:
     return sorted({*__all__, "__version__", "__array_api_version__"})
 
 
-del _dask, _dtypes, _handover, _pickle, _sys
+# `_pickle` stays bound: pickles name its functions as `stridedarray._pickle.dtype`, ..., and
+# dill (Cubed's serializer) finds a function's module as an attribute of its package; without
+# it dill copies the function's code instead, and the copy lacks its module's globals.
+del _dask, _dtypes, _handover, _sys

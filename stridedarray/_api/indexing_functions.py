@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._arraytype import _wrap
-from .._base.arguments import convert_hint, normalize_axis, not_array
+from .._base.arguments import as_int, convert_hint, normalize_axis, not_array
 from .._base.construct import ArrayBase
 
 if TYPE_CHECKING:
@@ -42,8 +42,34 @@ def _out_of_range(name: str, idx: np.ndarray, ax: int, n: int) -> IndexError:
     )
 
 
+def _take_one(x: Array, index: Any, axis: int | None) -> Array:
+    """take(x, i, axis=axis) for one integer i, beyond the standard, as NumPy takes it: the
+    slice at i, the axis dropped, as a new array (Cubed's var and nanvar combine their
+    partial results so)."""
+    if not isinstance(x, ArrayBase):
+        raise not_array(x, "x", "take")
+    i = as_int(index, "indices", "take")
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError(f"take: axis is required for an array of rank {x.ndim}")
+        axis = 0
+    ax = normalize_axis(axis, max(x.ndim, 1), func="take")
+    n = x.shape[ax] if x.ndim else 1
+    if not -n <= i < n:
+        raise IndexError(
+            f"take: index {i} is out of range for axis {ax} of size {n}; indices must lie in "
+            f"[-{n}, {n})"
+        )
+    return _wrap(np.take(x._np, i, axis=ax))
+
+
 def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
-    """Elements of x at `indices` (1-D) along `axis` (optional for 1-D x)."""
+    """Elements of x at `indices` (1-D) along `axis` (optional for 1-D x).
+
+    Beyond the standard, as in NumPy, `indices` may be one integer: the slice at it, without
+    the axis."""
+    if not isinstance(indices, ArrayBase) and isinstance(indices, int | np.integer):
+        return _take_one(x, indices, axis)
     _check_indices("take", x, indices)
     if indices.ndim != 1:
         raise ValueError(f"take: indices must be 1-D, got shape {indices.shape}")

@@ -298,6 +298,7 @@ def nanvar(
     correction: int | float = NO_CORRECTION,
     keepdims: bool = False,
     ddof: int | float | None = None,
+    dtype: DType | None = None,
 ) -> Array:
     """Variance along the given axes, NaN ignored (NumPy's `nanvar`).
 
@@ -313,6 +314,8 @@ def nanvar(
         Keep the reduced axes with extent 1.
     ddof : int or float, optional
         NumPy's name for `correction`; give one of them.
+    dtype : real floating-point dtype, optional
+        The dtype to compute in and return (NumPy's; x's by default, float64 for integers).
 
     Returns
     -------
@@ -330,7 +333,9 @@ def nanvar(
     >>> sa.nanvar(sa.asarray([1.0, sa.nan, 3.0]), ddof=1)
     Array(2., dtype=float64, shape=())
     """
-    return moment(np.nanvar, "nanvar", x, axis, correction_of("nanvar", correction, ddof), keepdims)
+    return moment(
+        np.nanvar, "nanvar", x, axis, correction_of("nanvar", correction, ddof), keepdims, dtype
+    )
 
 
 def nanstd(
@@ -341,6 +346,7 @@ def nanstd(
     correction: int | float = NO_CORRECTION,
     keepdims: bool = False,
     ddof: int | float | None = None,
+    dtype: DType | None = None,
 ) -> Array:
     """Standard deviation along the given axes, NaN ignored (NumPy's `nanstd`).
 
@@ -356,6 +362,8 @@ def nanstd(
         Keep the reduced axes with extent 1.
     ddof : int or float, optional
         NumPy's name for `correction`; give one of them.
+    dtype : real floating-point dtype, optional
+        The dtype to compute in and return (NumPy's; x's by default, float64 for integers).
 
     Returns
     -------
@@ -373,7 +381,9 @@ def nanstd(
     >>> sa.nanstd(sa.asarray([1.0, sa.nan, 3.0]), ddof=1)
     Array(1.41421356, dtype=float64, shape=())
     """
-    return moment(np.nanstd, "nanstd", x, axis, correction_of("nanstd", correction, ddof), keepdims)
+    return moment(
+        np.nanstd, "nanstd", x, axis, correction_of("nanstd", correction, ddof), keepdims, dtype
+    )
 
 
 def _nanarg(fn: Callable, name: str, x: Array, axis: int | None, keepdims: bool) -> Array:

@@ -221,13 +221,21 @@ def floating(x: Array, name: str) -> Array:
 
 def mean_dtype(x: Array, dtype: DType, name: str) -> DType:
     """The dtype `mean(x, dtype=dtype)` computes and returns in (NumPy's `dtype=`): a
-    floating-point dtype, complex for complex x (a real one would drop the imaginary part)."""
+    floating-point dtype, complex for complex x (a real one would drop the imaginary part);
+    a real one for nanvar and nanstd, whose input is real."""
     check_array(x, func=name)
     dt = _dtypes.as_dtype(dtype, f"{name}: dtype")
     if x._dtype.kind not in "biufc":
         check_kind(x, "fc", name, "floating-point")
-    if dt.kind not in "fc" or (x._dtype.kind == "c" and dt.kind != "c"):
-        need = "complex floating-point" if x._dtype.kind == "c" else "floating-point"
+    real = _CATEGORY[name] == "real floating"
+    if dt.kind not in ("f" if real else "fc") or (x._dtype.kind == "c" and dt.kind != "c"):
+        need = (
+            "real floating-point"
+            if real
+            else "complex floating-point"
+            if x._dtype.kind == "c"
+            else "floating-point"
+        )
         raise TypeError(
             f"{name}: dtype must be a {need} dtype for x of dtype {x._dtype.name}, got {dt.name}"
         )
@@ -307,10 +315,18 @@ def correction_of(name: str, correction: Any, ddof: Any) -> Any:
 
 
 def moment(
-    fn: Callable, name: str, x: Array, axis: _Axis, correction: float, keepdims: bool
+    fn: Callable,
+    name: str,
+    x: Array,
+    axis: _Axis,
+    correction: float,
+    keepdims: bool,
+    dtype: DType | None = None,
 ) -> Array:
-    """std's and var's body, and nanstd's and nanvar's (`fn`: NumPy's function)."""
+    """std's and var's body, and nanstd's and nanvar's (`fn`: NumPy's function; `dtype`,
+    NumPy's, theirs only)."""
     x = floating(x, name)
+    dt = None if dtype is None else mean_dtype(x, dtype, name)
     if isinstance(correction, bool) or not isinstance(correction, (int, float, np.integer)):
         raise TypeError(f"{name}: correction must be an int or float, got {correction!r}")
     if correction < 0:
@@ -322,7 +338,13 @@ def moment(
         # N - correction <= 0 yields NaN (or inf), as the standard specifies; no warning.
         warnings.simplefilter("ignore", RuntimeWarning)
         return _wrap(
-            fn(x._np, axis=axes, ddof=float(correction), keepdims=keepdims, dtype=x.dtype.np)
+            fn(
+                x._np,
+                axis=axes,
+                ddof=float(correction),
+                keepdims=keepdims,
+                dtype=(dt or x.dtype).np,
+            )
         )
 
 

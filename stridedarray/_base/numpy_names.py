@@ -10,7 +10,7 @@ do not say that the function exists under another name. Two tables say it:
   stridedarray arrays (docs/numpy-users.md). No public name is added: `dir()` is unchanged.
 - `ARGUMENTS`: a NumPy keyword -> the standard's; and an axis (or another keyword-only
   argument) given positionally. The functions that check them take NumPy's spellings as
-  hidden parameters (`*numpy_args`, `ddof=NUMPY`, ...), which `numpy_arguments` leaves out of
+  hidden parameters (`*numpy_args`, `out=NUMPY`, ...), which `numpy_arguments` leaves out of
   their signature; a call that passes one raises `numpy_call`'s TypeError. A hidden parameter
   costs a function call nothing measurable, where a wrapper catching the binding error would
   add a Python frame to every call.

@@ -150,6 +150,7 @@ _row("diff", "f", sa.diff)
 _row("diff_n0", "f", lambda x: sa.diff(x, n=0))
 _row("diff_n0_prepend", "ff", lambda x, y: sa.diff(x, n=0, prepend=y))
 _row("take", "fi", lambda x, i: sa.take(x, i[0] % 2, axis=0))
+_row("take_int", "f", lambda x: sa.take(x, 1, axis=1))  # one index, beyond the standard
 _row("take_along_axis", "fi", lambda x, i: sa.take_along_axis(x, i % 2, axis=0))
 _row("matmul", "ff", lambda x, y: sa.matmul(x, y.mT))
 _row("tensordot", "ff", lambda x, y: sa.tensordot(x, y, axes=0))

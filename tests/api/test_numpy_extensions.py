@@ -138,6 +138,10 @@ def test_nanmean_nanmedian_nanvar_nanstd(data, name):
     if name in ("nanvar", "nanstd"):
         kwargs["correction"] = kwargs.pop("ddof")
         _same(getattr(sa, name)(p.x, **kwargs), np.asarray(got))
+        dt = data.draw(st.sampled_from(FLOATING))
+        kwargs["ddof"] = kwargs.pop("correction")
+        got = _quiet(getattr(sa, name), p.x, dtype=dt, **kwargs)
+        _same(got, _numpy(getattr(np, name), ref, dtype=dt.np, **kwargs))
 
 
 @SETTINGS
@@ -344,6 +348,25 @@ def test_full_like_shape_and_squeeze_without_axis(data):
         assert np.shares_memory(np.asarray(sq), p.base_np)  # a view, as squeeze(axis=) is
 
 
+@SETTINGS
+@given(data=st.data())
+def test_take_one_integer_as_numpy(data):
+    p = data.draw(views(st.sampled_from(dtype_list())))
+    nd = p.ref.ndim
+    if nd == 0 or 0 in p.ref.shape:
+        return
+    axis = data.draw(st.integers(-nd, nd - 1))
+    n = p.ref.shape[axis]
+    i = data.draw(st.integers(-n, n - 1))
+    index = data.draw(st.sampled_from([i, np.int64(i), np.uint8(i % n)]))
+    got = sa.take(p.x, index, axis=axis)
+    _same(got, np.take(p.ref, index, axis=axis))
+    if nd == 1:
+        _same(sa.take(p.x, index), np.take(p.ref, index))
+    with pytest.raises(IndexError, match=rf"take: index {n} is out of range for axis"):
+        sa.take(p.x, n, axis=axis)
+
+
 # -- Array.base -------------------------------------------------------------------------------
 
 
@@ -387,11 +410,13 @@ def test_base_for_cubeds_broadcast_trick():
     ],
 )
 def test_signatures_are_their_counterparts(name, counterpart):
-    ours = inspect.signature(getattr(sa, name)).parameters
-    theirs = inspect.signature(getattr(sa, counterpart)).parameters
-    assert {k: (p.kind, p.default) for k, p in ours.items()} == {
-        k: (p.kind, p.default) for k, p in theirs.items()
+    ours = {
+        k: (p.kind, p.default) for k, p in inspect.signature(getattr(sa, name)).parameters.items()
     }
+    theirs = inspect.signature(getattr(sa, counterpart)).parameters
+    if name in ("nanvar", "nanstd"):  # NumPy's dtype too: xarray passes it (dtype=None)
+        assert ours.pop("dtype") == (inspect.Parameter.KEYWORD_ONLY, None)
+    assert ours == {k: (p.kind, p.default) for k, p in theirs.items()}
 
 
 BAD = [
@@ -433,9 +458,17 @@ BAD = [
         TypeError,
         r"nanmean: dtype must be a floating",
     ),
+    (
+        lambda: sa.nanvar(sa.ones(2), dtype=sa.complex64),
+        TypeError,
+        r"nanvar: dtype must be a real floating-point",
+    ),
     (lambda: sa.cumsum(sa.ones(2), 1), ValueError, r"cumsum: axis 1 is out of bounds"),
     (lambda: sa.cumsum([1]), TypeError, r"cumsum: x must be a stridedarray.Array"),
     (lambda: sa.pad(sa.ones(2), 1, "median"), ValueError, r"pad: mode must be one of"),
+    (lambda: sa.take(sa.ones((2, 2)), 0), ValueError, r"take: axis is required"),
+    (lambda: sa.take(sa.ones(2), True), TypeError, r"take: indices must be an integer, not"),
+    (lambda: sa.take(sa.ones(2), 1.0), TypeError, r"take: indices must be an integer Array"),
     (lambda: sa.pad(sa.ones(2), -1), ValueError, r"pad: pad_width must not be negative"),
     (lambda: sa.pad(sa.ones(2), 1.5), TypeError, r"pad: pad_width must be integers"),
     (
