@@ -42,6 +42,16 @@ def _out_of_range(name: str, idx: np.ndarray, ax: int, n: int) -> IndexError:
     )
 
 
+def _take_axis(x: Array, axis: int | None) -> tuple[int, int]:
+    """take's axis in [0, ndim) and its extent; `axis` may be omitted for a 1-D x only."""
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError(f"take: axis is required for an array of rank {x.ndim}")
+        axis = 0
+    ax = normalize_axis(axis, max(x.ndim, 1), func="take")
+    return ax, (x.shape[ax] if x.ndim else 1)
+
+
 def _take_one(x: Array, index: Any, axis: int | None) -> Array:
     """take(x, i, axis=axis) for one integer i, beyond the standard, as NumPy takes it: the
     slice at i, the axis dropped, as a new array (Cubed's var and nanvar combine their
@@ -49,12 +59,7 @@ def _take_one(x: Array, index: Any, axis: int | None) -> Array:
     if not isinstance(x, ArrayBase):
         raise not_array(x, "x", "take")
     i = as_int(index, "indices", "take")
-    if axis is None:
-        if x.ndim != 1:
-            raise ValueError(f"take: axis is required for an array of rank {x.ndim}")
-        axis = 0
-    ax = normalize_axis(axis, max(x.ndim, 1), func="take")
-    n = x.shape[ax] if x.ndim else 1
+    ax, n = _take_axis(x, axis)
     if not -n <= i < n:
         raise IndexError(
             f"take: index {i} is out of range for axis {ax} of size {n}; indices must lie in "
@@ -73,12 +78,7 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     _check_indices("take", x, indices)
     if indices.ndim != 1:
         raise ValueError(f"take: indices must be 1-D, got shape {indices.shape}")
-    if axis is None:
-        if x.ndim != 1:
-            raise ValueError(f"take: axis is required for an array of rank {x.ndim}")
-        axis = 0
-    ax = normalize_axis(axis, max(x.ndim, 1), func="take")
-    n = x.shape[ax] if x.ndim else 1
+    ax, n = _take_axis(x, axis)
     idx = indices._np
     if idx.size and (idx.min() < -n or idx.max() >= n):
         raise _out_of_range("take", idx, ax, n)

@@ -107,10 +107,7 @@ def _reduce(name: str, x: Array, axis: _Axis, keepdims: bool, dtype: DType | Non
         return _wrap(_fpe.call(row.fn, x._np, axis=axes, keepdims=keepdims, **kwargs))
 
 
-def nansum(
-    x: Array, /, *, axis: _Axis = None, dtype: DType | None = None, keepdims: bool = False
-) -> Array:
-    """Sum along the given axes, NaN counted as zero (NumPy's `nansum`).
+_SUMLIKE_DOC = """{what} along the given axes, NaN counted as {identity} (NumPy's `{name}`).
 
     Parameters
     ----------
@@ -118,61 +115,48 @@ def nansum(
         Numeric or bool input.
     axis : int, tuple of ints or None
         The axes to reduce (all of them by default).
+    dtype : dtype, optional
+        The dtype to compute in and return; by default `{plain}`'s: integers and bool
+        accumulate in the 64-bit default (where the result equals `{plain}`'s),
+        floating-point in x's dtype.
     keepdims : bool
         Keep the reduced axes with extent 1.
-    dtype : dtype, optional
-        The dtype to sum in and return; by default `sum`'s: integers and bool accumulate in
-        the 64-bit default (where the result equals `sum`'s), floating-point in x's dtype.
 
     Returns
     -------
     Array
-        The sums; 0 for an empty or all-NaN slice.
+        {what}s; {identity} for an empty or all-NaN slice.
 
     Examples
     --------
     >>> import stridedarray as sa
-    >>> x = sa.asarray([[1.0, sa.nan], [sa.nan, sa.nan]])
-    >>> sa.nansum(x, axis=1)
-    Array([1., 0.], dtype=float64, shape=(2,))
-    >>> sa.nansum(sa.asarray([1, 2], dtype=sa.int32)).dtype
+    >>> sa.{name}(sa.asarray([[2.0, sa.nan], [sa.nan, sa.nan]]), axis=1)
+    Array([2., {example}.], dtype=float64, shape=(2,))
+    >>> sa.{name}(sa.asarray([1, 2], dtype=sa.int32)).dtype
     stridedarray.int64
     """
+
+
+def nansum(
+    x: Array, /, *, axis: _Axis = None, dtype: DType | None = None, keepdims: bool = False
+) -> Array:
     return _reduce("nansum", x, axis, keepdims, dtype)
 
 
 def nanprod(
     x: Array, /, *, axis: _Axis = None, dtype: DType | None = None, keepdims: bool = False
 ) -> Array:
-    """Product along the given axes, NaN counted as one (NumPy's `nanprod`).
-
-    Parameters
-    ----------
-    x : Array
-        Numeric or bool input.
-    axis : int, tuple of ints or None
-        The axes to reduce (all of them by default).
-    keepdims : bool
-        Keep the reduced axes with extent 1.
-    dtype : dtype, optional
-        The dtype to multiply in and return; by default `prod`'s.
-
-    Returns
-    -------
-    Array
-        The products; 1 for an empty or all-NaN slice.
-
-    Examples
-    --------
-    >>> import stridedarray as sa
-    >>> sa.nanprod(sa.asarray([2.0, sa.nan, 3.0]))
-    Array(6., dtype=float64, shape=())
-    """
     return _reduce("nanprod", x, axis, keepdims, dtype)
 
 
-def nanmax(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:
-    """Maximum along the given axes, NaN ignored (NumPy's `nanmax`).
+# One text for the two (`help()` and the API pages read __doc__).
+nansum.__doc__ = _SUMLIKE_DOC.format(what="Sum", identity=0, name="nansum", plain="sum", example=0)
+nanprod.__doc__ = _SUMLIKE_DOC.format(
+    what="Product", identity=1, name="nanprod", plain="prod", example=1
+)
+
+
+_EXTREMUM_DOC = """{what} along the given axes, NaN ignored (NumPy's `{name}`).
 
     Parameters
     ----------
@@ -186,51 +170,36 @@ def nanmax(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:
     Returns
     -------
     Array
-        The maximums, of x's dtype; NaN for an all-NaN slice (without NumPy's warning).
+        The {what_lower}s, of x's dtype; NaN for an all-NaN slice (without NumPy's warning).
 
     Raises
     ------
     ValueError
-        For a zero-size reduction, as `max` does: it has no identity.
+        For a zero-size reduction, as `{plain}` does: it has no identity.
 
     Examples
     --------
     >>> import stridedarray as sa
-    >>> sa.nanmax(sa.asarray([[1.0, sa.nan, 2.0], [sa.nan, sa.nan, sa.nan]]), axis=1)
-    Array([ 2., nan], dtype=float64, shape=(2,))
+    >>> sa.{name}(sa.asarray([[1.0, sa.nan, 2.0], [sa.nan, sa.nan, sa.nan]]), axis=1)
+    Array([ {example}., nan], dtype=float64, shape=(2,))
     """
+
+
+def nanmax(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:
     return _reduce("nanmax", x, axis, keepdims)
 
 
 def nanmin(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:
-    """Minimum along the given axes, NaN ignored (NumPy's `nanmin`).
-
-    Parameters
-    ----------
-    x : Array
-        Real-valued input.
-    axis : int, tuple of ints or None
-        The axes to reduce (all of them by default).
-    keepdims : bool
-        Keep the reduced axes with extent 1.
-
-    Returns
-    -------
-    Array
-        The minimums, of x's dtype; NaN for an all-NaN slice (without NumPy's warning).
-
-    Raises
-    ------
-    ValueError
-        For a zero-size reduction, as `min` does: it has no identity.
-
-    Examples
-    --------
-    >>> import stridedarray as sa
-    >>> sa.nanmin(sa.asarray([[1.0, sa.nan, 2.0], [sa.nan, sa.nan, sa.nan]]), axis=1)
-    Array([ 1., nan], dtype=float64, shape=(2,))
-    """
     return _reduce("nanmin", x, axis, keepdims)
+
+
+# One text for the two (`help()` and the API pages read __doc__).
+nanmax.__doc__ = _EXTREMUM_DOC.format(
+    what="Maximum", what_lower="maximum", name="nanmax", plain="max", example=2
+)
+nanmin.__doc__ = _EXTREMUM_DOC.format(
+    what="Minimum", what_lower="minimum", name="nanmin", plain="min", example=1
+)
 
 
 def nanmean(
@@ -290,22 +259,12 @@ def nanmedian(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Arr
     return _reduce("nanmedian", x, axis, keepdims)
 
 
-def nanvar(
-    x: Array,
-    /,
-    *,
-    axis: _Axis = None,
-    correction: int | float = NO_CORRECTION,
-    keepdims: bool = False,
-    ddof: int | float | None = None,
-    dtype: DType | None = None,
-) -> Array:
-    """Variance along the given axes, NaN ignored (NumPy's `nanvar`).
+_MOMENT_DOC = """{what} along the given axes, NaN ignored (NumPy's `{name}`).
 
     Parameters
     ----------
     x : Array
-        Real floating-point input; integers and bool in float64, as by `var`.
+        Real floating-point input; integers and bool in float64, as by `{plain}`.
     axis : int, tuple of ints or None
         The axes to reduce (all of them by default).
     correction : int or float
@@ -330,9 +289,21 @@ def nanvar(
     Examples
     --------
     >>> import stridedarray as sa
-    >>> sa.nanvar(sa.asarray([1.0, sa.nan, 3.0]), ddof=1)
-    Array(2., dtype=float64, shape=())
+    >>> sa.{name}(sa.asarray([1.0, sa.nan, 3.0]), ddof=1)
+    {example}
     """
+
+
+def nanvar(
+    x: Array,
+    /,
+    *,
+    axis: _Axis = None,
+    correction: int | float = NO_CORRECTION,
+    keepdims: bool = False,
+    ddof: int | float | None = None,
+    dtype: DType | None = None,
+) -> Array:
     return moment(
         np.nanvar, "nanvar", x, axis, correction_of("nanvar", correction, ddof), keepdims, dtype
     )
@@ -348,42 +319,21 @@ def nanstd(
     ddof: int | float | None = None,
     dtype: DType | None = None,
 ) -> Array:
-    """Standard deviation along the given axes, NaN ignored (NumPy's `nanstd`).
-
-    Parameters
-    ----------
-    x : Array
-        Real floating-point input; integers and bool in float64, as by `std`.
-    axis : int, tuple of ints or None
-        The axes to reduce (all of them by default).
-    correction : int or float
-        Divide by N - correction, N the count of values that are not NaN.
-    keepdims : bool
-        Keep the reduced axes with extent 1.
-    ddof : int or float, optional
-        NumPy's name for `correction`; give one of them.
-    dtype : real floating-point dtype, optional
-        The dtype to compute in and return (NumPy's; x's by default, float64 for integers).
-
-    Returns
-    -------
-    Array
-        NaN (or inf) where N - correction <= 0, an all-NaN slice too, without NumPy's warning.
-
-    Raises
-    ------
-    TypeError
-        When both `correction` and `ddof` are given.
-
-    Examples
-    --------
-    >>> import stridedarray as sa
-    >>> sa.nanstd(sa.asarray([1.0, sa.nan, 3.0]), ddof=1)
-    Array(1.41421356, dtype=float64, shape=())
-    """
     return moment(
         np.nanstd, "nanstd", x, axis, correction_of("nanstd", correction, ddof), keepdims, dtype
     )
+
+
+# One text for the two (`help()` and the API pages read __doc__).
+nanvar.__doc__ = _MOMENT_DOC.format(
+    what="Variance", name="nanvar", plain="var", example="Array(2., dtype=float64, shape=())"
+)
+nanstd.__doc__ = _MOMENT_DOC.format(
+    what="Standard deviation",
+    name="nanstd",
+    plain="std",
+    example="Array(1.41421356, dtype=float64, shape=())",
+)
 
 
 def _nanarg(fn: Callable, name: str, x: Array, axis: int | None, keepdims: bool) -> Array:
@@ -407,8 +357,7 @@ def _nanarg(fn: Callable, name: str, x: Array, axis: int | None, keepdims: bool)
     return _wrap(np.asarray(out, dtype=np.int64))
 
 
-def nanargmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
-    """Index of the first maximum along an axis, NaN ignored (NumPy's `nanargmax`).
+_ARG_DOC = """Index of the first {what} along an axis, NaN ignored (NumPy's `{name}`).
 
     Parameters
     ----------
@@ -432,45 +381,30 @@ def nanargmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -
     Examples
     --------
     >>> import stridedarray as sa
-    >>> sa.nanargmax(sa.asarray([1.0, sa.nan, 3.0]))
-    Array(2, dtype=int64, shape=())
-    >>> sa.nanargmax(sa.asarray([sa.nan, sa.nan]))
+    >>> sa.{name}(sa.asarray([[sa.nan, 2.0, 1.0], [4.0, sa.nan, 5.0]]), axis=1)
+    {example}
+    >>> sa.{name}(sa.asarray([sa.nan, sa.nan]))
     Traceback (most recent call last):
         ...
-    ValueError: nanargmax: x is all NaN, so it has no index to return; ...
+    ValueError: {name}: x is all NaN, so it has no index to return; ...
     """
+
+
+def nanargmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
     return _nanarg(np.nanargmax, "nanargmax", x, axis, keepdims)
 
 
 def nanargmin(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
-    """Index of the first minimum along an axis, NaN ignored (NumPy's `nanargmin`).
-
-    Parameters
-    ----------
-    x : Array
-        Real-valued input.
-    axis : int or None
-        The axis to search; the flattened array (row-major) when None.
-    keepdims : bool
-        Keep the searched axis with extent 1.
-
-    Returns
-    -------
-    Array
-        int64 indices.
-
-    Raises
-    ------
-    ValueError
-        Where a searched slice is all NaN (it has no answer), or empty.
-
-    Examples
-    --------
-    >>> import stridedarray as sa
-    >>> sa.nanargmin(sa.asarray([[sa.nan, 2.0, 1.0], [4.0, sa.nan, 5.0]]), axis=1)
-    Array([2, 0], dtype=int64, shape=(2,))
-    """
     return _nanarg(np.nanargmin, "nanargmin", x, axis, keepdims)
+
+
+# One text for the two (`help()` and the API pages read __doc__).
+nanargmax.__doc__ = _ARG_DOC.format(
+    what="maximum", name="nanargmax", example="Array([1, 2], dtype=int64, shape=(2,))"
+)
+nanargmin.__doc__ = _ARG_DOC.format(
+    what="minimum", name="nanargmin", example="Array([2, 0], dtype=int64, shape=(2,))"
+)
 
 
 def nancumsum(
