@@ -19,6 +19,7 @@ from ._api import indexing_functions as _indexing_functions
 from ._api import info as _info
 from ._api import linalg_functions as _linalg_functions
 from ._api import manipulation as _manipulation
+from ._api import numpy_extensions as _numpy_extensions
 from ._api import searching as _searching
 from ._api import sets as _sets
 from ._api import sorting as _sorting
@@ -33,6 +34,7 @@ from ._api.indexing_functions import *  # noqa: F403
 from ._api.info import *  # noqa: F403
 from ._api.linalg_functions import *  # noqa: F403
 from ._api.manipulation import *  # noqa: F403
+from ._api.numpy_extensions import *  # noqa: F403
 from ._api.searching import *  # noqa: F403
 from ._api.sets import *  # noqa: F403
 from ._api.sorting import *  # noqa: F403
@@ -84,6 +86,7 @@ __all__ = sorted(
         *_info.__all__,
         *_linalg_functions.__all__,
         *_manipulation.__all__,
+        *_numpy_extensions.__all__,
         *_product.__all__,
         *_searching.__all__,
         *_sets.__all__,
@@ -129,4 +132,7 @@ def __dir__() -> list[str]:
     return sorted({*__all__, "__version__", "__array_api_version__"})
 
 
-del _dask, _dtypes, _handover, _pickle, _sys
+# `_pickle` stays bound: pickles name its functions as `stridedarray._pickle.dtype`, ..., and
+# dill (Cubed's serializer) finds a function's module as an attribute of its package; without
+# it dill copies the function's code instead, and the copy lacks its module's globals.
+del _dask, _dtypes, _handover, _sys

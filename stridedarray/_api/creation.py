@@ -580,11 +580,15 @@ def full_like(
     *,
     dtype: DType | None = None,
     device: Device | None = None,
+    shape: int | tuple[int, ...] | None = None,
 ) -> Array:
-    """`fill_value` everywhere, with the shape (and by default the dtype) of x."""
+    """`fill_value` everywhere, with the shape (and by default the dtype) of x.
+
+    `shape`, beyond the standard (NumPy's): the result's shape in place of x's."""
     x = _check_array(x, func="full_like")
     _check_device(device)
-    return _full("full_like", x.shape, fill_value, _check_dtype(dtype) or x.dtype)
+    dims = x.shape if shape is None else normalize_shape(shape, "shape", "full_like")
+    return _full("full_like", dims, fill_value, _check_dtype(dtype) or x.dtype)
 
 
 def eye(

@@ -129,11 +129,15 @@ def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
     return x._view(tuple(dims), tuple(steps), x.origin)
 
 
-def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
-    """Remove the given axes, each of which must have extent 1 (a view)."""
+def squeeze(x: Array, /, axis: int | tuple[int, ...] | None = None) -> Array:
+    """Remove the given axes, each of which must have extent 1 (a view).
+
+    Without `axis` (beyond the standard, NumPy's default), every axis of extent 1."""
     x = _check_array(x, func="squeeze")
     shape, strides = x._shape, x._strides
-    if type(axis) is int and -len(shape) <= axis < len(shape) and shape[axis] == 1:
+    if axis is None:
+        axis = tuple(k for k, n in enumerate(shape) if n == 1)
+    elif type(axis) is int and -len(shape) <= axis < len(shape) and shape[axis] == 1:
         # Fast path: dropping one extent-1 axis leaves the offsets unchanged (derived check).
         a = axis % len(shape)
         return _derive(x, shape[:a] + shape[a + 1 :], strides[:a] + strides[a + 1 :], x._origin)

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._arraytype import _wrap
-from .._base.arguments import as_bool, as_int, normalize_axis
-from .._base.construct import ArrayBase
+from .._base.arguments import as_bool, as_int, normalize_axis, not_array
+from .._base.construct import ArrayBase, numpy_operand
+from .._base.dtypes import numpy_value, python_type, scalar_dtype, scalar_np
 from .._base.numpy_names import numpy_arguments, numpy_call
 from ._common import check_array, reduce_axes
 
@@ -71,16 +72,32 @@ def any(
     return _truth_reduction("any", x, axis, keepdims)
 
 
+def _scalar_array(value: Any, x: Array, name: str) -> Array:
+    """diff's `prepend` or `append` given as a scalar (beyond the standard, as NumPy takes
+    it): a Python scalar takes x's dtype by the scalar rules (`_dtypes.scalar_dtype`: an int
+    must fit it); a NumPy scalar or 0-d ndarray is a 0-d array of its own dtype (NumPy's
+    rule, docs/functions.md, "NumPy operands"), which must then be x's."""
+    if numpy_value(value):
+        return numpy_operand(value)
+    if python_type(value) is None:
+        raise not_array(value, name, "diff")
+    dt = scalar_dtype(x.dtype, value, f"diff: {name}")
+    return _wrap(scalar_np(value, dt))
+
+
 def diff(
     x: Array,
     /,
     *,
     axis: int = -1,
     n: int = 1,
-    prepend: Array | None = None,
-    append: Array | None = None,
+    prepend: Array | bool | int | float | complex | None = None,
+    append: Array | bool | int | float | complex | None = None,
 ) -> Array:
-    """The n-th forward difference along an axis (with optional prepend/append arrays)."""
+    """The n-th forward difference along an axis (with optional prepend/append arrays).
+
+    Beyond the standard, as in NumPy, `prepend` and `append` may be scalars: each is then one
+    slice of x's shape along the axis."""
     x = check_array(x, func="diff")
     if x.ndim == 0:
         raise ValueError("diff: x must have rank >= 1, got a 0-d array")
@@ -89,7 +106,13 @@ def diff(
     parts = []
     for name, extra in (("prepend", prepend), ("append", append)):
         if extra is not None:
-            extra = check_array(extra, name, func="diff")
+            if not isinstance(extra, ArrayBase):
+                # an ndarray of rank >= 1 is an array argument; a 0-d one is a NumPy scalar
+                extra = (
+                    check_array(extra, name, func="diff")
+                    if isinstance(extra, np.ndarray) and extra.ndim
+                    else _scalar_array(extra, x, name)
+                )
             if extra.dtype is not x.dtype:
                 # NumPy would promote silently; the standard asks for x's dtype.
                 raise TypeError(

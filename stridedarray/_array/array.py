@@ -24,6 +24,7 @@ from .._api import info as _info
 from .._api import setitem as _setitem
 from .._arraytype import ArrayBase, _make_c
 from .._base.construct import _empty, _from_ndarray
+from .._base.descriptor import c_strides as _c_strides
 from .._base.descriptor import check_size
 from .._base.device import CPU_DEVICE, Device
 from .._base.dtypes import DType
@@ -205,6 +206,36 @@ class Array(ArrayBase):
         (80, 40, 80)
         """
         return self.size * self._dtype.np.itemsize
+
+    @property
+    def base(self) -> Array | None:
+        """The array whose memory this one views, or None (NumPy's `ndarray.base`).
+
+        The memory is `buffer`, and `base` is `buffer` as an Array (row-major, in the buffer's
+        shape, sharing it). It is None for the array that is exactly that, as an array made by
+        `zeros`, `asarray` or an operator is: nothing tells it apart from the array that made
+        the buffer. Any other array over the buffer (a slice, a reshape, a transpose, a
+        broadcast) is a view whose `base` is that array, so `x.base.base` is None.
+
+        Examples
+        --------
+        >>> import stridedarray as sa
+        >>> x = sa.arange(6)
+        >>> x.base is None
+        True
+        >>> v = sa.reshape(x, (2, 3))[:, ::-1]
+        >>> v.base
+        Array([0, 1, 2, 3, 4, 5], dtype=int64, shape=(6,))
+        >>> v.base.buffer is x.buffer, v.base.base is None
+        (True, True)
+        >>> b = sa.broadcast_to(sa.ones((), dtype=sa.int8), (10, 10))   # one element's memory
+        >>> b.nbytes, b.base.nbytes
+        (100, 1)
+        """
+        shape = self._st.arr.shape
+        if self._origin == 0 and self._shape == shape and self.is_c_contiguous:
+            return None
+        return self._view(shape, _c_strides(shape), 0)
 
     @property
     def real(self) -> Array:

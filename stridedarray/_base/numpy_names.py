@@ -1,6 +1,6 @@
 """NumPy's names and arguments that the standard spells differently: what to write instead.
 
-Code written for NumPy reaches for `transpose`, `concatenate`, `std(x, ddof=1)` or
+Code written for NumPy reaches for `transpose`, `concatenate`, `round(x, 2)` or
 `sum(x, 0)`; Python's bare errors ("module has no attribute", "takes 1 positional argument")
 do not say that the function exists under another name. Two tables say it:
 
@@ -10,7 +10,7 @@ do not say that the function exists under another name. Two tables say it:
   stridedarray arrays (docs/numpy-users.md). No public name is added: `dir()` is unchanged.
 - `ARGUMENTS`: a NumPy keyword -> the standard's; and an axis (or another keyword-only
   argument) given positionally. The functions that check them take NumPy's spellings as
-  hidden parameters (`*numpy_args`, `ddof=NUMPY`, ...), which `numpy_arguments` leaves out of
+  hidden parameters (`*numpy_args`, `out=NUMPY`, ...), which `numpy_arguments` leaves out of
   their signature; a call that passes one raises `numpy_call`'s TypeError. A hidden parameter
   costs a function call nothing measurable, where a wrapper catching the binding error would
   add a Python frame to every call.
@@ -50,7 +50,6 @@ FUNCTIONS: dict[str, str] = {
     "conjugate": "conj",
     "copy": "asarray(x, copy=True)",
     "cumprod": "cumulative_prod",
-    "cumsum": "cumulative_sum",
     "dot": "matmul (or x1 @ x2), vecdot or tensordot",
     "fliplr": "flip(x, axis=1)",
     "flipud": "flip(x, axis=0)",
@@ -81,7 +80,6 @@ LINALG_FUNCTIONS: dict[str, str] = {
 
 # NumPy's keyword -> (the functions that refuse it with a hint, what to write instead).
 ARGUMENTS: dict[str, tuple[tuple[str, ...], str]] = {
-    "ddof": (("std", "var"), "correction: {func}(x, correction={value!r})"),
     "decimals": (
         ("round",),
         "none (it rounds to integers): round(x * 10**d) / 10**d, or np.round(x, d)",

@@ -118,6 +118,20 @@ EXTRAS = {
     "matmul_policy",
     "get_num_threads",
     "set_num_threads",
+    # NumPy's functions beyond the standard (stridedarray/_api/numpy_extensions.py)
+    "cumsum",
+    "nanargmax",
+    "nanargmin",
+    "nancumsum",
+    "nanmax",
+    "nanmean",
+    "nanmedian",
+    "nanmin",
+    "nanprod",
+    "nanstd",
+    "nansum",
+    "nanvar",
+    "pad",
 }
 
 

@@ -132,6 +132,17 @@ def _no_axes(f: Callable[..., Any]) -> Callable[[sa.Array], Any]:
 for _name in ("max", "min", "sum", "prod", "mean", "std", "var", "all", "any"):
     _row(_name, "f", getattr(sa, _name))
     _row(_name + "_no_axes", "f", _no_axes(getattr(sa, _name)))
+# NumPy's extensions (stridedarray/_api/numpy_extensions.py)
+for _name in ("nanmax", "nanmin", "nansum", "nanprod", "nanmean", "nanstd", "nanvar", "nanmedian"):
+    _row(_name, "f", getattr(sa, _name))
+    _row(_name + "_no_axes", "f", _no_axes(getattr(sa, _name)))
+_row("nanargmax", "f", sa.nanargmax)
+_row("nanargmin", "f", sa.nanargmin)
+_row("nancumsum", "f", lambda x: sa.nancumsum(x, axis=1))
+_row("cumsum", "f", sa.cumsum)
+_row("cumsum_axis", "f", lambda x: sa.cumsum(x, axis=0))
+for _mode in ("constant", "edge", "reflect", "symmetric", "wrap"):
+    _row("pad_" + _mode, "f", lambda x, m=_mode: sa.pad(x, 0, m))
 _row("cumulative_sum", "f", lambda x: sa.cumulative_sum(x, axis=1))
 _row("cumulative_prod", "f", lambda x: sa.cumulative_prod(x, axis=1))
 _row("cumulative_sum_initial", "f", lambda x: sa.cumulative_sum(x, axis=1, include_initial=True))
@@ -139,6 +150,7 @@ _row("diff", "f", sa.diff)
 _row("diff_n0", "f", lambda x: sa.diff(x, n=0))
 _row("diff_n0_prepend", "ff", lambda x, y: sa.diff(x, n=0, prepend=y))
 _row("take", "fi", lambda x, i: sa.take(x, i[0] % 2, axis=0))
+_row("take_int", "f", lambda x: sa.take(x, 1, axis=1))  # one index, beyond the standard
 _row("take_along_axis", "fi", lambda x, i: sa.take_along_axis(x, i % 2, axis=0))
 _row("matmul", "ff", lambda x, y: sa.matmul(x, y.mT))
 _row("tensordot", "ff", lambda x, y: sa.tensordot(x, y, axes=0))

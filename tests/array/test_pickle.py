@@ -256,3 +256,25 @@ def test_numpy_integers_in_a_descriptor_become_python_ints():
     )
     assert all(type(v) is int for v in y.shape + y.strides + (y.origin,))
     _same(y, np.arange(16.0).reshape(4, 4))
+
+
+def test_the_pickle_formats_module_is_an_attribute_of_the_package():
+    """dill (Cubed's serializer) pickles a function by reference only where
+    `getattr(__import__(package, fromlist=[name]), name)` finds its module: without it, dill
+    copies the reconstructors' code (`stridedarray._pickle.dtype`, ...), whose copies lack
+    their module's globals and fail when loaded."""
+    import sys
+
+    module = __import__("stridedarray", None, None, ["_pickle"])._pickle
+    assert module is sys.modules["stridedarray._pickle"]
+    for x in (sa.float64, sa.arange(3)[::-1], sa.asarray(1.5).device):
+        func = x.__reduce_ex__(2)[0]
+        assert getattr(module, func.__qualname__) is func
+
+
+def test_pickles_through_dill():
+    dill = pytest.importorskip("dill")
+    for x in (sa.float64, sa.sum, sa.nansum):
+        assert dill.loads(dill.dumps(x)) is x
+    y = dill.loads(dill.dumps(sa.arange(4.0)[::-2]))
+    assert y.tolist() == [3.0, 1.0]

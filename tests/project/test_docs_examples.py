@@ -19,6 +19,7 @@ import pytest
 
 import stridedarray as sa
 from stridedarray import Array
+from stridedarray._api import numpy_extensions
 from stridedarray._api.einsum import EinsumExplain
 from stridedarray._interop.ndarray_methods import NDARRAY_METHODS
 from stridedarray._matmul.policy import DEFAULT_POLICY
@@ -150,6 +151,8 @@ DOCUMENTED: dict[str, tuple[object, tuple[str, ...]]] = {
     "einsum_explain": (sa.einsum_explain, (_P, _R, "Raises", _E)),
     "EinsumExplain": (EinsumExplain, (_E,)),
     "EinsumExplain.to_dict": (EinsumExplain.to_dict, (_R, _E)),
+    # NumPy's functions beyond the standard (stridedarray/_api/numpy_extensions.py)
+    **{name: (getattr(sa, name), (_P, _R, _E)) for name in numpy_extensions.__all__},
     "MatmulExplain": (MatmulExplain, (_E,)),
     "MatmulExplain.to_dict": (MatmulExplain.to_dict, (_R, _E)),
     "Array": (Array, (_E,)),
@@ -172,6 +175,7 @@ DOCUMENTED: dict[str, tuple[object, tuple[str, ...]]] = {
             "__str__",
             "itemsize",
             "nbytes",
+            "base",
             "real",
             "imag",
             "__format__",
