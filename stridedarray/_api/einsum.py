@@ -357,19 +357,25 @@ def contract_pair(
             k_order = order
             break
     if k_order is None:
-        # copy the smaller operand into the larger one's order when the larger is one run;
-        # else the larger into the smaller's; else both
-        order_a = [la[k] for k in _memory_order(a, [ia[c] for c in con])]
-        order_b = [lb[k] for k in _memory_order(b, [ib[c] for c in con])]
-        run_a = _run_of(a, [ia[c] for c in order_a]) is not None
-        run_b = _run_of(b, [ib[c] for c in order_b]) is not None
-        big_runs, small_runs = (run_a, run_b) if big_is_a else (run_b, run_a)
-        keep_a = big_is_a if big_runs or not small_runs else not big_is_a
-        k_order = order_a if keep_a else order_b
-        if not (run_a and k_order == order_a):
-            a, la, ia = _copy_last(run, a, la, k_order)
-        if not (run_b and k_order == order_b):
-            b, lb, ib = _copy_last(run, b, lb, k_order)
+        # No joint order makes the contracted axes one run in both: some operand is copied.
+        # Of the two orders (each operand's memory order), take the one whose copies move the
+        # fewest weighted bytes (`_copy_plan`): an operand already a run in it is not copied.
+        best = None
+        for order in (
+            [la[k] for k in _memory_order(a, [ia[c] for c in con])],
+            [lb[k] for k in _memory_order(b, [ib[c] for c in con])],
+        ):
+            pa = _copy_plan(a, la, order, batch)
+            pb = _copy_plan(b, lb, order, batch)
+            cost = (pa[0] if pa else 0) + (pb[0] if pb else 0)
+            if best is None or cost < best[0]:
+                best = (cost, order, pa, pb)
+        assert best is not None
+        _, k_order, pa, pb = best
+        if pa is not None:
+            a, la, ia = _copy(run, a, la, pa[1])
+        if pb is not None:
+            b, lb, ib = _copy(run, b, lb, pb[1])
         bat_a = [ia[c] for c in batch]
     fa_ord = [la[k] for k in _memory_order(a, [ia[c] for c in fa])]
     fb_ord = [lb[k] for k in _memory_order(b, [ib[c] for c in fb])]
@@ -427,11 +433,32 @@ def _flip(x: _Sym, axis: int) -> _Sym:
     return x._view(x.shape, strides, x.origin + (n - 1) * s if n else x.origin)
 
 
-def _copy_last(run: _Run, x: _Sym, lx: str, k_order: list[str]) -> tuple[_Sym, str, dict[str, int]]:
-    """x copied to C order with the labels `k_order` last, in that order."""
+def _copy_plan(
+    x: _Sym, lx: str, k_order: list[str], batch: list[str]
+) -> tuple[int, tuple[int, ...]] | None:
+    """None when x's contracted axes are one run in `k_order`; else the cost and the axis
+    order of copying x to C order: its batch axes first, then its free axes (in its memory
+    order) and the contracted ones (in `k_order`), in whichever block order copies cheaper.
+    A copy's cost is x's size weighted by how far apart the source's elements are along the
+    copy's innermost axis (1 when the source's own innermost axis stays innermost)."""
     ix = {c: k for k, c in enumerate(lx)}
-    rest = [k for k, c in enumerate(lx) if c not in k_order]
-    perm = tuple(rest + [ix[c] for c in k_order])
+    con = [ix[c] for c in k_order]
+    if _run_of(x, con) is not None:
+        return None
+    bat = [ix[c] for c in batch if c in ix]
+    free = _memory_order(x, [k for k, c in enumerate(lx) if c not in k_order and c not in batch])
+    best: tuple[int, tuple[int, ...]] | None = None
+    for perm in (tuple(bat + free + con), tuple(bat + con + free)):
+        live = [k for k in perm if x.shape[k] > 1]
+        step = abs(x.strides[live[-1]]) if live else 1
+        cost = x.size * (1 if step == 1 else 2 if step <= 64 else 4)
+        if best is None or cost < best[0]:
+            best = (cost, perm)
+    return best
+
+
+def _copy(run: _Run, x: _Sym, lx: str, perm: tuple[int, ...]) -> tuple[_Sym, str, dict[str, int]]:
+    """x copied to C order with its axes in the order `perm`."""
     labels = "".join(lx[p] for p in perm)
     y = run.copy(x, perm, "its contracted axes are not one strided run in the joint order")
     return y, labels, {c: k for k, c in enumerate(labels)}
