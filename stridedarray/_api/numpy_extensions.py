@@ -36,7 +36,9 @@ if TYPE_CHECKING:
 
 
 __all__ = [
+    "cumprod",
     "cumsum",
+    "median",
     "nanargmax",
     "nanargmin",
     "nancumsum",
@@ -45,10 +47,12 @@ __all__ = [
     "nanmedian",
     "nanmin",
     "nanprod",
+    "nanquantile",
     "nanstd",
     "nansum",
     "nanvar",
     "pad",
+    "quantile",
 ]
 
 _Axis = int | tuple[int, ...] | None
@@ -74,6 +78,7 @@ _REDUCTIONS = {
     # integers and bool in float64, the rule of `mean` (`floating`)
     "nanmean": _Reduction(np.nanmean, "biufc", "floating-point", "floating"),
     "nanmedian": _Reduction(np.nanmedian, "biuf", "real floating-point", "floating"),
+    "median": _Reduction(np.median, "biuf", "real floating-point", "floating"),
 }
 
 
@@ -231,6 +236,37 @@ def nanmean(
     Array([1.5, nan], dtype=float64, shape=(2,))
     """
     return _reduce("nanmean", x, axis, keepdims, dtype)
+
+
+def median(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:
+    """Median along the given axes (NumPy's `median`; xarray's `median` calls it).
+
+    Parameters
+    ----------
+    x : Array
+        Real-valued input; integers and bool give float64.
+    axis : int, tuple of ints or None
+        The axes to reduce (all of them by default).
+    keepdims : bool
+        Keep the reduced axes with extent 1.
+
+    Returns
+    -------
+    Array
+        The medians; NaN for a slice holding NaN, and for an empty one (without NumPy's
+        warning).
+
+    Examples
+    --------
+    >>> import stridedarray as sa
+    >>> sa.median(sa.asarray([[3.0, 1.0, 2.0], [4.0, 6.0, 5.0]]), axis=1)
+    Array([2., 5.], dtype=float64, shape=(2,))
+    """
+    if axis == () or axis == []:
+        # nothing reduced: x as floating point (NumPy's median, for an empty x, fails here)
+        x = floating(check_array(x, func="median"), "median")
+        return _wrap(np.array(x._np, copy=True))
+    return _reduce("median", x, axis, keepdims)
 
 
 def nanmedian(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:
@@ -484,6 +520,145 @@ def cumsum(x: Array, /, axis: int | None = None, dtype: DType | None = None) -> 
         x = reshape(x, (-1,))
         axis = 0
     return accumulate(np.cumulative_sum, "cumsum", x, axis, dtype, False)
+
+
+def cumprod(x: Array, /, axis: int | None = None, dtype: DType | None = None) -> Array:
+    """Cumulative product, NumPy's `cumprod`: along an axis, or of the flattened array.
+
+    `cumulative_prod` is the standard's spelling; `cumprod` differs from it as `cumsum` does
+    from `cumulative_sum` (it flattens when `axis` is None, takes 0-d input, has no
+    `include_initial`).
+
+    Parameters
+    ----------
+    x : Array
+        Numeric or bool input, of any rank (a 0-d array counts as one element).
+    axis : int or None
+        The axis to multiply along; None (the default) the flattened array, row-major.
+    dtype : dtype, optional
+        The dtype to multiply in and return; by default `cumulative_prod`'s.
+
+    Returns
+    -------
+    Array
+        The running products: 1-d when `axis` is None, else of x's shape.
+
+    Examples
+    --------
+    >>> import stridedarray as sa
+    >>> sa.cumprod(sa.asarray([[1, 2], [3, 4]]))
+    Array([ 1,  2,  6, 24], dtype=int64, shape=(4,))
+    """
+    if axis is None:
+        x = check_array(x, func="cumprod")
+        x = reshape(x, (-1,))
+        axis = 0
+    return accumulate(np.cumulative_prod, "cumprod", x, axis, dtype, False)
+
+
+_QUANTILE_METHODS = frozenset(
+    "inverted_cdf averaged_inverted_cdf closest_observation interpolated_inverted_cdf hazen "
+    "weibull linear median_unbiased normal_unbiased lower higher midpoint nearest".split()
+)
+
+
+def _quantile(
+    fn: Callable, name: str, x: Array, q: Any, axis: _Axis, keepdims: bool, method: str
+) -> Array:
+    """quantile's and nanquantile's body: NumPy's function on the zero-copy view."""
+    if not isinstance(x, ArrayBase):
+        x = array_argument(x, "x", name)
+    if x._dtype.kind not in "biuf":
+        check_kind(x, "biuf", name, "real-valued")
+    if method not in _QUANTILE_METHODS:
+        raise ValueError(
+            f"{name}: method must be one of {', '.join(sorted(_QUANTILE_METHODS))}, got {method!r}"
+        )
+    qa = q._np if isinstance(q, ArrayBase) else np.asarray(q)
+    if qa.dtype.kind not in "biuf" or qa.ndim > 1:
+        raise TypeError(f"{name}: q must be a real number or a 1-D array of them, got {q!r}")
+    if qa.size and not (np.all(qa >= 0) and np.all(qa <= 1)):
+        raise ValueError(f"{name}: q must lie in [0, 1], got {q!r}")
+    axes = reduce_axes(axis, x.ndim, name)
+    keepdims = as_bool(keepdims, "keepdims", name)
+    x = floating(x, name)
+    a, npdt = x._np, x._dtype.np
+    reduced = range(x.ndim) if axes is None else axes
+    if axes == () or 0 in (x.shape[k] for k in reduced):
+        # Nothing reduced: x itself (per q); an empty slice: NaN, as `median` gives (NumPy's
+        # quantile fails on both with an IndexError or a reshape error).
+        ones = np.ones(tuple(1 if k in reduced else n for k, n in enumerate(x.shape)), npdt)
+        shape = (
+            np.quantile(ones, qa, axis=axes, keepdims=keepdims).shape
+            if axes != ()
+            else (qa.shape + x.shape)
+        )
+        if axes == ():
+            return _wrap(np.array(np.broadcast_to(a, shape), dtype=npdt))
+        return _wrap(np.full(shape, np.nan, dtype=npdt))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN slice: NaN, quietly
+        out = _fpe.call(fn, a, qa.astype(npdt), axis=axes, keepdims=keepdims, method=method)
+    return _wrap(np.asarray(out, dtype=npdt))
+
+
+_QUANTILE_DOC = """The q-th quantiles along the given axes{nan} (NumPy's `{name}`).
+
+    Parameters
+    ----------
+    x : Array
+        Real-valued input; integers and bool give float64.
+    q : float or 1-D array of floats
+        The quantiles, in [0, 1].
+    axis : int, tuple of ints or None
+        The axes to reduce (all of them by default).
+    keepdims : bool
+        Keep the reduced axes with extent 1.
+    method : str
+        NumPy's estimation method ("linear" by default).
+
+    Returns
+    -------
+    Array
+        The quantiles, with q's axis first when q is an array; NaN for an empty slice (where
+        NumPy raises).
+
+    Examples
+    --------
+    >>> import stridedarray as sa
+    >>> sa.{name}(sa.asarray([1.0, 2.0, 3.0, 4.0{example}]), [0.25, 0.5])
+    Array([1.75, 2.5 ], dtype=float64, shape=(2,))
+    """
+
+
+def quantile(
+    x: Array,
+    q: Any,
+    /,
+    *,
+    axis: _Axis = None,
+    keepdims: bool = False,
+    method: str = "linear",
+) -> Array:
+    return _quantile(np.quantile, "quantile", x, q, axis, keepdims, method)
+
+
+def nanquantile(
+    x: Array,
+    q: Any,
+    /,
+    *,
+    axis: _Axis = None,
+    keepdims: bool = False,
+    method: str = "linear",
+) -> Array:
+    return _quantile(np.nanquantile, "nanquantile", x, q, axis, keepdims, method)
+
+
+quantile.__doc__ = _QUANTILE_DOC.format(nan="", name="quantile", example="")
+nanquantile.__doc__ = _QUANTILE_DOC.format(
+    nan=", NaN ignored", name="nanquantile", example=", sa.nan"
+)
 
 
 # -- pad -------------------------------------------------------------------------------------

@@ -200,6 +200,9 @@ _CATEGORY = {
     "nanstd": "real floating",
     "nanvar": "real floating",
     "nanmedian": "real floating",
+    "median": "real floating",
+    "quantile": "real floating",
+    "nanquantile": "real floating",
 }
 _KINDS = {"floating-point": ("fc", "floating-point"), "real floating": ("f", "real floating-point")}
 

@@ -119,7 +119,9 @@ EXTRAS = {
     "get_num_threads",
     "set_num_threads",
     # NumPy's functions beyond the standard (stridedarray/_api/numpy_extensions.py)
+    "cumprod",
     "cumsum",
+    "median",
     "nanargmax",
     "nanargmin",
     "nancumsum",
@@ -128,10 +130,12 @@ EXTRAS = {
     "nanmedian",
     "nanmin",
     "nanprod",
+    "nanquantile",
     "nanstd",
     "nansum",
     "nanvar",
     "pad",
+    "quantile",
 }
 
 

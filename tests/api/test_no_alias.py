@@ -133,13 +133,26 @@ for _name in ("max", "min", "sum", "prod", "mean", "std", "var", "all", "any"):
     _row(_name, "f", getattr(sa, _name))
     _row(_name + "_no_axes", "f", _no_axes(getattr(sa, _name)))
 # NumPy's extensions (stridedarray/_api/numpy_extensions.py)
-for _name in ("nanmax", "nanmin", "nansum", "nanprod", "nanmean", "nanstd", "nanvar", "nanmedian"):
+for _name in (
+    "nanmax",
+    "nanmin",
+    "nansum",
+    "nanprod",
+    "nanmean",
+    "nanstd",
+    "nanvar",
+    "nanmedian",
+    "median",
+):
     _row(_name, "f", getattr(sa, _name))
     _row(_name + "_no_axes", "f", _no_axes(getattr(sa, _name)))
 _row("nanargmax", "f", sa.nanargmax)
 _row("nanargmin", "f", sa.nanargmin)
 _row("nancumsum", "f", lambda x: sa.nancumsum(x, axis=1))
 _row("cumsum", "f", sa.cumsum)
+_row("cumprod", "f", sa.cumprod)
+_row("quantile", "f", lambda x: sa.quantile(x, [0.5, 0.9], axis=0))
+_row("nanquantile", "f", lambda x: sa.nanquantile(x, 0.5))
 _row("cumsum_axis", "f", lambda x: sa.cumsum(x, axis=0))
 for _mode in ("constant", "edge", "reflect", "symmetric", "wrap"):
     _row("pad_" + _mode, "f", lambda x, m=_mode: sa.pad(x, 0, m))

@@ -512,3 +512,56 @@ def test_inputs_unchanged():
     sa.nancumsum(x, axis=1)
     sa.pad(x, 1, "reflect")
     np.testing.assert_array_equal(np.asarray(x), before)
+
+
+# -- median, quantile, nanquantile, cumprod ----------------------------------------------------
+
+
+@SETTINGS
+@given(data=st.data(), name=st.sampled_from(["median", "quantile", "nanquantile"]))
+def test_median_and_quantiles_as_numpy(data, name):
+    p = data.draw(nan_views(REAL))
+    axis, keep = _axes(data, p.ref.ndim), data.draw(st.booleans())
+    ref = p.ref if p.x.dtype.kind == "f" else p.ref.astype(np.float64)
+    if name == "median":
+        args, kwargs = (), {"axis": axis, "keepdims": keep}
+    else:
+        q = data.draw(st.sampled_from([0.0, 0.25, 1.0, [0.1, 0.5, 0.9], []]))
+        method = data.draw(st.sampled_from(["linear", "lower", "nearest", "hazen"]))
+        args = (np.asarray(q, dtype=ref.dtype),)
+        kwargs = {"axis": axis, "keepdims": keep, "method": method}
+    got = _quiet(getattr(sa, name), p.x, *args, **kwargs)
+    try:
+        expected = _numpy(getattr(np, name), ref, *args, **kwargs)
+    except (IndexError, ValueError):
+        # NumPy fails on an empty slice (quantile) or an empty x with nothing reduced
+        # (median); ours gives NaN for the first, x itself for the second
+        assert ref.size == 0 or 0 in ref.shape
+        assert np.isnan(np.asarray(got)).all() or np.asarray(got).size == 0
+        return
+    _same(got, np.asarray(expected, dtype=ref.dtype))
+
+
+@SETTINGS
+@given(data=st.data())
+def test_cumprod_as_numpy(data):
+    p = data.draw(views(st.sampled_from(NUMERIC)))
+    nd = p.ref.ndim
+    axis = data.draw(st.none() | st.integers(-nd, nd - 1)) if nd else None
+    got = _quiet(sa.cumprod, p.x, axis)
+    _same(got, _numpy(np.cumprod, p.ref, axis=axis, dtype=_acc(p.x.dtype)))
+
+
+@pytest.mark.parametrize(
+    ("call", "exc", "match"),
+    [
+        (lambda: sa.quantile(sa.ones(3), 1.5), ValueError, r"quantile: q must lie in \[0, 1\]"),
+        (lambda: sa.quantile(sa.ones(3), "a"), TypeError, "quantile: q must be a real number"),
+        (lambda: sa.quantile(sa.ones(3), 0.5, method="x"), ValueError, "method must be one of"),
+        (lambda: sa.nanquantile(sa.asarray([1j]), 0.5), TypeError, "nanquantile: x must"),
+        (lambda: sa.median(sa.asarray([1j])), TypeError, "median: x must have a real"),
+    ],
+)
+def test_median_quantile_bad_input(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
