@@ -262,7 +262,7 @@ def median(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:
     >>> sa.median(sa.asarray([[3.0, 1.0, 2.0], [4.0, 6.0, 5.0]]), axis=1)
     Array([2., 5.], dtype=float64, shape=(2,))
     """
-    if axis == () or axis == []:
+    if axis == ():
         # nothing reduced: x as floating point (NumPy's median, for an empty x, fails here)
         x = floating(check_array(x, func="median"), "median")
         return _wrap(np.array(x._np, copy=True))
@@ -633,8 +633,8 @@ _QUANTILE_DOC = """The q-th quantiles along the given axes{nan} (NumPy's `{name}
 
 def quantile(
     x: Array,
-    q: Any,
     /,
+    q: Any,
     *,
     axis: _Axis = None,
     keepdims: bool = False,
@@ -645,8 +645,8 @@ def quantile(
 
 def nanquantile(
     x: Array,
-    q: Any,
     /,
+    q: Any,
     *,
     axis: _Axis = None,
     keepdims: bool = False,
