@@ -1,8 +1,11 @@
 """einsum and einsum_explain: contractions planned pairwise on the matmul core, over views.
 
-One executor serves both (`_Run`): `einsum` runs it, `einsum_explain` runs it with every
-arithmetic step replaced by an uninitialised array of the shape and layout the step would give,
-so the report describes exactly the calls einsum makes, and computes nothing.
+The planner records a program once per layout (`_program`: `_Run` records views, sums,
+copies, casts and products over registers, on symbolic arrays that hold only shape, strides
+and origin); `_replay` runs it on the operands. `einsum` replays it; `einsum_explain` replays
+it with every arithmetic step replaced by an uninitialised array of the shape the step gives
+and each product by the matmul core's `matmul_explain`, so the report describes exactly the
+calls einsum makes, and computes nothing.
 
 How an einsum runs (docs/matmul.md, "Contractions"):
 
@@ -20,8 +23,8 @@ How an einsum runs (docs/matmul.md, "Contractions"):
    core then reads the views as they are (the generic kernel, or BLAS where the layout allows)
    or packs an operand once where it is reused across the batch. Free axes that do not merge
    with the rest become batch axes of extent 1 in the other operand (broadcast: that operand
-   is reused). Only when the contracted axes are one strided run in neither joint order is the
-   smaller operand copied (C order, contracted axes last).
+   is reused). Only when no joint order makes the contracted axes one strided run in both is
+   an operand copied (by the C core's pack, in the joint order whose copies cost least).
    A pair with nothing to contract is an element-wise product (NumPy's multiply, broadcast).
 4. The result's axes are permuted (a view) into the output's order.
 """
@@ -245,7 +248,10 @@ def _replay(prog: _Program, operands: Sequence[Array], explain: bool) -> tuple[A
                     )
                     regs[op[3]] = _wrap(np.empty(e["out_shape"], dtype=npdt))
                 else:
-                    regs[op[3]] = matmul(a, b)
+                    r = matmul(a, b)
+                    # the program reads every result as C-ordered from origin 0 (matmul
+                    # allocates its output so; checked, as the views below rely on it)
+                    regs[op[3]] = r if r.origin == 0 and r.is_c_contiguous else r.to_row_major()
                 continue
             x = view(op[1])
             if kind == "multiply":
