@@ -238,8 +238,7 @@ def nanmean(
     return _reduce("nanmean", x, axis, keepdims, dtype)
 
 
-def median(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:
-    """Median along the given axes (NumPy's `median`; xarray's `median` calls it).
+_MEDIAN_DOC = """Median along the given axes{nan} (NumPy's `{name}`).
 
     Parameters
     ----------
@@ -253,46 +252,55 @@ def median(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:
     Returns
     -------
     Array
-        The medians; NaN for a slice holding NaN, and for an empty one (without NumPy's
-        warning).
+        The medians; NaN for {nan_slice} empty slice (without NumPy's warning).
 
     Examples
     --------
     >>> import stridedarray as sa
-    >>> sa.median(sa.asarray([[3.0, 1.0, 2.0], [4.0, 6.0, 5.0]]), axis=1)
-    Array([2., 5.], dtype=float64, shape=(2,))
+    >>> sa.{name}(sa.asarray([[3.0, 1.0, 2.0], [4.0, {example}, 5.0]]), axis=1)
+    Array([2., {result}], dtype=float64, shape=(2,))
     """
+
+
+def _median(name: str, x: Array, axis: _Axis, keepdims: bool) -> Array:
+    x = check_array(x, func=name)
     if axis == ():
-        # nothing reduced: x as floating point (NumPy's median, for an empty x, fails here)
-        x = floating(check_array(x, func="median"), "median")
-        return _wrap(np.array(x._np, copy=True))
-    return _reduce("median", x, axis, keepdims)
+        # nothing reduced: x as floating point (NumPy's median of an empty x fails here)
+        return _wrap(np.array(floating(x, name)._np, copy=True))
+    axes = reduce_axes(axis, x.ndim, name)
+    if x.size == 0:
+        # NaN per empty slice, as NumPy gives for a 1-D one; no slice at all: an empty result
+        # (NumPy's median fails on some of those shapes)
+        shape = _reduced_shape(x.shape, axes, as_bool(keepdims, "keepdims", name))
+        return _wrap(np.full(shape, np.nan, dtype=floating(x, name)._dtype.np))
+    return _reduce(name, x, axis, keepdims)
+
+
+def _reduced_shape(shape: tuple[int, ...], axes: tuple[int, ...] | None, keep: bool) -> tuple:
+    """The shape a reduction over `axes` (None: all) leaves."""
+    gone = range(len(shape)) if axes is None else axes
+    return tuple(1 if k in gone else n for k, n in enumerate(shape) if keep or k not in gone)
+
+
+def median(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:
+    return _median("median", x, axis, keepdims)
 
 
 def nanmedian(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:
-    """Median along the given axes, NaN ignored (NumPy's `nanmedian`).
+    return _median("nanmedian", x, axis, keepdims)
 
-    Parameters
-    ----------
-    x : Array
-        Real-valued input; integers and bool give float64.
-    axis : int, tuple of ints or None
-        The axes to reduce (all of them by default).
-    keepdims : bool
-        Keep the reduced axes with extent 1.
 
-    Returns
-    -------
-    Array
-        The medians; NaN for an all-NaN or empty slice (without NumPy's warning).
-
-    Examples
-    --------
-    >>> import stridedarray as sa
-    >>> sa.nanmedian(sa.asarray([3.0, sa.nan, 1.0, 2.0]))
-    Array(2., dtype=float64, shape=())
-    """
-    return _reduce("nanmedian", x, axis, keepdims)
+# One text for the two (`help()` and the API pages read __doc__).
+median.__doc__ = _MEDIAN_DOC.format(
+    nan="", name="median", nan_slice="a slice holding NaN, and for an", example="6.0", result="5."
+)
+nanmedian.__doc__ = _MEDIAN_DOC.format(
+    nan=", NaN ignored",
+    name="nanmedian",
+    nan_slice="an all-NaN or",
+    example="sa.nan",
+    result="4.5",
+)
 
 
 _MOMENT_DOC = """{what} along the given axes, NaN ignored (NumPy's `{name}`).
@@ -583,19 +591,12 @@ def _quantile(
     keepdims = as_bool(keepdims, "keepdims", name)
     x = floating(x, name)
     a, npdt = x._np, x._dtype.np
-    reduced = range(x.ndim) if axes is None else axes
-    if axes == () or 0 in (x.shape[k] for k in reduced):
-        # Nothing reduced: x itself (per q); an empty slice: NaN, as `median` gives (NumPy's
-        # quantile fails on both with an IndexError or a reshape error).
-        ones = np.ones(tuple(1 if k in reduced else n for k, n in enumerate(x.shape)), npdt)
-        shape = (
-            np.quantile(ones, qa, axis=axes, keepdims=keepdims).shape
-            if axes != ()
-            else (qa.shape + x.shape)
-        )
-        if axes == ():
-            return _wrap(np.array(np.broadcast_to(a, shape), dtype=npdt))
-        return _wrap(np.full(shape, np.nan, dtype=npdt))
+    if axes == ():  # nothing reduced: x itself, per q (NumPy's quantile may fail here)
+        return _wrap(np.array(np.broadcast_to(a, qa.shape + x.shape), dtype=npdt))
+    if x.size == 0:
+        # empty slices: NaN, as `median` gives (NumPy's quantile raises an IndexError); or
+        # no slice at all: an empty result (NumPy's fails on some of those shapes)
+        return _wrap(np.full(qa.shape + _reduced_shape(x.shape, axes, keepdims), np.nan, npdt))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN slice: NaN, quietly
         out = _fpe.call(fn, a, qa.astype(npdt), axis=axes, keepdims=keepdims, method=method)
