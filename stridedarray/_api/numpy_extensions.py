@@ -258,7 +258,7 @@ _MEDIAN_DOC = """Median along the given axes{nan} (NumPy's `{name}`).
     --------
     >>> import stridedarray as sa
     >>> sa.{name}(sa.asarray([[3.0, 1.0, 2.0], [4.0, {example}, 5.0]]), axis=1)
-    Array([2., {result}], dtype=float64, shape=(2,))
+    Array([2.{pad}, {result}], dtype=float64, shape=(2,))
     """
 
 
@@ -292,13 +292,19 @@ def nanmedian(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Arr
 
 # One text for the two (`help()` and the API pages read __doc__).
 median.__doc__ = _MEDIAN_DOC.format(
-    nan="", name="median", nan_slice="a slice holding NaN, and for an", example="6.0", result="5."
+    nan="",
+    name="median",
+    nan_slice="a slice holding NaN, and for an",
+    example="6.0",
+    pad="",
+    result="5.",
 )
 nanmedian.__doc__ = _MEDIAN_DOC.format(
     nan=", NaN ignored",
     name="nanmedian",
     nan_slice="an all-NaN or",
     example="sa.nan",
+    pad=" ",
     result="4.5",
 )
 

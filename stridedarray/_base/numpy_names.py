@@ -49,7 +49,6 @@ FUNCTIONS: dict[str, str] = {
     "concatenate": "concat",
     "conjugate": "conj",
     "copy": "asarray(x, copy=True)",
-    "cumprod": "cumulative_prod",
     "dot": "matmul (or x1 @ x2), vecdot or tensordot",
     "fliplr": "flip(x, axis=1)",
     "flipud": "flip(x, axis=0)",
