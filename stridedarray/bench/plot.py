@@ -101,7 +101,7 @@ def plot_ratios(
 
     The PNG is written with a palette of 32 colours (the lines, markers and text use a dozen;
     anti-aliasing the rest): 75 KB where full colour at 150 dpi took 430-500 KB, which keeps
-    the two figures the docs ship, and so the sdist, small (tools/release/check-dist's 1 MB)."""
+    the two figures the docs ship, and so the sdist, small (tools/release/check-dist's 1.2 MB)."""
     fig = ratio_figure(rows, title, columns, warning)  # selects the Agg backend before pyplot
     import io
 

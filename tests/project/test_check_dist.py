@@ -84,9 +84,9 @@ def test_build_output_in_the_sdist_fails(tmp_path: Path, name: str) -> None:
     assert "FAIL holds no build output" in proc.stdout and name in proc.stdout
 
 
-def test_an_sdist_over_1_mb_fails(tmp_path: Path) -> None:
-    # Random bytes do not compress: a tracked file's name with 1.2 MB of them.
-    data = os.urandom(1_200_000)
+def test_an_sdist_over_the_limit_fails(tmp_path: Path) -> None:
+    # Random bytes do not compress: a tracked file's name with 1.3 MB of them.
+    data = os.urandom(1_300_000)
     proc = _check(_sdist(tmp_path / "big.tar.gz", {"README.md": data}))
     assert proc.returncode == 1, proc.stdout
-    assert "FAIL weighs 1.2" in proc.stdout
+    assert "FAIL weighs 1.30 MB (limit 1.2 MB)" in proc.stdout
