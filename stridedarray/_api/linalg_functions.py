@@ -121,13 +121,14 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     batch = _labels(nb)
     k = _labels(1, nb)
     l1, l2 = _vecdot_labels(x1.ndim, ax, batch, k), _vecdot_labels(x2.ndim, ax, batch, k)
-    for c1, n1 in zip(l1, x1.shape, strict=True):
-        for c2, n2 in zip(l2, x2.shape, strict=True):
-            if c1 == c2 != k and n1 != n2 and n1 != 1 and n2 != 1:
-                raise ValueError(
-                    f"vecdot: the batch shapes of x1 {x1.shape} and x2 {x2.shape} (without the "
-                    f"contracted axis {axis}) do not broadcast"
-                )
+    ext1 = dict(zip(l1, x1.shape, strict=True))
+    for c2, n2 in zip(l2, x2.shape, strict=True):
+        n1 = ext1.get(c2, 1)
+        if c2 != k and n1 != n2 and n1 != 1 and n2 != 1:
+            raise ValueError(
+                f"vecdot: the batch shapes of x1 {x1.shape} and x2 {x2.shape} (without the "
+                f"contracted axis {axis}) do not broadcast"
+            )
     return contract_labels(_dtypes.promote(x1._dtype, x2._dtype), (x1, x2), (l1, l2), batch)
 
 
