@@ -8,7 +8,7 @@ import sys as _sys
 
 # The chapter modules for their __all__ lists (below); the array class, whose class statement
 # assigns every member from the modules that implement them; Dask's registrations. The
-# extensions fft and linalg load on first use (`__getattr__` below).
+# extensions fft and linalg, and NumPy's lib, load on first use (`__getattr__` below).
 from . import _pickle
 from ._api import constants as _constants
 from ._api import creation as _creation
@@ -95,6 +95,7 @@ __all__ = sorted(
         *_utility.__all__,
         *(d.name for d in _dtypes.DTYPES),
         "fft",
+        "lib",
         "linalg",
         "__array_api_version__",
         "Array",
@@ -105,13 +106,13 @@ __all__ = sorted(
 )
 
 # Every public callable pickles by reference and copies to itself (docs/reliability.md);
-# fft and linalg publish theirs when they load.
+# fft, lib and linalg publish theirs when they load.
 _pickle.publish([_sys.modules[__name__]])
 
 # The extensions load on first use, `sa.linalg` as `import stridedarray.linalg`: most programs
 # use neither, and importing them (and NumPy's fft) at start-up cost as much again as the
 # rest of the namespace's Python.
-_LAZY = ("fft", "linalg")
+_LAZY = ("fft", "lib", "linalg")
 
 
 # Names are looked up here only when they are missing, so this costs nothing otherwise: the lazy
@@ -127,7 +128,7 @@ def __getattr__(name: str) -> object:
     raise missing(__name__, name)
 
 
-# dir() lists the public names only (fft and linalg among them, loaded or not).
+# dir() lists the public names only (fft, lib and linalg among them, loaded or not).
 def __dir__() -> list[str]:
     return sorted({*__all__, "__version__", "__array_api_version__"})
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from .._arraytype import _wrap
 from .._base import fpe as _fpe
-from .._base.arguments import as_bool, normalize_axis
+from .._base.arguments import as_bool, as_int, normalize_axis
 from .._base.construct import ArrayBase, array_argument
 from .._base.dtypes import DType
 from ._common import check_array, check_kind, reduce_axes, sum_dtype
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = [
     "cumprod",
     "cumsum",
+    "gradient",
     "median",
     "nanargmax",
     "nanargmin",
@@ -666,6 +667,78 @@ quantile.__doc__ = _QUANTILE_DOC.format(nan="", name="quantile", example="")
 nanquantile.__doc__ = _QUANTILE_DOC.format(
     nan=", NaN ignored", name="nanquantile", example=", sa.nan"
 )
+
+
+# -- gradient --------------------------------------------------------------------------------
+
+
+def gradient(
+    f: Array, /, *varargs: Any, axis: _Axis = None, edge_order: int = 1
+) -> Array | tuple[Array, ...]:
+    """The gradient of sampled values, NumPy's `gradient`.
+
+    Central differences inside, one-sided differences at the edges (xarray's `differentiate`
+    calls it on the namespace).
+
+    Parameters
+    ----------
+    f : Array
+        Numeric samples; integers give float64, floating and complex dtypes are kept.
+    *varargs : number or 1-d Array
+        The spacing: none (1 along every axis), one scalar for every axis, or one per axis in
+        `axis`, each a scalar or the sample coordinates along that axis (uneven spacing).
+    axis : int, tuple of ints or None
+        The axes to differentiate along; every axis by default.
+    edge_order : int
+        The accuracy of the one-sided differences at the edges: 1 or 2.
+
+    Returns
+    -------
+    Array or tuple of Array
+        One derivative of f's shape per axis; an Array alone when one axis is asked for.
+
+    Examples
+    --------
+    >>> import stridedarray as sa
+    >>> sa.gradient(sa.asarray([1, 4, 9, 16]))
+    Array([3., 4., 6., 7.], dtype=float64, shape=(4,))
+    >>> sa.gradient(sa.asarray([1.0, 4.0, 9.0, 16.0]), sa.asarray([0.0, 1.0, 3.0, 4.0]))
+    Array([3.        , 2.83333333, 5.5       , 7.        ], dtype=float64, shape=(4,))
+    """
+    if not isinstance(f, ArrayBase):
+        f = array_argument(f, "f", "gradient")
+    if f._dtype.kind not in "iufc":
+        check_kind(f, "iufc", "gradient", "numeric", "f")
+    axes = reduce_axes(axis, f.ndim, "gradient")
+    edge_order = as_int(edge_order, "edge_order", "gradient")
+    if edge_order not in (1, 2):
+        raise ValueError(f"gradient: edge_order must be 1 or 2, got {edge_order}")
+    axes = tuple(range(f.ndim)) if axes is None else axes
+    for ax in axes:
+        if f.shape[ax] < edge_order + 1:
+            raise ValueError(
+                f"gradient: axis {ax} has {f.shape[ax]} samples, and edge_order={edge_order} "
+                f"needs at least {edge_order + 1}"
+            )
+    spacing = [v._np if isinstance(v, ArrayBase) else np.asarray(v) for v in varargs]
+    if not (len(spacing) in (0, len(axes)) or (len(spacing) == 1 and spacing[0].ndim == 0)):
+        raise TypeError(
+            f"gradient: give no spacing, one scalar spacing, or one spacing for each of the "
+            f"{len(axes)} axes; got {len(spacing)}"
+        )
+    for i, v in enumerate(spacing):
+        # (a 1-d spacing is one of one per axis: the count check above leaves no other case)
+        n = f.shape[axes[i]] if v.ndim == 1 else 0
+        if v.dtype.kind not in "biufc" or v.ndim > 1 or (v.ndim == 1 and len(v) != n):
+            where = f"the {n} coordinates of the samples along axis {axes[i]}" if n else "1-d"
+            raise ValueError(
+                f"gradient: varargs[{i}] must be a number or {where}, got {v.dtype} of shape "
+                f"{v.shape}"
+            )
+    out = _fpe.call(np.gradient, f._np, *spacing, axis=axes, edge_order=edge_order)
+    if isinstance(out, np.ndarray):  # (NumPy gives one axis's derivative alone)
+        return _wrap(out)
+    return tuple(_wrap(d) for d in out)
 
 
 # -- pad -------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ name, from the module that implements it, and "go to definition" lands on it.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeAlias
 
@@ -140,6 +141,25 @@ class Array(ArrayBase):
     def dtype(self) -> DType:
         """Data type of the elements."""
         return self._dtype
+
+    # NumPy's protocol for "the dtype of this object" (NumPy >= 2.4): np.dtype(x),
+    # np.zeros(3, dtype=x) and np.result_type(x) read it. Without it NumPy reads `x.dtype`,
+    # and refuses it there because ours is not an instance of NumPy's dtype type
+    # (docs/dtypes.md, "NumPy's dtype or ours"). A C getter: no Python frame.
+    __numpy_dtype__ = property(
+        operator.attrgetter("_dtype.np"),
+        doc="""The NumPy dtype of the elements, for NumPy's `np.dtype(x)`.
+
+        NumPy 2.4 and later read it in `np.dtype(x)`, `np.result_type(x)` and `dtype=x`.
+
+        Examples
+        --------
+        >>> import stridedarray as sa
+        >>> x = sa.ones(3, dtype=sa.int16)
+        >>> x.dtype, x.__numpy_dtype__
+        (stridedarray.int16, dtype('int16'))
+        """,
+    )
 
     @property
     def shape(self) -> tuple[int, ...]:

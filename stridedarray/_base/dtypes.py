@@ -72,9 +72,14 @@ class DType:
         self.kind = kind
         self.bits = bits
 
+    # NumPy's protocol for a dtype-like object (NumPy >= 2.4): np.dtype(sa.float64) and every
+    # `dtype=` argument of NumPy's read it first. `.dtype` below is the older spelling, which
+    # NumPy 2.3 reads, and pandas and Dask still do.
+    __numpy_dtype__ = property(operator.attrgetter("np"), doc="The NumPy dtype.")
+
     @property
     def dtype(self) -> np.dtype:
-        """The NumPy dtype: NumPy reads this attribute, so np.dtype(sa.float64) works."""
+        """The NumPy dtype (NumPy 2.3 reads this attribute where 2.4 reads __numpy_dtype__)."""
         return self.np
 
     @property

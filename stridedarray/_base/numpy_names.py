@@ -165,19 +165,23 @@ def missing(module: str, name: str) -> AttributeError:
         return AttributeError(message)
     import numpy as np
 
-    sub = module.rpartition(".")[2] if module != "stridedarray" else ""
-    table = LINALG_FUNCTIONS if sub == "linalg" else {} if sub == "fft" else FUNCTIONS
-    numpy_module: Any = getattr(np, sub) if sub else np
+    sub = module.removeprefix("stridedarray").lstrip(".")  # "", "linalg", "lib.stride_tricks"
+    table = LINALG_FUNCTIONS if sub == "linalg" else {} if sub else FUNCTIONS
+    numpy_module: Any = np
+    for part in sub.split(".") if sub else ():
+        numpy_module = getattr(numpy_module, part, None)
     if name in table:
         return AttributeError(
             f"{message}; NumPy's {name} is spelled stridedarray.{table[name]} in the Array API "
             "standard (docs/numpy-users.md)"
         )
-    if hasattr(numpy_module, name):
+    if numpy_module is not None and hasattr(numpy_module, name):
         np_name = f"np.{sub + '.' if sub else ''}{name}"
+        # a NumPy module (np.lib.scimath): its functions are what one calls
+        call = f"{np_name}(x)" if callable(getattr(numpy_module, name)) else f"{np_name}.f(x)"
         return AttributeError(
             f"{message}: {np_name} is not in the Array API standard; NumPy's function takes "
-            f"stridedarray arrays and returns them ({np_name}(x)), or convert with "
+            f"stridedarray arrays and returns them ({call}), or convert with "
             "x.tolist() or np.asarray(x) (docs/numpy-users.md)"
         )
     return AttributeError(message)

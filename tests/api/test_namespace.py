@@ -121,6 +121,8 @@ EXTRAS = {
     # NumPy's functions beyond the standard (stridedarray/_api/numpy_extensions.py)
     "cumprod",
     "cumsum",
+    "gradient",
+    "lib",  # NumPy's lib.stride_tricks (stridedarray/lib/)
     "median",
     "nanargmax",
     "nanargmin",

@@ -6,7 +6,8 @@ below return views; every other function returns an array that shares no memory 
 inputs, so writing into a result can never change an input. `copy=` arguments are honoured:
 copy=None may share, copy=True never does.
 
-The table covers every public function of the namespace, of `linalg` and of `fft`
+The table covers every public function of the namespace, of `linalg`, of `fft` and of
+`lib.stride_tricks`
 (`test_table_covers_the_namespace` fails when a function is added without a row). Each row
 calls the function on fresh inputs; every Array in the result (tuples and named tuples are
 searched) must share no memory with any input, and after writing two different values into
@@ -171,6 +172,8 @@ _row("tensordot_2", "ff", lambda x, y: sa.tensordot(x, y, axes=2))
 _row("einsum", "ff", lambda x, y: sa.einsum("ij,ij->ij", x, y))
 _row("einsum_sum", "f", lambda x: sa.einsum("ij->j", x))
 _row("vecdot", "ff", sa.vecdot)
+_row("gradient", "f", sa.gradient)
+_row("gradient_axis", "f", lambda x: sa.gradient(x, 2.0, axis=1, edge_order=2))
 
 # linalg
 for _name, _kinds, _call in [
@@ -235,6 +238,9 @@ VIEWS: dict[str, Callable[[sa.Array], Any]] = {
     "astype_copy_false": lambda x: sa.astype(x, sa.float64, copy=False),
     "from_dlpack_view": sa.from_dlpack,  # zero-copy import is the point of DLPack
     "einsum_view": lambda x: sa.einsum("ij->ji", x),  # one operand, nothing summed (NumPy's)
+    "lib.stride_tricks.sliding_window_view": lambda x: sa.lib.stride_tricks.sliding_window_view(
+        x, 2, axis=1, writeable=True
+    ),
 }
 
 # Functions whose results are not arrays: nothing to alias.
@@ -265,6 +271,8 @@ def _public() -> set[str]:
     names -= {n for n in names if isinstance(getattr(sa, n), sa.bool.__class__)}  # dtypes
     names |= {"linalg." + n for n in sa.linalg.__all__ if n != "LinAlgError"}
     names |= {"fft." + n for n in sa.fft.__all__}
+    tricks = sa.lib.stride_tricks  # (its broadcast_* are the namespace's own, covered above)
+    names |= {"lib.stride_tricks." + n for n in tricks.__all__ if not hasattr(sa, n)}
     return names
 
 

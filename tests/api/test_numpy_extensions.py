@@ -563,3 +563,73 @@ def test_median_and_quantiles_as_numpy(data, name):
 def test_median_quantile_bad_input(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+# -- gradient ------------------------------------------------------------------------------------
+
+
+@SETTINGS
+@given(data=st.data(), edge_order=st.sampled_from([1, 2]))
+def test_gradient_as_numpy(data, edge_order):
+    p = data.draw(views(st.sampled_from(dtype_list("numeric"))))
+    nd = p.ref.ndim
+    axis = data.draw(
+        st.none()
+        | st.integers(-nd, nd - 1)
+        | st.lists(st.integers(0, nd - 1), unique=True, min_size=1, max_size=nd).map(tuple)
+        if nd
+        else st.none()
+    )
+    axes = tuple(range(nd)) if axis is None else (axis % nd,) if isinstance(axis, int) else axis
+    spacing_kind = data.draw(st.sampled_from(["none", "scalar", "each"]))
+    ours_args, np_args = [], []
+    if spacing_kind == "scalar":
+        h = data.draw(st.floats(0.25, 4.0))
+        ours_args, np_args = [h], [h]
+    elif spacing_kind == "each":
+        for ax in axes:
+            if data.draw(st.booleans()):  # coordinates: increasing, uneven
+                n = p.ref.shape[ax]
+                steps = data.draw(st.lists(st.floats(0.5, 2.0), min_size=n, max_size=n))
+                coords = np.cumsum(np.asarray(steps, dtype=np.float64))
+                ours_args.append(sa.asarray(coords)[::-1][::-1])  # a view of it
+                np_args.append(coords)
+            else:
+                ours_args.append(2)
+                np_args.append(2)
+    if any(p.ref.shape[ax] < edge_order + 1 for ax in axes):
+        with pytest.raises(ValueError, match=r"gradient: axis \d+ has \d+ samples"):
+            sa.gradient(p.x, *ours_args, axis=axis, edge_order=edge_order)
+        return
+    got = _quiet(sa.gradient, p.x, *ours_args, axis=axis, edge_order=edge_order)
+    expected = _numpy(np.gradient, p.ref, *np_args, axis=axis, edge_order=edge_order)
+    if isinstance(expected, np.ndarray):
+        _same(got, expected)
+    else:
+        assert isinstance(got, tuple) and len(got) == len(expected)
+        for g, e in zip(got, expected, strict=True):
+            _same(g, e)
+
+
+@pytest.mark.parametrize(
+    ("call", "exc", "match"),
+    [
+        (lambda: sa.gradient(sa.asarray([True, False])), TypeError, "gradient: f must have a"),
+        (lambda: sa.gradient([1.0, 2.0]), TypeError, "gradient: f must be a stridedarray"),
+        (lambda: sa.gradient(sa.ones(3), edge_order=3), ValueError, "edge_order must be 1 or 2"),
+        (lambda: sa.gradient(sa.ones(3), edge_order=1.0), TypeError, "edge_order must be an"),
+        (lambda: sa.gradient(sa.ones((3, 3)), 1, 2, 3), TypeError, "one spacing for each of"),
+        (
+            lambda: sa.gradient(sa.ones(3), sa.ones(2)),
+            ValueError,
+            r"varargs\[0\] must be a number or the 3 coordinates",
+        ),
+        (lambda: sa.gradient(sa.ones(3), "a"), ValueError, r"varargs\[0\] must be a number"),
+        (lambda: sa.gradient(sa.ones(3), axis=1), ValueError, "axis 1 is out of bounds"),
+        (lambda: sa.gradient(sa.ones((2, 2)), axis=(0, 0)), ValueError, "repeated axes"),
+        (lambda: sa.gradient(sa.ones(2), edge_order=2), ValueError, "axis 0 has 2 samples"),
+    ],
+)
+def test_gradient_bad_input(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()

@@ -95,13 +95,32 @@ def test_our_dtypes_pass_numpys_dtype_tests(dt):
     assert sa.zeros(1, dtype=dt).dtype is dt and sa.result_type(dt) is dt
 
 
-def test_numpy_dtype_of_an_array_is_refused_by_numpy():
-    # NumPy 2 takes `obj.dtype` only if it is a NumPy dtype instance, a check of the C type
-    # that no Python class passes (docs/dtypes.md, "NumPy's dtype or ours"): np.dtype(x.dtype).
+NUMPY_DTYPE_PROTOCOL = np.lib.NumpyVersion(np.__version__) >= "2.4.0"
+
+
+@pytest.mark.skipif(not NUMPY_DTYPE_PROTOCOL, reason="NumPy reads __numpy_dtype__ from 2.4 on")
+@pytest.mark.parametrize("dt", sa.__array_namespace_info__().dtypes().values())
+def test_numpy_dtype_of_an_array_and_of_a_dtype(dt):
+    # NumPy >= 2.4 reads `__numpy_dtype__` (docs/dtypes.md, "NumPy's dtype or ours"): the
+    # array's, on any view, in np.dtype, `dtype=` arguments and result_type
+    x = sa.ones((2, 3), dtype=dt)[::-1, ::2]
+    expected = np.dtype(dt.name)
+    assert np.dtype(x) == expected and np.dtype(dt) == expected
+    assert type(np.dtype(x)) is type(expected)  # NumPy's own dtype, not ours
+    assert np.zeros(1, dtype=x).dtype == expected
+    assert np.result_type(x) == expected
+    assert np.result_type(x, np.int8) == np.result_type(expected, np.int8)
+
+
+def test_numpy_dtype_without_the_protocol_is_the_dtype_attribute():
+    # NumPy before 2.4 reads `.dtype`, which on a dtype is NumPy's; on an array NumPy 2.3
+    # refuses ours there (write np.dtype(x.dtype))
     x = sa.ones(2, dtype=sa.float32)
-    with pytest.raises((TypeError, ValueError)):
-        np.dtype(x)
+    assert sa.float32.dtype is np.dtype(np.float32)
     assert np.dtype(x.dtype) == np.float32 and np.asarray(x).dtype == np.float32
+    if not NUMPY_DTYPE_PROTOCOL:
+        with pytest.raises((TypeError, ValueError)):
+            np.dtype(x)
 
 
 # -- sequence protocol, tolist, format, to_device -------------------------------------------------

@@ -169,6 +169,7 @@ DOCUMENTED: dict[str, tuple[object, tuple[str, ...]]] = {
             "is_c_contiguous",
             "is_f_contiguous",
             "__array_interface__",
+            "__numpy_dtype__",
             "__array_ufunc__",
             "__array_function__",
             "__repr__",
