@@ -153,6 +153,13 @@ def _cast_both_int():
     return x1, r1, x2, r2
 
 
+def _blas_k_parts():
+    """A deep, narrow product BLAS sums in K parts, each part's output scratch (blas.c)."""
+    x1, r1 = matrix(sa.float64, (), 64, 2048, "C", 8)
+    x2, r2 = matrix(sa.float64, (), 2048, 64, "C", 9)
+    return x1, r1, x2, r2
+
+
 PACK_CASES = {
     "seed": (_seed_case, "pack_blas"),
     "rows": (_reversed_rows_broadcast, "pack_blas"),
@@ -246,6 +253,7 @@ def test_generic_scratch_is_counted_and_freed(name):
 
 ALL_CASES = {
     **{k: v for k, v in PACK_CASES.items()},
+    "blas_k_parts": (_blas_k_parts, "blas"),
     **{f"generic_{k}": (v, "generic") for k, v in GENERIC_CASES.items()},
 }
 

@@ -542,7 +542,7 @@ _SETS_THE_THREAD_COUNT = pytest.mark.thread_unsafe(
 @settings(max_examples=60, deadline=None)
 @given(
     dtype=st.sampled_from(_DTYPES),
-    size=st.sampled_from(["small", "medium", "bands"]),
+    size=st.sampled_from(["small", "medium", "bands", "kparts"]),
     batch=st.sampled_from([(), (1,), (3,), (2, 3), (9,)]),
     layouts=st.tuples(*[st.sampled_from(["C", "T", "rev", "step2", "bcast"])] * 2),
     vec=st.sampled_from(["", "lhs", "rhs"]),
@@ -563,9 +563,18 @@ def test_product_at_n_threads_equals_one_thread_bit_for_bit(
             int(rng.integers(256, 300)),
             int(rng.integers(140, 170)),
         ),
+        # a single deep, narrow product: BLAS sums it in K parts (4M multiply-adds, at most
+        # 65,536 outputs and fewer than 256 columns, K at least 2 x 512)
+        "kparts": (
+            int(rng.integers(40, 100)),
+            int(rng.integers(50, 250)),
+            int(rng.integers(1100, 2600)),
+        ),
     }[size]
     if size == "bands":
         batch = batch[:1]
+    if size == "kparts":
+        batch = ()
     a = _floats(rng, _operand(rng, dtype, batch, M, K, layouts[0]))
     b = _floats(rng, _operand(rng, dtype, batch, K, N, layouts[1]))
     lead = (0,) * len(batch)
@@ -592,6 +601,40 @@ def test_product_at_n_threads_equals_one_thread_bit_for_bit(
 
 
 @_SETS_THE_THREAD_COUNT
+@settings(max_examples=20, deadline=None)
+@given(
+    dtype=st.sampled_from(["float32", "float64", "complex64", "complex128"]),
+    k=st.integers(1 << 16, 5 << 16),
+    reverse=st.booleans(),
+    threads=st.integers(2, 4),
+    seed=st.integers(0, 2**16),
+)
+def test_dot_in_k_parts_equals_one_thread_bit_for_bit(dtype, k, reverse, threads, seed):
+    """A long dot product is summed in K parts fixed by K (csrc/core/matmul/blas.c): the same
+    sum on any thread count, both vectors walked backwards too (BLAS's both -1 case)."""
+    rng = np.random.default_rng(seed)
+    a = _floats(rng, rng.integers(-4, 5, k).astype(dtype))
+    b = _floats(rng, rng.integers(-4, 5, k).astype(dtype))
+    x, y = sa.asarray(a), sa.asarray(b)
+    if reverse:
+        x, y, a, b = x[::-1], y[::-1], a[::-1], b[::-1]
+    before = sa.set_num_threads(1)
+    try:
+        with sa.matmul_policy(parallel_min_work=0):
+            one = np.asarray(x @ y)
+            sa.set_num_threads(threads)
+            many = np.asarray(x @ y)
+            assert sa.matmul_explain(x, y)["route"] == "blas"
+    finally:
+        sa.set_num_threads(before)
+    assert one.tobytes() == many.tobytes()
+    exact = np.dot(a.astype(np.complex256 if a.dtype.kind == "c" else np.longdouble), b)
+    scale = float(np.abs(a).max()) * float(np.abs(b).max()) * k
+    tol = 8 * np.finfo(one.dtype).eps * scale
+    assert abs(complex(one) - complex(exact)) <= tol
+
+
+@_SETS_THE_THREAD_COUNT
 def test_products_do_use_several_threads() -> None:
     """The bit-for-bit test above is not vacuous: these products do split (explain)."""
     before = sa.set_num_threads(3)
@@ -603,6 +646,10 @@ def test_products_do_use_several_threads() -> None:
             assert sa.matmul_explain(f, f)["threads"] == 3  # BLAS, batch items
             big = sa.asarray(np.ones((128, 400)))
             assert sa.matmul_explain(big.mT, big)["threads"] == 3  # BLAS, bands
+            deep = sa.asarray(np.ones((64, 4096)))
+            assert sa.matmul_explain(deep, deep.mT)["threads"] == 3  # BLAS, K parts
+            long = sa.asarray(np.ones(1 << 18))
+            assert sa.matmul_explain(long, long)["threads"] == 3  # BLAS dot, K parts
     finally:
         sa.set_num_threads(before)
 

@@ -93,6 +93,7 @@ typedef struct {
     int64_t inc_a, inc_b; /* vector increments (1 when K <= 1: the stride never applies) */
     int threads;          /* our threads for the batch (each BLAS call runs one) */
     int bands;            /* >= 2: each product is computed in this many bands */
+    int kbands;           /* >= 2: the one product is summed over K in this many parts */
 } blas_geo;
 
 static const float one_c64[2] = {1.0f, 0.0f}, zero_c64[2] = {0.0f, 0.0f};
@@ -138,6 +139,74 @@ static int blas_bands(const sa_mm_explain *f)
     b = b > 4 ? 4 : b;
     b = wide > b ? (wide > 16 ? 16 : wide) : b;
     return b < 2 ? 1 : (int)b;
+}
+
+/* K bands. A product too narrow for column bands (an output of fewer than 2 x 128 columns)
+ * but deep (opt_einsum#143's 128 x 128 output over K = 4096, a dot product of a million
+ * elements) would otherwise run on one thread. It is summed instead in K parts, each a BLAS
+ * call over a slice of K into an output of its own (the first into C), and the parts are then
+ * added into C in their order: ((part 0 + part 1) + part 2) + part 3. The parts are a function
+ * of the product's shape alone, so the result is the same on one thread as on many, as for
+ * column bands; it differs from one BLAS call over all of K only by the order of the sums.
+ * The extra cost at one thread is the parts' outputs: at most BLAS_KBAND_MAX_OUT elements
+ * each, written once and read once, against at least BLAS_BAND_MIN_WORK multiply-adds (a dot
+ * product: one element). GEMV and GEVM have an output of M or N elements to band already. */
+#define BLAS_KBAND_MIN_DEPTH 512                 /* GEMM: each part at least this deep */
+#define BLAS_KBAND_MIN_DEPTH_DOT ((int64_t)1 << 16) /* DOT: 512 KiB of float64 per operand */
+#define BLAS_KBAND_MAX_OUT ((int64_t)1 << 16)     /* GEMM: M x N at most (512 KiB float64) */
+#define BLAS_KBANDS_MAX 4
+
+static int blas_kbands(const sa_mm_explain *f)
+{
+    if (f->C != 1 || blas_bands(f) >= 2) return 1;
+    int64_t b;
+    if (f->role == SA_MM_GEMM) {
+        /* (M and N fit 32 bits here, mm_blas_layout: the product cannot overflow) */
+        if (sa_work4(1, f->M, f->N, f->K) < BLAS_BAND_MIN_WORK || f->M * f->N > BLAS_KBAND_MAX_OUT)
+            return 1;
+        b = f->K / BLAS_KBAND_MIN_DEPTH;
+    } else if (f->role == SA_MM_DOT) {
+        b = f->K / BLAS_KBAND_MIN_DEPTH_DOT;
+    } else {
+        return 1;
+    }
+    return b < 2 ? 1 : b > BLAS_KBANDS_MAX ? BLAS_KBANDS_MAX : (int)b;
+}
+
+/* DOT with both vectors reversed (the layout rule admits both +1 or both -1): the products
+ * pair the same elements when both are walked forward from their lowest addresses, and BLAS's
+ * fast kernels are the unit-increment ones (a negative increment takes OpenBLAS's scalar
+ * loop). Only the summation order changes. */
+#define DOT_FORWARD(K, a, ia, b, ib)                                                       \
+    if (ia < 0 && ib < 0) {                                                                \
+        a += (K - 1) * ia;                                                                 \
+        b += (K - 1) * ib;                                                                 \
+        ia = -ia;                                                                          \
+        ib = -ib;                                                                          \
+    }
+
+static void dot_s(blasint K, const float *a, int64_t ia, const float *b, int64_t ib, float *c)
+{
+    DOT_FORWARD(K, a, ia, b, ib)
+    *c = scipy_cblas_sdot(K, a, (blasint)ia, b, (blasint)ib);
+}
+static void dot_d(blasint K, const double *a, int64_t ia, const double *b, int64_t ib,
+                  double *c)
+{
+    DOT_FORWARD(K, a, ia, b, ib)
+    *c = scipy_cblas_ddot(K, a, (blasint)ia, b, (blasint)ib);
+}
+static void dot_c(blasint K, const sa_c64 *a, int64_t ia, const sa_c64 *b, int64_t ib,
+                  sa_c64 *c)
+{
+    DOT_FORWARD(K, a, ia, b, ib)
+    scipy_cblas_cdotu_sub(K, a, (blasint)ia, b, (blasint)ib, c);
+}
+static void dot_z(blasint K, const sa_c128 *a, int64_t ia, const sa_c128 *b, int64_t ib,
+                  sa_c128 *c)
+{
+    DOT_FORWARD(K, a, ia, b, ib)
+    scipy_cblas_zdotu_sub(K, a, (blasint)ia, b, (blasint)ib, c);
 }
 
 /* X(pfx, ctype, ONE, ZERO): the four BLAS dtypes with how alpha/beta are passed.
@@ -216,6 +285,52 @@ static int blas_bands(const sa_mm_explain *f)
                                j->C + j->co[t], lo, hi);                                   \
         }                                                                                  \
     }                                                                                      \
+    /* K part k of the one product: GEMM into C (part 0) or its own M x N scratch, DOT into \
+     * one element; over K slice [k0, k1) of both operands. */                             \
+    typedef struct {                                                                       \
+        const blas_geo *g;                                                                 \
+        const sa_mm_explain *f;                                                            \
+        const ctype *a, *b;                                                                \
+        ctype *c, *parts;                                                                  \
+    } blas_kjob_##pfx;                                                                     \
+    static void kpart_##pfx(void *ctx, int64_t k)                                          \
+    {                                                                                      \
+        const blas_kjob_##pfx *j = (const blas_kjob_##pfx *)ctx;                           \
+        const blas_geo *g = j->g;                                                          \
+        const sa_mm_explain *f = j->f;                                                     \
+        const int64_t k0 = f->K * k / g->kbands, k1 = f->K * (k + 1) / g->kbands;          \
+        if (f->role == SA_MM_DOT) {                                                        \
+            ctype *c = k == 0 ? j->c : j->parts + (k - 1);                                 \
+            dot_##pfx((blasint)(k1 - k0), j->a + k0 * g->inc_a, g->inc_a,                  \
+                      j->b + k0 * g->inc_b, g->inc_b, c);                                  \
+            return;                                                                        \
+        }                                                                                  \
+        ctype *c = k == 0 ? j->c : j->parts + (k - 1) * f->M * f->N;                       \
+        const int64_t ldc = k == 0 ? g->ldc : f->N;                                        \
+        scipy_cblas_##pfx##gemm(CblasRowMajor, g->a.trans ? CblasTrans : CblasNoTrans,     \
+                                g->b.trans ? CblasTrans : CblasNoTrans, (blasint)f->M,     \
+                                (blasint)f->N, (blasint)(k1 - k0), ONE,                    \
+                                j->a + k0 * (g->a.trans ? g->a.ld : 1), (blasint)g->a.ld,  \
+                                j->b + k0 * (g->b.trans ? 1 : g->b.ld), (blasint)g->b.ld,  \
+                                ZERO, c, (blasint)ldc);                                    \
+    }                                                                                      \
+    static int kbands_##pfx(const blas_geo *g, const sa_mm_explain *f, const ctype *a,     \
+                            const ctype *b, ctype *c)                                      \
+    {                                                                                      \
+        const int64_t mn = f->role == SA_MM_DOT ? 1 : f->M * f->N;                         \
+        ctype *parts =                                                                     \
+            (ctype *)sa_alloc(SA_ALLOC_SCRATCH, (size_t)((g->kbands - 1) * mn) * sizeof(ctype)); \
+        if (!parts) return SA_MM_ERR_NOMEM;                                                \
+        blas_kjob_##pfx j = {g, f, a, b, c, parts};                                        \
+        sa_parallel(g->threads, g->kbands, kpart_##pfx, &j);                               \
+        const int64_t rows = f->role == SA_MM_DOT ? 1 : f->M, cols = mn / rows;            \
+        for (int k = 1; k < g->kbands; ++k) /* part by part, in order (see blas_kbands) */ \
+            for (int64_t i = 0; i < rows; ++i)                                             \
+                for (int64_t l = 0; l < cols; ++l)                                         \
+                    c[i * g->ldc + l] += parts[(k - 1) * mn + i * cols + l];               \
+        sa_free(parts);                                                                    \
+        return 0;                                                                          \
+    }                                                                                      \
     static int chunk_##pfx(void *ctx, const mm_plan *p, int64_t n, const int64_t *ao,      \
                            const int64_t *bo, const int64_t *co)                           \
     {                                                                                      \
@@ -223,6 +338,8 @@ static int blas_bands(const sa_mm_explain *f)
         const sa_mm_explain *f = &p->f;                                                    \
         const ctype *A = (const ctype *)p->lhs, *B = (const ctype *)p->rhs;                \
         ctype *Cm = (ctype *)p->out;                                                       \
+        if (g->kbands >= 2 && n == 1) /* (kbands: a batch of one) */                       \
+            return kbands_##pfx(g, f, A + ao[0], B + bo[0], Cm + co[0]);                   \
         const int64_t ext = split_extent(f);                                               \
         const int by_item = g->bands < 2;                                                  \
         if (by_item && (g->threads < 2 || n < 2)) {                                        \
@@ -237,42 +354,6 @@ static int blas_bands(const sa_mm_explain *f)
         return 0;                                                                          \
     }
 
-/* DOT with both vectors reversed (the layout rule admits both +1 or both -1): the products
- * pair the same elements when both are walked forward from their lowest addresses, and BLAS's
- * fast kernels are the unit-increment ones (a negative increment takes OpenBLAS's scalar
- * loop). Only the summation order changes. */
-#define DOT_FORWARD(K, a, ia, b, ib)                                                       \
-    if (ia < 0 && ib < 0) {                                                                \
-        a += (K - 1) * ia;                                                                 \
-        b += (K - 1) * ib;                                                                 \
-        ia = -ia;                                                                          \
-        ib = -ib;                                                                          \
-    }
-
-static void dot_s(blasint K, const float *a, int64_t ia, const float *b, int64_t ib, float *c)
-{
-    DOT_FORWARD(K, a, ia, b, ib)
-    *c = scipy_cblas_sdot(K, a, (blasint)ia, b, (blasint)ib);
-}
-static void dot_d(blasint K, const double *a, int64_t ia, const double *b, int64_t ib,
-                  double *c)
-{
-    DOT_FORWARD(K, a, ia, b, ib)
-    *c = scipy_cblas_ddot(K, a, (blasint)ia, b, (blasint)ib);
-}
-static void dot_c(blasint K, const sa_c64 *a, int64_t ia, const sa_c64 *b, int64_t ib,
-                  sa_c64 *c)
-{
-    DOT_FORWARD(K, a, ia, b, ib)
-    scipy_cblas_cdotu_sub(K, a, (blasint)ia, b, (blasint)ib, c);
-}
-static void dot_z(blasint K, const sa_c128 *a, int64_t ia, const sa_c128 *b, int64_t ib,
-                  sa_c128 *c)
-{
-    DOT_FORWARD(K, a, ia, b, ib)
-    scipy_cblas_zdotu_sub(K, a, (blasint)ia, b, (blasint)ib, c);
-}
-
 BLAS_GEMM_CHUNK(s, float, 1.0f, 0.0f)
 BLAS_GEMM_CHUNK(d, double, 1.0, 0.0)
 BLAS_GEMM_CHUNK(c, sa_c64, one_c64, zero_c64)
@@ -286,13 +367,14 @@ int64_t mm_blas_calls(const mm_plan *p)
 
 int mm_blas_splits(const mm_plan *p)
 {
-    return p->f.role != SA_MM_DOT && scipy_openblas_get_num_threads() == 1;
+    return (p->f.role != SA_MM_DOT || blas_kbands(&p->f) >= 2)
+           && scipy_openblas_get_num_threads() == 1;
 }
 
 int64_t mm_blas_parts(const mm_plan *p)
 {
-    int b = blas_bands(&p->f);
-    return b >= 2 ? b : p->f.C;
+    int b = blas_bands(&p->f), kb = blas_kbands(&p->f);
+    return b >= 2 ? b : kb >= 2 ? kb : p->f.C;
 }
 
 int mm_blas_execute(const mm_plan *p, int threads)
@@ -306,9 +388,12 @@ int mm_blas_execute(const mm_plan *p, int threads)
     g.inc_a = f->K <= 1 ? 1 : f->lhs_inner;
     g.inc_b = f->K <= 1 ? 1 : f->rhs_inner;
     g.threads = threads;
-    g.bands = mm_blas_splits(p) ? blas_bands(f) : 1;
+    /* (while OpenBLAS runs its own threads, each product is one call, as before) */
+    const int splits = mm_blas_splits(p);
+    g.bands = splits ? blas_bands(f) : 1;
+    g.kbands = splits ? blas_kbands(f) : 1;
     /* Without bands the threads share out whole items of the batch (each call on one). */
-    const int items = g.bands < 2 && threads >= 2;
+    const int items = g.bands < 2 && g.kbands < 2 && threads >= 2;
     if (items) g.threads = 1;
     mm_chunk_fn fn;
     switch (f->dtype) {
