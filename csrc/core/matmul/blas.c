@@ -141,20 +141,22 @@ static int blas_bands(const sa_mm_explain *f)
     return b < 2 ? 1 : (int)b;
 }
 
-/* K bands. A product too narrow for column bands (an output of fewer than 2 x 128 columns)
+/* K parts. A product too narrow for column bands (an output of fewer than 2 x 128 columns)
  * but deep (opt_einsum#143's 128 x 128 output over K = 4096, a dot product of a million
  * elements) would otherwise run on one thread. It is summed instead in K parts, each a BLAS
  * call over a slice of K into an output of its own (the first into C), and the parts are then
- * added into C in their order: ((part 0 + part 1) + part 2) + part 3. The parts are a function
- * of the product's shape alone, so the result is the same on one thread as on many, as for
- * column bands; it differs from one BLAS call over all of K only by the order of the sums.
- * The extra cost at one thread is the parts' outputs: at most BLAS_KBAND_MAX_OUT elements
- * each, written once and read once, against at least BLAS_BAND_MIN_WORK multiply-adds (a dot
- * product: one element). GEMV and GEVM have an output of M or N elements to band already. */
+ * added into C in their order. The parts are a function of the product's shape alone, so the
+ * result is the same on one thread as on many, as for column bands; it differs from one BLAS
+ * call over all of K only by the order of the sums. The extra cost at one thread is the other
+ * parts' outputs: at most BLAS_KBAND_MAX_OUT elements each, written once and read once,
+ * against at least BLAS_BAND_MIN_WORK multiply-adds (a dot product: one element). GEMV and
+ * GEVM have an output of M or N elements to band already. */
 #define BLAS_KBAND_MIN_DEPTH 512                 /* GEMM: each part at least this deep */
 #define BLAS_KBAND_MIN_DEPTH_DOT ((int64_t)1 << 16) /* DOT: 512 KiB of float64 per operand */
 #define BLAS_KBAND_MAX_OUT ((int64_t)1 << 16)     /* GEMM: M x N at most (512 KiB float64) */
-#define BLAS_KBANDS_MAX 4
+/* Two parts: the second thread of a two-core machine, for one more output of memory (a part
+ * per thread beyond would cost an output each, for machines the parts cannot follow). */
+#define BLAS_KBANDS_MAX 2
 
 static int blas_kbands(const sa_mm_explain *f)
 {
