@@ -52,6 +52,60 @@ SA_ATTR void SA_FN(pack_b)(const SA_R *b, int64_t rs, int64_t cs, int64_t kc, in
     }
 }
 
+/* A split K (kernels/kernels_internal.h): SA_FN(pack_a) and SA_FN(pack_b) with k read
+ * through a table of element offsets (made as in kernels/generic_real.h). */
+SA_ATTR void SA_FN(koffsets)(const sa_contraction *g, int64_t pc, int64_t kc, int64_t *koa,
+                             int64_t *kob)
+{
+    int64_t k1 = pc / g->K2, k2 = pc % g->K2;
+    int64_t oa = k1 * g->a_outer + k2 * g->a_inner, ob = k1 * g->b_outer + k2 * g->b_inner;
+    for (int64_t k = 0; k < kc; ++k) {
+        koa[k] = oa;
+        kob[k] = ob;
+        if (++k2 == g->K2) {
+            k2 = 0, ++k1;
+            oa = k1 * g->a_outer, ob = k1 * g->b_outer;
+        } else {
+            oa += g->a_inner, ob += g->b_inner;
+        }
+    }
+}
+
+SA_ATTR void SA_FN(pack_a_ks)(const SA_R *a, int64_t rs, const int64_t *koff, int64_t mc,
+                              int64_t kc, SA_R *restrict dst)
+{
+    for (int64_t r = 0; r < mc;) {
+        int64_t w = SA_MRC;
+        while (w > mc - r) w >>= 1;
+        const SA_R *ap = a + 2 * r * rs;
+        SA_R *d = dst + 2 * r * kc;
+        for (int64_t k = 0; k < kc; ++k)
+            for (int64_t i = 0; i < w; ++i) {
+                const SA_R *e = ap + 2 * (i * rs + koff[k]);
+                d[2 * k * w + i] = e[0];
+                d[2 * k * w + w + i] = e[1];
+            }
+        r += w;
+    }
+}
+
+SA_ATTR void SA_FN(pack_b_ks)(const SA_R *b, const int64_t *koff, int64_t cs, int64_t kc,
+                              int64_t nc, SA_R *restrict dst)
+{
+    for (int64_t j = 0; j < nc; j += SA_NR) {
+        int64_t n = nc - j < SA_NR ? nc - j : SA_NR;
+        const SA_R *bp = b + 2 * j * cs;
+        SA_R *d = dst + 2 * j * kc;
+        if (n < SA_NR) memset(d, 0, (size_t)(2 * kc * SA_NR) * sizeof(SA_R));
+        for (int64_t k = 0; k < kc; ++k)
+            for (int64_t l = 0; l < n; ++l) {
+                const SA_R *e = bp + 2 * (koff[k] + l * cs);
+                d[2 * k * SA_NR + l] = e[0];
+                d[2 * k * SA_NR + SA_NR + l] = e[1];
+            }
+    }
+}
+
 SA_ATTR void SA_FN(store)(const SA_FN(vec) *re, const SA_FN(vec) *im, int64_t w, SA_R *c,
                           int64_t rs, int64_t cs, int64_t n, int accumulate)
 {
@@ -164,10 +218,13 @@ SA_KATTR int SA_FN(gemm)(const sa_contraction *g, int64_t count, const SA_R *a,
                          int b_shared)
 {
     const int64_t M = g->M, N = g->N, K = g->K;
-    if (N == 1)
+    /* a split K takes the packed path alone, for any N (gemv reads one K stride) */
+    const int ks = sa_k_split(g);
+    if (N == 1 && !ks)
         return SA_FN(gemv)(g, count, a, a_off, da, b, b_off, db, c, c_off, dc, b_shared);
     /* Same budgets as the real kernel, counted in complex elements (2 SA_R each). */
-    const int64_t KC = 128;
+    enum { KC = 128 };
+    int64_t koa[KC], kob[KC]; /* a split K's offsets in the current K block */
     const int64_t MC = (int64_t)(192 * 1024 / (2 * KC * sizeof(SA_R))) / SA_MRC * SA_MRC;
     const int64_t NC = (int64_t)(1024 * 1024 / (2 * KC * sizeof(SA_R))) / SA_NR * SA_NR;
     int64_t Mp, Np;
@@ -175,8 +232,8 @@ SA_KATTR int SA_FN(gemm)(const sa_contraction *g, int64_t count, const SA_R *a,
     const int64_t kc_max = K < KC ? K : KC;
     const int64_t full_budget = (int64_t)(4 * 1024 * 1024 / (2 * sizeof(SA_R)));
     /* (saturated: with zero-stride operands the extents can be anything) */
-    const int full_a = a_shared && count > 1 && sa_mul_sat(Mp, K) <= full_budget;
-    const int full_b = b_shared && count > 1 && sa_mul_sat(Np, K) <= full_budget;
+    const int full_a = !ks && a_shared && count > 1 && sa_mul_sat(Mp, K) <= full_budget;
+    const int full_b = !ks && b_shared && count > 1 && sa_mul_sat(Np, K) <= full_budget;
     /* rounded up so the B panels behind it stay 64-byte aligned for the vector loads */
     const int64_t a_len = ((full_a ? Mp * K : (Mp < MC ? Mp : MC) * kc_max) + 63) / 64 * 64;
     const int64_t b_len = full_b ? Np * K : (Np < NC ? Np : NC) * kc_max;
@@ -194,10 +251,15 @@ SA_KATTR int SA_FN(gemm)(const sa_contraction *g, int64_t count, const SA_R *a,
             const int64_t nc = N - jc < NC ? N - jc : NC;
             for (int64_t pc = 0; pc < K; pc += KC) {
                 const int64_t kc = K - pc < KC ? K - pc : KC;
-                if (!full_b) SA_FN(pack_b)(bt + 2 * (pc * bk + jc * bc), bk, bc, kc, nc, bbuf);
+                if (ks) SA_FN(koffsets)(g, pc, kc, koa, kob);
+                if (ks) SA_FN(pack_b_ks)(bt + 2 * jc * bc, kob, bc, kc, nc, bbuf);
+                else if (!full_b)
+                    SA_FN(pack_b)(bt + 2 * (pc * bk + jc * bc), bk, bc, kc, nc, bbuf);
                 for (int64_t ic = 0; ic < M; ic += MC) {
                     const int64_t mc = M - ic < MC ? M - ic : MC;
-                    if (!full_a) SA_FN(pack_a)(at + 2 * (ic * ar + pc * ak), ar, ak, mc, kc, abuf);
+                    if (ks) SA_FN(pack_a_ks)(at + 2 * ic * ar, ar, koa, mc, kc, abuf);
+                    else if (!full_a)
+                        SA_FN(pack_a)(at + 2 * (ic * ar + pc * ak), ar, ak, mc, kc, abuf);
                     for (int64_t jr = jc; jr < jc + nc; jr += SA_NR) {
                         const int64_t n = N - jr < SA_NR ? N - jr : SA_NR;
                         const SA_R *bp = bbuf + 2 * (full_b ? jr * K + pc * SA_NR : (jr - jc) * kc);
