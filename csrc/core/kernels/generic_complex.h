@@ -53,24 +53,7 @@ SA_ATTR void SA_FN(pack_b)(const SA_R *b, int64_t rs, int64_t cs, int64_t kc, in
 }
 
 /* A split K (kernels/kernels_internal.h): SA_FN(pack_a) and SA_FN(pack_b) with k read
- * through a table of element offsets (made as in kernels/generic_real.h). */
-SA_ATTR void SA_FN(koffsets)(const sa_contraction *g, int64_t pc, int64_t kc, int64_t *koa,
-                             int64_t *kob)
-{
-    int64_t k1 = pc / g->K2, k2 = pc % g->K2;
-    int64_t oa = k1 * g->a_outer + k2 * g->a_inner, ob = k1 * g->b_outer + k2 * g->b_inner;
-    for (int64_t k = 0; k < kc; ++k) {
-        koa[k] = oa;
-        kob[k] = ob;
-        if (++k2 == g->K2) {
-            k2 = 0, ++k1;
-            oa = k1 * g->a_outer, ob = k1 * g->b_outer;
-        } else {
-            oa += g->a_inner, ob += g->b_inner;
-        }
-    }
-}
-
+ * through tables of element offsets (sa_koffsets). */
 SA_ATTR void SA_FN(pack_a_ks)(const SA_R *a, int64_t rs, const int64_t *koff, int64_t mc,
                               int64_t kc, SA_R *restrict dst)
 {
@@ -251,7 +234,7 @@ SA_KATTR int SA_FN(gemm)(const sa_contraction *g, int64_t count, const SA_R *a,
             const int64_t nc = N - jc < NC ? N - jc : NC;
             for (int64_t pc = 0; pc < K; pc += KC) {
                 const int64_t kc = K - pc < KC ? K - pc : KC;
-                if (ks) SA_FN(koffsets)(g, pc, kc, koa, kob);
+                if (ks) sa_koffsets(g, pc, kc, koa, kob);
                 if (ks) SA_FN(pack_b_ks)(bt + 2 * jc * bc, kob, bc, kc, nc, bbuf);
                 else if (!full_b)
                     SA_FN(pack_b)(bt + 2 * (pc * bk + jc * bc), bk, bc, kc, nc, bbuf);

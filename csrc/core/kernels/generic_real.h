@@ -177,28 +177,7 @@ SA_ATTR void SA_FN(pack_b)(const SA_T *b, int64_t rs, int64_t cs, int64_t kc, in
     }
 }
 
-/* A split K (kernels/kernels_internal.h): the element offsets, in one operand, of the kc
- * values of k from pc on, k = k1*K2 + k2, counted up without a division per element. The
- * packs below read k through this table instead of a stride; the packed panels, and so the
- * tiles, are the same as for one K axis. */
-SA_ATTR void SA_FN(koffsets)(const sa_contraction *g, int64_t pc, int64_t kc, int64_t *koa,
-                             int64_t *kob)
-{
-    int64_t k1 = pc / g->K2, k2 = pc % g->K2;
-    int64_t oa = k1 * g->a_outer + k2 * g->a_inner, ob = k1 * g->b_outer + k2 * g->b_inner;
-    for (int64_t k = 0; k < kc; ++k) {
-        koa[k] = oa;
-        kob[k] = ob;
-        if (++k2 == g->K2) {
-            k2 = 0, ++k1;
-            oa = k1 * g->a_outer, ob = k1 * g->b_outer;
-        } else {
-            oa += g->a_inner, ob += g->b_inner;
-        }
-    }
-}
-
-/* SA_FN(pack_a) with A(i, k) at a[i*rs + koff[k]] (a split K). */
+/* SA_FN(pack_a) with A(i, k) at a[i*rs + koff[k]] (a split K: sa_koffsets). */
 SA_ATTR void SA_FN(pack_a_ks)(const SA_T *a, int64_t rs, const int64_t *koff, int64_t mc,
                               int64_t kc, SA_U *restrict dst)
 {
@@ -852,7 +831,7 @@ SA_KATTR int SA_FN(gemm)(const sa_contraction *g, int64_t count, const SA_T *a,
             const int64_t nc = N - jc < NC ? N - jc : NC;
             for (int64_t pc = 0; pc < K; pc += KC) {
                 const int64_t kc = K - pc < KC ? K - pc : KC;
-                if (ks) SA_FN(koffsets)(g, pc, kc, koa, kob);
+                if (ks) sa_koffsets(g, pc, kc, koa, kob);
                 if (!full_b) {
                     if (ks) SA_FN(pack_b_ks)(bt + jc * bc, kob, bk, bc, kc, nc, bbuf);
                     else SA_FN(pack_b)(bt + pc * bk + jc * bc, bk, bc, kc, nc, bbuf);
