@@ -72,21 +72,21 @@ SA_ATTR void SA_FN(pack_a_ks)(const SA_R *a, int64_t rs, const int64_t *koff, in
     }
 }
 
+/* (each row of the block read once, across all its panels: see the real kernel's) */
 SA_ATTR void SA_FN(pack_b_ks)(const SA_R *b, const int64_t *koff, int64_t cs, int64_t kc,
                               int64_t nc, SA_R *restrict dst)
 {
-    for (int64_t j = 0; j < nc; j += SA_NR) {
-        int64_t n = nc - j < SA_NR ? nc - j : SA_NR;
-        const SA_R *bp = b + 2 * j * cs;
-        SA_R *d = dst + 2 * j * kc;
-        if (n < SA_NR) memset(d, 0, (size_t)(2 * kc * SA_NR) * sizeof(SA_R));
-        for (int64_t k = 0; k < kc; ++k)
+    for (int64_t k = 0; k < kc; ++k)
+        for (int64_t j = 0; j < nc; j += SA_NR) {
+            int64_t n = nc - j < SA_NR ? nc - j : SA_NR;
+            const SA_R *bp = b + 2 * (koff[k] + j * cs);
+            SA_R *d = dst + 2 * (j * kc + k * SA_NR);
             for (int64_t l = 0; l < n; ++l) {
-                const SA_R *e = bp + 2 * (koff[k] + l * cs);
-                d[2 * k * SA_NR + l] = e[0];
-                d[2 * k * SA_NR + SA_NR + l] = e[1];
+                d[l] = bp[2 * l * cs];
+                d[SA_NR + l] = bp[2 * l * cs + 1];
             }
-    }
+            for (int64_t l = n; l < SA_NR; ++l) d[l] = d[SA_NR + l] = 0;
+        }
 }
 
 SA_ATTR void SA_FN(store)(const SA_FN(vec) *re, const SA_FN(vec) *im, int64_t w, SA_R *c,

@@ -197,30 +197,35 @@ SA_ATTR void SA_FN(pack_a_ks)(const SA_T *a, int64_t rs, const int64_t *koff, in
     }
 }
 
-/* SA_FN(pack_b) with B(k, j) at b[koff[k] + j*cs] (a split K); `ks` is K's inner stride:
- * when the columns are farther apart than that, each column is read down k (mostly along
- * the inner K axis), as SA_FN(pack_b) does. */
+/* SA_FN(pack_b) with B(k, j) at b[koff[k] + j*cs] (a split K); `ks` is K's inner stride.
+ * When the columns are farther apart than that, each column is read down k (mostly along
+ * the inner K axis), as SA_FN(pack_b) does; otherwise each row of the block is read once,
+ * across all its panels: a split K's rows can lie far apart (a page or more), and reading
+ * them again for every panel would cost a TLB miss each time. */
 SA_ATTR void SA_FN(pack_b_ks)(const SA_T *b, const int64_t *koff, int64_t ks, int64_t cs,
                               int64_t kc, int64_t nc, SA_U *restrict dst)
 {
-    const int down = (cs < 0 ? -cs : cs) > (ks < 0 ? -ks : ks);
-    for (int64_t j = 0; j < nc; j += SA_NR) {
-        const int64_t n = nc - j < SA_NR ? nc - j : SA_NR;
-        const SA_T *bp = b + j * cs;
-        SA_U *d = dst + j * kc;
-        if (down) {
+    if ((cs < 0 ? -cs : cs) > (ks < 0 ? -ks : ks)) {
+        for (int64_t j = 0; j < nc; j += SA_NR) {
+            const int64_t n = nc - j < SA_NR ? nc - j : SA_NR;
+            const SA_T *bp = b + j * cs;
+            SA_U *d = dst + j * kc;
             if (n < SA_NR) memset(d, 0, (size_t)(kc * SA_NR) * sizeof(SA_U));
             for (int64_t l = 0; l < n; ++l)
                 for (int64_t k = 0; k < kc; ++k) d[k * SA_NR + l] = (SA_U)bp[koff[k] + l * cs];
-            continue;
         }
-        for (int64_t k = 0; k < kc; ++k) {
-            SA_U *dk = d + k * SA_NR;
-            const SA_T *row = bp + koff[k];
+        return;
+    }
+    for (int64_t k = 0; k < kc; ++k) {
+        const SA_T *row = b + koff[k];
+        for (int64_t j = 0; j < nc; j += SA_NR) {
+            const int64_t n = nc - j < SA_NR ? nc - j : SA_NR;
+            SA_U *dk = dst + j * kc + k * SA_NR;
+            const SA_T *p = row + j * cs;
             if (n == SA_NR && cs == 1) {
-                for (int64_t l = 0; l < SA_NR; ++l) dk[l] = (SA_U)row[l];
+                for (int64_t l = 0; l < SA_NR; ++l) dk[l] = (SA_U)p[l];
             } else {
-                for (int64_t l = 0; l < n; ++l) dk[l] = (SA_U)row[l * cs];
+                for (int64_t l = 0; l < n; ++l) dk[l] = (SA_U)p[l * cs];
                 for (int64_t l = n; l < SA_NR; ++l) dk[l] = 0;
             }
         }
