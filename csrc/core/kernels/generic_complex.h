@@ -15,21 +15,25 @@ SA_VEC_TYPEDEF(SA_R, SA_VB, SA_FN(vec));
 #define SA_NR SA_VEC_NR(SA_R, SA_VB)
 
 /* Panels of w rows (SA_MRC, then 4, 2, 1); the panel at row r holds, for each k, w real parts
- * then w imaginary parts at dst[2*(r*kc + k*w)]. */
-SA_ATTR void SA_FN(pack_a)(const SA_R *a, int64_t rs, int64_t cs, int64_t mc, int64_t kc,
-                           SA_R *restrict dst)
+ * then w imaginary parts at dst[2*(r*kc + k*w)]. A(i, k) is at a[i*rs + k*cs], or with a
+ * split K (kernels/kernels_internal.h) at a[i*rs + koff[k]] (koff from sa_koffsets; NULL
+ * for one K axis, a constant once inlined). */
+SA_ATTR void SA_FN(pack_a)(const SA_R *a, int64_t rs, int64_t cs, const int64_t *koff,
+                           int64_t mc, int64_t kc, SA_R *restrict dst)
 {
     for (int64_t r = 0; r < mc;) {
         int64_t w = SA_MRC;
         while (w > mc - r) w >>= 1;
         const SA_R *ap = a + 2 * r * rs;
         SA_R *d = dst + 2 * r * kc;
-        for (int64_t k = 0; k < kc; ++k)
+        for (int64_t k = 0; k < kc; ++k) {
+            const SA_R *col = ap + 2 * (koff ? koff[k] : k * cs);
             for (int64_t i = 0; i < w; ++i) {
-                const SA_R *e = ap + 2 * (i * rs + k * cs);
+                const SA_R *e = col + 2 * i * rs;
                 d[2 * k * w + i] = e[0];
                 d[2 * k * w + w + i] = e[1];
             }
+        }
         r += w;
     }
 }
@@ -52,27 +56,8 @@ SA_ATTR void SA_FN(pack_b)(const SA_R *b, int64_t rs, int64_t cs, int64_t kc, in
     }
 }
 
-/* A split K (kernels/kernels_internal.h): SA_FN(pack_a) and SA_FN(pack_b) with k read
- * through tables of element offsets (sa_koffsets). */
-SA_ATTR void SA_FN(pack_a_ks)(const SA_R *a, int64_t rs, const int64_t *koff, int64_t mc,
-                              int64_t kc, SA_R *restrict dst)
-{
-    for (int64_t r = 0; r < mc;) {
-        int64_t w = SA_MRC;
-        while (w > mc - r) w >>= 1;
-        const SA_R *ap = a + 2 * r * rs;
-        SA_R *d = dst + 2 * r * kc;
-        for (int64_t k = 0; k < kc; ++k)
-            for (int64_t i = 0; i < w; ++i) {
-                const SA_R *e = ap + 2 * (i * rs + koff[k]);
-                d[2 * k * w + i] = e[0];
-                d[2 * k * w + w + i] = e[1];
-            }
-        r += w;
-    }
-}
-
-/* (each row of the block read once, across all its panels: see the real kernel's) */
+/* SA_FN(pack_b) for a split K, B(k, j) at b[koff[k] + j*cs]: each row of the block read once,
+ * across all its panels (see the real kernel's). */
 SA_ATTR void SA_FN(pack_b_ks)(const SA_R *b, const int64_t *koff, int64_t cs, int64_t kc,
                               int64_t nc, SA_R *restrict dst)
 {
@@ -225,7 +210,7 @@ SA_KATTR int SA_FN(gemm)(const sa_contraction *g, int64_t count, const SA_R *a,
     SA_R *abuf = (SA_R *)buf, *bbuf = abuf + 2 * a_len;
     const int64_t ar = g->a_row, ak = g->a_inner, bk = g->b_inner, bc = g->b_col;
     const int64_t cr = g->c_row, cc = g->c_col;
-    if (full_a) SA_FN(pack_a)(a + 2 * (a_off[0] + da), ar, ak, M, K, abuf);
+    if (full_a) SA_FN(pack_a)(a + 2 * (a_off[0] + da), ar, ak, NULL, M, K, abuf);
     if (full_b) SA_FN(pack_b)(b + 2 * (b_off[0] + db), bk, bc, K, N, bbuf);
     for (int64_t t = 0; t < count; ++t) {
         const SA_R *at = a + 2 * (a_off[t] + da), *bt = b + 2 * (b_off[t] + db);
@@ -240,9 +225,9 @@ SA_KATTR int SA_FN(gemm)(const sa_contraction *g, int64_t count, const SA_R *a,
                     SA_FN(pack_b)(bt + 2 * (pc * bk + jc * bc), bk, bc, kc, nc, bbuf);
                 for (int64_t ic = 0; ic < M; ic += MC) {
                     const int64_t mc = M - ic < MC ? M - ic : MC;
-                    if (ks) SA_FN(pack_a_ks)(at + 2 * ic * ar, ar, koa, mc, kc, abuf);
+                    if (ks) SA_FN(pack_a)(at + 2 * ic * ar, ar, 0, koa, mc, kc, abuf);
                     else if (!full_a)
-                        SA_FN(pack_a)(at + 2 * (ic * ar + pc * ak), ar, ak, mc, kc, abuf);
+                        SA_FN(pack_a)(at + 2 * (ic * ar + pc * ak), ar, ak, NULL, mc, kc, abuf);
                     for (int64_t jr = jc; jr < jc + nc; jr += SA_NR) {
                         const int64_t n = N - jr < SA_NR ? N - jr : SA_NR;
                         const SA_R *bp = bbuf + 2 * (full_b ? jr * K + pc * SA_NR : (jr - jc) * kc);
