@@ -23,8 +23,10 @@ How an einsum runs (docs/matmul.md, "Contractions"):
    core then reads the views as they are (the generic kernel, or BLAS where the layout allows)
    or packs an operand once where it is reused across the batch. Free axes that do not merge
    with the rest become batch axes of extent 1 in the other operand (broadcast: that operand
-   is reused). Only when no joint order makes the contracted axes one strided run in both is
-   an operand copied (by the C core's pack, in the joint order whose copies cost least).
+   is reused). When no joint order makes the contracted axes one strided run in both, K may
+   be two strided axes (an outer and an inner group of labels, each one run in both: the
+   core's split-K product, which its generic kernel reads in place), or an operand is copied
+   (NumPy's copy, in the joint order whose copies cost least); `_copy_plan` weighs the two.
    A pair with nothing to contract is an element-wise product (NumPy's multiply, broadcast).
 4. The result's axes are permuted (a view) into the output's order.
 """
@@ -43,7 +45,7 @@ from .._base import dtypes as _dtypes
 from .._base import fpe as _fpe
 from .._base.construct import ArrayBase
 from .._matmul import contraction_path as _cp
-from .._matmul.product import matmul, matmul_explain
+from .._matmul.product import matmul, matmul_explain, matmul_ksplit, matmul_ksplit_explain
 from ._common import check_array
 
 if TYPE_CHECKING:
@@ -174,10 +176,13 @@ class _Run:
         self.ops.append(("cast", x.spec(), None, out.reg))
         return out
 
-    def matmul(self, a: _Sym, b: _Sym, step: dict[str, Any]) -> _Sym:
-        batch = _broadcast(a.shape[:-2], b.shape[:-2])
-        out = self._result((*batch, a.shape[-2], b.shape[-1]))
-        self.ops.append(("matmul", a.spec(), b.spec(), out.reg, len(self.steps) - 1))
+    def matmul(self, a: _Sym, b: _Sym, step: dict[str, Any], k_axes: int = 1) -> _Sym:
+        """a [..., M, K] @ b [..., K, N]; with k_axes == 2, K is two axes in both
+        ([..., M, K1, K2] and [..., K1, K2, N]: the core's split-K product)."""
+        batch = _broadcast(a.shape[: -1 - k_axes], b.shape[: -1 - k_axes])
+        out = self._result((*batch, a.shape[-1 - k_axes], b.shape[-1]))
+        kind = "matmul" if k_axes == 1 else "matmul_ksplit"
+        self.ops.append((kind, a.spec(), b.spec(), out.reg, len(self.steps) - 1))
         return out
 
     def multiply(self, a: _Sym, b: _Sym, step: dict[str, Any]) -> _Sym:
@@ -232,10 +237,11 @@ def _replay(prog: _Program, operands: Sequence[Array], explain: bool) -> tuple[A
     try:
         for op in prog.ops:
             kind = op[0]
-            if kind == "matmul":
+            if kind in ("matmul", "matmul_ksplit"):
                 a, b = view(op[1]), view(op[2])
+                split = kind == "matmul_ksplit"
                 if explain:
-                    e = matmul_explain(a, b)
+                    e = (matmul_ksplit_explain if split else matmul_explain)(a, b)
                     steps[op[4]].update(
                         route=e["route"],
                         packed=e["packed"],
@@ -248,7 +254,7 @@ def _replay(prog: _Program, operands: Sequence[Array], explain: bool) -> tuple[A
                     )
                     regs[op[3]] = _wrap(np.empty(e["out_shape"], dtype=npdt))
                 else:
-                    r = matmul(a, b)
+                    r = (matmul_ksplit if split else matmul)(a, b)
                     # the program reads every result as C-ordered from origin 0 (matmul
                     # allocates its output so; checked, as the views below rely on it)
                     regs[op[3]] = r if r.origin == 0 and r.is_c_contiguous else r.to_row_major()
@@ -319,6 +325,7 @@ def contract_pair(
         "shapes": (a.shape, b.shape),
         "batch": "".join(batch),
         "contracted": "".join(con),
+        "k_split": None,
     }
     ia = {c: k for k, c in enumerate(la)}
     ib = {c: k for k, c in enumerate(lb)}
@@ -362,26 +369,37 @@ def contract_pair(
         ):
             k_order = order
             break
+    k_split = 0  # > 0: K is two axes, k_order[:k_split] (outer) and k_order[k_split:]
     if k_order is None:
-        # No joint order makes the contracted axes one run in both: some operand is copied.
-        # Of the two orders (each operand's memory order), take the one whose copies move the
-        # fewest weighted bytes (`_copy_plan`): an operand already a run in it is not copied.
+        # No joint order makes the contracted axes one run in both. Either some operand is
+        # copied, or K is read as two strided axes (an outer and an inner group of labels,
+        # each one run in both operands; the generic kernel reads them in place), or both (an
+        # operand whose groups are not runs is copied, and the other read split). Of each
+        # operand's memory order, whole or cut in two, take the plan whose copies move the
+        # fewest weighted bytes (`_copy_plan`; on a tie, one K axis: BLAS can take it).
         best = None
         for order in (
             [la[k] for k in _memory_order(a, [ia[c] for c in con])],
             [lb[k] for k in _memory_order(b, [ib[c] for c in con])],
         ):
-            pa = _copy_plan(a, la, order, batch)
-            pb = _copy_plan(b, lb, order, batch)
-            cost = (pa[0] if pa else 0) + (pb[0] if pb else 0)
-            if best is None or cost < best[0]:
-                best = (cost, order, pa, pb)
+            for cut in range(len(order)):
+                pa = _copy_plan(a, la, order, batch, cut)
+                pb = _copy_plan(b, lb, order, batch, cut)
+                cost = (pa[0] if pa else 0) + (pb[0] if pb else 0)
+                if best is None or cost < best[0]:
+                    best = (cost, order, cut, pa, pb)
         assert best is not None
-        _, k_order, pa, pb = best
+        _, k_order, k_split, pa, pb = best
+        why = (
+            "its contracted axes are not one strided run in the joint order"
+            if not k_split
+            else f"its contracted axes are not the two strided runs "
+            f"{''.join(k_order[:k_split])}|{''.join(k_order[k_split:])}"
+        )
         if pa is not None:
-            a, la, ia = _copy(run, a, la, pa[1])
+            a, la, ia = _copy(run, a, la, pa[1], why)
         if pb is not None:
-            b, lb, ib = _copy(run, b, lb, pb[1])
+            b, lb, ib = _copy(run, b, lb, pb[1], why)
         bat_a = [ia[c] for c in batch]
     fa_ord = [la[k] for k in _memory_order(a, [ia[c] for c in fa])]
     fb_ord = [lb[k] for k in _memory_order(b, [ib[c] for c in fb])]
@@ -391,10 +409,9 @@ def contract_pair(
     fb_pre, fb_run = fb_ord[: len(fb_ord) - nb], fb_ord[len(fb_ord) - nb :]
     m_axis = _run_of(a, [ia[c] for c in fa_run]) or (1, 0)
     n_axis = _run_of(b, [ib[c] for c in fb_run]) or (1, 0)
-    ka = _run_of(a, [ia[c] for c in k_order])
-    kb = _run_of(b, [ib[c] for c in k_order])
-    assert ka is not None and kb is not None
-    n_axes = len(batch) + len(fa_pre) + len(fb_pre) + 2
+    groups = [k_order[:k_split], k_order[k_split:]] if k_split else [k_order]
+    ka, kb = _runs(a, ia, groups), _runs(b, ib, groups)
+    n_axes = len(batch) + len(fa_pre) + len(fb_pre) + 1 + len(groups)
     if n_axes > _MAX_AXES:
         raise ValueError(
             f"einsum: a pairwise step takes a product of {n_axes} axes ({len(batch)} batch "
@@ -405,17 +422,19 @@ def contract_pair(
         [(a.shape[ia[c]], a.strides[ia[c]]) for c in batch]
         + [(a.shape[ia[c]], a.strides[ia[c]]) for c in fa_pre]
         + [(1, 0)] * len(fb_pre)
-        + [m_axis, ka],
+        + [m_axis, *ka],
     )
     vb = _view(
         b,
         [(b.shape[ib[c]], b.strides[ib[c]]) for c in batch]
         + [(1, 0)] * len(fa_pre)
         + [(b.shape[ib[c]], b.strides[ib[c]]) for c in fb_pre]
-        + [kb, n_axis],
+        + [*kb, n_axis],
     )
+    if k_split:
+        step["k_split"] = tuple("".join(g) for g in groups)
     run.steps.append(step)
-    out = run.matmul(va, vb, step)
+    out = run.matmul(va, vb, step, len(groups))
     # (batch, fa_pre, fb_pre, M, N), C-contiguous: split M and N back into their axes
     shape = (
         out.shape[:-2]
@@ -432,6 +451,16 @@ def contract_pair(
     return out, labels
 
 
+def _runs(x: _Sym, ix: dict[str, int], groups: list[list[str]]) -> list[tuple[int, int]]:
+    """(extent, stride) of each group of x's labels, each one run (the plan made them so)."""
+    out = []
+    for g in groups:
+        r = _run_of(x, [ix[c] for c in g])
+        assert r is not None
+        out.append(r)
+    return out
+
+
 def _flip(x: _Sym, axis: int) -> _Sym:
     """x with `axis` reversed (a view)."""
     n, s = x.shape[axis], x.strides[axis]
@@ -440,16 +469,19 @@ def _flip(x: _Sym, axis: int) -> _Sym:
 
 
 def _copy_plan(
-    x: _Sym, lx: str, k_order: list[str], batch: list[str]
+    x: _Sym, lx: str, k_order: list[str], batch: list[str], cut: int = 0
 ) -> tuple[int, tuple[int, ...]] | None:
-    """None when x's contracted axes are one run in `k_order`; else the cost and the axis
+    """None when x's contracted axes are one run in `k_order` (with `cut` > 0: when
+    k_order[:cut] and k_order[cut:] are one run each); else the cost and the axis
     order of copying x to C order: its batch axes first, then its free axes (in its memory
     order) and the contracted ones (in `k_order`), in whichever block order copies cheaper.
     A copy's cost is x's size weighted by how far apart the source's elements are along the
     copy's innermost axis (1 when the source's own innermost axis stays innermost)."""
     ix = {c: k for k, c in enumerate(lx)}
     con = [ix[c] for c in k_order]
-    if _run_of(x, con) is not None:
+    if cut == 0 and _run_of(x, con) is not None:
+        return None
+    if cut and _run_of(x, con[:cut]) is not None and _run_of(x, con[cut:]) is not None:
         return None
     bat = [ix[c] for c in batch if c in ix]
     free = _memory_order(x, [k for k, c in enumerate(lx) if c not in k_order and c not in batch])
@@ -463,10 +495,12 @@ def _copy_plan(
     return best
 
 
-def _copy(run: _Run, x: _Sym, lx: str, perm: tuple[int, ...]) -> tuple[_Sym, str, dict[str, int]]:
+def _copy(
+    run: _Run, x: _Sym, lx: str, perm: tuple[int, ...], why: str
+) -> tuple[_Sym, str, dict[str, int]]:
     """x copied to C order with its axes in the order `perm`."""
     labels = "".join(lx[p] for p in perm)
-    y = run.copy(x, perm, "its contracted axes are not one strided run in the joint order")
+    y = run.copy(x, perm, why)
     return y, labels, {c: k for k, c in enumerate(labels)}
 
 
@@ -702,7 +736,9 @@ class EinsumExplain(Mapping[str, Any]):
     step, in order, with ``op`` ("contract", "sum", "copy" or "cast"). A contraction names its
     operands' ``labels`` and ``shapes``, the ``batch`` and ``contracted`` labels,
     ``out_labels``, its ``route`` ("multiply" when nothing is contracted, else the matmul
-    core's route), ``packed``, ``M``, ``N``, ``K``, ``batch_shape``, ``flops`` and
+    core's route), ``k_split`` (None, or the outer and inner groups of contracted labels
+    when K is read as two strided axes in place of a copy, e.g. ``("lj", "k")``),
+    ``packed``, ``M``, ``N``, ``K``, ``batch_shape``, ``flops`` and
     ``matmul`` (the matmul core's whole report, a `MatmulExplain`).
 
     Examples
@@ -766,6 +802,8 @@ class EinsumExplain(Mapping[str, Any]):
                         f"  matmul batch {s['batch_shape']} M={s['M']} N={s['N']} K={s['K']}"
                         f"  route {s['route']}"
                     )
+                    if s["k_split"]:
+                        line += f", K read as two axes {'|'.join(s['k_split'])}"
                     if s["packed"]:
                         line += f", packs {', '.join(s['packed'])}"
                 lines.append(line + f"  flops {s['flops']:,}")
@@ -813,9 +851,9 @@ def einsum_explain(
     >>> a = sa.ones((64, 32, 16))
     >>> e = sa.einsum_explain("ikj,kjl->il", a[:, ::-1], sa.ones((32, 16, 8)))
     >>> e["path"], [s["op"] for s in e["steps"]]
-    ([(0, 1)], ['copy', 'contract'])
-    >>> e["steps"][-1]["K"]
-    512
+    ([(0, 1)], ['contract'])
+    >>> e["steps"][-1]["K"], e["steps"][-1]["k_split"]
+    (512, ('k', 'j'))
     """
     text, ops, dt = _setup("einsum_explain", subscripts, operands, dtype)
     prog = _einsum_program(text, ops, dt, optimize)

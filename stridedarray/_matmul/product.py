@@ -299,6 +299,8 @@ class MatmulExplain(Mapping[str, Any]):
     this thread now), ``verdicts``
     (per backend, in dispatch order: its type-stage verdict and its outcome),
     ``mapped_strides``, ``lhs_core_strides``, ``rhs_core_strides``, ``out_core_strides``,
+    ``k_split`` (None, or for a contracted dimension read as two strided axes by einsum: its
+    ``K1`` and ``K2`` and each operand's (outer, inner) ``lhs_strides`` and ``rhs_strides``),
     ``lhs_reused``, ``rhs_reused``, ``lhs_zero_batch_stride``, ``rhs_zero_batch_stride``,
     and ``policy`` (a forced backend and the thresholds that differed from the defaults
     when the selection ran; empty under the defaults). docs/matmul.md explains each.
@@ -375,6 +377,13 @@ class MatmulExplain(Mapping[str, Any]):
             f"batch stride={d['rhs_zero_batch_stride']}",
             "  backends (in order):",
         ]
+        if d["k_split"]:
+            k = d["k_split"]
+            lines.insert(
+                4,
+                f"  K split: K1={k['K1']} x K2={k['K2']}, lhs strides (outer, inner) "
+                f"{k['lhs_strides']}, rhs {k['rhs_strides']}",
+            )
         for v in d["verdicts"]:
             lines.append(f"    {v['backend']:<10} type {v['type']:<5} -> {v['outcome']}")
         packed = ", ".join(d["packed"]) or "nothing"
@@ -474,6 +483,11 @@ def matmul_explain(x1: Array, x2: Array, /) -> MatmulExplain:
     rc = lib.sa_matmul(x1._c, x2._c, dt.code, ffi.NULL, 0, _current.get(), ex, 1)
     if rc:
         _raise(x1, x2, rc)
+    return _report(ex, dt, x1._shape, x2._shape, shape)
+
+
+def _report(ex: Any, dt: Any, s1: tuple, s2: tuple, shape: tuple) -> MatmulExplain:
+    """The MatmulExplain of a filled `sa_mm_explain` record."""
     nb = ex.nbatch
     C, Ul, Ur = ex.C, ex.U_lhs, ex.U_rhs
     packed = tuple(n for n, f in (("lhs", ex.pack_lhs), ("rhs", ex.pack_rhs)) if f)
@@ -481,8 +495,8 @@ def matmul_explain(x1: Array, x2: Array, /) -> MatmulExplain:
     d = {
         "role": _ROLES[ex.role],
         "dtype": dt.name,
-        "lhs_shape": x1._shape,
-        "rhs_shape": x2._shape,
+        "lhs_shape": s1,
+        "rhs_shape": s2,
         "out_shape": shape,
         "M": ex.M,
         "N": ex.N,
@@ -517,6 +531,16 @@ def matmul_explain(x1: Array, x2: Array, /) -> MatmulExplain:
         "lhs_core_strides": (ex.lhs_row, ex.lhs_inner),
         "rhs_core_strides": (ex.rhs_inner, ex.rhs_col),
         "out_core_strides": (ex.out_row, ex.out_col),
+        "k_split": (
+            {
+                "K1": ex.K // ex.K2,
+                "K2": ex.K2,
+                "lhs_strides": (ex.lhs_outer, ex.lhs_inner),
+                "rhs_strides": (ex.rhs_outer, ex.rhs_inner),
+            }
+            if ex.K2
+            else None
+        ),
         "lhs_reused": bool(ex.lhs_reused),
         "rhs_reused": bool(ex.rhs_reused),
         "lhs_zero_batch_stride": bool(ex.lhs_zero_bstride),
@@ -541,3 +565,42 @@ def _policy_address(policy: Any) -> int:
 # Array's class statement assigns the operators.)
 matmul = NativeMatmul(matmul)
 matmul_operator = NativeMatmul(matmul_operator)
+
+
+def matmul_ksplit(x1: Array, x2: Array, /) -> Array:
+    """The product over a contracted dimension made of two strided axes (einsum's): `x1` of
+    shape ``(*batch, M, K1, K2)`` and `x2` of ``(*batch, K1, K2, N)``, both of one numeric
+    dtype; the result is ``(*batch, M, N)``, summed over both K axes, each operand read where it
+    lies (the C core's `sa_matmul_ksplit`: the generic kernel, never BLAS). Private: the
+    planner checks shapes and dtypes, so a refusal here is a broken invariant or the memory."""
+    shape, dt = _ksplit_shape(x1, x2)
+    arr = np.empty(shape, dt.np)
+    rc = lib.sa_matmul_ksplit(
+        x1._c, x2._c, dt.code, ffi.from_buffer(arr), prod(shape), _current.get(), ffi.NULL, 0
+    )
+    if rc:
+        _raise(x1, x2, rc)
+    return _make_c(arr, dt)
+
+
+def matmul_ksplit_explain(x1: Array, x2: Array, /) -> MatmulExplain:
+    """`matmul_explain` for `matmul_ksplit`: the plan, computing nothing. Its ``K`` is
+    K1 * K2 and ``k_split`` says how the two axes are read."""
+    shape, dt = _ksplit_shape(x1, x2)
+    ex = ffi.new("sa_mm_explain *")
+    rc = lib.sa_matmul_ksplit(x1._c, x2._c, dt.code, ffi.NULL, 0, _current.get(), ex, 1)
+    if rc:
+        _raise(x1, x2, rc)
+    return _report(ex, dt, x1._shape, x2._shape, shape)
+
+
+def _ksplit_shape(x1: Array, x2: Array) -> tuple[tuple, Any]:
+    """The output shape and dtype of `matmul_ksplit` (the C core refuses the rest)."""
+    s1, s2 = x1._shape, x2._shape
+    if len(s1) < 3 or len(s2) < 3 or s1[-2:] != s2[-3:-1] or x1._dtype is not x2._dtype:
+        raise ValueError(
+            f"matmul_ksplit: operands {s1} and {s2} ({x1._dtype.name}, {x2._dtype.name}) "
+            "are not (*batch, M, K1, K2) and (*batch, K1, K2, N) of one dtype"
+        )
+    k = s1[-2] * s1[-1]
+    return _out_shape(s1[:-2] + (k,), s2[:-3] + (k, s2[-1])), x1._dtype

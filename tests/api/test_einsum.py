@@ -341,3 +341,79 @@ def test_many_axes():
 def test_subscripts_of_another_type_are_named(subscripts):
     with pytest.raises(TypeError, match="subscripts must be a str"):
         sa.einsum(subscripts, sa.ones(2))
+
+
+def _steps(e, op):
+    return [s for s in e["steps"] if s["op"] == op]
+
+
+def test_contracted_axes_in_two_runs_are_read_in_place():
+    """pytorch#57121's `ijkl,ljmk->im`: B's contracted axes are two runs (l, j and k) and A's
+    one, in another order. B (ten times A's size) is read in place with K as two strided
+    axes, A alone is copied; the result is NumPy's."""
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((4, 5, 6, 3))
+    b = rng.standard_normal((3, 5, 40, 6))
+    x, y = sa.asarray(a), sa.asarray(b)
+    e = sa.einsum_explain("ijkl,ljmk->im", x, y)
+    assert [s["shape"] for s in _steps(e, "copy")] == [(4, 5, 6, 3)]  # A, not B
+    (step,) = _steps(e, "contract")
+    assert step["k_split"] == ("lj", "k") and step["route"] == "generic"
+    assert step["matmul"]["k_split"]["K1"] == 15 and step["matmul"]["k_split"]["K2"] == 6
+    assert "K read as two axes lj|k" in str(e)
+    got = sa.einsum("ijkl,ljmk->im", x, y)
+    np.testing.assert_allclose(np.asarray(got), np.einsum("ijkl,ljmk->im", a, b), rtol=1e-12)
+
+
+def test_two_contracted_axes_are_never_copied():
+    """Two contracted labels are two single axes: whatever the storage orders, no copy."""
+    rng = np.random.default_rng(6)
+    for perm in ((1, 0, 2), (0, 2, 1), (2, 0, 1)):
+        a = np.transpose(
+            rng.standard_normal(tuple(np.array((9, 5, 4))[list(perm)])), np.argsort(perm)
+        )
+        b = rng.standard_normal((4, 5, 7))[::-1, :, ::2]
+        x, y = sa.asarray(a), sa.asarray(b)
+        e = sa.einsum_explain("abc,cbd->ad", x, y)
+        assert _steps(e, "copy") == [], perm
+        got = sa.einsum("abc,cbd->ad", x, y)
+        np.testing.assert_allclose(
+            np.asarray(got), np.einsum("abc,cbd->ad", a, b), rtol=1e-12, atol=1e-12
+        )
+
+
+def test_three_runs_are_still_copied():
+    """`ijkl,mlkj->im`: B walks A's contracted axes backwards; no cut of them makes two runs
+    in both, so the smaller operand is copied, as before."""
+    e = sa.einsum_explain("ijkl,mlkj->im", sa.ones((4, 5, 6, 3)), sa.ones((7, 3, 6, 5)))
+    assert [s["shape"] for s in _steps(e, "copy")] == [(4, 5, 6, 3)]
+    assert _steps(e, "contract")[0]["k_split"] is None
+
+
+@st.composite
+def split_cases(draw):
+    """Two operands whose contracted labels (two or three) are stored in random orders, with
+    batch and free labels, through random views (`_operand`), every dtype."""
+    text = draw(
+        st.sampled_from(
+            ["abc,cbd->ad", "ijkl,ljmk->im", "ijkl,kmjl->im", "zabc,zcbd->zad", "abcd,dcbe->ae"]
+        )
+    )
+    extent = {c: draw(st.sampled_from([0, 1, 2, 3, 5])) for c in set(text) - set(",->")}
+    dt = draw(st.sampled_from(ALL))
+    terms = text.split("->")[0].split(",")
+    ops = [draw(_operand(dt, tuple(extent[c] for c in t))) for t in terms]
+    return text, ops
+
+
+@settings(max_examples=200, deadline=None)
+@given(case=split_cases())
+def test_split_contractions_match_numpy(case):
+    text, ops = case
+    xs, refs = [x for x, _ in ops], [r for _, r in ops]
+    dt = xs[0].dtype
+    expected = _expected(text, refs, dt)
+    out = sa.einsum(text, *xs)
+    _assert_einsum_equal(out, expected, text, refs, dt)
+    split = [s["k_split"] for s in _steps(sa.einsum_explain(text, *xs), "contract")]
+    event(f"K read as two axes: {any(split)}")

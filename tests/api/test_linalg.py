@@ -222,13 +222,17 @@ def test_tensordot_and_vecdot_hand_views_to_the_core(monkeypatch, layout):
     import stridedarray._api.einsum as mm  # the planner's one call of the matmul core
 
     seen = []
-    real = mm.matmul
 
-    def spy(a, b):
-        seen.append((a, b))
-        return real(a, b)
+    def spy(real):
+        def call(a, b):
+            seen.append((a, b))
+            return real(a, b)
 
-    monkeypatch.setattr(mm, "matmul", spy)
+        return call
+
+    # (matmul_ksplit: the product over two strided K axes, which reads both operands in place)
+    monkeypatch.setattr(mm, "matmul", spy(mm.matmul))
+    monkeypatch.setattr(mm, "matmul_ksplit", spy(mm.matmul_ksplit))
     base = fill(sa.float64, (4, 6, 5), 1)
     a_np = {
         "contiguous": base,
@@ -250,9 +254,13 @@ def test_tensordot_and_vecdot_hand_views_to_the_core(monkeypatch, layout):
     for x, _ in seen:
         assert x.buffer is a.buffer  # x1 reached the core as a view, whatever its strides
     assert seen[0][1].buffer is b.buffer
-    # two contracted axes: a view whenever x1's pair is one strided run in some order
+    # two contracted axes: a view whenever x1's pair is one strided run in some order, and
+    # both views when K is read as two axes (always possible with two contracted axes)
     seen.clear()
     c_np = fill(sa.float64, a_np.shape[1:] + (3,), 4)
-    _close(sa.tensordot(a, sa.asarray(c_np), axes=2), np.tensordot(a_np, c_np, axes=2))
+    c = sa.asarray(c_np)
+    _close(sa.tensordot(a, c, axes=2), np.tensordot(a_np, c_np, axes=2))
     if layout in ("contiguous", "transposed"):
         assert seen[0][0].buffer is a.buffer
+    if layout == "transposed":
+        assert seen[0][1].buffer is c.buffer

@@ -22,6 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_generic_kernel import DTYPES, LAYOUTS, _operand
+from test_ksplit import problems as ksplit_problems
 
 import stridedarray as sa
 from stridedarray._matmul.ffi import lib
@@ -81,6 +82,22 @@ def test_generic_kernel_is_bit_identical_on_any_thread_count(ab) -> None:
     one = _bits(_on(1, "generic", a, b))
     for threads in (2, 3):
         assert _bits(_on(threads, "generic", a, b)) == one, f"{threads} threads"
+
+
+@settings(max_examples=100, deadline=None)
+@given(ksplit_problems())
+def test_split_k_is_bit_identical_on_any_thread_count(ab) -> None:
+    """A contracted dimension of two strided axes (einsum's, tests/matmul/test_ksplit.py):
+    the generic kernel reads it on any thread count with the same bits."""
+    from stridedarray._matmul.product import matmul_ksplit
+
+    a, b = ab
+    outs = []
+    for threads in (1, 2, 3):
+        sa.set_num_threads(threads)
+        with sa.matmul_policy(parallel_min_work=0):
+            outs.append(_bits(matmul_ksplit(sa.asarray(a), sa.asarray(b))))
+    assert outs[1] == outs[0] and outs[2] == outs[0]
 
 
 @settings(max_examples=60, deadline=None)

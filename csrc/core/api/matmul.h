@@ -87,6 +87,8 @@ typedef struct {
     int64_t lhs_row, lhs_inner;       /* core strides, signed, of the planned operands */
     int64_t rhs_inner, rhs_col;
     int64_t out_row, out_col;
+    int64_t K2;                       /* sa_matmul_ksplit: K = (K / K2) x K2, k2 the inner */
+    int64_t lhs_outer, rhs_outer;     /* index; the K1 strides. 0, 0, 0 when K is one axis */
     int32_t lhs_reused, rhs_reused;   /* shape broadcasting reuses a supplied matrix */
     int32_t lhs_zero_bstride, rhs_zero_bstride; /* a physical 0 batch stride, extent > 1 */
     int64_t C, U_lhs, U_rhs;          /* contractions; supplied matrices visited */
@@ -116,3 +118,13 @@ int sa_matmul(const sa_array *lhs, const sa_array *rhs, int out_dtype, char *out
  * arguments fewer to convert per call. */
 int sa_matmul_run(const sa_array *lhs, const sa_array *rhs, int out_dtype, char *out,
                   int64_t out_nbuf, const sa_mm_policy *pol);
+
+/* out = lhs @ rhs with the contracted dimension made of two strided axes: lhs has shape
+ * (batch..., M, K1, K2), rhs (batch..., K1, K2, N), out the C-contiguous (batch..., M, N),
+ * lhs[..., i, k1, k2] * rhs[..., k1, k2, j] summed over k1 and k2. Both operands in out_dtype
+ * (no cast). The BLAS routes decline it (they read one K stride; explain says "declined:
+ * layout"), the generic and reference kernels read it in place. Not kept in the plan cache.
+ * Returns as sa_matmul; SA_MM_ERR_RANK for an operand of rank < 3, SA_MM_ERR_CORE_SHAPE when
+ * K1 or K2 differ, SA_MM_ERR_DTYPE for an operand not in out_dtype. */
+int sa_matmul_ksplit(const sa_array *lhs, const sa_array *rhs, int out_dtype, char *out,
+                     int64_t out_nbuf, const sa_mm_policy *pol, sa_mm_explain *ex, int plan_only);

@@ -138,11 +138,24 @@ int sa_generic_matmul_threads(int nthreads, int dtype, const sa_contraction *g, 
     }
     sa_contraction h = *g;
     int64_t da = 0, db = 0, dc = 0;
+    /* A split K (kernels/kernels_internal.h) that is one axis after all (K2 == 1, or outer
+     * strides that continue the inner ones in both operands) is made one, so that the paths
+     * that read a single K stride take it; a split one takes the packed path. */
+    if (!sa_k_split(&h)) {
+        h.K2 = 0;
+    } else if (h.K % h.K2 != 0) {
+        return -1;
+    } else if (h.K2 == 1) {
+        h.K2 = 0, h.a_inner = h.a_outer, h.b_inner = h.b_outer;
+    } else if (h.a_outer == h.a_inner * h.K2 && h.b_outer == h.b_inner * h.K2) {
+        h.K2 = 0;
+    }
     /* Transpose (C^T = B^T A^T) so that a vector operand is always B (N == 1), and otherwise so
      * that C's rows are the contiguous direction the register tile stores along. */
     if ((h.M == 1 && h.N > 1) ||
         (h.M > 1 && h.N > 1 && h.c_col != 1 && h.c_col != -1 && (h.c_row == 1 || h.c_row == -1))) {
-        sa_contraction t = {h.N, h.M, h.K, h.b_col, h.b_inner, h.a_inner, h.a_row, h.c_col, h.c_row};
+        sa_contraction t = {h.N,     h.M,       h.K,       h.b_col, h.b_inner, h.a_inner,
+                            h.a_row, h.c_col,   h.c_row,   h.K2,    h.b_outer, h.a_outer};
         h = t;
         const char *p = a;
         a = b;
@@ -158,7 +171,7 @@ int sa_generic_matmul_threads(int nthreads, int dtype, const sa_contraction *g, 
         db += (h.N - 1) * h.b_col, h.b_col = -h.b_col;
         dc += (h.N - 1) * h.c_col, h.c_col = -h.c_col;
     }
-    if (h.N == 1 && h.a_inner < 0) {
+    if (h.N == 1 && h.a_inner < 0 && !h.K2) {
         da += (h.K - 1) * h.a_inner, h.a_inner = -h.a_inner;
         db += (h.K - 1) * h.b_inner, h.b_inner = -h.b_inner;
     }

@@ -92,4 +92,25 @@ static inline void sa_scratch_free(void *p)
     sa_free(p);
 }
 
+/* A split K (kernels/kernels_internal.h): the element offsets in A and in B of the kc values
+ * of k from pc on, k = k1*K2 + k2, counted up without a division per element. The kernels'
+ * packs read k through these tables instead of a stride, so their packed panels, and the
+ * tiles that read them, are the same as for one K axis. */
+static inline void sa_koffsets(const sa_contraction *g, int64_t pc, int64_t kc, int64_t *koa,
+                               int64_t *kob)
+{
+    int64_t k1 = pc / g->K2, k2 = pc % g->K2;
+    int64_t oa = k1 * g->a_outer + k2 * g->a_inner, ob = k1 * g->b_outer + k2 * g->b_inner;
+    for (int64_t k = 0; k < kc; ++k) {
+        koa[k] = oa;
+        kob[k] = ob;
+        if (++k2 == g->K2) {
+            k2 = 0, ++k1;
+            oa = k1 * g->a_outer, ob = k1 * g->b_outer;
+        } else {
+            oa += g->a_inner, ob += g->b_inner;
+        }
+    }
+}
+
 #endif

@@ -15,21 +15,25 @@ SA_VEC_TYPEDEF(SA_R, SA_VB, SA_FN(vec));
 #define SA_NR SA_VEC_NR(SA_R, SA_VB)
 
 /* Panels of w rows (SA_MRC, then 4, 2, 1); the panel at row r holds, for each k, w real parts
- * then w imaginary parts at dst[2*(r*kc + k*w)]. */
-SA_ATTR void SA_FN(pack_a)(const SA_R *a, int64_t rs, int64_t cs, int64_t mc, int64_t kc,
-                           SA_R *restrict dst)
+ * then w imaginary parts at dst[2*(r*kc + k*w)]. A(i, k) is at a[i*rs + k*cs], or with a
+ * split K (kernels/kernels_internal.h) at a[i*rs + koff[k]] (koff from sa_koffsets; NULL
+ * for one K axis, a constant once inlined). */
+SA_ATTR void SA_FN(pack_a)(const SA_R *a, int64_t rs, int64_t cs, const int64_t *koff,
+                           int64_t mc, int64_t kc, SA_R *restrict dst)
 {
     for (int64_t r = 0; r < mc;) {
         int64_t w = SA_MRC;
         while (w > mc - r) w >>= 1;
         const SA_R *ap = a + 2 * r * rs;
         SA_R *d = dst + 2 * r * kc;
-        for (int64_t k = 0; k < kc; ++k)
+        for (int64_t k = 0; k < kc; ++k) {
+            const SA_R *col = ap + 2 * (koff ? koff[k] : k * cs);
             for (int64_t i = 0; i < w; ++i) {
-                const SA_R *e = ap + 2 * (i * rs + k * cs);
+                const SA_R *e = col + 2 * i * rs;
                 d[2 * k * w + i] = e[0];
                 d[2 * k * w + w + i] = e[1];
             }
+        }
         r += w;
     }
 }
@@ -50,6 +54,24 @@ SA_ATTR void SA_FN(pack_b)(const SA_R *b, int64_t rs, int64_t cs, int64_t kc, in
                 d[2 * k * SA_NR + SA_NR + l] = e[1];
             }
     }
+}
+
+/* SA_FN(pack_b) for a split K, B(k, j) at b[koff[k] + j*cs]: each row of the block read once,
+ * across all its panels (see the real kernel's). */
+SA_ATTR void SA_FN(pack_b_ks)(const SA_R *b, const int64_t *koff, int64_t cs, int64_t kc,
+                              int64_t nc, SA_R *restrict dst)
+{
+    for (int64_t k = 0; k < kc; ++k)
+        for (int64_t j = 0; j < nc; j += SA_NR) {
+            int64_t n = nc - j < SA_NR ? nc - j : SA_NR;
+            const SA_R *bp = b + 2 * (koff[k] + j * cs);
+            SA_R *d = dst + 2 * (j * kc + k * SA_NR);
+            for (int64_t l = 0; l < n; ++l) {
+                d[l] = bp[2 * l * cs];
+                d[SA_NR + l] = bp[2 * l * cs + 1];
+            }
+            for (int64_t l = n; l < SA_NR; ++l) d[l] = d[SA_NR + l] = 0;
+        }
 }
 
 SA_ATTR void SA_FN(store)(const SA_FN(vec) *re, const SA_FN(vec) *im, int64_t w, SA_R *c,
@@ -164,10 +186,13 @@ SA_KATTR int SA_FN(gemm)(const sa_contraction *g, int64_t count, const SA_R *a,
                          int b_shared)
 {
     const int64_t M = g->M, N = g->N, K = g->K;
-    if (N == 1)
+    /* a split K takes the packed path alone, for any N (gemv reads one K stride) */
+    const int ks = sa_k_split(g);
+    if (N == 1 && !ks)
         return SA_FN(gemv)(g, count, a, a_off, da, b, b_off, db, c, c_off, dc, b_shared);
     /* Same budgets as the real kernel, counted in complex elements (2 SA_R each). */
-    const int64_t KC = 128;
+    enum { KC = 128 };
+    int64_t koa[KC], kob[KC]; /* a split K's offsets in the current K block */
     const int64_t MC = (int64_t)(192 * 1024 / (2 * KC * sizeof(SA_R))) / SA_MRC * SA_MRC;
     const int64_t NC = (int64_t)(1024 * 1024 / (2 * KC * sizeof(SA_R))) / SA_NR * SA_NR;
     int64_t Mp, Np;
@@ -175,8 +200,8 @@ SA_KATTR int SA_FN(gemm)(const sa_contraction *g, int64_t count, const SA_R *a,
     const int64_t kc_max = K < KC ? K : KC;
     const int64_t full_budget = (int64_t)(4 * 1024 * 1024 / (2 * sizeof(SA_R)));
     /* (saturated: with zero-stride operands the extents can be anything) */
-    const int full_a = a_shared && count > 1 && sa_mul_sat(Mp, K) <= full_budget;
-    const int full_b = b_shared && count > 1 && sa_mul_sat(Np, K) <= full_budget;
+    const int full_a = !ks && a_shared && count > 1 && sa_mul_sat(Mp, K) <= full_budget;
+    const int full_b = !ks && b_shared && count > 1 && sa_mul_sat(Np, K) <= full_budget;
     /* rounded up so the B panels behind it stay 64-byte aligned for the vector loads */
     const int64_t a_len = ((full_a ? Mp * K : (Mp < MC ? Mp : MC) * kc_max) + 63) / 64 * 64;
     const int64_t b_len = full_b ? Np * K : (Np < NC ? Np : NC) * kc_max;
@@ -185,7 +210,7 @@ SA_KATTR int SA_FN(gemm)(const sa_contraction *g, int64_t count, const SA_R *a,
     SA_R *abuf = (SA_R *)buf, *bbuf = abuf + 2 * a_len;
     const int64_t ar = g->a_row, ak = g->a_inner, bk = g->b_inner, bc = g->b_col;
     const int64_t cr = g->c_row, cc = g->c_col;
-    if (full_a) SA_FN(pack_a)(a + 2 * (a_off[0] + da), ar, ak, M, K, abuf);
+    if (full_a) SA_FN(pack_a)(a + 2 * (a_off[0] + da), ar, ak, NULL, M, K, abuf);
     if (full_b) SA_FN(pack_b)(b + 2 * (b_off[0] + db), bk, bc, K, N, bbuf);
     for (int64_t t = 0; t < count; ++t) {
         const SA_R *at = a + 2 * (a_off[t] + da), *bt = b + 2 * (b_off[t] + db);
@@ -194,10 +219,15 @@ SA_KATTR int SA_FN(gemm)(const sa_contraction *g, int64_t count, const SA_R *a,
             const int64_t nc = N - jc < NC ? N - jc : NC;
             for (int64_t pc = 0; pc < K; pc += KC) {
                 const int64_t kc = K - pc < KC ? K - pc : KC;
-                if (!full_b) SA_FN(pack_b)(bt + 2 * (pc * bk + jc * bc), bk, bc, kc, nc, bbuf);
+                if (ks) sa_koffsets(g, pc, kc, koa, kob);
+                if (ks) SA_FN(pack_b_ks)(bt + 2 * jc * bc, kob, bc, kc, nc, bbuf);
+                else if (!full_b)
+                    SA_FN(pack_b)(bt + 2 * (pc * bk + jc * bc), bk, bc, kc, nc, bbuf);
                 for (int64_t ic = 0; ic < M; ic += MC) {
                     const int64_t mc = M - ic < MC ? M - ic : MC;
-                    if (!full_a) SA_FN(pack_a)(at + 2 * (ic * ar + pc * ak), ar, ak, mc, kc, abuf);
+                    if (ks) SA_FN(pack_a)(at + 2 * ic * ar, ar, 0, koa, mc, kc, abuf);
+                    else if (!full_a)
+                        SA_FN(pack_a)(at + 2 * (ic * ar + pc * ak), ar, ak, NULL, mc, kc, abuf);
                     for (int64_t jr = jc; jr < jc + nc; jr += SA_NR) {
                         const int64_t n = N - jr < SA_NR ? N - jr : SA_NR;
                         const SA_R *bp = bbuf + 2 * (full_b ? jr * K + pc * SA_NR : (jr - jc) * kc);

@@ -177,6 +177,61 @@ SA_ATTR void SA_FN(pack_b)(const SA_T *b, int64_t rs, int64_t cs, int64_t kc, in
     }
 }
 
+/* SA_FN(pack_a) with A(i, k) at a[i*rs + koff[k]] (a split K: sa_koffsets). */
+SA_ATTR void SA_FN(pack_a_ks)(const SA_T *a, int64_t rs, const int64_t *koff, int64_t mc,
+                              int64_t kc, SA_U *restrict dst)
+{
+    for (int64_t r = 0; r < mc;) {
+        int64_t w = SA_MR;
+        while (w > mc - r) w >>= 1;
+        const SA_T *ap = a + r * rs;
+        SA_U *d = dst + r * kc;
+        if (rs == 1 || rs == -1) {
+            for (int64_t k = 0; k < kc; ++k)
+                for (int64_t i = 0; i < w; ++i) d[k * w + i] = (SA_U)ap[i * rs + koff[k]];
+        } else {
+            for (int64_t i = 0; i < w; ++i)
+                for (int64_t k = 0; k < kc; ++k) d[k * w + i] = (SA_U)ap[i * rs + koff[k]];
+        }
+        r += w;
+    }
+}
+
+/* SA_FN(pack_b) with B(k, j) at b[koff[k] + j*cs] (a split K); `ks` is K's inner stride.
+ * When the columns are farther apart than that, each column is read down k (mostly along
+ * the inner K axis), as SA_FN(pack_b) does; otherwise each row of the block is read once,
+ * across all its panels: a split K's rows can lie far apart (a page or more), and reading
+ * them again for every panel would cost a TLB miss each time. */
+SA_ATTR void SA_FN(pack_b_ks)(const SA_T *b, const int64_t *koff, int64_t ks, int64_t cs,
+                              int64_t kc, int64_t nc, SA_U *restrict dst)
+{
+    if ((cs < 0 ? -cs : cs) > (ks < 0 ? -ks : ks)) {
+        for (int64_t j = 0; j < nc; j += SA_NR) {
+            const int64_t n = nc - j < SA_NR ? nc - j : SA_NR;
+            const SA_T *bp = b + j * cs;
+            SA_U *d = dst + j * kc;
+            if (n < SA_NR) memset(d, 0, (size_t)(kc * SA_NR) * sizeof(SA_U));
+            for (int64_t l = 0; l < n; ++l)
+                for (int64_t k = 0; k < kc; ++k) d[k * SA_NR + l] = (SA_U)bp[koff[k] + l * cs];
+        }
+        return;
+    }
+    for (int64_t k = 0; k < kc; ++k) {
+        const SA_T *row = b + koff[k];
+        for (int64_t j = 0; j < nc; j += SA_NR) {
+            const int64_t n = nc - j < SA_NR ? nc - j : SA_NR;
+            SA_U *dk = dst + j * kc + k * SA_NR;
+            const SA_T *p = row + j * cs;
+            if (n == SA_NR && cs == 1) {
+                for (int64_t l = 0; l < SA_NR; ++l) dk[l] = (SA_U)p[l];
+            } else {
+                for (int64_t l = 0; l < n; ++l) dk[l] = (SA_U)p[l * cs];
+                for (int64_t l = n; l < SA_NR; ++l) dk[l] = 0;
+            }
+        }
+    }
+}
+
 /* Write (or add, when `accumulate`) a w x n register tile to C. */
 SA_ATTR void SA_FN(store)(const SA_FN(vec) *acc, int64_t w, SA_T *c, int64_t rs, int64_t cs,
                           int64_t n, int accumulate)
@@ -728,26 +783,31 @@ SA_KATTR int SA_FN(gemm)(const sa_contraction *g, int64_t count, const SA_T *a,
                         int b_shared)
 {
     const int64_t M = g->M, N = g->N, K = g->K;
-    if (N == 1)
+    /* A split K (kernels/kernels_internal.h) takes the packed path alone, for any N: the
+     * other paths read one K stride. */
+    const int ks = sa_k_split(g);
+    if (N == 1 && !ks)
         return SA_FN(gemv)(g, count, a, a_off, da, b, b_off, db, c, c_off, dc, b_shared);
     /* Block sizes in elements, from byte budgets: B micro-panel KC*NR in L1 (16 KiB at 64-byte
      * vectors), packed A block MC*KC in L2 (192 KiB), packed B block KC*NC about 1 MiB. */
-    const int64_t KC = 256;
+    enum { KC = 256 };
+    int64_t koa[KC], kob[KC]; /* a split K's offsets in the current K block */
     const int64_t MC = (int64_t)(192 * 1024 / (KC * sizeof(SA_U))) / SA_MR * SA_MR;
     const int64_t NC = (int64_t)(1024 * 1024 / (KC * sizeof(SA_U))) / SA_NR * SA_NR;
     int64_t Mp, Np;
     if (sa_round_up_size(M, SA_MR, &Mp) || sa_round_up_size(N, SA_NR, &Np)) return -3;
     /* (the size tests saturate: with zero-stride operands the extents can be anything) */
-    if (K <= KC && sa_mul_sat(sa_mul_sat(M, K), sizeof(SA_T)) <= 16384
+    if (!ks && K <= KC && sa_mul_sat(sa_mul_sat(M, K), sizeof(SA_T)) <= 16384
         && sa_mul_sat(sa_mul_sat(Np, K), sizeof(SA_U)) <= 16384)
         return SA_FN(gemm_small)(g, count, a, a_off, da, b, b_off, db, c, c_off, dc);
     const int64_t kc_max = K < KC ? K : KC;
     /* A matrix shared by the whole batch is packed once, in full, if it fits the budget. */
     const int64_t full_budget = (int64_t)(4 * 1024 * 1024 / sizeof(SA_U));
-    const int full_a = a_shared && count > 1 && sa_mul_sat(Mp, K) <= full_budget;
-    const int full_b = b_shared && count > 1 && sa_mul_sat(Np, K) <= full_budget;
+    const int full_a = !ks && a_shared && count > 1 && sa_mul_sat(Mp, K) <= full_budget;
+    const int full_b = !ks && b_shared && count > 1 && sa_mul_sat(Np, K) <= full_budget;
     /* A that fits in L1 (16 KiB) is read in place rather than packed per item. */
-    const int direct_a = !full_a && sa_mul_sat(sa_mul_sat(M, K), sizeof(SA_T)) <= 16384;
+    const int direct_a =
+        !ks && !full_a && sa_mul_sat(sa_mul_sat(M, K), sizeof(SA_T)) <= 16384;
     /* rounded up so the B panels behind it stay 64-byte aligned for the vector loads */
     const int64_t a_len =
         direct_a ? 0 : ((full_a ? Mp * K : (Mp < MC ? Mp : MC) * kc_max) + 63) / 64 * 64;
@@ -776,14 +836,17 @@ SA_KATTR int SA_FN(gemm)(const sa_contraction *g, int64_t count, const SA_T *a,
             const int64_t nc = N - jc < NC ? N - jc : NC;
             for (int64_t pc = 0; pc < K; pc += KC) {
                 const int64_t kc = K - pc < KC ? K - pc : KC;
+                if (ks) sa_koffsets(g, pc, kc, koa, kob);
                 if (!full_b) {
-                    SA_FN(pack_b)(bt + pc * bk + jc * bc, bk, bc, kc, nc, bbuf);
+                    if (ks) SA_FN(pack_b_ks)(bt + jc * bc, kob, bk, bc, kc, nc, bbuf);
+                    else SA_FN(pack_b)(bt + pc * bk + jc * bc, bk, bc, kc, nc, bbuf);
                     if (SA_HAS_NARROW) b_fits = SA_FN(fits32)(bbuf, (nc + SA_NR - 1) / SA_NR * SA_NR * kc);
                 }
                 for (int64_t ic = 0; ic < M; ic += MC) {
                     const int64_t mc = M - ic < MC ? M - ic : MC;
                     if (!full_a && !direct_a) {
-                        SA_FN(pack_a)(at + ic * ar + pc * ak, ar, ak, mc, kc, abuf);
+                        if (ks) SA_FN(pack_a_ks)(at + ic * ar, ar, koa, mc, kc, abuf);
+                        else SA_FN(pack_a)(at + ic * ar + pc * ak, ar, ak, mc, kc, abuf);
                         if (SA_HAS_NARROW) a_fits = SA_FN(fits32)(abuf, mc * kc);
                     }
                     const int flags = (pc > 0 ? SA_ACCUMULATE : 0) |

@@ -4,6 +4,17 @@
  * with matmul_policy(force="reference"); docs/matmul.md, "Routes"). */
 #include "kernels/kernels_internal.h"
 
+/* The k loop, k = k1*K2 + k2 in order, with ka and kb the element offsets of A(., k) and
+ * B(k, .): two nested loops, so that a split K (kernels/kernels_internal.h) is read through
+ * its outer and inner strides; one axis is the outer loop run once. */
+#define REF_K_LOOP(g, ka, kb)                                                              \
+    for (int64_t k2n_ = sa_k_split(g) ? (g)->K2 : (g)->K, k1_ = 0,                         \
+                 k1n_ = k2n_ ? (g)->K / k2n_ : 0;                                          \
+         k1_ < k1n_; ++k1_)                                                                \
+        for (int64_t k2_ = 0, ka = k1_ * (sa_k_split(g) ? (g)->a_outer : 0),               \
+                     kb = k1_ * (sa_k_split(g) ? (g)->b_outer : 0);                        \
+             k2_ < k2n_; ++k2_, ka += (g)->a_inner, kb += (g)->b_inner)
+
 /* Integer products wrap modulo 2^bits like NumPy's: accumulate in uint64_t (well defined
  * wrap-around; the low bits of a ring sum do not depend on where one wraps) and truncate. */
 #define REF_INT(code, ctype, sfx)                                                          \
@@ -14,9 +25,8 @@
             for (int64_t j = 0; j < g->N; ++j) {                                           \
                 uint64_t acc = 0;                                                          \
                 const ctype *pa = a + i * g->a_row, *pb = b + j * g->b_col;                \
-                for (int64_t k = 0; k < g->K; ++k)                                         \
-                    acc += (uint64_t)(int64_t)pa[k * g->a_inner]                           \
-                           * (uint64_t)(int64_t)pb[k * g->b_inner];                        \
+                REF_K_LOOP(g, ka, kb)                                                      \
+                    acc += (uint64_t)(int64_t)pa[ka] * (uint64_t)(int64_t)pb[kb];          \
                 c[i * g->c_row + j * g->c_col] = (ctype)acc;                               \
             }                                                                              \
     }
@@ -29,8 +39,8 @@
             for (int64_t j = 0; j < g->N; ++j) {                                           \
                 ctype acc = 0;                                                             \
                 const ctype *pa = a + i * g->a_row, *pb = b + j * g->b_col;                \
-                for (int64_t k = 0; k < g->K; ++k)                                         \
-                    acc += pa[k * g->a_inner] * pb[k * g->b_inner];                        \
+                REF_K_LOOP(g, ka, kb)                                                      \
+                    acc += pa[ka] * pb[kb];                                                \
                 c[i * g->c_row + j * g->c_col] = acc;                                      \
             }                                                                              \
     }
@@ -45,8 +55,8 @@
             for (int64_t j = 0; j < g->N; ++j) {                                           \
                 rtype re = 0, im = 0;                                                      \
                 const rtype *pa = a + 2 * i * g->a_row, *pb = b + 2 * j * g->b_col;        \
-                for (int64_t k = 0; k < g->K; ++k) {                                       \
-                    const rtype *x = pa + 2 * k * g->a_inner, *y = pb + 2 * k * g->b_inner; \
+                REF_K_LOOP(g, ka, kb) {                                                    \
+                    const rtype *x = pa + 2 * ka, *y = pb + 2 * kb;                        \
                     re += x[0] * y[0] - x[1] * y[1];                                       \
                     im += x[0] * y[1] + x[1] * y[0];                                       \
                 }                                                                          \

@@ -49,6 +49,13 @@ int mm_blas_layout(const mm_plan *p, int *bad_lhs, int *bad_rhs)
 {
     const sa_mm_explain *f = &p->f;
     int bl = 0, br = 0;
+    /* A split K (sa_matmul_ksplit) has no BLAS view, and no operand is to blame: packing one
+     * would not make it one (the descriptors merge K over memory that is not one run). */
+    if (f->K2) {
+        if (bad_lhs) *bad_lhs = 0;
+        if (bad_rhs) *bad_rhs = 0;
+        return SA_MM_DECLINE_LAYOUT;
+    }
     if (!fits(f->M) || !fits(f->N) || !fits(f->K)) return SA_MM_DECLINE_TOO_LARGE;
     switch (f->role) {
     case SA_MM_DOT: {

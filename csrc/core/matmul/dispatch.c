@@ -140,7 +140,7 @@ static int run_generic(const mm_plan *p, kernel_fn kernel, int threads)
     const sa_mm_explain *f = &p->f;
     generic_ctx c = {kernel,
                      {f->M, f->N, f->K, f->lhs_row, f->lhs_inner, f->rhs_inner, f->rhs_col,
-                      f->out_row, f->out_col},
+                      f->out_row, f->out_col, f->K2, f->lhs_outer, f->rhs_outer},
                      threads};
     if (threads >= 2 && f->C >= threads) {
         /* a batch: the threads share out runs of whole items, each kernel call on one */
@@ -269,6 +269,41 @@ static int execute(const mm_plan *run, const mm_plan *p, int chosen, const sa_mm
     return r;
 }
 
+/* Ordered dispatch: fills the verdicts and outcomes of p's record and returns the backend
+ * that accepted (sel: what pack-once BLAS packs), or SA_MM_ERR_INTERNAL. */
+static int select_route(mm_plan *p, const sa_mm_policy *pol, mm_sel *sel)
+{
+    int chosen = -1, force = (int)pol->force, forced_failed = 0;
+    for (int b = 0; b < SA_MM_NBACKENDS; ++b) {
+        int tv = type_verdict(b, &p->f);
+        p->f.type_verdict[b] = tv;
+        if (chosen >= 0) {
+            p->f.outcome[b] = SA_MM_NOT_TRIED;
+            continue;
+        }
+        /* Forcing tries one backend alone with its crossovers off; if it cannot take the
+         * operation, the generic route (always correct) still does. */
+        if (force >= 0 && b != force && !(forced_failed && b == SA_MM_GENERIC)) {
+            p->f.outcome[b] = SA_MM_SKIPPED_FORCED;
+            continue;
+        }
+        if (tv == SA_MM_NO) {
+            p->f.outcome[b] = SA_MM_SKIPPED_TYPE;
+            forced_failed |= b == force;
+            continue;
+        }
+        int o;
+        if (b == SA_MM_BLAS) o = try_blas(p, pol, b == force);
+        else if (b == SA_MM_PACK_BLAS) o = try_pack_blas(p, pol, b == force, sel);
+        else o = SA_MM_ACCEPTED; /* generic and reference are total over numeric dtypes */
+        p->f.outcome[b] = o;
+        if (o == SA_MM_ACCEPTED) chosen = b;
+        else if (tv == SA_MM_YES) return SA_MM_ERR_INTERNAL; /* a YES backend declined */
+        else forced_failed |= b == force;
+    }
+    return chosen < 0 ? SA_MM_ERR_INTERNAL : chosen;
+}
+
 int sa_matmul(const sa_array *lhs, const sa_array *rhs, int out_dtype, char *out,
               int64_t out_nbuf, const sa_mm_policy *pol, sa_mm_explain *ex, int plan_only)
 {
@@ -330,38 +365,9 @@ int sa_matmul(const sa_array *lhs, const sa_array *rhs, int out_dtype, char *out
 
     /* Ordered dispatch: selection happens once, here. */
     mm_sel sel = {0, 0};
-    int chosen = -1, force = (int)pol->force, forced_failed = 0;
-    for (int b = 0; b < SA_MM_NBACKENDS; ++b) {
-        int tv = type_verdict(b, &p.f);
-        p.f.type_verdict[b] = tv;
-        if (chosen >= 0) {
-            p.f.outcome[b] = SA_MM_NOT_TRIED;
-            continue;
-        }
-        /* Forcing tries one backend alone with its crossovers off; if it cannot take the
-         * operation, the generic route (always correct) still does. */
-        if (force >= 0 && b != force && !(forced_failed && b == SA_MM_GENERIC)) {
-            p.f.outcome[b] = SA_MM_SKIPPED_FORCED;
-            continue;
-        }
-        if (tv == SA_MM_NO) {
-            p.f.outcome[b] = SA_MM_SKIPPED_TYPE;
-            forced_failed |= b == force;
-            continue;
-        }
-        int o;
-        if (b == SA_MM_BLAS) o = try_blas(&p, pol, b == force);
-        else if (b == SA_MM_PACK_BLAS) o = try_pack_blas(&p, pol, b == force, &sel);
-        else o = SA_MM_ACCEPTED; /* generic and reference are total over numeric dtypes */
-        p.f.outcome[b] = o;
-        if (o == SA_MM_ACCEPTED) chosen = b;
-        else if (tv == SA_MM_YES) {
-            r = SA_MM_ERR_INTERNAL; /* a YES backend declined: a broken contract */
-            goto done;
-        } else forced_failed |= b == force;
-    }
+    int chosen = select_route(&p, pol, &sel);
     if (chosen < 0) {
-        r = SA_MM_ERR_INTERNAL;
+        r = chosen;
         goto done;
     }
     p.f.route = chosen;
@@ -420,4 +426,56 @@ int sa_matmul_run(const sa_array *lhs, const sa_array *rhs, int out_dtype, char 
                   int64_t out_nbuf, const sa_mm_policy *pol)
 {
     return sa_matmul(lhs, rhs, out_dtype, out, out_nbuf, pol, NULL, 0);
+}
+
+int sa_matmul_ksplit(const sa_array *lhs, const sa_array *rhs, int out_dtype, char *out,
+                     int64_t out_nbuf, const sa_mm_policy *pol, sa_mm_explain *ex, int plan_only)
+{
+    if (out_dtype <= SA_BOOL || out_dtype >= SA_NDTYPES) return SA_MM_ERR_DTYPE;
+    SA_ASSERT_DESCRIPTOR(lhs);
+    SA_ASSERT_DESCRIPTOR(rhs);
+    const int na = lhs->ndim, nb = rhs->ndim;
+    if (na < 3 || nb < 3 || na > SA_MAXDIM || nb > SA_MAXDIM) return SA_MM_ERR_RANK;
+    if (lhs->dtype != out_dtype || rhs->dtype != out_dtype) return SA_MM_ERR_DTYPE;
+    const int64_t K1 = lhs->shape[na - 2], K2 = lhs->shape[na - 1];
+    if (rhs->shape[nb - 3] != K1 || rhs->shape[nb - 2] != K2) return SA_MM_ERR_CORE_SHAPE;
+    int64_t K;
+    if (sa_mul_size(K1, K2, &K)) return SA_MM_ERR_OVERFLOW;
+    /* The plan is made on (batch..., M, K) @ (batch..., K, N) descriptors with K's inner
+     * stride: everything it reads but K's strides is the operands' own (the descriptors are
+     * never read as arrays: K's outer strides go in the record). An axis of extent 0 or 1
+     * leaves one K axis (K2 == 1 takes the outer stride), and the descriptors are then the
+     * operands' views. */
+    sa_array a = *lhs, b = *rhs;
+    a.ndim = na - 1;
+    a.shape[na - 2] = K;
+    a.strides[na - 2] = K2 == 1 ? lhs->strides[na - 2] : lhs->strides[na - 1];
+    b.ndim = nb - 1;
+    b.shape[nb - 3] = K;
+    b.strides[nb - 3] = K2 == 1 ? rhs->strides[nb - 3] : rhs->strides[nb - 2];
+    b.shape[nb - 2] = rhs->shape[nb - 1];
+    b.strides[nb - 2] = rhs->strides[nb - 1];
+    /* One K axis after all: the descriptors are views of the operands, an ordinary product */
+    if (K1 <= 1 || K2 <= 1)
+        return sa_matmul(&a, &b, out_dtype, out, out_nbuf, pol, ex, plan_only);
+    mm_plan p;
+    int r = mm_plan_make(&a, &b, out_dtype, out, &p);
+    if (r) return r;
+    p.f.K2 = K2;
+    p.f.lhs_outer = lhs->strides[na - 2];
+    p.f.rhs_outer = rhs->strides[nb - 3];
+    if (!plan_only) {
+        if (p.out_nbuf > out_nbuf) return SA_MM_ERR_OUTPUT;
+        if (p.f.flops_hi || p.f.flops_lo > (uint64_t)INT64_MAX) return SA_MM_ERR_OVERFLOW;
+    }
+    mm_sel sel = {0, 0};
+    const int chosen = select_route(&p, pol, &sel);
+    if (chosen < 0) return chosen;
+    /* both BLAS routes decline a split K (mm_blas_layout): a kernel of ours runs it */
+    if (chosen == SA_MM_BLAS || chosen == SA_MM_PACK_BLAS) return SA_MM_ERR_INTERNAL;
+    p.f.route = chosen;
+    p.f.threads = route_threads(&p, chosen, pol);
+    record(ex, &p);
+    if (plan_only) return SA_MM_OK;
+    return execute(&p, &p, chosen, pol);
 }

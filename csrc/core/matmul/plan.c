@@ -233,18 +233,20 @@ int mm_batch_coalesce(const mm_plan *p, int64_t *ext, int64_t *sa_, int64_t *sb,
 }
 
 #ifndef NDEBUG
-/* Debug builds: the four corners of a matrix at `off` lie in [0, nbuf) (bounds are validated
- * in Python; this catches a planner that broke them). */
-static void assert_corners(int64_t off, int64_t rows, int64_t cols, int64_t rs, int64_t cs,
-                           int64_t nbuf)
+/* Debug builds: the eight corners of a box of three axes (extents e, strides s) at `off` lie
+ * in [0, nbuf) (bounds are validated in Python; this catches a planner that broke them). A
+ * matrix is a box with an axis of extent 1; a split K (sa_matmul_ksplit) gives A the axes
+ * M, K1, K2 and B the axes K1, K2, N. */
+static void assert_corners(int64_t off, const int64_t e[3], const int64_t s[3], int64_t nbuf)
 {
-    if (rows == 0 || cols == 0) return;
-    for (int i = 0; i < 2; ++i)
-        for (int j = 0; j < 2; ++j) {
-            int64_t o = off + i * (rows - 1) * rs + j * (cols - 1) * cs;
-            assert(o >= 0 && o < nbuf);
-            (void)o;
-        }
+    if (e[0] == 0 || e[1] == 0 || e[2] == 0) return;
+    for (int c = 0; c < 8; ++c) {
+        int64_t o = off;
+        for (int d = 0; d < 3; ++d)
+            if (c >> d & 1) o += (e[d] - 1) * s[d];
+        assert(o >= 0 && o < nbuf);
+        (void)o;
+    }
 }
 #endif
 
@@ -287,10 +289,14 @@ static int for_range(const mm_plan *p, int64_t lo, int64_t hi, mm_chunk_fn fn, v
             }
         }
 #ifndef NDEBUG
+        const int64_t K2 = f->K2 ? f->K2 : f->K, K1 = f->K2 ? f->K / f->K2 : 1;
+        const int64_t ae[3] = {f->M, K1, K2}, as[3] = {f->lhs_row, f->lhs_outer, f->lhs_inner};
+        const int64_t be[3] = {K1, K2, f->N}, bs[3] = {f->rhs_outer, f->rhs_inner, f->rhs_col};
+        const int64_t ce[3] = {f->M, f->N, 1}, cs[3] = {f->out_row, f->out_col, 0};
         for (int64_t t = 0; t < m; ++t) {
-            assert_corners(ao[t], f->M, f->K, f->lhs_row, f->lhs_inner, p->lhs_nbuf);
-            assert_corners(bo[t], f->K, f->N, f->rhs_inner, f->rhs_col, p->rhs_nbuf);
-            assert_corners(co[t], f->M, f->N, f->out_row, f->out_col, p->out_nbuf);
+            assert_corners(ao[t], ae, as, p->lhs_nbuf);
+            assert_corners(bo[t], be, bs, p->rhs_nbuf);
+            assert_corners(co[t], ce, cs, p->out_nbuf);
         }
 #else
         (void)f;

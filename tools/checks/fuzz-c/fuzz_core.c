@@ -17,6 +17,8 @@
  *     multiples of 1/8). Every cell of the output must be written.
  *   - plan only (matmul_explain) with extents up to 2^63 - 1 on zero-stride axes: the planner's
  *     size and flop arithmetic at its limits; nothing is computed.
+ *   - sa_matmul_ksplit (a K of two strided axes, einsum's) on such views, against the
+ *     reference kernel through sa_matmul on row-major copies with K merged.
  *   - sa_to_row_major (the pack) of any view to any dtype, against a plain element loop where
  *     the conversion is C's own (same dtype, integer and real widening or narrowing of values
  *     in range, real to complex).
@@ -388,6 +390,90 @@ static void fuzz_matmul(reader *r, int plan_huge)
     free(want), free(got), free(vl.mem), free(vr.mem);
 }
 
+/* ---- sa_matmul_ksplit ---------------------------------------------------------------- */
+
+/* The product over a K of two strided axes: lhs (batch..., M, K1, K2), rhs (batch..., K1,
+ * K2, N), one dtype (sometimes another, or a mismatched K1, K2 or rank: refused), a fuzzed
+ * policy (a forced BLAS route declines). The oracle is the reference kernel through
+ * sa_matmul on row-major copies of both operands (sa_to_row_major) read as (..., M, K1*K2)
+ * and (..., K1*K2, N): the return codes agree on valid shapes, and every output element. */
+static void fuzz_ksplit(reader *r)
+{
+    int dt = 1 + (int)pick(r, SA_NDTYPES - 1); /* numeric */
+    int dl = pick(r, 16) == 0 ? (int)pick(r, SA_NDTYPES) : dt;
+    int nb = (int)pick(r, 3);
+    int64_t M = EXTENTS[pick(r, NEXTENTS)], N = EXTENTS[pick(r, NEXTENTS)];
+    int64_t K1 = EXTENTS[pick(r, NEXTENTS)], K2 = EXTENTS[pick(r, NEXTENTS)];
+    int64_t sl[SA_MAXDIM], sr[SA_MAXDIM];
+    for (int k = 0; k < nb; ++k) {
+        int64_t e = 1 + (int64_t)pick(r, 3);
+        sl[k] = pick(r, 4) == 0 ? 1 : e;
+        sr[k] = pick(r, 4) == 0 ? 1 : e;
+    }
+    sl[nb] = M, sl[nb + 1] = K1, sl[nb + 2] = K2;
+    sr[nb] = pick(r, 16) == 0 ? EXTENTS[pick(r, NEXTENTS)] : K1; /* sometimes mismatched */
+    sr[nb + 1] = K2, sr[nb + 2] = N;
+    const int n = nb + 3;
+    int64_t out = M * N;
+    for (int k = 0; k < nb; ++k) out *= sl[k] > sr[k] ? sl[k] : sr[k];
+    if (elems(sl, n) > MAX_ELEMS || elems(sr, n) > MAX_ELEMS || out > MAX_ELEMS
+        || out * (K1 * K2 + 1) > 16 * MAX_ELEMS)
+        return;
+    int small = is_float(dt) || is_complex(dt);
+    view vl, vr;
+    make_view(r, &vl, dl, n, sl, small);
+    make_view(r, &vr, dt, n, sr, small);
+    sa_mm_policy ref_pol = base_policy(SA_MM_REFERENCE), pol = fuzzed_policy(r);
+    sa_mm_explain ex;
+    const int sz = sa_itemsize(dt);
+    const size_t bytes = (size_t)(out > 0 ? out : 1) * (size_t)sz;
+    char *got = malloc(bytes), *want = malloc(bytes);
+    memset(got, 0xA5, bytes);
+    memset(want, 0x5A, bytes);
+    int rc_plan = sa_matmul_ksplit(&vl.a, &vr.a, dt, NULL, 0, &pol, &ex, 1);
+    int rc = sa_matmul_ksplit(&vl.a, &vr.a, dt, got, out, &pol, NULL, 0);
+    check_no_leak(&vl.a, &vr.a, dt);
+    if (rc != rc_plan) fail("ksplit: the call and its plan disagree", &vl.a, &vr.a, dt);
+    if (dl != dt || sr[nb] != K1) { /* refused: the dtype, else K1 */
+        if (rc != (dl != dt ? SA_MM_ERR_DTYPE : SA_MM_ERR_CORE_SHAPE))
+            fail("ksplit: a bad operand was not refused as such", &vl.a, &vr.a, dt);
+        free(got), free(want), free(vl.mem), free(vr.mem);
+        return;
+    }
+    /* the oracle: row-major copies, K merged, the reference kernel */
+    view cl = vl, cr = vr;
+    cl.mem = malloc((size_t)(elems(sl, n) > 0 ? elems(sl, n) : 1) * (size_t)sz);
+    cr.mem = malloc((size_t)(elems(sr, n) > 0 ? elems(sr, n) : 1) * (size_t)sz);
+    if (sa_to_row_major(&vl.a, cl.mem, dt) || sa_to_row_major(&vr.a, cr.mem, dt))
+        fail("ksplit: the oracle's copy failed", &vl.a, &vr.a, dt);
+    sa_array *a = &cl.a, *b = &cr.a;
+    a->data = cl.mem, b->data = cr.mem;
+    a->origin = b->origin = 0;
+    a->nbuf = elems(sl, n), b->nbuf = elems(sr, n);
+    a->ndim = b->ndim = n - 1;
+    a->shape[nb + 1] = K1 * K2, b->shape[nb] = K1 * K2, b->shape[nb + 1] = N;
+    for (int x = 0; x < 2; ++x) { /* row-major strides of (batch..., M, K) / (..., K, N) */
+        sa_array *d = x ? b : a;
+        int64_t st = 1;
+        for (int k = d->ndim - 1; k >= 0; --k) {
+            d->strides[k] = st;
+            st *= d->shape[k] ? d->shape[k] : 1;
+        }
+    }
+    int rc_ref = sa_matmul(a, b, dt, want, out, &ref_pol, NULL, 0);
+    check_no_leak(&vl.a, &vr.a, dt);
+    if (rc != rc_ref) {
+        char why[96];
+        snprintf(why, sizeof why, "ksplit: return code %d, the reference's %d", rc, rc_ref);
+        fail(why, &vl.a, &vr.a, dt);
+    }
+    if (rc == SA_MM_OK)
+        for (int64_t i = 0; i < out; ++i)
+            if (!same(got, want, dt, i)) fail("ksplit: an output element differs from the "
+                                              "reference's", &vl.a, &vr.a, dt);
+    free(got), free(want), free(vl.mem), free(vr.mem), free(cl.mem), free(cr.mem);
+}
+
 /* ---- sa_to_row_major ----------------------------------------------------------------- */
 
 /* Element `off` of src as the oracle reads it. */
@@ -499,6 +585,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     unsigned what = pick(&r, 8);
     if (what < 5) fuzz_matmul(&r, 0);
     else if (what == 5) fuzz_matmul(&r, 1);
+    else if (what == 7 && pick(&r, 2)) fuzz_ksplit(&r);
     else fuzz_pack(&r);
     return 0;
 }
