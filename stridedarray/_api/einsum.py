@@ -673,7 +673,7 @@ def einsum(subscripts: Any, /, *operands: Any, dtype: Any = None, optimize: Any 
         operands give bool: a logical OR over the logical ANDs.
     optimize : {True, False, "optimal", "greedy"} or path, optional
         The order of pairwise contractions. True (the default) and False: the cheapest order
-        for up to eight operands, the better of two greedy orders beyond (this function
+        for up to eight operands, the cheapest of three greedy orders beyond (this function
         always contracts pairwise; False is accepted for NumPy's sake). "optimal" and
         "greedy" force one search; a path in NumPy's format (``["einsum_path", (0, 1),
         ...]``, as `numpy.einsum_path` returns) is followed as given.

@@ -243,6 +243,19 @@ def test_the_order_is_never_costlier_than_opt_einsums_greedy(net):
     assert ours.cost <= info.opt_cost, (text, ours.path, info.path)
 
 
+@settings(max_examples=200, deadline=None)
+@given(net=_networks())
+def test_the_greedy_port_is_opt_einsums_greedy(net):
+    # the third greedy candidate is opt_einsum's own rule: the same path, step for step
+    oe = pytest.importorskip("opt_einsum")
+    terms, out, sizes = net
+    text = ",".join("".join(t) for t in terms) + "->" + "".join(out)
+    shapes = [tuple(sizes[c] for c in t) for t in terms]
+    path, _ = oe.contract_path(text, *shapes, shapes=True, optimize="greedy")
+    sets = [frozenset(t) for t in terms]
+    assert cp._opt_einsum_greedy(sets, frozenset(out), dict(sizes)) == [tuple(p) for p in path]
+
+
 def test_optimal_beats_numpy_on_its_published_bad_path():
     # numpy#32111: einsum_path's choice for a chain where the cheap order contracts the
     # small end first
