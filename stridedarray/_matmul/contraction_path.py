@@ -18,9 +18,7 @@ in the tests), so it is never costlier than opt_einsum's either.
 
 from __future__ import annotations
 
-import bisect
 import functools
-import heapq
 import itertools
 import math
 from collections.abc import Sequence
@@ -313,6 +311,10 @@ def _opt_einsum_greedy(
     the pair sharing a label whose result's size less its operands' is lowest, then the outer
     products of what is left, smallest first. In opt_einsum's single-assignment numbering:
     every operand and every result gets the next id; the path in positions comes at the end."""
+    # (imported here: `import stridedarray` does not load them, and few plans get this far)
+    import bisect
+    import heapq
+
     n = len(sets)
     if n <= 2:
         return [(0, 1)] if n == 2 else []
