@@ -229,13 +229,20 @@ def drop_array_signature(
 
 
 def public_names() -> set[str]:
-    """Every public name users reach: the namespace, its two extensions, the Array class."""
+    """Every public name users reach: the namespace, its two extensions, NumPy's
+    `lib.stride_tricks` (what it adds to the namespace's own), the Array class."""
     import stridedarray
 
     names = {
         f"stridedarray.{n}"
         for n in dir(stridedarray)
-        if not n.startswith("_") and n not in ("fft", "linalg")
+        if not n.startswith("_") and n not in ("fft", "lib", "linalg")
+    }
+    tricks = importlib.import_module("stridedarray.lib.stride_tricks")
+    names |= {
+        f"stridedarray.lib.stride_tricks.{n}"
+        for n in tricks.__all__
+        if not hasattr(stridedarray, n)
     }
     names |= {
         "stridedarray.__array_namespace_info__",
