@@ -228,32 +228,35 @@ def _networks(draw):
     return [sorted(t) for t in terms], out, sizes
 
 
-@settings(max_examples=60, deadline=None)
-@given(net=_networks())
-def test_the_order_is_never_costlier_than_opt_einsums_greedy(net):
+def _opt_einsum_greedy(net):
+    """opt_einsum's greedy path of a network, and its cost (opt_einsum counts as we do)."""
     oe = pytest.importorskip("opt_einsum")
     terms, out, sizes = net
     text = ",".join("".join(t) for t in terms) + "->" + "".join(out)
     shapes = [tuple(sizes[c] for c in t) for t in terms]
-    _, info = oe.contract_path(text, *shapes, shapes=True, optimize="greedy")
+    path, info = oe.contract_path(text, *shapes, shapes=True, optimize="greedy")
+    return [tuple(p) for p in path], info.opt_cost
+
+
+@settings(max_examples=60, deadline=None)
+@given(net=_networks())
+def test_the_order_is_never_costlier_than_opt_einsums_greedy(net):
+    terms, out, sizes = net
+    path, cost = _opt_einsum_greedy(net)
     ours = cp.plan(
         tuple("".join(t) for t in terms), "".join(out), tuple(sorted(sizes.items())), True
     )
-    # opt_einsum counts the same way (`contraction_cost`)
-    assert ours.cost <= info.opt_cost, (text, ours.path, info.path)
+    assert ours.cost <= cost, (net, ours.path, path)
 
 
 @settings(max_examples=200, deadline=None)
 @given(net=_networks())
 def test_the_greedy_port_is_opt_einsums_greedy(net):
     # the third greedy candidate is opt_einsum's own rule: the same path, step for step
-    oe = pytest.importorskip("opt_einsum")
     terms, out, sizes = net
-    text = ",".join("".join(t) for t in terms) + "->" + "".join(out)
-    shapes = [tuple(sizes[c] for c in t) for t in terms]
-    path, _ = oe.contract_path(text, *shapes, shapes=True, optimize="greedy")
+    path, _ = _opt_einsum_greedy(net)
     sets = [frozenset(t) for t in terms]
-    assert cp._opt_einsum_greedy(sets, frozenset(out), dict(sizes)) == [tuple(p) for p in path]
+    assert cp._opt_einsum_greedy(sets, frozenset(out), dict(sizes)) == path
 
 
 def test_optimal_beats_numpy_on_its_published_bad_path():
