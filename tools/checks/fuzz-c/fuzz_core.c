@@ -420,6 +420,9 @@ static void fuzz_ksplit(reader *r)
         || out * (K1 * K2 + 1) > 16 * MAX_ELEMS)
         return;
     int small = is_float(dt) || is_complex(dt);
+    /* exact in any summation order: a complex product's real part sums 2 x 100 x 100 per k,
+     * which float32 holds exactly only while K1 x K2 x 20000 < 2^24 */
+    if ((dt == SA_FLOAT32 || dt == SA_COMPLEX64) && K1 * K2 > 800) return;
     view vl, vr;
     make_view(r, &vl, dl, n, sl, small);
     make_view(r, &vr, dt, n, sr, small);
