@@ -44,6 +44,7 @@ from .._arraytype import _wrap
 from .._base import dtypes as _dtypes
 from .._base import fpe as _fpe
 from .._base.construct import ArrayBase
+from .._base.descriptor import MAX_AXES as _MAX_AXES
 from .._matmul import contraction_path as _cp
 from .._matmul.product import matmul, matmul_explain, matmul_ksplit, matmul_ksplit_explain
 from ._common import check_array
@@ -53,9 +54,6 @@ if TYPE_CHECKING:
     from .._base.dtypes import DType
 
 __all__ = ["einsum", "einsum_explain"]  # contract_labels: for tensordot and vecdot
-
-
-_MAX_AXES = 64  # as NumPy's arrays
 
 
 def _run_of(x: _Sym, axes: Sequence[int]) -> tuple[int, int] | None:

@@ -7,7 +7,7 @@ the bounds check of every descriptor in C, and checks the integers of a descript
 
 from __future__ import annotations
 
-__all__ = ["MAX_BYTES", "c_strides", "check_size"]
+__all__ = ["MAX_AXES", "MAX_BYTES", "c_strides", "check_size"]
 
 
 def _offset_range(shape: tuple[int, ...], strides: tuple[int, ...], origin: int) -> tuple[int, int]:
@@ -49,6 +49,9 @@ def _fills_window(shape: tuple, strides: tuple) -> bool:
         step *= n
     return True
 
+
+# The most axes an array has, as NumPy's (the C array type's limit).
+MAX_AXES = 64
 
 # The largest array, in bytes: NumPy's limit (its sizes are signed 64-bit), which every Array
 # meets because it has a zero-copy NumPy view; the C core's offsets are int64 too.

@@ -19,13 +19,12 @@ from .._api._common import check_array
 from .._api.manipulation import broadcast_arrays, broadcast_shapes, broadcast_to
 from .._arraytype import _make_c
 from .._base.arguments import as_bool, as_int, as_ints, normalize_axis
+from .._base.descriptor import MAX_AXES as _MAX_AXES
 
 if TYPE_CHECKING:
     from .._array.array import Array
 
 __all__ = ["broadcast_arrays", "broadcast_shapes", "broadcast_to", "sliding_window_view"]
-
-_MAX_AXES = 64  # as NumPy's arrays
 
 
 def sliding_window_view(
